@@ -1,0 +1,233 @@
+# SPDX-License-Identifier: MIT
+#
+# clockbench: a bare-metal x86-64 image that reads and times every clock.
+#
+#   make            build the images (and newlib, once)
+#   make run        boot the default image: KVM when usable, else TCG
+#                   (ARGS="key=value ..." are guest options, RUN_FLAGS
+#                   options of tools/clockbench run)
+#   make iso        GRUB image for BIOS and UEFI machines (ISO_ARGS bakes
+#                   default guest options into it)
+#   make check      format check, unit tests, boot tests
+#   make deps       install the Debian packages this needs (as root)
+#
+# Everything built goes under build/; kernel objects under build/<env>/.
+
+VERSION := 0.1.0
+GIT_REV := $(shell git describe --always --dirty 2>/dev/null)
+VERSION_STRING := $(VERSION)$(if $(GIT_REV), ($(GIT_REV)))
+
+BUILD := build
+ENV := hvm64
+OBJDIR := $(BUILD)/$(ENV)
+
+CC := gcc
+OBJCOPY := objcopy
+PYTHON := /usr/bin/python3
+
+# --- Debian packages -------------------------------------------------------
+DEBIAN_PACKAGES := gcc make binutils git python3 clang-format \
+	qemu-system-x86 grub-pc-bin grub-efi-amd64-bin grub-common xorriso \
+	mtools ovmf newlib-source libxen-dev libcmocka-dev
+
+# --- newlib, built once from Debian's newlib-source --------------------------
+NEWLIB_TARBALL := $(firstword $(wildcard /usr/src/newlib/newlib-*.tar.*))
+NEWLIB := $(BUILD)/newlib
+NEWLIB_PREFIX := $(abspath $(NEWLIB)/install)
+NEWLIB_TARGET := x86_64-elf
+NEWLIB_CFLAGS := -ffreestanding -fno-pic -fno-pie -fno-stack-protector \
+	-mno-red-zone -fno-asynchronous-unwind-tables -O2 -g
+NEWLIB_CONFIG := --host=$(NEWLIB_TARGET) --build=x86_64-linux-gnu \
+	--disable-multilib --disable-newlib-supplied-syscalls \
+	--enable-newlib-io-c99-formats --enable-newlib-io-long-long
+NEWLIB_INCLUDE := $(NEWLIB_PREFIX)/$(NEWLIB_TARGET)/include
+NEWLIB_LIBS := $(NEWLIB_PREFIX)/$(NEWLIB_TARGET)/lib/libc.a \
+	$(NEWLIB_PREFIX)/$(NEWLIB_TARGET)/lib/libm.a
+NEWLIB_STAMP := $(NEWLIB)/installed
+
+# --- kernel ----------------------------------------------------------------
+GCC_INCLUDE := $(shell $(CC) -print-file-name=include)
+LIBGCC := $(shell $(CC) -print-libgcc-file-name)
+
+KERNEL_CPPFLAGS := -nostdinc -isystem $(NEWLIB_INCLUDE) -isystem $(GCC_INCLUDE) \
+	-isystem $(BUILD)/include -I. -MMD -MP
+KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding \
+	-fno-pic -fno-pie -fno-stack-protector -mno-red-zone \
+	-fno-asynchronous-unwind-tables -fno-omit-frame-pointer
+KERNEL_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none \
+	-Wl,-z,max-page-size=0x1000 -Wl,--no-warn-rwx-segments -Wl,-z,noexecstack
+
+KERNEL_SRCS := $(wildcard kernel/*.c kernel/*.S drivers/*.c hypervisor/*.c) \
+	boot/start32.S
+KERNEL_OBJS := $(patsubst %,$(OBJDIR)/%.o,$(basename $(KERNEL_SRCS)))
+HEAD_OBJ = $(OBJDIR)/boot/head-$(1).o
+LDS := $(OBJDIR)/link.lds
+GENERATED := $(BUILD)/include/clockbench/version.h $(BUILD)/include/xen
+
+IMAGES := $(BUILD)/clockbench.elf $(BUILD)/clockbench-mb1.elf
+
+# --- host unit tests (the list is tests/tests.cfg, shared with the runner) ---
+HOST_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Werror -I. \
+	-fsanitize=address,undefined -fno-sanitize-recover=all
+UNIT_TESTS := $(shell awk '$$1 == "unit" { print $$2 }' tests/tests.cfg)
+unit_sources = $(shell awk '$$1 == "unit" && $$2 == "$(1)" { \
+	for (i = 3; i <= NF; i++) if (sub(/^source=/, "", $$i)) print $$i }' \
+	tests/tests.cfg)
+UNIT_BINS := $(patsubst %,$(BUILD)/host/test_%,$(UNIT_TESTS))
+
+FORMAT_SRCS := $(wildcard boot/*.h kernel/*.[ch] drivers/*.[ch] \
+	hypervisor/*.[ch] tests/unit/*.[ch])
+
+.PHONY: all images iso run check unit-tests tool-tests boot-tests \
+	format-check format deps clean FORCE
+.DELETE_ON_ERROR:
+
+all: images iso
+images: $(IMAGES)
+
+# --- newlib ----------------------------------------------------------------
+# Rebuilt only when its flags or its source change.
+$(NEWLIB)/flags: FORCE
+	@mkdir -p $(@D)
+	@if [ -z "$(NEWLIB_TARBALL)" ]; then \
+		echo "newlib source missing: install newlib-source (make deps)"; \
+		exit 1; fi
+	@echo '$(NEWLIB_TARBALL) $(NEWLIB_CONFIG) $(NEWLIB_CFLAGS)' | \
+		cmp -s - $@ || echo '$(NEWLIB_TARBALL) $(NEWLIB_CONFIG) $(NEWLIB_CFLAGS)' > $@
+
+$(NEWLIB_STAMP): $(NEWLIB)/flags
+	@echo "  NEWLIB  building newlib from $(NEWLIB_TARBALL) (once, about a minute)"
+	@rm -rf $(NEWLIB)/src $(NEWLIB)/obj $(NEWLIB_PREFIX)
+	@mkdir -p $(NEWLIB)/src $(NEWLIB)/obj
+	@tar -xf $(NEWLIB_TARBALL) -C $(NEWLIB)/src --strip-components=1
+	@cd $(NEWLIB)/obj && ( ../src/newlib/configure $(NEWLIB_CONFIG) \
+		--prefix=$(NEWLIB_PREFIX) CC="$(CC) $(NEWLIB_CFLAGS)" \
+		AR=ar RANLIB=ranlib && $(MAKE) && $(MAKE) install ) \
+		> ../build.log 2>&1 || { tail -30 ../build.log; \
+		echo "newlib build failed; full log in $(NEWLIB)/build.log"; exit 1; }
+	@touch $@
+
+# --- generated headers -----------------------------------------------------
+$(BUILD)/include/clockbench/version.h: FORCE
+	@mkdir -p $(@D)
+	@printf '#define CLOCKBENCH_VERSION "%s"\n' '$(VERSION_STRING)' > $@.tmp
+	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
+
+# The Xen public headers are used in place, without exposing /usr/include.
+$(BUILD)/include/xen:
+	@if [ ! -d /usr/include/xen ]; then \
+		echo "Xen public headers missing: install libxen-dev (make deps)"; \
+		exit 1; fi
+	@mkdir -p $(@D)
+	@ln -sfn /usr/include/xen $@
+
+# --- kernel objects and images --------------------------------------------
+$(OBJDIR)/%.o: %.c $(NEWLIB_STAMP) | $(GENERATED)
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	@$(CC) $(KERNEL_CPPFLAGS) $(KERNEL_CFLAGS) -c $< -o $@
+
+$(OBJDIR)/%.o: %.S $(NEWLIB_STAMP) | $(GENERATED)
+	@mkdir -p $(@D)
+	@echo "  AS      $<"
+	@$(CC) $(KERNEL_CPPFLAGS) $(KERNEL_CFLAGS) -c $< -o $@
+
+$(LDS): boot/link.lds.S boot/boot.h
+	@mkdir -p $(@D)
+	@$(CC) -E -P -x c -I. $< -o $@
+
+define link_kernel
+	@echo "  LD      $@"
+	@$(CC) $(KERNEL_LDFLAGS) -Wl,-e,$(1) -T $(LDS) -o $@ $(filter %.o,$^) \
+		-Wl,--start-group $(NEWLIB_LIBS) $(LIBGCC) -Wl,--end-group
+endef
+
+# Multiboot 2 for GRUB, and PVH for QEMU -kernel and Xen: one ELF64.
+$(BUILD)/clockbench.elf: $(KERNEL_OBJS) $(call HEAD_OBJ,multiboot2) \
+		$(call HEAD_OBJ,pvh) $(LDS)
+	$(call link_kernel,multiboot2_entry)
+
+# Multiboot 1 for QEMU -kernel, whose loader takes only 32-bit ELF files.
+$(OBJDIR)/clockbench-mb1.elf64: $(KERNEL_OBJS) $(call HEAD_OBJ,multiboot1) \
+		$(LDS)
+	$(call link_kernel,multiboot1_entry)
+
+$(BUILD)/clockbench-mb1.elf: $(OBJDIR)/clockbench-mb1.elf64
+	@echo "  OBJCOPY $@"
+	@$(OBJCOPY) -O elf32-i386 $< $@
+
+# --- GRUB ISO (BIOS and UEFI) ----------------------------------------------
+ISO_ARGS ?=
+$(BUILD)/iso-args: FORCE
+	@mkdir -p $(@D)
+	@echo '$(ISO_ARGS)' | cmp -s - $@ || echo '$(ISO_ARGS)' > $@
+
+iso: $(BUILD)/clockbench.iso
+$(BUILD)/clockbench.iso: $(BUILD)/clockbench.elf boot/grub.cfg $(BUILD)/iso-args
+	@echo "  ISO     $@"
+	@rm -rf $(BUILD)/iso && mkdir -p $(BUILD)/iso/boot/grub
+	@cp $(BUILD)/clockbench.elf $(BUILD)/iso/boot/clockbench.elf
+	@sed "s|@ISO_ARGS@|$(ISO_ARGS)|" boot/grub.cfg > $(BUILD)/iso/boot/grub/grub.cfg
+	@grub-mkrescue -o $@ $(BUILD)/iso > $(BUILD)/iso.log 2>&1 || \
+		{ cat $(BUILD)/iso.log; exit 1; }
+
+# --- running -----------------------------------------------------------------
+run: deps images
+	$(PYTHON) tools/clockbench run --no-build $(RUN_FLAGS) -- $(ARGS)
+
+# --- tests -----------------------------------------------------------------
+check: deps
+	@$(MAKE) --no-print-directory images iso
+	@$(MAKE) --no-print-directory format-check
+	@$(MAKE) --no-print-directory unit-tests
+	@$(MAKE) --no-print-directory tool-tests
+	@$(MAKE) --no-print-directory boot-tests
+
+format-check:
+	@echo "  FORMAT  checking $(words $(FORMAT_SRCS)) files against .clang-format"
+	@clang-format --dry-run --Werror $(FORMAT_SRCS)
+
+format:
+	@clang-format -i $(FORMAT_SRCS)
+
+define unit_rule
+$(BUILD)/host/test_$(1): tests/unit/test_$(1).c $(call unit_sources,$(1)) \
+		| $(BUILD)/include/xen
+	@mkdir -p $$(@D)
+	@echo "  HOSTCC  $$@"
+	@$(CC) $(HOST_CFLAGS) -o $$@ $$^ -lcmocka
+endef
+$(foreach t,$(UNIT_TESTS),$(eval $(call unit_rule,$(t))))
+
+unit-tests: $(UNIT_BINS)
+	@passed=0; failed=0; for t in $(UNIT_BINS); do \
+		if $$t; then passed=$$((passed + 1)); \
+		else failed=$$((failed + 1)); echo "FAILED: $$t"; fi; \
+	done; echo "unit: $$passed passed, $$failed failed"; [ $$failed -eq 0 ]
+
+tool-tests:
+	@$(PYTHON) -m unittest discover -s tests/tools -t . 2>&1 | tail -5
+
+boot-tests: images iso
+	@$(PYTHON) tools/clockbench test --no-build
+
+# --- packages --------------------------------------------------------------
+deps:
+	@missing=$$(for p in $(DEBIAN_PACKAGES); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
+		grep -q 'install ok installed' || echo $$p; done); \
+	[ -z "$$missing" ] && exit 0; \
+	if [ "$$(id -u)" = 0 ]; then \
+		echo "  DEPS    installing:" $$missing; \
+		apt-get update -q >/dev/null && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing \
+			>/dev/null || exit 1; \
+	else \
+		echo "clockbench needs these Debian packages; as root run:"; \
+		echo "  apt-get install" $$missing; exit 1; \
+	fi
+
+clean:
+	rm -rf $(filter-out $(NEWLIB),$(wildcard $(BUILD)/*))
+
+-include $(shell find $(OBJDIR) -name '*.d' 2>/dev/null)

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The common path from a loader's 32-bit protected-mode entry to long mode,
+ * shared by every boot head.  Builds an identity map of the low 4 GiB with
+ * 2 MiB pages (the top 32 MiB, where the IOAPIC, HPET and LAPIC live,
+ * uncached; kernel/paging.c refines the rest), enables SSE, loads the GDT
+ * and calls kernel_boot(protocol, info_paddr, magic).
+ */
+#include "boot/boot.h"
+
+#define PTE_P   0x001
+#define PTE_W   0x002
+#define PTE_PWT 0x008
+#define PTE_PCD 0x010
+#define PTE_PS  0x080
+
+/* First 2 MiB page of the uncached window at 0xfe000000. */
+#define UNCACHED_FIRST_PDE (0xfe000000 >> 21)
+
+#define CR0_MP (1 << 1)
+#define CR0_EM (1 << 2)
+#define CR0_TS (1 << 3)
+#define CR0_WP (1 << 16)
+#define CR0_PG (1 << 31)
+#define CR4_PAE        (1 << 5)
+#define CR4_OSFXSR     (1 << 9)
+#define CR4_OSXMMEXCPT (1 << 10)
+#define MSR_EFER 0xc0000080
+#define EFER_LME (1 << 8)
+
+	.section .text.boot32, "ax"
+	.code32
+/*
+ * In: EDI = BOOT_PROTO_*, ESI = physical address of the loader's info
+ * structure, EDX = the magic the loader left in EAX.  Interrupts off,
+ * paging off, no stack, segment registers not to be trusted.
+ */
+	.globl start32
+start32:
+	cli
+	cld
+	lgdt	gdt_descr
+	movl	$GDT_SEL_DATA, %eax
+	movl	%eax, %ds
+	movl	%eax, %es
+	movl	%eax, %ss
+	movl	%eax, %fs
+	movl	%eax, %gs
+
+	/* Keep the arguments in .data, then zero .bss before anything uses it. */
+	movl	%edi, boot_protocol
+	movl	%esi, boot_info_paddr
+	movl	%edx, boot_magic
+	movl	$__bss_start, %edi
+	movl	$__bss_end, %ecx
+	subl	%edi, %ecx
+	xorl	%eax, %eax
+	rep stosb
+
+	/* CPUID exists when EFLAGS.ID can be toggled; then ask for long mode. */
+	pushfl
+	popl	%eax
+	movl	%eax, %ecx
+	xorl	$(1 << 21), %eax
+	pushl	%eax
+	popfl
+	pushfl
+	popl	%eax
+	cmpl	%eax, %ecx
+	je	no_long_mode
+	movl	$0x80000000, %eax
+	cpuid
+	cmpl	$0x80000001, %eax
+	jb	no_long_mode
+	movl	$0x80000001, %eax
+	cpuid
+	btl	$29, %edx
+	jnc	no_long_mode
+
+	/* PML4[0] -> PDPT, PDPT[0..3] -> 4 page directories of 2 MiB pages. */
+	movl	$(boot_pdpt + PTE_P + PTE_W), boot_pml4
+	movl	$boot_pd, %eax
+	orl	$(PTE_P + PTE_W), %eax
+	xorl	%ecx, %ecx
+1:	movl	%eax, boot_pdpt(, %ecx, 8)
+	addl	$PAGE_SIZE, %eax
+	incl	%ecx
+	cmpl	$4, %ecx
+	jb	1b
+
+	xorl	%ecx, %ecx
+1:	movl	%ecx, %eax
+	shll	$21, %eax
+	orl	$(PTE_P + PTE_W + PTE_PS), %eax
+	cmpl	$UNCACHED_FIRST_PDE, %ecx
+	jb	2f
+	orl	$(PTE_PCD + PTE_PWT), %eax
+2:	movl	%eax, boot_pd(, %ecx, 8)
+	incl	%ecx
+	cmpl	$2048, %ecx
+	jb	1b
+
+	movl	%cr4, %eax
+	orl	$(CR4_PAE + CR4_OSFXSR + CR4_OSXMMEXCPT), %eax
+	movl	%eax, %cr4
+	movl	$boot_pml4, %eax
+	movl	%eax, %cr3
+	movl	$MSR_EFER, %ecx
+	rdmsr
+	orl	$EFER_LME, %eax
+	wrmsr
+	movl	%cr0, %eax
+	andl	$~(CR0_EM + CR0_TS), %eax
+	orl	$(CR0_PG + CR0_WP + CR0_MP + 1), %eax
+	movl	%eax, %cr0
+	ljmp	$GDT_SEL_CODE64, $start64
+
+/* Without long mode there is nothing to run: say so on COM1 and stop. */
+no_long_mode:
+	movl	$no_long_mode_msg, %esi
+1:	lodsb
+	testb	%al, %al
+	jz	2f
+	movw	$0x3f8, %dx
+	outb	%al, %dx
+	jmp	1b
+2:	cli
+	hlt
+	jmp	2b
+
+	.code64
+start64:
+	movl	$GDT_SEL_DATA, %eax
+	movl	%eax, %ds
+	movl	%eax, %es
+	movl	%eax, %ss
+	movl	%eax, %fs
+	movl	%eax, %gs
+	movq	$boot_stack_top, %rsp
+	xorl	%ebp, %ebp
+	movl	boot_protocol(%rip), %edi
+	movl	boot_info_paddr(%rip), %esi
+	movl	boot_magic(%rip), %edx
+	call	kernel_boot
+	ud2
+
+	.section .rodata
+no_long_mode_msg:
+	.asciz "clockbench: this CPU does not support long mode (x86-64); stopping.\r\n"
+
+	.data
+	.balign 16
+	.globl gdt64
+gdt64:
+	.quad 0
+	.quad 0x00af9a000000ffff	/* GDT_SEL_CODE64: 64-bit code, DPL 0 */
+	.quad 0x00cf92000000ffff	/* GDT_SEL_DATA: flat data */
+	.quad 0, 0			/* GDT_SEL_TSS: filled in by desc_init() */
+gdt64_end:
+	.balign 8
+	.word 0, 0, 0
+	.globl gdt_descr
+gdt_descr:				/* limit, then a 64-bit base */
+	.word gdt64_end - gdt64 - 1
+	.quad gdt64
+
+	.globl boot_protocol, boot_info_paddr, boot_magic
+boot_protocol:	.long 0
+boot_info_paddr: .long 0
+boot_magic:	.long 0
+
+	.section .bss.pagetables, "aw", @nobits
+	.balign PAGE_SIZE
+	.globl boot_pml4, boot_pdpt, boot_pd
+boot_pml4:	.skip PAGE_SIZE
+boot_pdpt:	.skip PAGE_SIZE
+boot_pd:	.skip 4 * PAGE_SIZE
+
+	.section .bss.stack, "aw", @nobits
+	.balign PAGE_SIZE
+	.globl boot_stack_guard, boot_stack_top
+boot_stack_guard: .skip PAGE_SIZE
+	.skip BOOT_STACK_SIZE
+boot_stack_top:

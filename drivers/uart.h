@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * 16550 UART on COM1, 115200 8N1, polled.  Every wait on the hardware is
+ * bounded: a UART that never drains is given up on, not waited for.
+ */
+#ifndef CLOCKBENCH_DRIVERS_UART_H
+#define CLOCKBENCH_DRIVERS_UART_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/** Program COM1; returns false when no UART answers there. */
+bool uart_init(void);
+
+/** Write @len bytes, turning "\n" into "\r\n". */
+void uart_write(const char *buf, size_t len);
+
+/** Wait (bounded) until every byte written has left the transmitter. */
+void uart_flush(void);
+
+#endif

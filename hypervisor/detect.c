@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+/* Hypervisor detection from the CPUID signature leaves. */
+#include <string.h>
+
+#include "hypervisor/detect.h"
+
+#define CPUID_FEATURES     1
+#define CPUID_ECX_HYPERVISOR (1u << 31)
+
+static const struct {
+	char signature[13];
+	enum hv_kind kind;
+	const char *name;
+} known[] = {
+	{ "KVMKVMKVM\0\0\0", HV_KVM, "KVM" },
+	{ "XenVMMXenVMM", HV_XEN, "Xen" },
+	{ "TCGTCGTCGTCG", HV_TCG, "TCG" },
+	{ "Microsoft Hv", HV_HYPERV, "Hyper-V" },
+	{ "VMwareVMware", HV_VMWARE, "VMware" },
+	{ "bhyve bhyve ", HV_BHYVE, "bhyve" },
+	{ "ACRNACRNACRN", HV_ACRN, "ACRN" },
+	{ "QNXQVMBSQG\0\0", HV_QNX, "QNX" },
+	{ " lrpepyh  vr", HV_PARALLELS, "Parallels" },
+};
+
+#define NR_KNOWN (sizeof(known) / sizeof(known[0]))
+
+enum hv_kind hv_kind_from_signature(const char *signature)
+{
+	size_t i;
+
+	for (i = 0; i < NR_KNOWN; i++)
+		if (!memcmp(known[i].signature, signature, 12))
+			return known[i].kind;
+	return HV_UNKNOWN;
+}
+
+const char *hv_kind_name(enum hv_kind kind)
+{
+	size_t i;
+
+	for (i = 0; i < NR_KNOWN; i++)
+		if (known[i].kind == kind)
+			return known[i].name;
+	return "unknown hypervisor";
+}
+
+static bool printable_signature(const char *sig)
+{
+	size_t i;
+	bool any = false;
+
+	for (i = 0; i < 12; i++) {
+		if (sig[i] == '\0')
+			continue;
+		if (sig[i] < 0x20 || sig[i] > 0x7e)
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+void hv_scan(cpuid_fn cpuid, struct hv_info *info)
+{
+	uint32_t leaf;
+
+	memset(info, 0, sizeof(*info));
+	info->present = cpuid(CPUID_FEATURES, 0).ecx & CPUID_ECX_HYPERVISOR;
+	if (!info->present)
+		return;
+	for (leaf = HV_LEAF_FIRST; leaf < HV_LEAF_LAST && info->nr < HV_MAX_FOUND;
+	     leaf += HV_LEAF_STEP) {
+		struct cpuid_regs r = cpuid(leaf, 0);
+		struct hv_leaf *found = &info->found[info->nr];
+		char sig[12];
+
+		memcpy(sig + 0, &r.ebx, 4);
+		memcpy(sig + 4, &r.ecx, 4);
+		memcpy(sig + 8, &r.edx, 4);
+		/* Leaves past the last interface echo other data or zeros;
+		 * an interface's max leaf lies within its own 0x100 block. */
+		if (!printable_signature(sig) || r.eax < leaf ||
+		    r.eax >= leaf + HV_LEAF_STEP)
+			continue;
+		found->base = leaf;
+		found->max_leaf = r.eax;
+		memcpy(found->signature, sig, 12);
+		found->signature[12] = '\0';
+		found->kind = hv_kind_from_signature(sig);
+		info->nr++;
+	}
+	/* The hypervisor proper first, a Hyper-V interface it offers after. */
+	if (info->nr > 1 && info->found[0].kind == HV_HYPERV) {
+		struct hv_leaf first = info->found[0];
+
+		memmove(&info->found[0], &info->found[1],
+			(info->nr - 1) * sizeof(info->found[0]));
+		info->found[info->nr - 1] = first;
+	}
+}
+
+static struct cpuid_regs cpu_cpuid(uint32_t leaf, uint32_t subleaf)
+{
+	return cpuid_count(leaf, subleaf);
+}
+
+void hv_detect(struct hv_info *info)
+{
+	hv_scan(cpu_cpuid, info);
+}
+
+const struct hv_leaf *hv_primary(const struct hv_info *info)
+{
+	return info->nr ? &info->found[0] : NULL;
+}

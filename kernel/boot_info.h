@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * struct boot_info: what every boot protocol tells the kernel, in one
+ * shape.  Each head passes its protocol number, the loader's magic and the
+ * physical address of the loader's structure; boot_info_parse() checks and
+ * copies what it needs, so nothing later reads loader memory again.
+ */
+#ifndef CLOCKBENCH_KERNEL_BOOT_INFO_H
+#define CLOCKBENCH_KERNEL_BOOT_INFO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "boot/boot.h"
+#include "kernel/phys.h"
+
+#define BOOT_CMDLINE_MAX 1024
+#define BOOT_MEMMAP_MAX  64
+#define BOOT_LOADER_MAX  64
+#define ACPI_RSDP_V2_LEN 36
+
+/* Memory map entry types, numbered as ACPI (and every protocol here) does. */
+enum mem_type {
+	MEM_RAM = 1,
+	MEM_RESERVED = 2,
+	MEM_ACPI = 3,
+	MEM_NVS = 4,
+	MEM_UNUSABLE = 5,
+	MEM_DISABLED = 6,
+	MEM_PERSISTENT = 7,
+};
+
+struct mem_region {
+	uint64_t base;
+	uint64_t size;
+	uint32_t type; /* enum mem_type, or whatever else the loader said */
+};
+
+struct boot_info {
+	int protocol; /* BOOT_PROTO_* */
+	char cmdline[BOOT_CMDLINE_MAX]; /* options only, without an image path */
+	bool cmdline_truncated;
+	char loader[BOOT_LOADER_MAX]; /* boot loader name, "" when not given */
+	struct mem_region memmap[BOOT_MEMMAP_MAX];
+	unsigned int nr_memmap;
+	bool memmap_truncated;
+	uint64_t ram_bytes; /* sum of MEM_RAM regions (or mem_lower/upper) */
+	/* ACPI RSDP: multiboot 2 hands a copy, PVH an address; neither for
+	 * multiboot 1, where it must be searched for. */
+	uint8_t rsdp_copy[ACPI_RSDP_V2_LEN];
+	size_t rsdp_copy_len;
+	uint64_t rsdp_paddr;
+};
+
+/** The protocol's name as reports print it: "multiboot1", "pvh", ... */
+const char *boot_protocol_name(int protocol);
+
+/**
+ * Fill @bi from the loader structure at @info_paddr, read through @pm.
+ * Returns 0, or -1 with one sentence in @err saying what was wrong (bad
+ * magic, a structure that runs past what is mapped, a malformed tag).
+ */
+int boot_info_parse(struct boot_info *bi, int protocol, uint32_t magic,
+		    uint64_t info_paddr, const struct phys_mapper *pm, char *err,
+		    size_t errlen);
+
+/** Short name of a memory type: "RAM", "reserved", "ACPI", ... */
+const char *mem_type_name(uint32_t type);
+
+#endif

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kernel_boot(): the one C entry every boot head reaches.  Console and
+ * exception handling first, then the boot information, the command line,
+ * the banner and environment section, the checks, and the verdict.
+ */
+#include <stdint.h>
+#include <stdio.h>
+
+#include "clockbench/version.h"
+#include "drivers/acpi.h"
+#include "hypervisor/detect.h"
+#include "kernel/boot_info.h"
+#include "kernel/console.h"
+#include "kernel/cpuinfo.h"
+#include "kernel/libc.h"
+#include "kernel/options.h"
+#include "kernel/paging.h"
+#include "kernel/platform.h"
+#include "kernel/report.h"
+#include "kernel/selftest.h"
+#include "kernel/traps.h"
+
+#define MIB (1024 * 1024)
+
+void kernel_boot(uint32_t protocol, uint32_t info_paddr, uint32_t magic);
+
+static struct boot_info boot_info;
+
+#define ENV_LINE(key, fmt, ...) printf("  %-16s " fmt "\n", key, ##__VA_ARGS__)
+
+__attribute__((noreturn)) static void fail_early(const char *what,
+						 const char *why)
+{
+	printf("clockbench: %s: %s\n", what, why);
+	report(false, "%s", what);
+	platform_exit(report_end());
+}
+
+static void print_cpu(void)
+{
+	struct cpu_info cpu;
+
+	cpu_info_read(&cpu);
+	ENV_LINE("cpu", "%s family %u model %u stepping %u%s%s%s", cpu.vendor,
+		 cpu.family, cpu.model, cpu.stepping, cpu.brand[0] ? " (" : "",
+		 cpu.brand, cpu.brand[0] ? ")" : "");
+}
+
+static void print_hypervisor(void)
+{
+	struct hv_info hv;
+	unsigned int i;
+
+	hv_detect(&hv);
+	if (!hv.present) {
+		ENV_LINE("hypervisor", "none (CPUID.1:ECX[31] clear)");
+		return;
+	}
+	if (!hv.nr) {
+		ENV_LINE("hypervisor",
+			 "present (CPUID.1:ECX[31] set) but no signature at 0x%x-0x%x",
+			 HV_LEAF_FIRST, HV_LEAF_LAST);
+		return;
+	}
+	for (i = 0; i < hv.nr; i++)
+		ENV_LINE(i ? "" : "hypervisor",
+			 "%s%s (\"%s\") max leaf 0x%x at 0x%x",
+			 i ? "also " : "", hv_kind_name(hv.found[i].kind),
+			 hv.found[i].signature, hv.found[i].max_leaf,
+			 hv.found[i].base);
+}
+
+static void print_memory(const struct boot_info *bi,
+			 const struct paging_summary *paging, bool verbose)
+{
+	unsigned int i;
+
+	if (!bi->nr_memmap) {
+		ENV_LINE("memory", "unknown (the loader gave no memory map)");
+		return;
+	}
+	ENV_LINE("memory", "%llu MiB usable RAM in %u regions%s",
+		 (unsigned long long)(bi->ram_bytes / MIB), bi->nr_memmap,
+		 bi->memmap_truncated ? " (map truncated)" : "");
+	if (paging->unmapped_ram)
+		ENV_LINE("", "%llu MiB of RAM lie beyond what is mapped (unused)",
+			 (unsigned long long)(paging->unmapped_ram / MIB));
+	if (!verbose)
+		return;
+	for (i = 0; i < bi->nr_memmap; i++)
+		ENV_LINE("", "0x%012llx-0x%012llx %s",
+			 (unsigned long long)bi->memmap[i].base,
+			 (unsigned long long)(bi->memmap[i].base +
+					      bi->memmap[i].size - 1),
+			 mem_type_name(bi->memmap[i].type));
+}
+
+static void print_acpi(const struct boot_info *bi, bool verbose)
+{
+	struct acpi *found = platform_acpi_init(bi);
+	struct acpi *acpi = platform_acpi();
+	const struct acpi_header *madt;
+	struct acpi_cpu_count cpus;
+	char why[ACPI_WARNING_LEN];
+	unsigned int i;
+	size_t len;
+
+	if (acpi)
+		ENV_LINE("acpi", "RSDP revision %u (%s) from %s, %s with %u entries",
+			 acpi->rsdp_revision, acpi->oem_id, acpi->rsdp_from,
+			 acpi->root_is_xsdt ? "XSDT" : "RSDT",
+			 acpi->nr_entries);
+	else
+		ENV_LINE("acpi", "none");
+	madt = acpi ? acpi_find(acpi, "APIC", 0, &len) : NULL;
+	if (!madt)
+		ENV_LINE("cpus (firmware)", "unknown (no ACPI MADT)");
+	else if (acpi_madt_count_cpus(madt, len, &cpus, why, sizeof(why)))
+		ENV_LINE("cpus (firmware)", "unknown (%s)", why);
+	else
+		ENV_LINE("cpus (firmware)", "%u (ACPI MADT%s%.0u%s)",
+			 cpus.enabled,
+			 cpus.online_capable ? "; online-capable: " : "",
+			 cpus.online_capable,
+			 cpus.x2apic_entries ? "; x2APIC entries" : "");
+	for (i = 0; verbose && acpi && i < acpi->nr_entries; i++) {
+		const struct acpi_header *h = acpi_entry(acpi, i, &len);
+
+		if (h)
+			ENV_LINE("", "table %.4s rev %u, %zu bytes, OEM %.6s",
+				 h->signature, h->revision, len, h->oem_id);
+	}
+	for (i = 0; i < found->nr_warnings; i++)
+		ENV_LINE("", "warning: %s", found->warnings[i]);
+}
+
+void kernel_boot(uint32_t protocol, uint32_t info_paddr, uint32_t magic)
+{
+	struct paging_summary paging;
+	struct options opts;
+	char err[256];
+
+	console_init();
+	traps_init();
+	printf("\nclockbench %s\n", CLOCKBENCH_VERSION);
+
+	if (boot_info_parse(&boot_info, (int)protocol, magic, info_paddr,
+			    &phys_identity, err, sizeof(err)))
+		fail_early("the boot information is unusable", err);
+	paging_init(&boot_info, &paging);
+
+	printf("# environment\n");
+	ENV_LINE("boot protocol", "%s", boot_protocol_name(boot_info.protocol));
+	if (boot_info.loader[0])
+		ENV_LINE("boot loader", "%s", boot_info.loader);
+	ENV_LINE("command line", "\"%s\"%s", boot_info.cmdline,
+		 boot_info.cmdline_truncated ? " (truncated)" : "");
+	if (options_parse(boot_info.cmdline, &opts, err, sizeof(err)))
+		fail_early("bad command line", err);
+	platform_set_exit_method(opts.exit_method);
+	if (opts.help) {
+		printf("# options (key=value on the command line)\n");
+		options_describe(stdout);
+		report_skip("help=1: options listed, nothing measured");
+		platform_exit(report_end());
+	}
+
+	print_cpu();
+	print_hypervisor();
+	print_memory(&boot_info, &paging, opts.verbose);
+	print_acpi(&boot_info, opts.verbose);
+
+	selftest_provoke(opts.fault);
+	if (opts.fault != FAULT_NONE)
+		fail_early("a provoked exception did not happen",
+			   options_value_name("fault", &opts));
+
+	selftest_run();
+	platform_exit(report_end());
+}

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The guest option table and its parser.  Pure C: the host unit tests
+ * link it as it is.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kernel/options.h"
+
+#define MAX_CHOICES 10
+
+struct option_desc {
+	const char *key;
+	size_t offset; /* of an int-sized enum or bool in struct options */
+	bool is_bool;
+	const char *choices[MAX_CHOICES]; /* value names, index = value */
+	int def;
+	const char *help;
+};
+
+#define FIELD(f) offsetof(struct options, f)
+
+static const struct option_desc option_table[] = {
+	{ "exit", FIELD(exit_method), false,
+	  { "auto", "isa", "acpi", "reset", "halt" }, EXIT_AUTO,
+	  "how the run ends: auto = QEMU isa-debug-exit, else ACPI power-off, else halt; reset reboots; halt stops the CPU" },
+	{ "fault", FIELD(fault), false,
+	  { "none", "de", "bp", "ud", "gp", "pf", "nmi", "df", "stack" },
+	  FAULT_NONE,
+	  "test only: provoke this exception after the environment section (the run must end as failed)" },
+	{ "verbose", FIELD(verbose), true, { "0", "1" }, 0,
+	  "1 prints the memory map and the ACPI tables found" },
+	{ "help", FIELD(help), true, { "0", "1" }, 0,
+	  "1 prints this list of options and ends the run as skipped" },
+};
+
+#define NR_OPTIONS (sizeof(option_table) / sizeof(option_table[0]))
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static void set_field(struct options *opts, const struct option_desc *d,
+		      int value)
+{
+	char *field = (char *)opts + d->offset;
+
+	if (d->is_bool)
+		*(bool *)field = value;
+	else
+		*(int *)field = value;
+}
+
+static int get_field(const struct options *opts, const struct option_desc *d)
+{
+	const char *field = (const char *)opts + d->offset;
+
+	return d->is_bool ? *(const bool *)field : *(const int *)field;
+}
+
+static const struct option_desc *find_option(const char *key, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < NR_OPTIONS; i++)
+		if (strlen(option_table[i].key) == len &&
+		    !memcmp(option_table[i].key, key, len))
+			return &option_table[i];
+	return NULL;
+}
+
+/* "a, b or c" into @buf. */
+static void join_names(char *buf, size_t len, const char *const *names,
+		       size_t count, size_t stride)
+{
+	size_t i, used = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < count; i++) {
+		const char *name = *(const char *const *)((const char *)names +
+							   i * stride);
+		const char *sep = i == 0 ? "" : i + 1 == count ? " or " : ", ";
+
+		if (!name)
+			break;
+		used += snprintf(buf + used, used < len ? len - used : 0,
+				 "%s%s", sep, name);
+	}
+}
+
+static size_t nr_choices(const struct option_desc *d)
+{
+	size_t n = 0;
+
+	while (n < MAX_CHOICES && d->choices[n])
+		n++;
+	return n;
+}
+
+static int parse_word(const char *word, size_t len, struct options *opts,
+		      unsigned int *seen, char *err, size_t errlen)
+{
+	const char *eq = memchr(word, '=', len);
+	const struct option_desc *d;
+	size_t keylen, vallen, i, n;
+	char valid[160];
+
+	if (!eq || eq == word)
+		return fail(err, errlen,
+			    "option '%.*s' is not of the form key=value",
+			    (int)len, word);
+	keylen = (size_t)(eq - word);
+	vallen = len - keylen - 1;
+	d = find_option(word, keylen);
+	if (!d) {
+		join_names(valid, sizeof(valid), &option_table[0].key,
+			   NR_OPTIONS, sizeof(option_table[0]));
+		return fail(err, errlen,
+			    "unknown option '%.*s' (valid options: %s)",
+			    (int)keylen, word, valid);
+	}
+	if (*seen & (1u << (d - option_table)))
+		return fail(err, errlen, "option '%s' is given twice", d->key);
+	*seen |= 1u << (d - option_table);
+
+	n = nr_choices(d);
+	for (i = 0; i < n; i++) {
+		if (strlen(d->choices[i]) == vallen &&
+		    !memcmp(d->choices[i], eq + 1, vallen)) {
+			set_field(opts, d, (int)i);
+			return 0;
+		}
+	}
+	join_names(valid, sizeof(valid), d->choices, n, sizeof(d->choices[0]));
+	return fail(err, errlen, "option '%s': '%.*s' is not valid (expected %s)",
+		    d->key, (int)vallen, eq + 1, valid);
+}
+
+int options_parse(const char *cmdline, struct options *opts, char *err,
+		  size_t errlen)
+{
+	static const char space[] = " \t\r\n";
+	unsigned int seen = 0;
+	size_t i;
+
+	err[0] = '\0';
+	memset(opts, 0, sizeof(*opts));
+	for (i = 0; i < NR_OPTIONS; i++)
+		set_field(opts, &option_table[i], option_table[i].def);
+
+	for (;;) {
+		size_t len;
+
+		cmdline += strspn(cmdline, space);
+		if (*cmdline == '\0')
+			return 0;
+		len = strcspn(cmdline, space);
+		if (parse_word(cmdline, len, opts, &seen, err, errlen))
+			return -1;
+		cmdline += len;
+	}
+}
+
+void options_describe(FILE *out)
+{
+	size_t i;
+
+	for (i = 0; i < NR_OPTIONS; i++) {
+		const struct option_desc *d = &option_table[i];
+		char valid[160];
+
+		join_names(valid, sizeof(valid), d->choices, nr_choices(d),
+			   sizeof(d->choices[0]));
+		fprintf(out, "  %-8s %s (default %s)\n           %s\n", d->key,
+			valid, d->choices[d->def], d->help);
+	}
+}
+
+const char *options_value_name(const char *key, const struct options *opts)
+{
+	const struct option_desc *d = find_option(key, strlen(key));
+
+	if (!d)
+		return "?";
+	return d->choices[get_field(opts, d)];
+}

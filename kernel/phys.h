@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Access to physical memory for the parsers that read loader and firmware
+ * structures.  The kernel maps physical memory 1:1; the host unit tests map
+ * offsets into a buffer.  Either way a parser asks for exactly the range it
+ * reads and gets NULL when that range is not there, so a bad pointer in a
+ * table is an error message, not a crash.
+ */
+#ifndef CLOCKBENCH_KERNEL_PHYS_H
+#define CLOCKBENCH_KERNEL_PHYS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct phys_mapper {
+	/* A pointer to @len bytes at @paddr, or NULL when they are not all
+	 * accessible.  Physical address 0 is never handed out. */
+	const void *(*map)(void *ctx, uint64_t paddr, size_t len);
+	void *ctx;
+};
+
+static inline const void *phys_map(const struct phys_mapper *pm,
+				   uint64_t paddr, size_t len)
+{
+	return pm->map(pm->ctx, paddr, len);
+}
+
+/**
+ * Copy the NUL-terminated string at @paddr into @dst (of @dstlen bytes,
+ * always terminated).  Returns the string's length, or -1 when it could not
+ * be read; sets *@truncated when it did not fit.
+ */
+int phys_copy_string(const struct phys_mapper *pm, uint64_t paddr, char *dst,
+		     size_t dstlen, int *truncated);
+
+/** The kernel's mapper: identity over the mapped low 4 GiB. */
+extern const struct phys_mapper phys_identity;
+
+#endif

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: MIT
+/* The machine's ACPI tables, and leaving the machine at the end of a run. */
+#include <stdio.h>
+#include <string.h>
+
+#include "kernel/console.h"
+#include "kernel/cpu.h"
+#include "kernel/platform.h"
+
+#define PM1_SLP_TYP_SHIFT 10
+#define PM1_SLP_EN        (1u << 13)
+
+#define RESET_CONTROL_PORT 0xcf9 /* PIIX/ICH reset control register */
+#define RESET_CONTROL_HARD 0x06  /* full reset, CPU reset */
+#define KBC_COMMAND_PORT   0x64
+#define KBC_PULSE_RESET    0xfe
+#define PORT_SETTLE_READS  100000 /* port reads to wait for a reset */
+
+static struct acpi acpi_tables;
+static bool acpi_ok;
+static enum exit_method exit_method = EXIT_AUTO;
+
+struct acpi *platform_acpi_init(const struct boot_info *bi)
+{
+	const char *where;
+	uint64_t rsdp;
+
+	if (bi->rsdp_copy_len) {
+		acpi_ok = acpi_open(&acpi_tables, &phys_identity, bi->rsdp_copy,
+				    bi->rsdp_copy_len, 0,
+				    "the multiboot2 ACPI tag") == 0;
+		return &acpi_tables;
+	}
+	if (bi->rsdp_paddr) {
+		acpi_ok = acpi_open(&acpi_tables, &phys_identity, NULL, 0,
+				    bi->rsdp_paddr, "hvm_start_info") == 0;
+		return &acpi_tables;
+	}
+	rsdp = acpi_rsdp_scan(&phys_identity, &where);
+	if (!rsdp) {
+		memset(&acpi_tables, 0, sizeof(acpi_tables));
+		acpi_warn(&acpi_tables,
+			  "no ACPI RSDP: the loader gave none and none is in the EBDA or 0xE0000-0xFFFFF");
+		return &acpi_tables;
+	}
+	acpi_ok = acpi_open(&acpi_tables, &phys_identity, NULL, 0, rsdp,
+			    where) == 0;
+	return &acpi_tables;
+}
+
+struct acpi *platform_acpi(void)
+{
+	return acpi_ok ? &acpi_tables : NULL;
+}
+
+void platform_set_exit_method(enum exit_method method)
+{
+	exit_method = method;
+}
+
+/* ACPI S5 (soft off): SLP_TYP from \_S5_ and SLP_EN into PM1a/b_CNT. */
+static void acpi_power_off(void)
+{
+	struct acpi_fadt_power power;
+	const struct acpi_header *fadt, *dsdt;
+	uint8_t typa, typb;
+	size_t len;
+
+	if (!acpi_ok)
+		return;
+	fadt = acpi_find(&acpi_tables, "FACP", 0, &len);
+	if (!fadt || acpi_fadt_power(fadt, len, &power) || !power.pm1a_cnt_port)
+		return;
+	dsdt = phys_map(&phys_identity, power.dsdt_paddr, ACPI_HEADER_LEN);
+	if (!dsdt || dsdt->length < ACPI_HEADER_LEN ||
+	    !phys_map(&phys_identity, power.dsdt_paddr, dsdt->length))
+		return;
+	if (acpi_aml_s5((const uint8_t *)dsdt + ACPI_HEADER_LEN,
+			dsdt->length - ACPI_HEADER_LEN, &typa, &typb))
+		return;
+	outw(power.pm1a_cnt_port,
+	     (uint16_t)((typa << PM1_SLP_TYP_SHIFT) | PM1_SLP_EN));
+	if (power.pm1b_cnt_port)
+		outw(power.pm1b_cnt_port,
+		     (uint16_t)((typb << PM1_SLP_TYP_SHIFT) | PM1_SLP_EN));
+}
+
+static void settle(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < PORT_SETTLE_READS; i++)
+		inb(0x80);
+}
+
+static void machine_reset(void)
+{
+	static const struct {
+		uint16_t limit;
+		uint64_t base;
+	} __attribute__((packed)) no_idt = { 0, 0 };
+
+	outb(RESET_CONTROL_PORT, RESET_CONTROL_HARD);
+	settle();
+	outb(KBC_COMMAND_PORT, KBC_PULSE_RESET);
+	settle();
+	/* Last resort: a fault with no IDT is a triple fault. */
+	asm volatile("lidt %0; int3" ::"m"(no_idt));
+}
+
+void platform_exit(enum verdict verdict)
+{
+	printf("clockbench: %s\n", verdict_name(verdict));
+	console_flush();
+
+	switch (exit_method) {
+	case EXIT_AUTO:
+		outb(ISA_DEBUG_EXIT_PORT, (uint8_t)verdict_exit_code(verdict));
+		acpi_power_off();
+		break;
+	case EXIT_ISA:
+		outb(ISA_DEBUG_EXIT_PORT, (uint8_t)verdict_exit_code(verdict));
+		break;
+	case EXIT_ACPI:
+		acpi_power_off();
+		break;
+	case EXIT_RESET:
+		machine_reset();
+		break;
+	case EXIT_HALT:
+		break;
+	}
+	settle();
+	if (exit_method != EXIT_HALT)
+		console_puts("clockbench: could not leave the machine that way; halting.\n");
+	console_flush();
+	cpu_halt_forever();
+}

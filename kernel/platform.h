@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The machine as a whole: its ACPI tables, and how a run leaves it
+ * (isa-debug-exit, ACPI power-off, reset, halt).
+ */
+#ifndef CLOCKBENCH_KERNEL_PLATFORM_H
+#define CLOCKBENCH_KERNEL_PLATFORM_H
+
+#include <stdbool.h>
+
+#include "drivers/acpi.h"
+#include "kernel/boot_info.h"
+#include "kernel/options.h"
+#include "kernel/verdict.h"
+
+/* QEMU's isa-debug-exit device, as tools/clockbench adds it. */
+#define ISA_DEBUG_EXIT_PORT 0xf4
+
+/**
+ * Find and open the ACPI tables: the RSDP the loader handed over, else a
+ * scan of the EBDA and BIOS area.  Returns the tables, or NULL when the
+ * machine has none (warnings, if any, are in the returned struct or
+ * printed by the caller through platform_acpi_warnings()).
+ */
+struct acpi *platform_acpi_init(const struct boot_info *bi);
+
+/** The tables found by platform_acpi_init(), or NULL. */
+struct acpi *platform_acpi(void);
+
+/** Choose how platform_exit() leaves the machine (default EXIT_AUTO). */
+void platform_set_exit_method(enum exit_method method);
+
+/**
+ * End the run: print "clockbench: VERDICT", drain the console, then leave
+ * the machine the chosen way.  Never returns; halts when nothing else
+ * worked.
+ */
+__attribute__((noreturn)) void platform_exit(enum verdict verdict);
+
+#endif

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Exception entry stubs for vectors 0-31.  Each pushes a zero where the
+ * CPU pushes no error code, then its vector, and joins trap_common, which
+ * saves every general register (the layout of struct trap_frame) and the
+ * SSE state (handlers are C, and C may use SSE), calls trap_handle(), and
+ * returns with whatever the handler left in the frame.
+ */
+
+/* Vectors for which the CPU pushes an error code. */
+#define HAS_ERROR(v) ((v) == 8 || ((v) >= 10 && (v) <= 14) || (v) == 17 || \
+		      (v) == 21 || (v) == 29 || (v) == 30)
+
+#define FXSAVE_AREA 512
+
+	.text
+	.altmacro
+.macro trap_stub vec
+	.balign 16
+trap_stub_\vec:
+	.if !HAS_ERROR(\vec)
+	pushq	$0
+	.endif
+	pushq	$\vec
+	jmp	trap_common
+.endm
+
+.set vec, 0
+.rept 32
+	trap_stub %vec
+	.set vec, vec + 1
+.endr
+
+trap_common:
+	pushq	%rax
+	pushq	%rbx
+	pushq	%rcx
+	pushq	%rdx
+	pushq	%rsi
+	pushq	%rdi
+	pushq	%rbp
+	pushq	%r8
+	pushq	%r9
+	pushq	%r10
+	pushq	%r11
+	pushq	%r12
+	pushq	%r13
+	pushq	%r14
+	pushq	%r15
+	movq	%rsp, %rbx		/* the frame; callee-saved across the call */
+	subq	$FXSAVE_AREA, %rsp
+	andq	$~15, %rsp
+	fxsave64 (%rsp)
+	movq	%rbx, %rdi
+	cld
+	call	trap_handle
+	fxrstor64 (%rsp)
+	movq	%rbx, %rsp
+	popq	%r15
+	popq	%r14
+	popq	%r13
+	popq	%r12
+	popq	%r11
+	popq	%r10
+	popq	%r9
+	popq	%r8
+	popq	%rbp
+	popq	%rdi
+	popq	%rsi
+	popq	%rdx
+	popq	%rcx
+	popq	%rbx
+	popq	%rax
+	addq	$16, %rsp		/* vector and error code */
+	iretq
+
+.macro stub_addr vec
+	.quad trap_stub_\vec
+.endm
+
+	.section .rodata
+	.balign 8
+	.globl trap_stubs
+trap_stubs:
+.set vec, 0
+.rept 32
+	stub_addr %vec
+	.set vec, vec + 1
+.endr
