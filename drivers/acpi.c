@@ -14,19 +14,19 @@
 #define RSDP_V2_LEN 36
 
 /* RSDP field offsets (ACPI 6.x, 5.2.5.3). */
-#define RSDP_REVISION   15
-#define RSDP_RSDT       16
-#define RSDP_LENGTH     20
-#define RSDP_XSDT       24
+#define RSDP_REVISION 15
+#define RSDP_RSDT     16
+#define RSDP_LENGTH   20
+#define RSDP_XSDT     24
 
 #define BDA_EBDA_SEGMENT 0x40e
-#define EBDA_SCAN_LEN    1024
-#define BIOS_AREA_START  0xe0000
-#define BIOS_AREA_END    0x100000
+#define EBDA_SCAN_LEN	 1024
+#define BIOS_AREA_START	 0xe0000
+#define BIOS_AREA_END	 0x100000
 
 /* MADT layout (5.2.12). */
-#define MADT_ENTRIES        44
-#define MADT_TYPE_LAPIC     0
+#define MADT_ENTRIES	    44
+#define MADT_TYPE_LAPIC	    0
 #define MADT_TYPE_X2APIC    9
 #define MADT_LAPIC_FLAGS    4 /* offset in a type 0 entry */
 #define MADT_X2APIC_FLAGS   8 /* offset in a type 9 entry */
@@ -34,17 +34,17 @@
 #define MADT_CPU_ONLINE_CAP (1u << 1)
 
 /* FADT offsets (5.2.9). */
-#define FADT_DSDT      40
-#define FADT_PM1A_CNT  64
-#define FADT_PM1B_CNT  68
-#define FADT_X_DSDT    140
+#define FADT_DSDT	40
+#define FADT_PM1A_CNT	64
+#define FADT_PM1B_CNT	68
+#define FADT_X_DSDT	140
 #define FADT_X_DSDT_END 148
 
 /* AML opcodes used by \_S5_. */
-#define AML_NAME_OP    0x08
-#define AML_PACKAGE_OP 0x12
-#define AML_ZERO_OP    0x00
-#define AML_ONE_OP     0x01
+#define AML_NAME_OP	0x08
+#define AML_PACKAGE_OP	0x12
+#define AML_ZERO_OP	0x00
+#define AML_ONE_OP	0x01
 #define AML_BYTE_PREFIX 0x0a
 
 static uint32_t get32(const uint8_t *p)
@@ -112,8 +112,9 @@ int acpi_rsdp_check(const uint8_t *rsdp, size_t len, char *why, size_t whylen)
 	}
 	length = get32(rsdp + RSDP_LENGTH);
 	if (length < RSDP_V2_LEN || length > len) {
-		snprintf(why, whylen, "RSDP length %u is out of bounds (36..%zu)",
-			 length, len);
+		snprintf(why, whylen,
+			 "RSDP length %u is out of bounds (36..%zu)", length,
+			 len);
 		return -1;
 	}
 	if (acpi_checksum(rsdp, length)) {
@@ -195,9 +196,10 @@ static const struct acpi_header *map_table(const struct phys_mapper *pm,
 		return NULL;
 	}
 	if (!phys_map(pm, paddr, h->length)) {
-		snprintf(why, whylen,
-			 "%.4s at 0x%llx: its %u bytes run past readable memory",
-			 h->signature, (unsigned long long)paddr, h->length);
+		snprintf(
+			why, whylen,
+			"%.4s at 0x%llx: its %u bytes run past readable memory",
+			h->signature, (unsigned long long)paddr, h->length);
 		return NULL;
 	}
 	if (acpi_checksum(h, h->length)) {
@@ -249,7 +251,8 @@ int acpi_open(struct acpi *acpi, const struct phys_mapper *pm,
 			rsdp = phys_map(pm, rsdp_paddr, rsdp_len);
 		}
 		if (!rsdp) {
-			acpi_warn(acpi, "RSDP at 0x%llx (from %s) is not readable",
+			acpi_warn(acpi,
+				  "RSDP at 0x%llx (from %s) is not readable",
 				  (unsigned long long)rsdp_paddr, rsdp_from);
 			return -1;
 		}
@@ -311,8 +314,8 @@ const struct acpi_header *acpi_find(struct acpi *acpi, const char *sig,
 	for (i = 0; i < acpi->nr_entries; i++) {
 		uint64_t paddr = root_entry(acpi, i);
 		const struct acpi_header *h =
-			paddr ? phys_map(acpi->pm, paddr, ACPI_HEADER_LEN) :
-				NULL;
+			paddr ? phys_map(acpi->pm, paddr, ACPI_HEADER_LEN)
+			      : NULL;
 
 		/* Only a table that might be the one asked for is checked
 		 * in full (and warned about); unreadable entries always. */
@@ -357,8 +360,8 @@ int acpi_madt_count_cpus(const struct acpi_header *madt, size_t len,
 			count->enabled++;
 		else if (flags & MADT_CPU_ONLINE_CAP)
 			count->online_capable++;
-		if (type == MADT_TYPE_X2APIC && (flags & (MADT_CPU_ENABLED |
-							   MADT_CPU_ONLINE_CAP)))
+		if (type == MADT_TYPE_X2APIC &&
+		    (flags & (MADT_CPU_ENABLED | MADT_CPU_ONLINE_CAP)))
 			count->x2apic_entries++;
 		off += elen;
 	}
@@ -409,7 +412,8 @@ int acpi_aml_s5(const uint8_t *aml, size_t len, uint8_t *slp_typa,
 			continue;
 		/* NameOp, optionally a root prefix, then the name. */
 		if (!(i >= 1 && aml[i - 1] == AML_NAME_OP) &&
-		    !(i >= 2 && aml[i - 1] == '\\' && aml[i - 2] == AML_NAME_OP))
+		    !(i >= 2 && aml[i - 1] == '\\' &&
+		      aml[i - 2] == AML_NAME_OP))
 			continue;
 		if (p >= end || *p++ != AML_PACKAGE_OP)
 			continue;

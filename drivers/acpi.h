@@ -14,10 +14,11 @@
 
 #include "kernel/phys.h"
 
-#define ACPI_HEADER_LEN    36
-#define ACPI_TABLE_MAX_LEN (16u << 20) /* sanity bound, far above any real table */
-#define ACPI_MAX_WARNINGS  8
-#define ACPI_WARNING_LEN   160
+#define ACPI_HEADER_LEN 36
+#define ACPI_TABLE_MAX_LEN \
+	(16u << 20) /* sanity bound, far above any real table */
+#define ACPI_MAX_WARNINGS 8
+#define ACPI_WARNING_LEN  160
 
 struct acpi_header {
 	char signature[4];
@@ -33,8 +34,9 @@ struct acpi_header {
 
 struct acpi {
 	const struct phys_mapper *pm;
-	uint64_t rsdp_paddr;   /* 0 when the RSDP came as a copy */
-	const char *rsdp_from; /* "multiboot2 tag", "pvh", "EBDA", "BIOS area" */
+	uint64_t rsdp_paddr; /* 0 when the RSDP came as a copy */
+	const char
+		*rsdp_from; /* "multiboot2 tag", "pvh", "EBDA", "BIOS area" */
 	uint8_t rsdp_revision;
 	char oem_id[7];
 	uint64_t root_paddr; /* the XSDT or RSDT in use */
@@ -90,14 +92,15 @@ void acpi_warn(struct acpi *acpi, const char *fmt, ...)
 
 /* MADT: processors the firmware lists. */
 struct acpi_cpu_count {
-	unsigned int enabled;        /* usable now */
+	unsigned int enabled;	     /* usable now */
 	unsigned int online_capable; /* may be brought online later */
 	unsigned int x2apic_entries; /* of the above, listed as x2APIC */
 };
 
 /** Count processor entries of a MADT of @len bytes; -1 when malformed. */
 int acpi_madt_count_cpus(const struct acpi_header *madt, size_t len,
-			 struct acpi_cpu_count *count, char *why, size_t whylen);
+			 struct acpi_cpu_count *count, char *why,
+			 size_t whylen);
 
 /* What the FADT tells about power-off. */
 struct acpi_fadt_power {

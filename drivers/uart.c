@@ -17,12 +17,12 @@
 #define UART_LSR 5
 #define UART_SCR 7
 
-#define LCR_8N1  0x03
-#define LCR_DLAB 0x80
+#define LCR_8N1		 0x03
+#define LCR_DLAB	 0x80
 #define FCR_ENABLE_CLEAR 0x07 /* FIFO on, both FIFOs cleared */
-#define MCR_DTR_RTS 0x03
-#define LSR_THRE 0x20 /* room for another byte */
-#define LSR_TEMT 0x40 /* transmitter completely empty */
+#define MCR_DTR_RTS	 0x03
+#define LSR_THRE	 0x20 /* room for another byte */
+#define LSR_TEMT	 0x40 /* transmitter completely empty */
 
 #define UART_CLOCK_HZ 115200 /* divisor 1 */
 

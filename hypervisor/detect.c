@@ -4,7 +4,7 @@
 
 #include "hypervisor/detect.h"
 
-#define CPUID_FEATURES     1
+#define CPUID_FEATURES	     1
 #define CPUID_ECX_HYPERVISOR (1u << 31)
 
 static const struct {
@@ -68,7 +68,8 @@ void hv_scan(cpuid_fn cpuid, struct hv_info *info)
 	info->present = cpuid(CPUID_FEATURES, 0).ecx & CPUID_ECX_HYPERVISOR;
 	if (!info->present)
 		return;
-	for (leaf = HV_LEAF_FIRST; leaf < HV_LEAF_LAST && info->nr < HV_MAX_FOUND;
+	for (leaf = HV_LEAF_FIRST;
+	     leaf < HV_LEAF_LAST && info->nr < HV_MAX_FOUND;
 	     leaf += HV_LEAF_STEP) {
 		struct cpuid_regs r = cpuid(leaf, 0);
 		struct hv_leaf *found = &info->found[info->nr];

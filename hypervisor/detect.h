@@ -33,7 +33,7 @@ enum hv_kind {
 };
 
 struct hv_leaf {
-	uint32_t base;     /* the leaf that answered with the signature */
+	uint32_t base;	   /* the leaf that answered with the signature */
 	uint32_t max_leaf; /* its EAX: the highest leaf of this interface */
 	char signature[13];
 	enum hv_kind kind;

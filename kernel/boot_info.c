@@ -5,6 +5,7 @@
  * structures built in memory.
  */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,9 +34,12 @@ const char *boot_protocol_name(int protocol)
 const char *mem_type_name(uint32_t type)
 {
 	static const char *const names[] = {
-		[MEM_RAM] = "RAM",		 [MEM_RESERVED] = "reserved",
-		[MEM_ACPI] = "ACPI",		 [MEM_NVS] = "ACPI NVS",
-		[MEM_UNUSABLE] = "unusable",	 [MEM_DISABLED] = "disabled",
+		[MEM_RAM] = "RAM",
+		[MEM_RESERVED] = "reserved",
+		[MEM_ACPI] = "ACPI",
+		[MEM_NVS] = "ACPI NVS",
+		[MEM_UNUSABLE] = "unusable",
+		[MEM_DISABLED] = "disabled",
 		[MEM_PERSISTENT] = "persistent",
 	};
 
@@ -91,8 +95,8 @@ static int copy_cmdline(struct boot_info *bi, const struct phys_mapper *pm,
 	if (phys_copy_string(pm, paddr, bi->cmdline, sizeof(bi->cmdline),
 			     &truncated) < 0)
 		return fail(err, errlen,
-			    "%s: the command line at 0x%llx cannot be read", what,
-			    (unsigned long long)paddr);
+			    "%s: the command line at 0x%llx cannot be read",
+			    what, (unsigned long long)paddr);
 	bi->cmdline_truncated = truncated;
 	return 0;
 }
@@ -104,13 +108,15 @@ static int parse_mb1(struct boot_info *bi, uint32_t magic, uint64_t paddr,
 	int truncated;
 
 	if (magic != MB1_BOOTLOADER_MAGIC)
-		return fail(err, errlen,
-			    "multiboot1: the loader's magic is 0x%08x, not 0x%08x",
-			    magic, MB1_BOOTLOADER_MAGIC);
+		return fail(
+			err, errlen,
+			"multiboot1: the loader's magic is 0x%08x, not 0x%08x",
+			magic, MB1_BOOTLOADER_MAGIC);
 	mbi = phys_map(pm, paddr, sizeof(*mbi));
 	if (!mbi)
 		return fail(err, errlen,
-			    "multiboot1: the info structure at 0x%llx cannot be read",
+			    "multiboot1: the info structure at 0x%llx cannot "
+			    "be read",
 			    (unsigned long long)paddr);
 
 	if ((mbi->flags & MB1_INFO_CMDLINE) &&
@@ -132,7 +138,8 @@ static int parse_mb1(struct boot_info *bi, uint32_t magic, uint64_t paddr,
 			if (!e || pos + sizeof(*e) > end ||
 			    e->size < sizeof(*e) - sizeof(e->size))
 				return fail(err, errlen,
-					    "multiboot1: memory map entry at 0x%llx is malformed or unreadable",
+					    "multiboot1: memory map entry at "
+					    "0x%llx is malformed or unreadable",
 					    (unsigned long long)pos);
 			add_region(bi, e->base, e->length, e->type);
 			pos += e->size + sizeof(e->size);
@@ -154,7 +161,8 @@ static int parse_mb2_mmap(struct boot_info *bi, const struct mb2_tag *tag,
 	if (tag->size < sizeof(*mm) ||
 	    mm->entry_size < sizeof(struct mb2_mmap_entry))
 		return fail(err, errlen,
-			    "multiboot2: memory map tag has entry size %u in a tag of %u bytes",
+			    "multiboot2: memory map tag has entry size %u in a "
+			    "tag of %u bytes",
 			    tag->size >= sizeof(*mm) ? mm->entry_size : 0,
 			    tag->size);
 	for (off = sizeof(*mm); off + mm->entry_size <= tag->size;
@@ -186,13 +194,15 @@ static int parse_mb2(struct boot_info *bi, uint32_t magic, uint64_t paddr,
 	bool have_mmap = false, have_new_rsdp = false, ended = false;
 
 	if (magic != MB2_BOOTLOADER_MAGIC)
-		return fail(err, errlen,
-			    "multiboot2: the loader's magic is 0x%08x, not 0x%08x",
-			    magic, MB2_BOOTLOADER_MAGIC);
+		return fail(
+			err, errlen,
+			"multiboot2: the loader's magic is 0x%08x, not 0x%08x",
+			magic, MB2_BOOTLOADER_MAGIC);
 	hdr = phys_map(pm, paddr, sizeof(*hdr));
 	if (!hdr)
 		return fail(err, errlen,
-			    "multiboot2: the info structure at 0x%llx cannot be read",
+			    "multiboot2: the info structure at 0x%llx cannot "
+			    "be read",
 			    (unsigned long long)paddr);
 	if (hdr->total_size < sizeof(*hdr) + sizeof(struct mb2_tag) ||
 	    hdr->total_size > MB2_INFO_MAX)
@@ -202,10 +212,12 @@ static int parse_mb2(struct boot_info *bi, uint32_t magic, uint64_t paddr,
 	base = phys_map(pm, paddr, hdr->total_size);
 	if (!base)
 		return fail(err, errlen,
-			    "multiboot2: the %u-byte info structure at 0x%llx cannot be read",
+			    "multiboot2: the %u-byte info structure at 0x%llx "
+			    "cannot be read",
 			    hdr->total_size, (unsigned long long)paddr);
 
-	for (off = sizeof(*hdr); off + sizeof(struct mb2_tag) <= hdr->total_size;
+	for (off = sizeof(*hdr);
+	     off + sizeof(struct mb2_tag) <= hdr->total_size;
 	     off = (off + ((const struct mb2_tag *)(base + off))->size +
 		    MB2_TAG_ALIGN - 1) &
 		   ~(MB2_TAG_ALIGN - 1)) {
@@ -216,9 +228,9 @@ static int parse_mb2(struct boot_info *bi, uint32_t magic, uint64_t paddr,
 		if (tag->size < sizeof(*tag) ||
 		    tag->size > hdr->total_size - off)
 			return fail(err, errlen,
-				    "multiboot2: tag %u at offset %u has size %u, outside the %u-byte structure",
-				    tag->type, off, tag->size,
-				    hdr->total_size);
+				    "multiboot2: tag %u at offset %u has size "
+				    "%u, outside the %u-byte structure",
+				    tag->type, off, tag->size, hdr->total_size);
 		payload = tag->size - sizeof(*tag);
 		switch (tag->type) {
 		case MB2_TAG_END:
@@ -265,7 +277,8 @@ static int parse_mb2(struct boot_info *bi, uint32_t magic, uint64_t paddr,
 	}
 	if (!ended)
 		return fail(err, errlen,
-			    "multiboot2: the tag list has no end tag within %u bytes",
+			    "multiboot2: the tag list has no end tag within %u "
+			    "bytes",
 			    hdr->total_size);
 	return 0;
 }
@@ -293,14 +306,16 @@ static int parse_pvh(struct boot_info *bi, uint64_t paddr,
 	if (si->version < 1 || si->memmap_entries == 0)
 		return 0;
 	for (i = 0; i < si->memmap_entries; i++) {
-		uint64_t at = si->memmap_paddr +
-			      (uint64_t)i * sizeof(struct hvm_memmap_table_entry);
+		uint64_t at =
+			si->memmap_paddr +
+			(uint64_t)i * sizeof(struct hvm_memmap_table_entry);
 		const struct hvm_memmap_table_entry *e =
 			phys_map(pm, at, sizeof(*e));
 
 		if (!e)
 			return fail(err, errlen,
-				    "pvh: memory map entry %u of %u at 0x%llx cannot be read",
+				    "pvh: memory map entry %u of %u at 0x%llx "
+				    "cannot be read",
 				    i, si->memmap_entries,
 				    (unsigned long long)at);
 		add_region(bi, e->addr, e->size, e->type);
@@ -309,8 +324,8 @@ static int parse_pvh(struct boot_info *bi, uint64_t paddr,
 }
 
 int boot_info_parse(struct boot_info *bi, int protocol, uint32_t magic,
-		    uint64_t info_paddr, const struct phys_mapper *pm, char *err,
-		    size_t errlen)
+		    uint64_t info_paddr, const struct phys_mapper *pm,
+		    char *err, size_t errlen)
 {
 	memset(bi, 0, sizeof(*bi));
 	bi->protocol = protocol;

@@ -16,8 +16,8 @@
 #include "kernel/phys.h"
 
 #define BOOT_CMDLINE_MAX 1024
-#define BOOT_MEMMAP_MAX  64
-#define BOOT_LOADER_MAX  64
+#define BOOT_MEMMAP_MAX	 64
+#define BOOT_LOADER_MAX	 64
 #define ACPI_RSDP_V2_LEN 36
 
 /* Memory map entry types, numbered as ACPI (and every protocol here) does. */
@@ -39,7 +39,8 @@ struct mem_region {
 
 struct boot_info {
 	int protocol; /* BOOT_PROTO_* */
-	char cmdline[BOOT_CMDLINE_MAX]; /* options only, without an image path */
+	char cmdline
+		[BOOT_CMDLINE_MAX]; /* options only, without an image path */
 	bool cmdline_truncated;
 	char loader[BOOT_LOADER_MAX]; /* boot loader name, "" when not given */
 	struct mem_region memmap[BOOT_MEMMAP_MAX];
@@ -62,8 +63,8 @@ const char *boot_protocol_name(int protocol);
  * magic, a structure that runs past what is mapped, a malformed tag).
  */
 int boot_info_parse(struct boot_info *bi, int protocol, uint32_t magic,
-		    uint64_t info_paddr, const struct phys_mapper *pm, char *err,
-		    size_t errlen);
+		    uint64_t info_paddr, const struct phys_mapper *pm,
+		    char *err, size_t errlen);
 
 /** Short name of a memory type: "RAM", "reserved", "ACPI", ... */
 const char *mem_type_name(uint32_t type);

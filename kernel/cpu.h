@@ -120,12 +120,12 @@ static inline uint32_t inl(uint16_t port)
 	return val;
 }
 
-#define DEFINE_READ_CR(n)                                            \
-	static inline uint64_t read_cr##n(void)                      \
-	{                                                            \
-		uint64_t val;                                        \
-		asm volatile("mov %%cr" #n ", %0" : "=r"(val));      \
-		return val;                                          \
+#define DEFINE_READ_CR(n)                                       \
+	static inline uint64_t read_cr##n(void)                 \
+	{                                                       \
+		uint64_t val;                                   \
+		asm volatile("mov %%cr" #n ", %0" : "=r"(val)); \
+		return val;                                     \
 	}
 DEFINE_READ_CR(0)
 DEFINE_READ_CR(2)
@@ -172,8 +172,8 @@ static inline __attribute__((noreturn)) void cpu_halt_forever(void)
 #define X86_CR0_WP (1u << 16)
 #define X86_CR0_PG (1u << 31)
 
-#define X86_CR4_PAE        (1u << 5)
-#define X86_CR4_OSFXSR     (1u << 9)
+#define X86_CR4_PAE	   (1u << 5)
+#define X86_CR4_OSFXSR	   (1u << 9)
 #define X86_CR4_OSXMMEXCPT (1u << 10)
 
 #define MSR_IA32_TSC 0x00000010

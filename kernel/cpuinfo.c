@@ -5,9 +5,9 @@
 #include "kernel/cpu.h"
 #include "kernel/cpuinfo.h"
 
-#define CPUID_VENDOR      0
-#define CPUID_SIGNATURE   1
-#define CPUID_EXT_MAX     0x80000000u
+#define CPUID_VENDOR	  0
+#define CPUID_SIGNATURE	  1
+#define CPUID_EXT_MAX	  0x80000000u
 #define CPUID_BRAND_FIRST 0x80000002u
 #define CPUID_BRAND_LAST  0x80000004u
 

@@ -12,8 +12,10 @@
 #define EXTABLE_FAULTED (1ull << 63)
 
 #ifdef __ASSEMBLER__
-#define EXTABLE_ENTRY(fault, fixup)                                \
-	.pushsection __ex_table, "a"; .balign 8; .quad fault, fixup; \
+#define EXTABLE_ENTRY(fault, fixup)   \
+	.pushsection __ex_table, "a"; \
+	.balign 8;                    \
+	.quad fault, fixup;           \
 	.popsection
 #else
 #define EXTABLE_ENTRY(fault, fixup)                                    \

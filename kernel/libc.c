@@ -53,14 +53,16 @@ void *sbrk(ptrdiff_t increment)
 {
 	void *old = heap + heap_used;
 
-	if (increment < 0 ? (size_t)-increment > heap_used :
-			    (size_t)increment > HEAP_SIZE - heap_used) {
+	if (increment < 0 ? (size_t)-increment > heap_used
+			  : (size_t)increment > HEAP_SIZE - heap_used) {
 		char msg[128];
 
 		heap_refusals++;
 		if (!heap_quiet) {
 			snprintf(msg, sizeof(msg),
-				 "clockbench: heap exhausted: %td more bytes asked of the %u KiB heap, %zu used; the allocation fails\n",
+				 "clockbench: heap exhausted: %td more bytes "
+				 "asked of the %u KiB heap, %zu used; the "
+				 "allocation fails\n",
 				 increment, HEAP_SIZE / 1024, heap_used);
 			console_puts(msg);
 		}

@@ -59,7 +59,8 @@ static void print_hypervisor(void)
 	}
 	if (!hv.nr) {
 		ENV_LINE("hypervisor",
-			 "present (CPUID.1:ECX[31] set) but no signature at 0x%x-0x%x",
+			 "present (CPUID.1:ECX[31] set) but no signature at "
+			 "0x%x-0x%x",
 			 HV_LEAF_FIRST, HV_LEAF_LAST);
 		return;
 	}
@@ -84,7 +85,8 @@ static void print_memory(const struct boot_info *bi,
 		 (unsigned long long)(bi->ram_bytes / MIB), bi->nr_memmap,
 		 bi->memmap_truncated ? " (map truncated)" : "");
 	if (paging->unmapped_ram)
-		ENV_LINE("", "%llu MiB of RAM lie beyond what is mapped (unused)",
+		ENV_LINE("",
+			 "%llu MiB of RAM lie beyond what is mapped (unused)",
 			 (unsigned long long)(paging->unmapped_ram / MIB));
 	if (!verbose)
 		return;
@@ -107,7 +109,8 @@ static void print_acpi(const struct boot_info *bi, bool verbose)
 	size_t len;
 
 	if (acpi)
-		ENV_LINE("acpi", "RSDP revision %u (%s) from %s, %s with %u entries",
+		ENV_LINE("acpi",
+			 "RSDP revision %u (%s) from %s, %s with %u entries",
 			 acpi->rsdp_revision, acpi->oem_id, acpi->rsdp_from,
 			 acpi->root_is_xsdt ? "XSDT" : "RSDT",
 			 acpi->nr_entries);

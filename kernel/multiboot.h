@@ -12,7 +12,7 @@
 #define MB2_BOOTLOADER_MAGIC 0x36d76289
 
 /* Multiboot 1 info flags: which fields are valid. */
-#define MB1_INFO_MEMORY      (1u << 0)
+#define MB1_INFO_MEMORY	     (1u << 0)
 #define MB1_INFO_CMDLINE     (1u << 2)
 #define MB1_INFO_MEM_MAP     (1u << 6)
 #define MB1_INFO_LOADER_NAME (1u << 9)
@@ -52,14 +52,14 @@ struct mb2_tag {
 	uint32_t size;
 };
 
-#define MB2_TAG_END         0
-#define MB2_TAG_CMDLINE     1
+#define MB2_TAG_END	    0
+#define MB2_TAG_CMDLINE	    1
 #define MB2_TAG_LOADER_NAME 2
 #define MB2_TAG_BASIC_MEM   4
-#define MB2_TAG_MMAP        6
+#define MB2_TAG_MMAP	    6
 #define MB2_TAG_ACPI_OLD    14
 #define MB2_TAG_ACPI_NEW    15
-#define MB2_TAG_ALIGN       8
+#define MB2_TAG_ALIGN	    8
 
 struct mb2_tag_basic_mem {
 	struct mb2_tag tag;

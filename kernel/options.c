@@ -24,16 +24,31 @@ struct option_desc {
 #define FIELD(f) offsetof(struct options, f)
 
 static const struct option_desc option_table[] = {
-	{ "exit", FIELD(exit_method), false,
-	  { "auto", "isa", "acpi", "reset", "halt" }, EXIT_AUTO,
-	  "how the run ends: auto = QEMU isa-debug-exit, else ACPI power-off, else halt; reset reboots; halt stops the CPU" },
-	{ "fault", FIELD(fault), false,
+	{ "exit",
+	  FIELD(exit_method),
+	  false,
+	  { "auto", "isa", "acpi", "reset", "halt" },
+	  EXIT_AUTO,
+	  "how the run ends: auto = QEMU isa-debug-exit, else ACPI power-off, "
+	  "else halt; reset reboots; halt stops the CPU" },
+	{ "fault",
+	  FIELD(fault),
+	  false,
 	  { "none", "de", "bp", "ud", "gp", "pf", "nmi", "df", "stack" },
 	  FAULT_NONE,
-	  "test only: provoke this exception after the environment section (the run must end as failed)" },
-	{ "verbose", FIELD(verbose), true, { "0", "1" }, 0,
+	  "test only: provoke this exception after the environment section "
+	  "(the run must end as failed)" },
+	{ "verbose",
+	  FIELD(verbose),
+	  true,
+	  { "0", "1" },
+	  0,
 	  "1 prints the memory map and the ACPI tables found" },
-	{ "help", FIELD(help), true, { "0", "1" }, 0,
+	{ "help",
+	  FIELD(help),
+	  true,
+	  { "0", "1" },
+	  0,
 	  "1 prints this list of options and ends the run as skipped" },
 };
 
@@ -87,7 +102,7 @@ static void join_names(char *buf, size_t len, const char *const *names,
 	buf[0] = '\0';
 	for (i = 0; i < count; i++) {
 		const char *name = *(const char *const *)((const char *)names +
-							   i * stride);
+							  i * stride);
 		const char *sep = i == 0 ? "" : i + 1 == count ? " or " : ", ";
 
 		if (!name)
@@ -141,8 +156,9 @@ static int parse_word(const char *word, size_t len, struct options *opts,
 		}
 	}
 	join_names(valid, sizeof(valid), d->choices, n, sizeof(d->choices[0]));
-	return fail(err, errlen, "option '%s': '%.*s' is not valid (expected %s)",
-		    d->key, (int)vallen, eq + 1, valid);
+	return fail(err, errlen,
+		    "option '%s': '%.*s' is not valid (expected %s)", d->key,
+		    (int)vallen, eq + 1, valid);
 }
 
 int options_parse(const char *cmdline, struct options *opts, char *err,

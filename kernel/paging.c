@@ -7,18 +7,18 @@
 #include "kernel/paging.h"
 #include "kernel/phys.h"
 
-#define PTE_P         (1ull << 0)
-#define PTE_W         (1ull << 1)
-#define PTE_PWT       (1ull << 3)
-#define PTE_PCD       (1ull << 4)
-#define PTE_PS        (1ull << 7)
+#define PTE_P	      (1ull << 0)
+#define PTE_W	      (1ull << 1)
+#define PTE_PWT	      (1ull << 3)
+#define PTE_PCD	      (1ull << 4)
+#define PTE_PS	      (1ull << 7)
 #define PTE_ADDR_MASK 0x000ffffffffff000ull
 
-#define ENTRIES         512
-#define GIB             (1ull << 30)
-#define LOW_MAPPED      (4 * GIB)     /* what boot/start32.S maps */
-#define PML4_ENTRY_SPAN (512 * GIB)   /* what one PDPT covers */
-#define HIGH_PD_POOL    8             /* 2 MiB-page directories for RAM above 4 GiB */
+#define ENTRIES		512
+#define GIB		(1ull << 30)
+#define LOW_MAPPED	(4 * GIB)   /* what boot/start32.S maps */
+#define PML4_ENTRY_SPAN (512 * GIB) /* what one PDPT covers */
+#define HIGH_PD_POOL	8 /* 2 MiB-page directories for RAM above 4 GiB */
 
 #define CPUID_EXT_FEATURES 0x80000001
 #define CPUID_EDX_PAGE1GB  (1u << 26)
@@ -73,7 +73,8 @@ static void map_low_devices_uncached(const struct boot_info *bi,
 		uint64_t base = (uint64_t)i * LARGE_PAGE_SIZE;
 
 		if (overlaps_memory(bi, base, LARGE_PAGE_SIZE) ||
-		    (image < base + LARGE_PAGE_SIZE && base < image + image_len))
+		    (image < base + LARGE_PAGE_SIZE &&
+		     base < image + image_len))
 			continue;
 		if (!(boot_pd[i] & PTE_PCD))
 			sum->uncached_2m++;
@@ -81,8 +82,7 @@ static void map_low_devices_uncached(const struct boot_info *bi,
 	}
 }
 
-static void map_high_ram(const struct boot_info *bi,
-			 struct paging_summary *sum)
+static void map_high_ram(const struct boot_info *bi, struct paging_summary *sum)
 {
 	bool page1gb = cpuid(CPUID_EXT_FEATURES).edx & CPUID_EDX_PAGE1GB;
 	uint64_t top = memory_top(bi), gib;
@@ -94,14 +94,16 @@ static void map_high_ram(const struct boot_info *bi,
 
 		if (!overlaps_memory(bi, base, GIB))
 			continue;
-		if (base >= PML4_ENTRY_SPAN || (!page1gb && pool == HIGH_PD_POOL))
+		if (base >= PML4_ENTRY_SPAN ||
+		    (!page1gb && pool == HIGH_PD_POOL))
 			break;
 		if (page1gb) {
 			boot_pdpt[gib] = base | PTE_P | PTE_W | PTE_PS;
 		} else {
 			for (j = 0; j < ENTRIES; j++)
-				high_pd[pool][j] = (base + j * LARGE_PAGE_SIZE) |
-						   PTE_P | PTE_W | PTE_PS;
+				high_pd[pool][j] =
+					(base + j * LARGE_PAGE_SIZE) | PTE_P |
+					PTE_W | PTE_PS;
 			boot_pdpt[gib] = (uint64_t)(uintptr_t)high_pd[pool++] |
 					 PTE_P | PTE_W;
 		}
@@ -120,8 +122,9 @@ static void unmap_stack_guard(void)
 	unsigned int i;
 
 	for (i = 0; i < ENTRIES; i++)
-		guard_pt[i] = ((big & PTE_ADDR_MASK) + (uint64_t)i * PAGE_SIZE) |
-			      flags;
+		guard_pt[i] =
+			((big & PTE_ADDR_MASK) + (uint64_t)i * PAGE_SIZE) |
+			flags;
 	guard_pt[(guard % LARGE_PAGE_SIZE) / PAGE_SIZE] = 0;
 	boot_pd[pde] = (uint64_t)(uintptr_t)guard_pt | PTE_P | PTE_W;
 }

@@ -15,9 +15,9 @@
 #include "kernel/boot_info.h"
 
 struct paging_summary {
-	uint64_t mapped_bytes;   /* identity-mapped physical address space */
+	uint64_t mapped_bytes;	  /* identity-mapped physical address space */
 	unsigned int uncached_2m; /* 2 MiB pages below 4 GiB made uncached */
-	uint64_t unmapped_ram;   /* RAM bytes above what could be mapped */
+	uint64_t unmapped_ram;	  /* RAM bytes above what could be mapped */
 };
 
 void paging_init(const struct boot_info *bi, struct paging_summary *sum);

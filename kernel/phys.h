@@ -19,8 +19,8 @@ struct phys_mapper {
 	void *ctx;
 };
 
-static inline const void *phys_map(const struct phys_mapper *pm,
-				   uint64_t paddr, size_t len)
+static inline const void *phys_map(const struct phys_mapper *pm, uint64_t paddr,
+				   size_t len)
 {
 	return pm->map(pm->ctx, paddr, len);
 }

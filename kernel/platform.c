@@ -8,12 +8,12 @@
 #include "kernel/platform.h"
 
 #define PM1_SLP_TYP_SHIFT 10
-#define PM1_SLP_EN        (1u << 13)
+#define PM1_SLP_EN	  (1u << 13)
 
 #define RESET_CONTROL_PORT 0xcf9 /* PIIX/ICH reset control register */
-#define RESET_CONTROL_HARD 0x06  /* full reset, CPU reset */
+#define RESET_CONTROL_HARD 0x06	 /* full reset, CPU reset */
 #define KBC_COMMAND_PORT   0x64
-#define KBC_PULSE_RESET    0xfe
+#define KBC_PULSE_RESET	   0xfe
 #define PORT_SETTLE_READS  100000 /* port reads to wait for a reset */
 
 static struct acpi acpi_tables;
@@ -40,7 +40,8 @@ struct acpi *platform_acpi_init(const struct boot_info *bi)
 	if (!rsdp) {
 		memset(&acpi_tables, 0, sizeof(acpi_tables));
 		acpi_warn(&acpi_tables,
-			  "no ACPI RSDP: the loader gave none and none is in the EBDA or 0xE0000-0xFFFFF");
+			  "no ACPI RSDP: the loader gave none and none is in "
+			  "the EBDA or 0xE0000-0xFFFFF");
 		return &acpi_tables;
 	}
 	acpi_ok = acpi_open(&acpi_tables, &phys_identity, NULL, 0, rsdp,
@@ -132,7 +133,8 @@ void platform_exit(enum verdict verdict)
 	}
 	settle();
 	if (exit_method != EXIT_HALT)
-		console_puts("clockbench: could not leave the machine that way; halting.\n");
+		console_puts("clockbench: could not leave the machine that "
+			     "way; halting.\n");
 	console_flush();
 	cpu_halt_forever();
 }

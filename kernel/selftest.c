@@ -24,7 +24,7 @@
 
 /* Canonical-form violation and a mapped-nowhere address (PML4[1]). */
 #define NONCANONICAL_ADDR 0x8000000000000000ull
-#define UNMAPPED_ADDR     0x0000008000000000ull
+#define UNMAPPED_ADDR	  0x0000008000000000ull
 
 extern char boot_stack_guard[];
 
@@ -51,10 +51,11 @@ static void check_msr_access(void)
 	/* boot/start32.S set EFER.LME; the CPU set LMA entering long mode. */
 	report(ok && (efer & (EFER_LME | EFER_LMA)) == (EFER_LME | EFER_LMA),
 	       "rdmsr_safe reads EFER (0x%x) with long mode on: %s 0x%llx",
-	       MSR_EFER, ok ? "value" : "faulted",
-	       (unsigned long long)efer);
+	       MSR_EFER, ok ? "value" : "faulted", (unsigned long long)efer);
 	if (rdmsr_safe(MSR_ABSENT, &absent))
-		report_skip("rdmsr_safe of absent MSR 0x%x returned 0x%llx: this hypervisor ignores unknown MSRs, so the #GP path is not exercised",
+		report_skip("rdmsr_safe of absent MSR 0x%x returned 0x%llx: "
+			    "this hypervisor ignores unknown MSRs, so the #GP "
+			    "path is not exercised",
 			    MSR_ABSENT, (unsigned long long)absent);
 	else
 		report(absent == 0,
@@ -64,10 +65,9 @@ static void check_msr_access(void)
 
 static void check_extable_and_sse(void)
 {
-	static const uint8_t pattern[16] = { 0x01, 0x23, 0x45, 0x67, 0x89,
-					     0xab, 0xcd, 0xef, 0xfe, 0xdc,
-					     0xba, 0x98, 0x76, 0x54, 0x32,
-					     0x10 };
+	static const uint8_t pattern[16] = { 0x01, 0x23, 0x45, 0x67, 0x89, 0xab,
+					     0xcd, 0xef, 0xfe, 0xdc, 0xba, 0x98,
+					     0x76, 0x54, 0x32, 0x10 };
 	uint8_t after[16] __attribute__((aligned(16)));
 	uint64_t fault;
 
@@ -77,7 +77,8 @@ static void check_extable_and_sse(void)
 	asm volatile("movdqu %%xmm7, %0" : "=m"(after));
 
 	report(fault == (EXTABLE_FAULTED | X86_EXC_UD),
-	       "exception table: ud2 resumes at its fixup and reports #UD (got 0x%llx)",
+	       "exception table: ud2 resumes at its fixup and reports #UD (got "
+	       "0x%llx)",
 	       (unsigned long long)fault);
 	report(!memcmp(pattern, after, sizeof(after)),
 	       "SSE registers survive an exception");
@@ -115,7 +116,8 @@ static void check_heap(void)
 	free(small);
 	small = malloc(4096);
 	report(small && !huge && err == ENOMEM,
-	       "heap: an allocation past the %u KiB heap fails with ENOMEM and the heap still works",
+	       "heap: an allocation past the %u KiB heap fails with ENOMEM and "
+	       "the heap still works",
 	       HEAP_SIZE / 1024);
 	free(small);
 }
@@ -153,16 +155,18 @@ void selftest_provoke(enum fault_test fault)
 	uint64_t guard = (uint64_t)(uintptr_t)boot_stack_guard;
 
 	if (fault != FAULT_NONE)
-		printf("# provoking %s on purpose (fault=%s); the run must fail\n",
-		       fault == FAULT_STACK ? "a stack overflow" :
-					      "an exception",
-		       options_value_name("fault", &(struct options){ .fault = fault }));
+		printf("# provoking %s on purpose (fault=%s); the run must "
+		       "fail\n",
+		       fault == FAULT_STACK ? "a stack overflow"
+					    : "an exception",
+		       options_value_name("fault",
+					  &(struct options){ .fault = fault }));
 	switch (fault) {
 	case FAULT_NONE:
 		return;
 	case FAULT_DE:
-		asm volatile("xorl %%ecx, %%ecx; divl %%ecx" ::: "eax", "ecx",
-			     "edx");
+		asm volatile("xorl %%ecx, %%ecx; divl %%ecx" ::
+				     : "eax", "ecx", "edx");
 		break;
 	case FAULT_BP:
 		asm volatile("int3");
@@ -192,5 +196,6 @@ void selftest_provoke(enum fault_test fault)
 		break;
 	}
 	printf("clockbench: fault=%s did not fault\n",
-	       options_value_name("fault", &(struct options){ .fault = fault }));
+	       options_value_name("fault",
+				  &(struct options){ .fault = fault }));
 }

@@ -12,20 +12,21 @@
 #include "kernel/report.h"
 #include "kernel/traps.h"
 
-#define NR_EXCEPTIONS 32
+#define NR_EXCEPTIONS  32
 #define IST_STACK_SIZE 8192
 
 /* IST slots (1-based, as the IDT gate counts them). */
-#define IST_DOUBLE_FAULT 1
-#define IST_NMI          2
+#define IST_DOUBLE_FAULT  1
+#define IST_NMI		  2
 #define IST_MACHINE_CHECK 3
-#define NR_IST           3
+#define NR_IST		  3
 
 #define GATE_INTERRUPT_64 0x8e /* present, DPL 0, 64-bit interrupt gate */
 #define TSS_AVAILABLE_64  0x89 /* present, 64-bit TSS (available) */
 
-_Static_assert(offsetof(struct trap_frame, rax) == 14 * 8,
-	       "struct trap_frame must match the pushes in kernel/trap_entry.S");
+_Static_assert(
+	offsetof(struct trap_frame, rax) == 14 * 8,
+	"struct trap_frame must match the pushes in kernel/trap_entry.S");
 _Static_assert(offsetof(struct trap_frame, rip) == 17 * 8,
 	       "struct trap_frame must match the CPU's exception frame");
 
@@ -60,8 +61,7 @@ extern const struct extable_entry __extable_start[], __extable_end[];
 
 static struct idt_gate idt[NR_EXCEPTIONS];
 static struct tss64 tss;
-static uint8_t ist_stacks[NR_IST][IST_STACK_SIZE]
-	__attribute__((aligned(16)));
+static uint8_t ist_stacks[NR_IST][IST_STACK_SIZE] __attribute__((aligned(16)));
 static int fault_depth;
 
 static const char *const trap_names[NR_EXCEPTIONS] = {
@@ -146,10 +146,10 @@ void traps_init(void)
 
 	tss_install();
 	for (v = 0; v < NR_EXCEPTIONS; v++) {
-		unsigned int ist = v == X86_EXC_DF  ? IST_DOUBLE_FAULT :
-				   v == X86_EXC_NMI ? IST_NMI :
-				   v == X86_EXC_MC  ? IST_MACHINE_CHECK :
-						      0;
+		unsigned int ist = v == X86_EXC_DF    ? IST_DOUBLE_FAULT
+				   : v == X86_EXC_NMI ? IST_NMI
+				   : v == X86_EXC_MC  ? IST_MACHINE_CHECK
+						      : 0;
 
 		set_gate(v, trap_stubs[v], ist);
 	}
@@ -161,18 +161,18 @@ static void describe_error_code(const struct trap_frame *f, char *buf,
 {
 	if (f->vector == X86_EXC_PF)
 		snprintf(buf, len, " (%s %s, %s%s)",
-			 f->error_code & 1 ? "protection violation on" :
-					     "not-present page on",
-			 f->error_code & 0x10 ? "instruction fetch" :
-			 f->error_code & 2    ? "write" :
-						"read",
+			 f->error_code & 1 ? "protection violation on"
+					   : "not-present page on",
+			 f->error_code & 0x10 ? "instruction fetch"
+			 : f->error_code & 2  ? "write"
+					      : "read",
 			 f->error_code & 4 ? "user" : "supervisor",
 			 f->error_code & 8 ? ", reserved bit set" : "");
 	else if (f->error_code && f->vector != X86_EXC_DF)
 		snprintf(buf, len, " (%s selector index %llu%s)",
-			 f->error_code & 2 ? "IDT" :
-			 f->error_code & 4 ? "LDT" :
-					     "GDT",
+			 f->error_code & 2   ? "IDT"
+			 : f->error_code & 4 ? "LDT"
+					     : "GDT",
 			 (unsigned long long)(f->error_code >> 3),
 			 f->error_code & 1 ? ", external" : "");
 	else
@@ -217,20 +217,22 @@ void trap_handle(struct trap_frame *f)
 
 	/* A fault while reporting one: say so with no formatting at all. */
 	if (fault_depth++) {
-		console_puts("\nFAULT: another exception while reporting an exception; giving up.\n");
+		console_puts("\nFAULT: another exception while reporting an "
+			     "exception; giving up.\n");
 		platform_exit(VERDICT_FAIL);
 	}
 
 	describe_error_code(f, detail, sizeof(detail));
 	printf("\nFAULT: %s (vector %llu), error code 0x%llx%s\n",
 	       trap_name((unsigned int)f->vector),
-	       (unsigned long long)f->vector,
-	       (unsigned long long)f->error_code, detail);
+	       (unsigned long long)f->vector, (unsigned long long)f->error_code,
+	       detail);
 	print_registers(f);
 	if (paging_in_stack_guard(f->rsp) ||
 	    ((f->vector == X86_EXC_PF || f->vector == X86_EXC_DF) &&
 	     paging_in_stack_guard(read_cr2())))
-		printf("  this is a stack overflow: the stack reached the guard page below the boot stack\n");
+		printf("  this is a stack overflow: the stack reached the "
+		       "guard page below the boot stack\n");
 	report(false, "no unexpected exception (%s at RIP 0x%llx)",
 	       trap_name((unsigned int)f->vector), (unsigned long long)f->rip);
 	report_end();

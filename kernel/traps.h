@@ -19,14 +19,14 @@ struct trap_frame {
 	uint64_t rip, cs, rflags, rsp, ss;
 };
 
-#define X86_EXC_DE 0
+#define X86_EXC_DE  0
 #define X86_EXC_NMI 2
-#define X86_EXC_BP 3
-#define X86_EXC_UD 6
-#define X86_EXC_DF 8
-#define X86_EXC_GP 13
-#define X86_EXC_PF 14
-#define X86_EXC_MC 18
+#define X86_EXC_BP  3
+#define X86_EXC_UD  6
+#define X86_EXC_DF  8
+#define X86_EXC_GP  13
+#define X86_EXC_PF  14
+#define X86_EXC_MC  18
 
 /** Install the GDT's TSS (with IST stacks for #DF, NMI, #MC) and the IDT. */
 void traps_init(void);

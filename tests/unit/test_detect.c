@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests: hypervisor detection over a fake CPUID (hypervisor/detect.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "hypervisor/detect.h"
+
+#define MAX_LEAVES 4
+
+/* The fake CPU: a hypervisor bit and up to four signature leaves. */
+static bool hv_bit;
+static struct {
+	uint32_t leaf, max;
+	const char *sig;
+} leaves[MAX_LEAVES];
+
+static struct cpuid_regs fake_cpuid(uint32_t leaf, uint32_t subleaf)
+{
+	struct cpuid_regs r = { 0 };
+	size_t i;
+
+	(void)subleaf;
+	if (leaf == 1) {
+		r.ecx = hv_bit ? 1u << 31 : 0;
+		return r;
+	}
+	for (i = 0; i < MAX_LEAVES; i++) {
+		if (leaves[i].sig && leaves[i].leaf == leaf) {
+			r.eax = leaves[i].max;
+			memcpy(&r.ebx, leaves[i].sig + 0, 4);
+			memcpy(&r.ecx, leaves[i].sig + 4, 4);
+			memcpy(&r.edx, leaves[i].sig + 8, 4);
+			return r;
+		}
+	}
+	/* Like Intel parts: unknown leaves echo the highest basic leaf. */
+	r.eax = 0xd;
+	r.ebx = 0x12345678;
+	return r;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	hv_bit = true;
+	memset(leaves, 0, sizeof(leaves));
+	return 0;
+}
+
+static void signatures(void **state)
+{
+	(void)state;
+	assert_int_equal(hv_kind_from_signature("KVMKVMKVM\0\0\0"), HV_KVM);
+	assert_int_equal(hv_kind_from_signature("XenVMMXenVMM"), HV_XEN);
+	assert_int_equal(hv_kind_from_signature("TCGTCGTCGTCG"), HV_TCG);
+	assert_int_equal(hv_kind_from_signature("Microsoft Hv"), HV_HYPERV);
+	assert_int_equal(hv_kind_from_signature("VMwareVMware"), HV_VMWARE);
+	assert_int_equal(hv_kind_from_signature("NotAHypervsr"), HV_UNKNOWN);
+	assert_string_equal(hv_kind_name(HV_KVM), "KVM");
+	assert_string_equal(hv_kind_name(HV_HYPERV), "Hyper-V");
+	assert_string_equal(hv_kind_name(HV_UNKNOWN), "unknown hypervisor");
+}
+
+static void bare_metal(void **state)
+{
+	struct hv_info info;
+
+	(void)state;
+	hv_bit = false;
+	leaves[0].leaf = 0x40000000; /* must not be looked at */
+	leaves[0].max = 0x40000001;
+	leaves[0].sig = "KVMKVMKVM\0\0\0";
+	hv_scan(fake_cpuid, &info);
+	assert_false(info.present);
+	assert_int_equal(info.nr, 0);
+	assert_null(hv_primary(&info));
+}
+
+static void kvm(void **state)
+{
+	struct hv_info info;
+
+	(void)state;
+	leaves[0].leaf = 0x40000000;
+	leaves[0].max = 0x40000001;
+	leaves[0].sig = "KVMKVMKVM\0\0\0";
+	hv_scan(fake_cpuid, &info);
+	assert_true(info.present);
+	assert_int_equal(info.nr, 1);
+	assert_int_equal(hv_primary(&info)->kind, HV_KVM);
+	assert_string_equal(hv_primary(&info)->signature, "KVMKVMKVM");
+	assert_int_equal(hv_primary(&info)->max_leaf, 0x40000001);
+}
+
+/* Xen with Viridian: Hyper-V at the base, Xen 0x100 above; Xen first. */
+static void xen_behind_hyperv(void **state)
+{
+	struct hv_info info;
+
+	(void)state;
+	leaves[0].leaf = 0x40000000;
+	leaves[0].max = 0x40000006;
+	leaves[0].sig = "Microsoft Hv";
+	leaves[1].leaf = 0x40000100;
+	leaves[1].max = 0x40000105;
+	leaves[1].sig = "XenVMMXenVMM";
+	hv_scan(fake_cpuid, &info);
+	assert_int_equal(info.nr, 2);
+	assert_int_equal(info.found[0].kind, HV_XEN);
+	assert_int_equal(info.found[0].base, 0x40000100);
+	assert_int_equal(info.found[1].kind, HV_HYPERV);
+}
+
+static void bit_set_but_no_signature(void **state)
+{
+	struct hv_info info;
+
+	(void)state;
+	leaves[0].leaf = 0x40000000;
+	leaves[0].max = 0x3; /* a max leaf outside its own block: not real */
+	leaves[0].sig = "KVMKVMKVM\0\0\0";
+	hv_scan(fake_cpuid, &info);
+	assert_true(info.present);
+	assert_int_equal(info.nr, 0);
+}
+
+static void unknown_signature_is_kept(void **state)
+{
+	struct hv_info info;
+
+	(void)state;
+	leaves[0].leaf = 0x40000000;
+	leaves[0].max = 0x40000010;
+	leaves[0].sig = "SomeNewHV!!!";
+	hv_scan(fake_cpuid, &info);
+	assert_int_equal(info.nr, 1);
+	assert_int_equal(info.found[0].kind, HV_UNKNOWN);
+	assert_string_equal(info.found[0].signature, "SomeNewHV!!!");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(signatures, setup),
+		cmocka_unit_test_setup(bare_metal, setup),
+		cmocka_unit_test_setup(kvm, setup),
+		cmocka_unit_test_setup(xen_behind_hyperv, setup),
+		cmocka_unit_test_setup(bit_set_but_no_signature, setup),
+		cmocka_unit_test_setup(unknown_signature_is_kept, setup),
+	};
+
+	return cmocka_run_group_tests_name("detect", tests, NULL, NULL);
+}
