@@ -75,7 +75,7 @@ unit_sources = $(shell awk '$$1 == "unit" && $$2 == "$(1)" { \
 	tests/tests.cfg)
 UNIT_BINS := $(patsubst %,$(BUILD)/host/test_%,$(UNIT_TESTS))
 
-FORMAT_SRCS := $(wildcard boot/*.h kernel/*.[ch] drivers/*.[ch] \
+FORMAT_SRCS := $(wildcard boot/boot.h kernel/*.[ch] drivers/*.[ch] \
 	hypervisor/*.[ch] tests/unit/*.[ch])
 
 .PHONY: all images iso run check unit-tests tool-tests boot-tests \

@@ -7,16 +7,16 @@
 #ifndef CLOCKBENCH_BOOT_ELFNOTE_H
 #define CLOCKBENCH_BOOT_ELFNOTE_H
 
-#define ELFNOTE(name, type, desc)           \
-	.pushsection.note.name, "a", @note; \
-	.balign 4;                          \
-	.long 2f - 1f;                      \
-	.long 4f - 3f;                      \
-	.long type;                         \
-	1 :.asciz #name;                    \
-	2 :.balign 4;                       \
-	3 : desc;                           \
-	4 :.balign 4;                       \
+#define ELFNOTE(name, type, desc)                 \
+	.pushsection .note.name, "a", @note;      \
+	.balign 4;                                \
+	.long 2f - 1f;                            \
+	.long 4f - 3f;                            \
+	.long type;                               \
+1:	.asciz #name;                             \
+2:	.balign 4;                                \
+3:	desc;                                     \
+4:	.balign 4;                                \
 	.popsection
 
 #endif
