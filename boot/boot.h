@@ -14,15 +14,32 @@
 /* The image runs identity-mapped where it is loaded: at 1 MiB. */
 #define KERNEL_LOAD_PADDR 0x100000
 
-/* GDT layout (boot/start32.S builds it, kernel/desc.c adds the TSS). */
-#define GDT_SEL_CODE64 0x08
-#define GDT_SEL_DATA   0x10
-#define GDT_SEL_TSS    0x18
+/*
+ * GDT layout (boot/start32.S builds it, kernel/ring0.c adds the TSS).  The
+ * kernel proper runs in ring 3 (see kernel/ring0.h): its selectors carry
+ * RPL 3.
+ */
+#define GDT_SEL_CODE64	    0x08
+#define GDT_SEL_DATA	    0x10
+#define GDT_SEL_TSS	    0x18
+#define GDT_SEL_USER_DATA   0x28
+#define GDT_SEL_USER_CODE64 0x30
+#define USER_DS		    (GDT_SEL_USER_DATA | 3)
+#define USER_CS		    (GDT_SEL_USER_CODE64 | 3)
+
+/* Ring 3 runs with IOPL 3 (port I/O, cli/sti) and interrupts off. */
+#define USER_RFLAGS 0x3002
+
+/* The gate through which ring 3 asks ring 0 for privileged work. */
+#define PRIV_VECTOR 0x80
 
 #define PAGE_SIZE	4096
 #define LARGE_PAGE_SIZE 0x200000
 
 /* The boot CPU's stack, with one unmapped guard page below it. */
 #define BOOT_STACK_SIZE 0x8000
+
+/* Ring 0's own stack (TSS.RSP0): exceptions and privileged calls. */
+#define RING0_STACK_SIZE 0x4000
 
 #endif

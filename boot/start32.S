@@ -2,14 +2,16 @@
 /*
  * The common path from a loader's 32-bit protected-mode entry to long mode,
  * shared by every boot head.  Builds an identity map of the low 4 GiB with
- * 2 MiB pages (the top 32 MiB, where the IOAPIC, HPET and LAPIC live,
- * uncached; kernel/paging.c refines the rest), enables SSE, loads the GDT
- * and calls kernel_boot(protocol, info_paddr, magic).
+ * 2 MiB pages, user-accessible (the top 32 MiB, where the IOAPIC, HPET and
+ * LAPIC live, uncached; kernel/paging.c refines the rest), enables SSE,
+ * loads the GDT, sets up ring 0 (ring0_init) and enters
+ * kernel_boot(protocol, info_paddr, magic) in ring 3 on the boot stack.
  */
 #include "boot/boot.h"
 
 #define PTE_P   0x001
 #define PTE_W   0x002
+#define PTE_U   0x004
 #define PTE_PWT 0x008
 #define PTE_PCD 0x010
 #define PTE_PS  0x080
@@ -78,9 +80,9 @@ start32:
 	jnc	no_long_mode
 
 	/* PML4[0] -> PDPT, PDPT[0..3] -> 4 page directories of 2 MiB pages. */
-	movl	$(boot_pdpt + PTE_P + PTE_W), boot_pml4
+	movl	$(boot_pdpt + PTE_P + PTE_W + PTE_U), boot_pml4
 	movl	$boot_pd, %eax
-	orl	$(PTE_P + PTE_W), %eax
+	orl	$(PTE_P + PTE_W + PTE_U), %eax
 	xorl	%ecx, %ecx
 1:	movl	%eax, boot_pdpt(, %ecx, 8)
 	addl	$PAGE_SIZE, %eax
@@ -91,7 +93,7 @@ start32:
 	xorl	%ecx, %ecx
 1:	movl	%ecx, %eax
 	shll	$21, %eax
-	orl	$(PTE_P + PTE_W + PTE_PS), %eax
+	orl	$(PTE_P + PTE_W + PTE_U + PTE_PS), %eax
 	cmpl	$UNCACHED_FIRST_PDE, %ecx
 	jb	2f
 	orl	$(PTE_PCD + PTE_PWT), %eax
@@ -136,13 +138,21 @@ start64:
 	movl	%eax, %ss
 	movl	%eax, %fs
 	movl	%eax, %gs
-	movq	$boot_stack_top, %rsp
+	movq	$ring0_stack_top, %rsp
 	xorl	%ebp, %ebp
+	call	ring0_init
+
+	/* iretq into ring 3: kernel_boot(protocol, info_paddr, magic), with
+	 * the stack aligned as at any function entry. */
 	movl	boot_protocol(%rip), %edi
 	movl	boot_info_paddr(%rip), %esi
 	movl	boot_magic(%rip), %edx
-	call	kernel_boot
-	ud2
+	pushq	$USER_DS
+	pushq	$(boot_stack_top - 8)
+	pushq	$USER_RFLAGS
+	pushq	$USER_CS
+	pushq	$kernel_boot
+	iretq
 
 	.section .rodata
 no_long_mode_msg:
@@ -155,7 +165,9 @@ gdt64:
 	.quad 0
 	.quad 0x00af9a000000ffff	/* GDT_SEL_CODE64: 64-bit code, DPL 0 */
 	.quad 0x00cf92000000ffff	/* GDT_SEL_DATA: flat data */
-	.quad 0, 0			/* GDT_SEL_TSS: filled in by desc_init() */
+	.quad 0, 0			/* GDT_SEL_TSS: filled in by ring0_init() */
+	.quad 0x00cff2000000ffff	/* GDT_SEL_USER_DATA: flat data, DPL 3 */
+	.quad 0x00affa000000ffff	/* GDT_SEL_USER_CODE64: 64-bit code, DPL 3 */
 gdt64_end:
 	.balign 8
 	.word 0, 0, 0
@@ -178,7 +190,9 @@ boot_pd:	.skip 4 * PAGE_SIZE
 
 	.section .bss.stack, "aw", @nobits
 	.balign PAGE_SIZE
-	.globl boot_stack_guard, boot_stack_top
+	.globl boot_stack_guard, boot_stack_top, ring0_stack_top
 boot_stack_guard: .skip PAGE_SIZE
 	.skip BOOT_STACK_SIZE
 boot_stack_top:
+	.skip RING0_STACK_SIZE
+ring0_stack_top:

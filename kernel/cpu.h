@@ -1,16 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * x86-64 instructions as named helpers: CPUID, MSRs (plain and
- * fault-tolerant), port I/O, control registers and barriers.  Every asm
- * statement declares each register it writes.
+ * x86-64 instructions that ring 3 may execute, as named helpers: CPUID,
+ * port I/O (the kernel runs with IOPL 3), cli and barriers.  Privileged
+ * work (MSRs, control registers, halting) goes through kernel/priv.h.
+ * Every asm statement declares each register it writes.
  */
 #ifndef CLOCKBENCH_KERNEL_CPU_H
 #define CLOCKBENCH_KERNEL_CPU_H
 
 #include <stdbool.h>
 #include <stdint.h>
-
-#include "kernel/extable.h"
 
 struct cpuid_regs {
 	uint32_t eax, ebx, ecx, edx;
@@ -30,55 +29,6 @@ static inline struct cpuid_regs cpuid_count(uint32_t leaf, uint32_t subleaf)
 static inline struct cpuid_regs cpuid(uint32_t leaf)
 {
 	return cpuid_count(leaf, 0);
-}
-
-static inline uint64_t rdmsr(uint32_t msr)
-{
-	uint32_t lo, hi;
-
-	asm volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
-	return ((uint64_t)hi << 32) | lo;
-}
-
-static inline void wrmsr(uint32_t msr, uint64_t val)
-{
-	asm volatile("wrmsr" ::"c"(msr), "a"((uint32_t)val),
-		     "d"((uint32_t)(val >> 32))
-		     : "memory");
-}
-
-/**
- * Read MSR @msr, surviving the #GP an absent MSR raises.  Returns true and
- * stores the value on success; returns false, leaving *@val at 0, when the
- * read faulted.  The fault handler reports the fault explicitly through
- * RDI (see kernel/extable.h), so no value of the MSR can be mistaken for a
- * fault.
- */
-static inline bool rdmsr_safe(uint32_t msr, uint64_t *val)
-{
-	uint32_t lo, hi;
-	uint64_t fault;
-
-	asm volatile("1: rdmsr\n\t"
-		     "2:\n\t" EXTABLE_ENTRY(1b, 2b)
-		     : "=a"(lo), "=d"(hi), "=D"(fault)
-		     : "c"(msr), "a"(0), "d"(0), "D"(0));
-	*val = fault ? 0 : ((uint64_t)hi << 32) | lo;
-	return !fault;
-}
-
-/** Write MSR @msr; false when the write faulted (absent MSR, bad value). */
-static inline bool wrmsr_safe(uint32_t msr, uint64_t val)
-{
-	uint64_t fault;
-
-	asm volatile("1: wrmsr\n\t"
-		     "2:\n\t" EXTABLE_ENTRY(1b, 2b)
-		     : "=D"(fault)
-		     : "c"(msr), "a"((uint32_t)val), "d"((uint32_t)(val >> 32)),
-		       "D"(0)
-		     : "memory");
-	return !fault;
 }
 
 static inline void outb(uint16_t port, uint8_t val)
@@ -120,29 +70,6 @@ static inline uint32_t inl(uint16_t port)
 	return val;
 }
 
-#define DEFINE_READ_CR(n)                                       \
-	static inline uint64_t read_cr##n(void)                 \
-	{                                                       \
-		uint64_t val;                                   \
-		asm volatile("mov %%cr" #n ", %0" : "=r"(val)); \
-		return val;                                     \
-	}
-DEFINE_READ_CR(0)
-DEFINE_READ_CR(2)
-DEFINE_READ_CR(3)
-DEFINE_READ_CR(4)
-#undef DEFINE_READ_CR
-
-static inline void write_cr3(uint64_t val)
-{
-	asm volatile("mov %0, %%cr3" ::"r"(val) : "memory");
-}
-
-static inline void invlpg(const void *va)
-{
-	asm volatile("invlpg (%0)" ::"r"(va) : "memory");
-}
-
 /** Compiler barrier: no memory access moves across it at compile time. */
 static inline void barrier(void)
 {
@@ -154,16 +81,10 @@ static inline void cpu_relax(void)
 	asm volatile("pause" ::: "memory");
 }
 
+/* Allowed in ring 3 because the kernel runs with IOPL 3. */
 static inline void irq_disable(void)
 {
 	asm volatile("cli" ::: "memory");
-}
-
-/** Stop this CPU for good: interrupts off, halt, and halt again on NMI. */
-static inline __attribute__((noreturn)) void cpu_halt_forever(void)
-{
-	for (;;)
-		asm volatile("cli; hlt" ::: "memory");
 }
 
 #define X86_CR0_PE (1u << 0)

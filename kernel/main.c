@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * kernel_boot(): the one C entry every boot head reaches.  Console and
- * exception handling first, then the boot information, the command line,
- * the banner and environment section, the checks, and the verdict.
+ * kernel_boot(): the one C entry every boot head reaches, in ring 3 once
+ * boot/start32.S and ring0_init() have set up long mode and the IDT.  The
+ * console first, then the boot information, the command line, the banner
+ * and environment section, the checks, and the verdict.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -18,8 +19,8 @@
 #include "kernel/paging.h"
 #include "kernel/platform.h"
 #include "kernel/report.h"
+#include "kernel/ring0.h"
 #include "kernel/selftest.h"
-#include "kernel/traps.h"
 
 #define MIB (1024 * 1024)
 
@@ -145,7 +146,6 @@ void kernel_boot(uint32_t protocol, uint32_t info_paddr, uint32_t magic)
 	char err[256];
 
 	console_init();
-	traps_init();
 	printf("\nclockbench %s\n", CLOCKBENCH_VERSION);
 
 	if (boot_info_parse(&boot_info, (int)protocol, magic, info_paddr,
@@ -171,6 +171,11 @@ void kernel_boot(uint32_t protocol, uint32_t info_paddr, uint32_t magic)
 
 	print_cpu();
 	print_hypervisor();
+	/* The console has done port I/O by now: did IOPL 3 work in ring 3? */
+	ENV_LINE("privilege", "ring 3, IOPL 3%s",
+		 ring0_io_emulations ? " not honoured by the hypervisor: ring "
+				       "0 performs port I/O"
+				     : "");
 	print_memory(&boot_info, &paging, opts.verbose);
 	print_acpi(&boot_info, opts.verbose);
 

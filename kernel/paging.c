@@ -5,10 +5,12 @@
 #include "boot/boot.h"
 #include "kernel/cpu.h"
 #include "kernel/paging.h"
+#include "kernel/priv.h"
 #include "kernel/phys.h"
 
 #define PTE_P	      (1ull << 0)
 #define PTE_W	      (1ull << 1)
+#define PTE_U	      (1ull << 2)
 #define PTE_PWT	      (1ull << 3)
 #define PTE_PCD	      (1ull << 4)
 #define PTE_PS	      (1ull << 7)
@@ -98,14 +100,14 @@ static void map_high_ram(const struct boot_info *bi, struct paging_summary *sum)
 		    (!page1gb && pool == HIGH_PD_POOL))
 			break;
 		if (page1gb) {
-			boot_pdpt[gib] = base | PTE_P | PTE_W | PTE_PS;
+			boot_pdpt[gib] = base | PTE_P | PTE_W | PTE_U | PTE_PS;
 		} else {
 			for (j = 0; j < ENTRIES; j++)
 				high_pd[pool][j] =
 					(base + j * LARGE_PAGE_SIZE) | PTE_P |
 					PTE_W | PTE_PS;
 			boot_pdpt[gib] = (uint64_t)(uintptr_t)high_pd[pool++] |
-					 PTE_P | PTE_W;
+					 PTE_P | PTE_W | PTE_U;
 		}
 		sum->mapped_bytes = base + GIB;
 	}
@@ -126,7 +128,7 @@ static void unmap_stack_guard(void)
 			((big & PTE_ADDR_MASK) + (uint64_t)i * PAGE_SIZE) |
 			flags;
 	guard_pt[(guard % LARGE_PAGE_SIZE) / PAGE_SIZE] = 0;
-	boot_pd[pde] = (uint64_t)(uintptr_t)guard_pt | PTE_P | PTE_W;
+	boot_pd[pde] = (uint64_t)(uintptr_t)guard_pt | PTE_P | PTE_W | PTE_U;
 }
 
 void paging_init(const struct boot_info *bi, struct paging_summary *sum)
@@ -135,7 +137,7 @@ void paging_init(const struct boot_info *bi, struct paging_summary *sum)
 	map_low_devices_uncached(bi, sum);
 	map_high_ram(bi, sum);
 	unmap_stack_guard();
-	write_cr3(read_cr3());
+	priv_flush_tlb();
 }
 
 /* The entry mapping @va at its level, or 0 when @va is not mapped. */

@@ -6,6 +6,7 @@
 #include "kernel/console.h"
 #include "kernel/cpu.h"
 #include "kernel/platform.h"
+#include "kernel/priv.h"
 
 #define PM1_SLP_TYP_SHIFT 10
 #define PM1_SLP_EN	  (1u << 13)
@@ -96,17 +97,12 @@ static void settle(void)
 
 static void machine_reset(void)
 {
-	static const struct {
-		uint16_t limit;
-		uint64_t base;
-	} __attribute__((packed)) no_idt = { 0, 0 };
-
 	outb(RESET_CONTROL_PORT, RESET_CONTROL_HARD);
 	settle();
 	outb(KBC_COMMAND_PORT, KBC_PULSE_RESET);
 	settle();
 	/* Last resort: a fault with no IDT is a triple fault. */
-	asm volatile("lidt %0; int3" ::"m"(no_idt));
+	priv_call(PRIV_TRIPLE_FAULT, 0, 0, NULL);
 }
 
 void platform_exit(enum verdict verdict)
@@ -136,5 +132,5 @@ void platform_exit(enum verdict verdict)
 		console_puts("clockbench: could not leave the machine that "
 			     "way; halting.\n");
 	console_flush();
-	cpu_halt_forever();
+	priv_halt();
 }

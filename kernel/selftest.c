@@ -12,6 +12,7 @@
 #include "kernel/extable.h"
 #include "kernel/libc.h"
 #include "kernel/paging.h"
+#include "kernel/priv.h"
 #include "kernel/report.h"
 #include "kernel/selftest.h"
 #include "kernel/traps.h"
@@ -152,8 +153,6 @@ static unsigned long recurse(unsigned long depth)
 
 void selftest_provoke(enum fault_test fault)
 {
-	uint64_t guard = (uint64_t)(uintptr_t)boot_stack_guard;
-
 	if (fault != FAULT_NONE)
 		printf("# provoking %s on purpose (fault=%s); the run must "
 		       "fail\n",
@@ -183,13 +182,13 @@ void selftest_provoke(enum fault_test fault)
 			     : "rax", "memory");
 		break;
 	case FAULT_NMI:
-		asm volatile("int $2");
+		/* The NMI gate is ring 0's: raise it from there. */
+		priv_call(PRIV_PROVOKE, PRIV_PROVOKE_NMI, 0, NULL);
 		break;
 	case FAULT_DF:
-		/* #UD cannot be delivered on a stack in the guard page, nor
-		 * can the #PF that raises: that is a double fault. */
-		asm volatile("movq %0, %%rsp; ud2" ::"r"(guard + PAGE_SIZE / 2)
-			     : "memory");
+		/* A double fault needs an exception in ring 0 on a broken
+		 * stack (in ring 3 the CPU would switch to ring 0's). */
+		priv_call(PRIV_PROVOKE, PRIV_PROVOKE_DOUBLE_FAULT, 0, NULL);
 		break;
 	case FAULT_STACK:
 		recurse(0);

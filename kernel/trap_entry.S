@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Exception entry stubs for vectors 0-31.  Each pushes a zero where the
- * CPU pushes no error code, then its vector, and joins trap_common, which
- * saves every general register (the layout of struct trap_frame) and the
- * SSE state (handlers are C, and C may use SSE), calls trap_handle(), and
- * returns with whatever the handler left in the frame.
+ * Ring 0 entry stubs: exceptions 0-31 and the privileged-call gate
+ * (PRIV_VECTOR).  Each pushes a zero where the CPU pushes no error code,
+ * then its vector, and joins trap_common, which saves every general
+ * register (the layout of struct trap_frame), calls trap_handle(), and
+ * returns with whatever the handler left in the frame.  Ring 0 code uses
+ * general registers only (kernel/ring0.h), so SSE state needs no saving.
  */
+#include "boot/boot.h"
 
 /* Vectors for which the CPU pushes an error code. */
 #define HAS_ERROR(v) ((v) == 8 || ((v) >= 10 && (v) <= 14) || (v) == 17 || \
 		      (v) == 21 || (v) == 29 || (v) == 30)
-
-#define FXSAVE_AREA 512
 
 	.text
 	.altmacro
@@ -30,6 +30,7 @@ trap_stub_\vec:
 	trap_stub %vec
 	.set vec, vec + 1
 .endr
+	trap_stub %PRIV_VECTOR
 
 trap_common:
 	pushq	%rax
@@ -48,13 +49,10 @@ trap_common:
 	pushq	%r14
 	pushq	%r15
 	movq	%rsp, %rbx		/* the frame; callee-saved across the call */
-	subq	$FXSAVE_AREA, %rsp
 	andq	$~15, %rsp
-	fxsave64 (%rsp)
 	movq	%rbx, %rdi
 	cld
 	call	trap_handle
-	fxrstor64 (%rsp)
 	movq	%rbx, %rsp
 	popq	%r15
 	popq	%r14
@@ -87,3 +85,6 @@ trap_stubs:
 	stub_addr %vec
 	.set vec, vec + 1
 .endr
+	.globl priv_stub
+priv_stub:
+	stub_addr %PRIV_VECTOR

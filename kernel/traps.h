@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Exceptions: the IDT and TSS, and what happens on a fault.  A fault at an
+ * Exceptions as the rest of the kernel sees them.  A fault at an
  * instruction with an exception-table entry resumes at its fixup (see
- * kernel/extable.h); any other exception is reported with its name, error
- * code, RIP, CR2 and every register, and ends the run as failed.
+ * kernel/extable.h).  Any other exception is recorded by ring 0
+ * (kernel/ring0.c) and reported by fault_report() in ring 3 — name, error
+ * code, RIP, CR2, every register — and the run ends as failed.
  */
 #ifndef CLOCKBENCH_KERNEL_TRAPS_H
 #define CLOCKBENCH_KERNEL_TRAPS_H
@@ -19,6 +20,12 @@ struct trap_frame {
 	uint64_t rip, cs, rflags, rsp, ss;
 };
 
+/* An unexpected exception, as ring 0 saw it. */
+struct fault_record {
+	struct trap_frame frame;
+	uint64_t cr0, cr2, cr3, cr4;
+};
+
 #define X86_EXC_DE  0
 #define X86_EXC_NMI 2
 #define X86_EXC_BP  3
@@ -28,13 +35,10 @@ struct trap_frame {
 #define X86_EXC_PF  14
 #define X86_EXC_MC  18
 
-/** Install the GDT's TSS (with IST stacks for #DF, NMI, #MC) and the IDT. */
-void traps_init(void);
-
 /** "#PF page fault" for vector @vector. */
 const char *trap_name(unsigned int vector);
 
-/** Called by kernel/trap_entry.S for every exception. */
-void trap_handle(struct trap_frame *frame);
+/** Report @rec and end the run as failed; runs in ring 3. */
+__attribute__((noreturn)) void fault_report(const struct fault_record *rec);
 
 #endif

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Ring 0: the IDT, the TSS, exception entry and the privileged-call gate.
+ *
+ * Everything here runs in ring 0 and is built with general registers only
+ * (-mgeneral-regs-only) and without calls into newlib: a hypervisor that
+ * emulates guest ring 0 may not emulate SSE.  An exception nobody expected
+ * is recorded and handed to ring 3 (fault_report() in kernel/traps.c),
+ * which formats it; ring 0 itself prints only when that fails.
+ */
+#ifndef CLOCKBENCH_KERNEL_RING0_H
+#define CLOCKBENCH_KERNEL_RING0_H
+
+#include "kernel/traps.h"
+
+/*
+ * How many in, out, cli and sti instructions ring 0 performed for ring 3
+ * because the hypervisor did not honour IOPL 3 (0 natively and on TCG).
+ */
+extern unsigned long ring0_io_emulations;
+
+/** Install the TSS (RSP0 and IST stacks) and the IDT; ring 0 only. */
+void ring0_init(void);
+
+/** Called by kernel/trap_entry.S for every exception and request. */
+void trap_handle(struct trap_frame *frame);
+
+#endif
