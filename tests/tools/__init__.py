@@ -1,0 +1,2 @@
+# SPDX-License-Identifier: MIT
+"""Tests of the host runner tools/clockbench."""

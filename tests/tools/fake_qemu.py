@@ -1,0 +1,61 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""A stand-in for qemu-system-x86_64, for testing the runner (set CLOCKBENCH_QEMU to it).
+
+It prints a clockbench-like console, with ANSI escapes mixed in, reporting the -append
+text as the command line, then exits like isa-debug-exit would.  Environment:
+  FAKE_QEMU_STATUS   exit status (default 3 = PASS)
+  FAKE_QEMU_FINAL    final console line (default: derived from the status)
+  FAKE_QEMU_HANG     if set, sleep forever after printing instead of exiting
+  FAKE_QEMU_STALL    if set, report a KVM internal error on stderr, then sleep forever
+  FAKE_QEMU_ARGV     if set, a file to which the argument vector is written as JSON
+"""
+
+import json
+import os
+import sys
+import time
+
+FINALS = {3: "clockbench: PASS", 5: "clockbench: FAIL", 7: "clockbench: SKIP"}
+
+
+def option(name, default=""):
+    """The value after `name` in argv, or `default`."""
+    argv = sys.argv[1:]
+    return argv[argv.index(name) + 1] if name in argv else default
+
+
+def main():
+    """Print the fake console and exit."""
+    if os.environ.get("FAKE_QEMU_ARGV"):
+        with open(os.environ["FAKE_QEMU_ARGV"], "w", encoding="utf-8") as out:
+            json.dump(sys.argv, out)
+    status = int(os.environ.get("FAKE_QEMU_STATUS", "3"))
+    final = os.environ.get("FAKE_QEMU_FINAL", FINALS.get(status, ""))
+    print("\x1b[2J\x1b[01;01HSeaBIOS (fake)\r")
+    print("clockbench 0.1.0")
+    print("# environment")
+    print("  boot protocol    multiboot1")
+    print(f'  command line     "{option("-append")}"')
+    print("  hypervisor       \x1b[1mTCG\x1b[0m (\"TCGTCGTCGTCG\") max leaf 0x40000001")
+    print("  cpus (firmware)  1 (ACPI MADT)")
+    print("KTAP version 1")
+    print("ok 1 fake check")
+    sys.stdout.write("1..1\n# 1 passed, 0 failed, 0 skipped\n")
+    if os.environ.get("FAKE_QEMU_STALL"):
+        sys.stdout.flush()
+        sys.stderr.write("KVM internal error. Suberror: 1\nemulation failure\nRIP=0\n")
+        sys.stderr.flush()
+        time.sleep(3600)
+    if os.environ.get("FAKE_QEMU_HANG"):
+        sys.stdout.write("waiting forever")
+        sys.stdout.flush()
+        time.sleep(3600)
+    if final:
+        print(final)
+    print("fake qemu: exiting", file=sys.stderr)
+    sys.exit(status)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,598 @@
+# SPDX-License-Identifier: MIT
+"""Unit tests for the host runner tools/clockbench (its pure logic, plus a fake QEMU).
+
+Run: /usr/bin/python3 -m unittest discover -s tests/tools
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import unittest
+from unittest import mock
+
+sys.dont_write_bytecode = True
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+
+# pylint: disable=wrong-import-position
+from clockbench_lib import cli, console, outcome, qemu, testlist  # noqa: E402
+from clockbench_lib.outcome import RunnerError  # noqa: E402
+from clockbench_lib.process import run_process  # noqa: E402
+
+FAKE_QEMU = os.path.join(HERE, "fake_qemu.py")
+PYTHON = "/usr/bin/python3"
+
+
+def parse(text):
+    """Parse tests.cfg text given with any common indentation."""
+    return testlist.parse_tests_cfg(textwrap.dedent(text), "t.cfg")
+
+
+class TestsCfgParsing(unittest.TestCase):
+    """tests/tests.cfg: the format, the defaults, and errors that name the line."""
+
+    def test_good_file(self):
+        tests = parse("""\
+            # kind  name   key=value...
+            unit    cmdline         source=tests/unit/test_cmdline.c
+
+            boot    mb1-pc  boot=multiboot1 machine=pc args="foo=1 bar=2" expect=pass \
+match="boot protocol +multiboot1" match='command line +"foo=1 bar=2"'  # trailing comment
+            boot    uefi    boot=iso-uefi machine=q35 smp=2 memory=128 timeout=9.5 \
+groups=iso,uefi nomatch='#PF' nomatch=a#b
+            """)
+        self.assertEqual([type(t).__name__ for t in tests], ["UnitTest", "BootTest", "BootTest"])
+        unit, mb1, uefi = tests
+        self.assertEqual(unit.keys, {"source": ["tests/unit/test_cmdline.c"]})
+        self.assertEqual(mb1.spec, qemu.BootSpec(boot="multiboot1", machine="pc", accel="tcg",
+                                                 smp=1, memory_mib=64, cmdline="foo=1 bar=2"))
+        self.assertEqual(mb1.match, ["boot protocol +multiboot1", 'command line +"foo=1 bar=2"'])
+        self.assertEqual((mb1.expect, mb1.timeout_s, mb1.groups, mb1.line_no), ("pass", 60, (), 4))
+        self.assertEqual(uefi.spec.smp, 2)
+        self.assertEqual(uefi.spec.memory_mib, 128)
+        self.assertEqual(uefi.timeout_s, 9.5)
+        self.assertEqual(uefi.groups, ("iso", "uefi"))
+        self.assertEqual(uefi.nomatch, ["#PF", "a#b"])
+
+    def test_kvm_default_timeout_is_longer(self):
+        kernel, iso = parse("boot k accel=kvm\nboot i accel=kvm boot=iso-uefi\n")
+        self.assertEqual((kernel.spec.accel, kernel.timeout_s), ("kvm", 120))
+        self.assertEqual(iso.timeout_s, 300)
+
+    def test_strip_comment_respects_quotes_and_words(self):
+        self.assertEqual(testlist.strip_comment("a b # c"), "a b ")
+        self.assertEqual(testlist.strip_comment("# all"), "")
+        self.assertEqual(testlist.strip_comment("m='#x' n=\"#y\" o=a#b"), "m='#x' n=\"#y\" o=a#b")
+        self.assertEqual(testlist.strip_comment(r"m=\#x # c"), r"m=\#x ")
+
+    def assert_cfg_error(self, text, *fragments):
+        """Parsing `text` must fail with a message holding each fragment."""
+        with self.assertRaises(RunnerError) as caught:
+            parse(text)
+        for fragment in fragments:
+            self.assertIn(fragment, str(caught.exception))
+        self.assertEqual(caught.exception.status, outcome.EXIT_ERROR)
+
+    def test_bad_lines(self):
+        self.assert_cfg_error("\nboot x colour=red\n", "t.cfg:2:", "unknown key 'colour'")
+        self.assert_cfg_error("bench x\n", "t.cfg:1:", "unknown kind 'bench'")
+        self.assert_cfg_error("boot\n", "needs a test name")
+        self.assert_cfg_error("boot boot=pvh\n", "needs a test name")
+        self.assert_cfg_error("boot x/y\n", "not a valid test name")
+        self.assert_cfg_error("boot x boot=floppy\n", "boot=floppy is not one of")
+        self.assert_cfg_error("boot x machine=isapc\n", "machine=isapc")
+        self.assert_cfg_error("boot x accel=hvf\n", "accel=hvf")
+        self.assert_cfg_error("boot x expect=maybe\n", "expect=maybe")
+        self.assert_cfg_error("boot x smp=0\n", "smp=0 is not a number")
+        self.assert_cfg_error("boot x memory=lots\n", "memory=lots")
+        self.assert_cfg_error("boot x timeout=-1\n", "timeout=-1")
+        self.assert_cfg_error("boot x match='(unclosed'\n", "not a valid regular expression")
+        self.assert_cfg_error("boot x args='unclosed\n", "t.cfg:1:", "cannot split")
+        self.assert_cfg_error("boot x loose\n", "'loose' is not of the form key=value")
+        self.assert_cfg_error("boot x boot=pvh boot=pvh\n", "boot= is given 2 times")
+        self.assert_cfg_error("boot x groups=a,b!\n", "'b!' is not a valid group name")
+        self.assert_cfg_error("boot x\nunit x\n", "t.cfg:2:", "already used on line 1")
+
+    def test_iso_options_with_single_quote_are_refused(self):
+        self.assert_cfg_error("boot x boot=iso-bios args=\"a='b'\"\n", "t.cfg:1:", "single quote")
+        (test,) = parse("boot x boot=pvh args=\"a='b'\"\n")  # only GRUB needs the quoting
+        self.assertEqual(test.spec.cmdline, "a='b'")
+
+    def test_selection(self):
+        tests = parse("""\
+            unit u source=x.c
+            boot a groups=quick
+            boot b groups=quick,iso
+            boot c
+            """)
+        names = [t.name for t in testlist.select_boot_tests(tests)]
+        self.assertEqual(names, ["a", "b", "c"])
+        names = [t.name for t in testlist.select_boot_tests(tests, group="iso")]
+        self.assertEqual(names, ["b"])
+        names = [t.name for t in testlist.select_boot_tests(tests, ["c", "a"])]
+        self.assertEqual(names, ["a", "c"])
+        with self.assertRaises(RunnerError):
+            testlist.select_boot_tests(tests, ["u"])
+
+    def test_repository_tests_cfg(self):
+        """The real list parses and covers every boot path on both machines."""
+        tests = testlist.load_tests_cfg(os.path.join(ROOT, "tests", "tests.cfg"))
+        boots = [t for t in tests if isinstance(t, testlist.BootTest)]
+        covered = {(t.spec.machine, t.spec.boot) for t in boots
+                   if t.expect == "pass" and 'command line +"verbose=1"' in t.match}
+        self.assertEqual(covered, {(m, b) for m in qemu.MACHINES for b in qemu.BOOTS})
+        self.assertTrue(any(t.spec.accel == "kvm" for t in boots))
+        self.assertEqual({t.spec.cmdline for t in boots if t.expect == "fail"},
+                         {"bogus=1", "verbose=7", "fault=ud", "fault=pf", "fault=stack"})
+
+
+class Verdicts(unittest.TestCase):
+    """QEMU exit status → verdict, and agreement with the console's final line."""
+
+    def test_status_mapping(self):
+        self.assertEqual(outcome.status_verdict(3), "pass")
+        self.assertEqual(outcome.status_verdict(5), "fail")
+        self.assertEqual(outcome.status_verdict(7), "skip")
+        for status in (None, 0, 1, 2, 9, 255, -9):
+            self.assertIsNone(outcome.status_verdict(status), status)
+
+    def test_exit_codes(self):
+        self.assertEqual(outcome.VERDICT_EXIT, {"pass": 0, "fail": 1, "skip": 77,
+                                                "error": 2, "hang": 3})
+
+    def test_judge(self):
+        self.assertEqual(outcome.judge(3, "pass"), ("pass", None))
+        self.assertEqual(outcome.judge(5, "fail"), ("fail", None))
+        self.assertEqual(outcome.judge(7, "skip"), ("skip", None))
+        verdict, reason = outcome.judge(3, "fail")
+        self.assertEqual(verdict, "error")
+        self.assertIn("mismatch", reason)
+        verdict, reason = outcome.judge(5, None)
+        self.assertEqual(verdict, "error")
+        self.assertIn("no 'clockbench: FAIL' line", reason)
+        verdict, reason = outcome.judge(0, "pass")
+        self.assertEqual(verdict, "error")
+        self.assertIn("reset or powered off", reason)
+        self.assertIn("clockbench: PASS", reason)
+        self.assertIn("QEMU itself failed", outcome.judge(1, None)[1])
+        self.assertIn("signal 9", outcome.judge(-9, None)[1])
+
+
+SAMPLE_CONSOLE = (
+    "\x1b[2J\x1b[01;01H\x1b[=3h\x1b[2J\x1b[01;01HBdsDxe: loading Boot0001\r\n"
+    "clockbench 0.1.0\r\n"
+    "# environment\r\n"
+    "  boot protocol    \x1b[1mmultiboot2\x1b[0m\r\n"
+    '  command line     "verbose=1 foo=bar"\r\n'
+    "cpu GenuineIntel family 6 model 85 stepping 7 (Intel(R) Xeon)\r\n"
+    '    hypervisor       TCG ("TCGTCGTCGTCG") max leaf 0x40000001\r\n'
+    "  memory           30 MiB usable RAM in 4 regions\r\n"
+    "  cpus (firmware)  2 (ACPI MADT)\r\n"
+    "KTAP version 1\r\n"
+    "ok 1 some check\r\n"
+    "not ok 2 other check\r\n"
+    "ok 3 # SKIP reason\r\n"
+    "    ok 1 a subtest\r\n"
+    "1..3\r\n"
+    "# 1 passed, 1 failed, 1 skipped\r\n"
+    "clockbench: FAIL\r\n"
+)
+
+
+def sample_lines():
+    """SAMPLE_CONSOLE cut into cleaned lines in small chunks, as the reader thread does."""
+    splitter = console.LineSplitter()
+    data = SAMPLE_CONSOLE.encode()
+    lines = []
+    for start in range(0, len(data), 7):
+        lines += splitter.feed(data[start:start + 7])
+    return lines
+
+
+class ConsoleParsing(unittest.TestCase):
+    """Cleaning the serial console and parsing the guest's report."""
+
+    def test_clean_line(self):
+        self.assertEqual(console.clean_line("\x1b[0m\x1b[37m\x1b[40mhello\x1b[K\r"), "hello")
+        self.assertEqual(console.clean_line("a\x1b]0;title\x07b\x1b(Bc\x1bcd"), "abcd")
+        self.assertEqual(console.clean_line("tab\tkept\x00\x08"), "tab\tkept")
+
+    def test_splitter_keeps_partial_line(self):
+        splitter = console.LineSplitter()
+        self.assertEqual(splitter.feed(b"one\r\ntw"), ["one"])
+        self.assertEqual(splitter.feed(b"o\n\xffthree"), ["two"])
+        self.assertEqual(splitter.finish(), "\ufffdthree")
+        self.assertIsNone(splitter.finish())
+
+    def test_environment(self):
+        env = console.parse_environment(sample_lines())
+        self.assertEqual(env, {
+            "boot": "multiboot2",
+            "cmdline": "verbose=1 foo=bar",
+            "cpu": "GenuineIntel family 6 model 85 stepping 7 (Intel(R) Xeon)",
+            "hypervisor": 'TCG ("TCGTCGTCGTCG") max leaf 0x40000001',
+            "memory": "30 MiB usable RAM in 4 regions",
+            "cpus": 2,
+        })
+
+    def test_environment_only_inside_its_block(self):
+        lines = ["memory 640K conventional", "# environment", "  boot protocol pvh",
+                 "KTAP version 1", "  cpu  not-env"]
+        env = console.parse_environment(lines)
+        self.assertEqual(env["boot"], "pvh")
+        self.assertIsNone(env["memory"])
+        self.assertIsNone(env["cpu"])
+        self.assertEqual(console.parse_environment([]), dict.fromkeys(env))
+
+    def test_checks_and_final(self):
+        lines = sample_lines()
+        self.assertEqual(console.parse_checks(lines), {"passed": 1, "failed": 1, "skipped": 1})
+        self.assertEqual(console.parse_final_verdict(lines), "fail")
+        cut = lines[:lines.index("ok 3 # SKIP reason") + 1]  # hung before the summary
+        self.assertEqual(console.parse_checks(cut), {"passed": 1, "failed": 1, "skipped": 1})
+        self.assertIsNone(console.parse_final_verdict(cut))
+        self.assertIsNone(console.parse_checks(["ok 1 not ktap"]))
+
+    def test_parse_report(self):
+        report = console.parse_report(sample_lines())
+        self.assertEqual(set(report), {"env", "checks", "final"})
+        self.assertEqual(report["final"], "fail")
+
+
+class KvmCheck(unittest.TestCase):
+    """kvm_status() and choose_accel() against fake device paths."""
+
+    def test_missing_device(self):
+        usable, reason = qemu.kvm_status("/nonexistent/kvm")
+        self.assertFalse(usable)
+        self.assertEqual(reason, "/nonexistent/kvm: No such file or directory")
+
+    def test_not_a_kvm_device(self):
+        with tempfile.NamedTemporaryFile() as fake:
+            usable, reason = qemu.kvm_status(fake.name)
+        self.assertFalse(usable)
+        self.assertIn("KVM_GET_API_VERSION failed", reason)
+
+    def test_directory(self):
+        with tempfile.TemporaryDirectory() as directory:
+            usable, reason = qemu.kvm_status(directory)
+        self.assertFalse(usable)
+        self.assertIn("Is a directory", reason)
+
+    def test_wrong_api_version(self):
+        with mock.patch.object(qemu.fcntl, "ioctl", return_value=11), \
+                tempfile.NamedTemporaryFile() as fake:
+            self.assertEqual(qemu.kvm_status(fake.name),
+                             (False, f"{fake.name}: KVM API version is 11, not 12"))
+
+    def test_usable(self):
+        with mock.patch.object(qemu.fcntl, "ioctl", return_value=12) as ioctl, \
+                tempfile.NamedTemporaryFile() as fake:
+            self.assertTrue(qemu.kvm_status(fake.name)[0])
+        self.assertEqual(ioctl.call_args.args[1], 0xAE00)
+
+    def test_choose_accel(self):
+        self.assertEqual(cli.choose_accel(None, "/nonexistent/kvm"),
+                         ("tcg", "/nonexistent/kvm: No such file or directory; using TCG"))
+        self.assertEqual(cli.choose_accel("tcg", "/nonexistent/kvm"), ("tcg", None))
+        with self.assertRaises(RunnerError) as caught:
+            cli.choose_accel("kvm", "/nonexistent/kvm")
+        self.assertIn("--accel kvm cannot be used", str(caught.exception))
+
+
+COMMON = ["-display", "none", "-monitor", "none", "-serial", "stdio", "-no-reboot",
+          "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
+
+
+class QemuCommands(unittest.TestCase):
+    """The QEMU argument vector of each boot path."""
+
+    def test_multiboot1_tcg(self):
+        spec = qemu.BootSpec(boot="multiboot1", cmdline="verbose=1 x=2")
+        self.assertEqual(qemu.build_qemu_command(spec, "qemu", "b/mb1.elf"), [
+            "qemu", *COMMON, "-machine", "pc", "-accel", "tcg", "-cpu", "max", "-m", "64",
+            "-smp", "1", "-kernel", "b/mb1.elf", "-append", "verbose=1 x=2"])
+
+    def test_pvh_kvm(self):
+        spec = qemu.BootSpec(boot="pvh", machine="q35", accel="kvm", smp=4, memory_mib=256)
+        self.assertEqual(qemu.build_qemu_command(spec, "qemu", "b/cb.elf"), [
+            "qemu", *COMMON, "-machine", "q35", "-accel", "kvm", "-cpu", "host", "-m", "256",
+            "-smp", "4", "-kernel", "b/cb.elf", "-append", ""])
+
+    def test_iso_bios_without_options_attaches_no_disk(self):
+        spec = qemu.BootSpec(boot="iso-bios")
+        files = qemu.boot_file_paths(spec, "w")
+        self.assertEqual(files, qemu.BootFiles())
+        command = qemu.build_qemu_command(spec, "qemu", "cb.iso", files)
+        self.assertEqual(command[command.index("-smp") + 2:], ["-cdrom", "cb.iso", "-boot", "d"])
+        self.assertNotIn("-drive", command)
+
+    def test_iso_bios_with_options(self):
+        spec = qemu.BootSpec(boot="iso-bios", cmdline="verbose=1")
+        files = qemu.boot_file_paths(spec, "w,x")
+        command = qemu.build_qemu_command(spec, "qemu", "cb.iso", files)
+        self.assertEqual(command[command.index("-smp") + 2:], [
+            "-cdrom", "cb.iso", "-boot", "d",
+            "-drive", "file=w,,x/args.img,format=raw,if=ide,media=disk"])
+
+    def test_iso_uefi(self):
+        spec = qemu.BootSpec(boot="iso-uefi", machine="q35", cmdline="verbose=1")
+        files = qemu.boot_file_paths(spec, "w")
+        command = qemu.build_qemu_command(spec, "qemu", "cb.iso", files)
+        self.assertEqual(command[command.index("-smp") + 2:], [
+            "-drive", "if=pflash,format=raw,unit=0,readonly=on,"
+                      "file=/usr/share/OVMF/OVMF_CODE_4M.fd",
+            "-drive", "if=pflash,format=raw,unit=1,file=w/OVMF_VARS_4M.fd",
+            "-cdrom", "cb.iso",
+            "-drive", "file=w/args.img,format=raw,if=ide,media=disk"])
+        self.assertNotIn("-boot", command)
+
+    def test_images(self):
+        self.assertEqual(qemu.BootSpec(boot="multiboot1").image, "build/clockbench-mb1.elf")
+        self.assertEqual(qemu.BootSpec(boot="pvh").image, "build/clockbench.elf")
+        self.assertEqual(qemu.BootSpec(boot="iso-uefi").image, "build/clockbench.iso")
+
+    def test_required_programs(self):
+        spec = qemu.BootSpec(boot="iso-uefi", cmdline="a=1")
+        self.assertEqual(qemu.required_programs(spec, "q", build=True),
+                         ["q", "make", "mformat", "mcopy", qemu.OVMF_CODE, qemu.OVMF_VARS])
+        self.assertEqual(qemu.required_programs(qemu.BootSpec(boot="iso-bios"), "q", False),
+                         ["q"])
+
+    def test_missing_dependency_names_package(self):
+        with mock.patch.dict(os.environ, {"PATH": "/nonexistent"}):
+            with self.assertRaises(RunnerError) as caught:
+                qemu.check_dependencies(["mformat"])
+        self.assertIn("Debian package mtools", str(caught.exception))
+        self.assertIn("make deps", str(caught.exception))
+        with self.assertRaises(RunnerError) as caught:
+            qemu.check_dependencies(["/nonexistent/OVMF_CODE_4M.fd"])
+        self.assertIn("missing", str(caught.exception))
+        self.assertIn("Debian package ovmf", qemu.missing_dependency_message(qemu.OVMF_VARS))
+
+    def test_qemu_override(self):
+        self.assertEqual(qemu.qemu_program({}), "qemu-system-x86_64")
+        self.assertEqual(qemu.qemu_program({"CLOCKBENCH_QEMU": "/x/fake"}), "/x/fake")
+
+
+class IsoArgsFile(unittest.TestCase):
+    """The file GRUB sources for the guest options."""
+
+    def test_content(self):
+        self.assertEqual(qemu.iso_args_file_text("verbose=1 fault=pf"),
+                         "set clockbench_args='verbose=1 fault=pf'\n")
+        self.assertEqual(qemu.iso_args_file_text('a="$b"'), "set clockbench_args='a=\"$b\"'\n")
+
+    def test_single_quote_refused(self):
+        with self.assertRaises(RunnerError) as caught:
+            qemu.iso_args_file_text("a='b'")
+        self.assertIn("single quote", str(caught.exception))
+        with self.assertRaises(RunnerError):
+            qemu.validate_spec(qemu.BootSpec(boot="iso-uefi", cmdline="it's"))
+        qemu.validate_spec(qemu.BootSpec(boot="multiboot1", cmdline="it's"))
+
+    @unittest.skipUnless(shutil.which("mformat") and shutil.which("mtype"), "needs mtools")
+    def test_disk_image(self):
+        with tempfile.TemporaryDirectory() as directory:
+            spec = qemu.BootSpec(boot="iso-bios", cmdline="verbose=1")
+            files = qemu.prepare_boot_files(spec, directory)
+            self.assertEqual(os.path.getsize(files.args_disk), 1440 * 1024)
+            shown = subprocess.run(["mtype", "-i", files.args_disk, "::/clockbench-args.cfg"],
+                                   capture_output=True, text=True, check=True).stdout
+            self.assertEqual(shown, "set clockbench_args='verbose=1'\n")
+            qemu.prepare_boot_files(spec, directory)  # a second run replaces the disk
+
+
+def boot_test(line):
+    """One BootTest from a tests.cfg line."""
+    return parse(line + "\n")[0]
+
+
+class TestEvaluation(unittest.TestCase):
+    """How `clockbench test` judges a boot against its tests.cfg line."""
+
+    LINES = ["  boot protocol    pvh", '  command line     "verbose=1"', "clockbench: PASS"]
+
+    def test_pass(self):
+        test = boot_test("boot t match='boot protocol +pvh' nomatch='#PF'")
+        self.assertEqual(cli.evaluate_boot_test(test, "pass", None, self.LINES), ("ok", None))
+
+    def test_missing_and_forbidden_patterns(self):
+        test = boot_test("boot t match='boot protocol +multiboot1' nomatch='command line'")
+        state, reason = cli.evaluate_boot_test(test, "pass", None, self.LINES)
+        self.assertEqual(state, "not ok")
+        self.assertIn("no line matches /boot protocol +multiboot1/", reason)
+        self.assertIn('/command line/ must not match but matched: command line     "verbose=1"',
+                      reason)
+
+    def test_wrong_verdict(self):
+        test = boot_test("boot t expect=fail")
+        self.assertEqual(cli.evaluate_boot_test(test, "pass", None, self.LINES),
+                         ("not ok", "expected FAIL, the guest reported PASS"))
+        self.assertEqual(cli.evaluate_boot_test(test, "fail", None, self.LINES), ("ok", None))
+
+    def test_error_hang_and_skip(self):
+        test = boot_test("boot t")
+        self.assertEqual(cli.evaluate_boot_test(test, "hang", "hang: x", []), ("not ok", "hang: x"))
+        self.assertEqual(cli.evaluate_boot_test(test, "error", "bad", []), ("not ok", "bad"))
+        self.assertEqual(cli.evaluate_boot_test(test, "skip", None, ["x"])[0], "skip")
+        self.assertEqual(cli.evaluate_boot_test(boot_test("boot t expect=skip"), "skip", None,
+                                                []), ("ok", None))
+
+    def test_kvm_tests_skip_when_kvm_is_unusable(self):
+        tests = parse("boot a accel=kvm\nboot b\n")
+        with mock.patch.object(qemu, "kvm_status", return_value=(False, "/dev/kvm: nope")):
+            self.assertEqual(cli.kvm_skips(tests), {"a": "/dev/kvm: nope"})
+        with mock.patch.object(qemu, "kvm_status", return_value=(True, "fine")):
+            self.assertEqual(cli.kvm_skips(tests), {})
+
+    def test_output_lines(self):
+        test = boot_test("boot t")
+        self.assertEqual(cli.format_test_result(1, test, cli.TestResult("ok", seconds=0.42)),
+                         ["ok 1 t (0.4 s)"])
+        self.assertEqual(cli.format_test_result(2, test, cli.TestResult("skip", "no kvm")),
+                         ["ok 2 t # SKIP no kvm"])
+        lines = cli.format_test_result(3, test, cli.TestResult("not ok", "why", tail=("a",)))
+        self.assertEqual(lines, ["not ok 3 t: why", "# last lines of build/tests/t.log:", "#   a"])
+        results = [cli.TestResult("ok"), cli.TestResult("not ok"), cli.TestResult("skip"),
+                   cli.TestResult("ok")]
+        self.assertEqual(cli.format_summary(results), "2 passed, 1 failed, 1 skipped")
+
+
+class FakeQemuProcess(unittest.TestCase):
+    """run_process() with a fake QEMU: logging, cleaning and the timeout."""
+
+    def setUp(self):
+        self.directory = tempfile.mkdtemp()
+        self.log = os.path.join(self.directory, "sub", "x.log")
+
+    def tearDown(self):
+        shutil.rmtree(self.directory)
+
+    def run_fake(self, timeout_s=30, **environ):
+        """Run fake_qemu.py with FAKE_QEMU_* settings."""
+        with mock.patch.dict(os.environ, {f"FAKE_QEMU_{k}": v for k, v in environ.items()}):
+            return run_process([PYTHON, FAKE_QEMU, "-append", "a=1"], timeout_s, self.log)
+
+    def test_exit_status_and_log(self):
+        result = self.run_fake(STATUS="5")
+        self.assertEqual(result.status, 5)
+        self.assertIn("clockbench: FAIL", result.lines)
+        self.assertEqual(result.stderr_lines, ["fake qemu: exiting"])
+        with open(self.log, encoding="utf-8") as log:
+            logged = log.read()
+        self.assertNotIn("\x1b", logged)
+        self.assertNotIn("\r", logged)
+        self.assertIn('command line     "a=1"\n', logged)
+
+    def test_timeout_kills(self):
+        result = self.run_fake(timeout_s=1, HANG="1")
+        self.assertTrue(result.timed_out)
+        self.assertLess(result.seconds, 10)
+        self.assertEqual(result.last_line, "waiting forever")
+
+    def test_stalled_guest_is_stopped_early(self):
+        result = self.run_fake(timeout_s=30, STALL="1")
+        self.assertTrue(result.stalled)
+        self.assertFalse(result.timed_out)
+        self.assertIsNone(result.status)
+        self.assertLess(result.seconds, 10)
+        self.assertEqual(result.stall_line, "KVM internal error. Suberror: 1")
+        self.assertIn("emulation failure", result.stderr_lines)
+        self.assertEqual(result.last_line, "# 1 passed, 0 failed, 0 skipped")
+
+    def test_missing_program(self):
+        with self.assertRaises(RunnerError) as caught:
+            run_process(["/nonexistent/qemu"], 5, self.log)
+        self.assertIn("cannot start /nonexistent/qemu", str(caught.exception))
+
+
+class CommandLine(unittest.TestCase):
+    """The whole tools/clockbench, copied into a scratch tree with a fake QEMU and Makefile."""
+
+    def setUp(self):
+        self.root = tempfile.mkdtemp()
+        tools = os.path.join(self.root, "tools")
+        os.makedirs(os.path.join(self.root, "build"))
+        os.makedirs(os.path.join(self.root, "tests"))
+        shutil.copytree(os.path.join(ROOT, "tools", "clockbench_lib"),
+                        os.path.join(tools, "clockbench_lib"))
+        shutil.copy(os.path.join(ROOT, "tools", "clockbench"), tools)
+        with open(os.path.join(self.root, "Makefile"), "w", encoding="utf-8") as makefile:
+            makefile.write("build/%:\n\ttest -z \"$$FAIL_BUILD\" && touch $@\n")
+
+    def tearDown(self):
+        shutil.rmtree(self.root)
+
+    def clockbench(self, *args, **environ):
+        """Run the copied tools/clockbench; returns the CompletedProcess."""
+        env = dict(os.environ, CLOCKBENCH_QEMU=FAKE_QEMU, PYTHONDONTWRITEBYTECODE="1")
+        env.update(environ)
+        return subprocess.run([PYTHON, os.path.join(self.root, "tools", "clockbench"), *args],
+                              env=env, cwd=self.root, capture_output=True, text=True,
+                              timeout=60, check=False)
+
+    def test_run_verdicts(self):
+        for status, code, word in ((3, 0, "PASS"), (5, 1, "FAIL"), (7, 77, "SKIP"),
+                                   (0, 2, "ERROR")):
+            result = self.clockbench("run", "--accel", "tcg", FAKE_QEMU_STATUS=str(status))
+            self.assertEqual(result.returncode, code, result.stderr)
+            self.assertRegex(result.stdout, rf"clockbench run: {word} \(tcg pc multiboot1, "
+                                            r"[0-9.]+ s\)\n$")
+        self.assertNotIn("Traceback", result.stderr)
+
+    def test_run_json_and_hang(self):
+        result = self.clockbench("run", "--accel", "tcg", "--timeout", "1", "--json", "r.json",
+                                 "--log", "r.log", "--", "verbose=1", FAKE_QEMU_HANG="1")
+        self.assertEqual(result.returncode, 3)
+        self.assertIn("hang: no verdict after 1 s; last line seen: waiting forever",
+                      result.stderr)
+        with open(os.path.join(self.root, "r.json"), encoding="utf-8") as document:
+            report = json.load(document)
+        self.assertEqual(report["schema"], "clockbench-run/0")
+        self.assertEqual(report["verdict"], "hang")
+        self.assertIsNone(report["qemu_status"])
+        self.assertEqual(report["env"]["cmdline"], "verbose=1")
+        self.assertEqual(report["env"]["cpus"], 1)
+        self.assertIsNone(report["env"]["memory"])
+        self.assertEqual(report["checks"], {"passed": 1, "failed": 0, "skipped": 0})
+        self.assertEqual(report["runner"]["qemu_command"][-2:], ["-append", "verbose=1"])
+        self.assertTrue(os.path.exists(os.path.join(self.root, "r.log")))
+
+    def test_run_stalled(self):
+        result = self.clockbench("run", "--accel", "tcg", FAKE_QEMU_STALL="1")
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("clockbench run: QEMU stopped the guest: KVM internal error. Suberror: 1",
+                      result.stderr)
+
+    def test_run_errors_are_one_sentence(self):
+        cases = [
+            (("--boot", "multiboot1"), {"FAIL_BUILD": "1"},
+             "building build/clockbench-mb1.elf failed"),
+            (("--no-build", "--boot", "pvh"), {}, "build/clockbench.elf does not exist"),
+            (("--boot", "iso-bios", "--", "a='b'"), {}, "single quote"),
+            ((), {"CLOCKBENCH_QEMU": "/nonexistent/q"}, "/nonexistent/q is missing"),
+        ]
+        for args, environ, message in cases:
+            result = self.clockbench("run", "--accel", "tcg", *args, **environ)
+            self.assertEqual(result.returncode, 2, args)
+            self.assertIn(message, result.stderr)
+            self.assertNotIn("Traceback", result.stderr)
+            ours = [line for line in result.stderr.splitlines() if line.startswith("clockbench")]
+            self.assertEqual(len(ours), 1, result.stderr)
+            self.assertTrue(ours[0].startswith("clockbench run: "), ours)
+
+    def test_test_subcommand(self):
+        with open(os.path.join(self.root, "tests", "tests.cfg"), "w", encoding="utf-8") as cfg:
+            cfg.write(textwrap.dedent("""\
+                unit  u   source=x.c
+                boot  ok1 args="verbose=1" match='command line +"verbose=1"' groups=g
+                boot  bad match='boot protocol +pvh'
+                boot  iso boot=iso-bios args="verbose=1"
+                """))
+        result = self.clockbench("test", "--list", "--group", "g")
+        self.assertEqual(result.stdout.split()[0], "ok1")
+        result = self.clockbench("test")
+        self.assertEqual(result.returncode, 1, result.stderr)
+        lines = result.stdout.splitlines()
+        self.assertEqual(lines[0], "1..3")
+        self.assertRegex(lines[1], r"^ok 1 ok1 \([0-9.]+ s\)$")
+        self.assertEqual(lines[2], "not ok 2 bad: no line matches /boot protocol +pvh/")
+        self.assertIn("#   clockbench: PASS", lines)
+        self.assertEqual(lines[-1], "2 passed, 1 failed, 0 skipped")
+        self.assertTrue(os.path.exists(os.path.join(self.root, "build", "tests", "bad.log")))
+        result = self.clockbench("test", "ok1", "iso")
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertEqual(result.stdout.splitlines()[-1], "2 passed, 0 failed, 0 skipped")
+        result = self.clockbench("test", "nosuch")
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("no boot test named 'nosuch'", result.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

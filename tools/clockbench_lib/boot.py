@@ -1,0 +1,102 @@
+# SPDX-License-Identifier: MIT
+"""One boot from image to verdict, shared by `clockbench run` and `clockbench test`."""
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+
+from . import qemu
+from .console import parse_report
+from .outcome import RunnerError, judge
+from .process import run_process
+
+JSON_SCHEMA = "clockbench-run/0"
+
+
+@dataclass
+class BootOutcome:
+    """The verdict of one boot and everything known about it."""
+
+    spec: qemu.BootSpec
+    verdict: str
+    reason: str
+    qemu_status: int
+    seconds: float
+    lines: list
+    report: dict
+    command: list
+
+    def to_json(self):
+        """The `--json` object (schema clockbench-run/0)."""
+        return {
+            "schema": JSON_SCHEMA,
+            "env": self.report["env"],
+            "verdict": self.verdict,
+            "reason": self.reason,
+            "qemu_status": self.qemu_status,
+            "checks": self.report["checks"],
+            "runner": {
+                "accel": self.spec.accel,
+                "machine": self.spec.machine,
+                "boot": self.spec.boot,
+                "smp": self.spec.smp,
+                "memory_mib": self.spec.memory_mib,
+                "qemu_command": self.command,
+                "seconds": round(self.seconds, 3),
+            },
+        }
+
+
+def build_images(root, images):
+    """Run `make -s` for `images` (paths relative to `root`); RunnerError if it fails.
+
+    make's own output goes to stderr so that stdout keeps only the runner's report.
+    """
+    images = list(dict.fromkeys(images))
+    try:
+        result = subprocess.run(["make", "-C", root, "-s", *images], stdin=subprocess.DEVNULL,
+                                stdout=sys.stderr, check=False)
+    except OSError as error:
+        raise RunnerError(f"cannot run make: {os.strerror(error.errno)}.") from None
+    if result.returncode != 0:
+        raise RunnerError(f"building {' '.join(images)} failed (make exited with status "
+                          f"{result.returncode}); see make's messages above.")
+
+
+def check_image(root, image, built):
+    """RunnerError unless the image exists under `root`; returns its absolute path."""
+    path = os.path.join(root, image)
+    if not os.path.isfile(path):
+        hint = "" if built else f"; run `make {image}` or drop --no-build"
+        raise RunnerError(f"{image} does not exist{hint}.")
+    return path
+
+
+def hang_reason(timeout_s, last_line):
+    """The message for a boot that reached no verdict in time."""
+    return f"hang: no verdict after {timeout_s:g} s; last line seen: {last_line or '(none)'}"
+
+
+def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.environ):
+    """Boot the image for `spec` (built and checked by the caller) once and judge the result.
+
+    Per-boot files go to `work_dir`, the cleaned console to `log_path`.
+    """
+    image = os.path.join(root, spec.image)
+    files = qemu.prepare_boot_files(spec, work_dir)
+    command = qemu.build_qemu_command(spec, qemu.qemu_program(environ), image, files)
+    result = run_process(command, timeout_s, log_path, echo)
+    report = parse_report(result.console_lines)
+    if result.timed_out:
+        verdict, reason = "hang", hang_reason(timeout_s, result.last_line)
+    elif result.stalled:
+        verdict, reason = "error", (f"QEMU stopped the guest: {result.stall_line} "
+                                    f"(the log has QEMU's register dump)")
+    else:
+        verdict, reason = judge(result.status, report["final"])
+        if result.status == 1 and result.stderr_lines:
+            reason += ": " + result.stderr_lines[-1].strip()
+    return BootOutcome(spec=spec, verdict=verdict, reason=reason, qemu_status=result.status,
+                       seconds=result.seconds, lines=result.lines, report=report,
+                       command=command)

@@ -1,0 +1,388 @@
+# SPDX-License-Identifier: MIT
+"""The `clockbench run` and `clockbench test` subcommands."""
+
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import signal
+import sys
+from dataclasses import dataclass
+
+from . import qemu
+from .boot import BootOutcome, boot_once, build_images, check_image
+from .console import parse_report
+from .outcome import (EXIT_ERROR, EXIT_FAIL, EXIT_INTERRUPTED, EXIT_PASS, EXIT_TABLE,
+                      VERDICT_EXIT, RunnerError, Terminated)
+from .process import stop_all
+from .testlist import FORMAT_HELP, load_tests_cfg, select_boot_tests
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+RUN_DIR = os.path.join("build", "run")
+TESTS_DIR = os.path.join("build", "tests")
+TESTS_CFG = os.path.join("tests", "tests.cfg")
+EXIT_BROKEN_PIPE = 141
+FAILURE_TAIL_LINES = 15
+TAIL_LINE_CHARS = 200
+
+NOTES = f"""\
+logs:
+  Logs hold QEMU's output (the serial console and QEMU's own messages, in the order
+  they arrive) with ANSI escape sequences and control characters removed. The same
+  cleaned lines are shown on the terminal and searched by tests.cfg's match=/nomatch=.
+
+environment:
+  {qemu.QEMU_ENV_OVERRIDE}=PROGRAM
+      run PROGRAM instead of {qemu.QEMU_PROGRAM}, with the same arguments (for testing
+      the runner with a fake QEMU, e.g. tests/tools/fake_qemu.py).
+
+{EXIT_TABLE}"""
+
+
+def say(command, message):
+    """Print one runner message (not guest output) to stderr."""
+    print(f"clockbench {command}: {message}", file=sys.stderr, flush=True)
+
+
+def root_path(*parts):
+    """A path under the repository root."""
+    return os.path.join(ROOT, *parts)
+
+
+# ---------------------------------------------------------------------------- run
+
+def choose_accel(requested, kvm_path=qemu.KVM_DEVICE):
+    """Pick the accelerator: returns (accel, note to print or None).
+
+    With no request, KVM when usable, else TCG with a note saying why; an explicit
+    request for an unusable KVM is a RunnerError.
+    """
+    if requested == "tcg":
+        return "tcg", None
+    usable, reason = qemu.kvm_status(kvm_path)
+    if usable:
+        return "kvm", None
+    if requested == "kvm":
+        raise RunnerError(f"{reason}, so --accel kvm cannot be used (try --accel tcg).")
+    return "tcg", f"{reason}; using TCG"
+
+
+def echo_console(line, stream):
+    """Show one line of QEMU output live: the console on stdout, QEMU's messages on stderr."""
+    print(line, file=sys.stderr if stream == "stderr" else sys.stdout, flush=True)
+
+
+def write_json(path, document):
+    """Write `document` as pretty JSON to `path`."""
+    try:
+        with open(path, "w", encoding="utf-8") as out:
+            json.dump(document, out, indent=2)
+            out.write("\n")
+    except OSError as error:
+        raise RunnerError(f"cannot write {path}: {error.strerror}.") from None
+
+
+def error_outcome(spec, reason):
+    """A BootOutcome for a run that stopped before QEMU started."""
+    return BootOutcome(spec=spec, verdict="error", reason=reason, qemu_status=None,
+                       seconds=0.0, lines=[], report=parse_report([]), command=None)
+
+
+def prepare_run(args, spec):
+    """Check dependencies and build (unless --no-build) the image `spec` needs."""
+    qemu.validate_spec(spec)
+    build = not args.no_build
+    qemu.check_dependencies(qemu.required_programs(spec, qemu.qemu_program(), build))
+    if build:
+        build_images(ROOT, [spec.image])
+    check_image(ROOT, spec.image, built=build)
+
+
+def cmd_run(args):
+    """`clockbench run`: boot once, stream the console, exit with the verdict."""
+    accel, note = choose_accel(args.accel)
+    if note:
+        say("run", note)
+    spec = qemu.BootSpec(boot=args.boot, machine=args.machine, accel=accel, smp=args.smp,
+                         memory_mib=args.memory, cmdline=" ".join(args.guest_options))
+    timeout_s = args.timeout or qemu.default_timeout_s(accel, args.boot)
+    try:
+        prepare_run(args, spec)
+        outcome = boot_once(spec, ROOT, timeout_s, root_path(RUN_DIR),
+                            args.log or root_path(RUN_DIR, "last.log"), echo=echo_console)
+    except RunnerError as error:
+        if args.json:
+            write_json(args.json, error_outcome(spec, str(error)).to_json())
+        raise
+    if outcome.reason:
+        say("run", outcome.reason)
+    print(f"clockbench run: {outcome.verdict.upper()} ({spec.describe()}, "
+          f"{outcome.seconds:.1f} s)", flush=True)
+    if args.json:
+        write_json(args.json, outcome.to_json())
+    return VERDICT_EXIT[outcome.verdict]
+
+
+# ---------------------------------------------------------------------------- test
+
+@dataclass
+class TestResult:
+    """How one boot test ended: state is "ok", "not ok" or "skip"."""
+
+    state: str
+    reason: str = None
+    seconds: float = 0.0
+    tail: tuple = ()
+
+
+def _first_matching_line(pattern, lines):
+    """The first line `pattern` finds something in, or None."""
+    regex = re.compile(pattern)
+    return next((line for line in lines if regex.search(line)), None)
+
+
+def evaluate_boot_test(test, verdict, reason, lines):
+    """Judge a boot against its tests.cfg line: returns (state, reason or None).
+
+    A guest SKIP that the line did not expect makes the test a skip; otherwise the
+    verdict must equal expect= and every match= / no nomatch= regex must be found.
+    """
+    if verdict in ("error", "hang"):
+        return "not ok", reason
+    if verdict == "skip" and test.expect != "skip":
+        return "skip", f"the guest reported SKIP; last lines: {' | '.join(lines[-3:])}"
+    problems = []
+    if verdict != test.expect:
+        problems.append(f"expected {test.expect.upper()}, the guest reported {verdict.upper()}")
+    text = "\n".join(lines)
+    for pattern in test.match:
+        if not re.search(pattern, text, re.MULTILINE):
+            problems.append(f"no line matches /{pattern}/")
+    for pattern in test.nomatch:
+        if re.search(pattern, text, re.MULTILINE):
+            found = _first_matching_line(pattern, lines) or "(across lines)"
+            problems.append(f"/{pattern}/ must not match but matched: {found.strip()}")
+    if problems:
+        return "not ok", "; ".join(problems)
+    return "ok", None
+
+
+def run_boot_test(test):
+    """Run one boot test (its image already built); returns a TestResult."""
+    log_path = root_path(TESTS_DIR, f"{test.name}.log")
+    try:
+        outcome = boot_once(test.spec, ROOT, test.timeout_s,
+                            root_path(TESTS_DIR, "work", test.name), log_path)
+    except RunnerError as error:
+        return TestResult(state="not ok", reason=str(error))
+    state, reason = evaluate_boot_test(test, outcome.verdict, outcome.reason, outcome.lines)
+    return TestResult(state=state, reason=reason, seconds=outcome.seconds,
+                      tail=tuple(outcome.lines[-FAILURE_TAIL_LINES:]))
+
+
+def format_test_result(number, test, result):
+    """The KTAP-style lines printed for one test."""
+    if result.state == "skip":
+        return [f"ok {number} {test.name} # SKIP {result.reason}"]
+    if result.state == "ok":
+        return [f"ok {number} {test.name} ({result.seconds:.1f} s)"]
+    lines = [f"not ok {number} {test.name}: {result.reason}"]
+    if result.tail:
+        lines.append(f"# last lines of {os.path.join(TESTS_DIR, test.name + '.log')}:")
+        lines += [f"#   {line[:TAIL_LINE_CHARS]}" for line in result.tail]
+    return lines
+
+
+def format_summary(results):
+    """The closing line: `N passed, N failed, N skipped`."""
+    states = [result.state for result in results]
+    return (f"{states.count('ok')} passed, {states.count('not ok')} failed, "
+            f"{states.count('skip')} skipped")
+
+
+def format_test_listing(tests):
+    """One line per test for --list: name, boot path, machine, accel, expect, groups."""
+    width = max((len(test.name) for test in tests), default=0)
+    return [f"{test.name:<{width}}  {test.spec.boot:<10} {test.spec.machine:<3} "
+            f"{test.spec.accel} expect={test.expect} groups={','.join(test.groups) or '-'}"
+            for test in tests]
+
+
+def kvm_skips(tests):
+    """Map each accel=kvm test name to the skip reason when KVM is unusable."""
+    if not any(test.spec.accel == "kvm" for test in tests):
+        return {}
+    usable, reason = qemu.kvm_status()
+    if usable:
+        return {}
+    return {test.name: reason for test in tests if test.spec.accel == "kvm"}
+
+
+def prepare_tests(tests, build):
+    """Check dependencies, build every image the tests need once, check the images exist."""
+    needed = [qemu.qemu_program()]
+    for test in tests:
+        needed += qemu.required_programs(test.spec, qemu.qemu_program(), build)
+    qemu.check_dependencies(needed)
+    images = list(dict.fromkeys(test.spec.image for test in tests))
+    if build and images:
+        build_images(ROOT, images)
+    for image in images:
+        check_image(ROOT, image, built=build)
+
+
+def run_boot_tests(tests, skips, jobs):
+    """Run `tests` on `jobs` workers, printing results in list order; returns the results."""
+    results = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = [None if test.name in skips else pool.submit(run_boot_test, test)
+                   for test in tests]
+        try:
+            for number, (test, future) in enumerate(zip(tests, futures), start=1):
+                result = (TestResult(state="skip", reason=skips[test.name]) if future is None
+                          else future.result())
+                results.append(result)
+                print("\n".join(format_test_result(number, test, result)), flush=True)
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            stop_all()
+            raise
+    return results
+
+
+def cmd_test(args):
+    """`clockbench test`: run the boot tests of tests.cfg; exit 0 only if none failed."""
+    shown = args.config or TESTS_CFG
+    tests = load_tests_cfg(args.config or root_path(TESTS_CFG), shown)
+    chosen = select_boot_tests(tests, args.names, args.group)
+    if args.list:
+        print("\n".join(format_test_listing(chosen)))
+        return EXIT_PASS
+    if not chosen:
+        raise RunnerError(f"no boot test in {shown} is in group '{args.group}'.")
+    skips = kvm_skips(chosen)
+    prepare_tests([test for test in chosen if test.name not in skips], not args.no_build)
+    print(f"1..{len(chosen)}", flush=True)
+    results = run_boot_tests(chosen, skips, args.jobs)
+    print(format_summary(results), flush=True)
+    return EXIT_FAIL if any(result.state == "not ok" for result in results) else EXIT_PASS
+
+
+# ---------------------------------------------------------------------------- parser
+
+def positive_int(text):
+    """argparse type: an integer of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number of at least 1")
+    return value
+
+
+def positive_float(text):
+    """argparse type: a number greater than 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number greater than 0")
+    return value
+
+
+def add_run_parser(subparsers):
+    """The `run` subcommand's options."""
+    parser = subparsers.add_parser(
+        "run", help="build and boot one image, streaming its serial console",
+        description="Build (unless --no-build) and boot one clockbench image under QEMU,\n"
+                    "stream its serial console, and exit with the guest's verdict.",
+        epilog=NOTES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--accel", choices=qemu.ACCELS,
+                        help="accelerator (default: kvm when /dev/kvm is usable, else tcg)")
+    parser.add_argument("--machine", choices=qemu.MACHINES, default="pc",
+                        help="QEMU machine (default: pc)")
+    parser.add_argument("--boot", choices=qemu.BOOTS, default="multiboot1",
+                        help="boot path (default: multiboot1)")
+    parser.add_argument("--smp", type=positive_int, default=1, metavar="N",
+                        help="vCPUs (default: 1)")
+    parser.add_argument("--memory", type=positive_int, default=64, metavar="MiB",
+                        help="guest RAM in MiB (default: 64)")
+    parser.add_argument("--timeout", type=positive_float, metavar="S",
+                        help="seconds before QEMU is killed (default: 60 tcg, 120 kvm, "
+                             f"{qemu.KVM_ISO_TIMEOUT_S} kvm ISO)")
+    parser.add_argument("--log", metavar="FILE",
+                        help=f"where to save the console (default: {RUN_DIR}/last.log)")
+    parser.add_argument("--json", metavar="FILE",
+                        help="write the run's result as JSON (schema clockbench-run/0)")
+    parser.add_argument("--no-build", action="store_true", help="don't run make first")
+    parser.add_argument("guest_options", nargs="*", metavar="-- guest options",
+                        help="options passed to the guest, e.g. -- verbose=1")
+    parser.set_defaults(handler=cmd_run)
+
+
+def add_test_parser(subparsers):
+    """The `test` subcommand's options."""
+    parser = subparsers.add_parser(
+        "test", help="run the boot tests listed in tests/tests.cfg",
+        description="Run the boot tests of tests/tests.cfg, printing one KTAP-style line\n"
+                    "each and then `N passed, N failed, N skipped`. Logs go to\n"
+                    f"{TESTS_DIR}/NAME.log. accel=kvm tests are skipped when /dev/kvm is\n"
+                    "unusable. Exit status 0 only when no test failed.",
+        epilog=f"{FORMAT_HELP}\n\n{NOTES}", formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--list", action="store_true", help="list the chosen tests and stop")
+    parser.add_argument("--group", metavar="G", help="only tests in group G")
+    parser.add_argument("--jobs", type=positive_int, default=2, metavar="N",
+                        help="boots run at once (default: 2)")
+    parser.add_argument("--config", metavar="FILE", help=f"test list (default: {TESTS_CFG})")
+    parser.add_argument("--no-build", action="store_true", help="don't run make first")
+    parser.add_argument("names", nargs="*", metavar="NAME", help="only these tests")
+    parser.set_defaults(handler=cmd_test)
+
+
+def build_parser():
+    """The command-line parser for `clockbench`."""
+    parser = argparse.ArgumentParser(
+        prog="clockbench",
+        description="Host-side runner for the clockbench bare-metal test image.",
+        epilog=NOTES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    subparsers = parser.add_subparsers(dest="command", metavar="{run,test}")
+    add_run_parser(subparsers)
+    add_test_parser(subparsers)
+    return parser
+
+
+def raise_terminated(signal_number, _frame):
+    """Signal handler: unwind the main thread so that QEMU gets killed on the way out."""
+    raise Terminated(signal_number)
+
+
+def main(argv=None):
+    """Entry point: returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return EXIT_ERROR
+    for signal_number in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signal_number, raise_terminated)
+    try:
+        return args.handler(args)
+    except RunnerError as error:
+        say(args.command, str(error))
+        return error.status
+    except KeyboardInterrupt:
+        stop_all()
+        say(args.command, "interrupted.")
+        return EXIT_INTERRUPTED
+    except Terminated as error:
+        stop_all()
+        say(args.command, f"stopped by {error}.")
+        return error.status
+    except BrokenPipeError:
+        # Whoever read stdout went away (`| head`): stop quietly, as a shell tool would.
+        stop_all()
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE

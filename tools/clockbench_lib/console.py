@@ -1,0 +1,152 @@
+# SPDX-License-Identifier: MIT
+"""Serial-console text: cleaning raw output into lines, and parsing the guest's report.
+
+Firmware and GRUB write ANSI escape sequences and carriage returns; every line the
+runner logs, shows or matches has them removed by clean_line().
+"""
+
+import re
+
+_ESCAPE_SEQUENCE = re.compile(r"""
+      \x1b\[[0-?]*[ -/]*[@-~]            # CSI: colours, cursor moves, erasing
+    | \x1b\][^\x07\x1b]*(?:\x07|\x1b\\)  # OSC, ended by BEL or ST
+    | \x1b[()*+][0-9A-Za-z]              # character-set selection
+    | \x1b[0-~]                          # other two-byte escapes (ESC 7, ESC c...)
+""", re.VERBOSE)
+
+# Control characters other than tab (the newline is already gone when this is used).
+_CONTROL_CHARACTER = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+
+_ENV_FIELDS = {
+    "boot": re.compile(r"^\s*boot protocol\s+(\S+)"),
+    "cmdline": re.compile(r'^\s*command line\s+"(.*)"\s*$'),
+    "cpu": re.compile(r"^\s*cpu\s+(.*\S)"),
+    "hypervisor": re.compile(r"^\s*hypervisor\s+(.*\S)"),
+    "memory": re.compile(r"^\s*memory\s+(.*\S)"),
+    "cpus": re.compile(r"^\s*cpus \(firmware\)\s+(.*\S)"),
+}
+_ENV_HEADER = re.compile(r"^\s*# environment\s*$")
+_KTAP_HEADER = re.compile(r"^\s*KTAP version \d+")
+_KTAP_RESULT = re.compile(r"^(ok|not ok) \d+\b(.*)$")
+_KTAP_SKIP = re.compile(r"#\s*SKIP\b", re.IGNORECASE)
+_KTAP_TOTALS = re.compile(r"^\s*#\s*(\d+) passed, (\d+) failed, (\d+) skipped\s*$")
+_FINAL_LINE = re.compile(r"^\s*clockbench: (PASS|FAIL|SKIP)\s*$")
+_LEADING_NUMBER = re.compile(r"^(\d+)\b")
+
+
+def clean_line(text):
+    """Remove ANSI escape sequences and control characters (keeping tabs) from one line."""
+    return _CONTROL_CHARACTER.sub("", _ESCAPE_SEQUENCE.sub("", text))
+
+
+class LineSplitter:
+    """Turns a byte stream fed in arbitrary chunks into cleaned text lines."""
+
+    def __init__(self):
+        self._pending = b""
+
+    def feed(self, chunk):
+        """Add bytes; return the cleaned lines that are now complete."""
+        self._pending += chunk
+        *complete, self._pending = self._pending.split(b"\n")
+        return [self._decode(raw) for raw in complete]
+
+    def finish(self):
+        """Return the unterminated last line, cleaned, or None if there is none."""
+        raw, self._pending = self._pending, b""
+        line = self._decode(raw)
+        return line if line.strip() else None
+
+    @staticmethod
+    def _decode(raw):
+        return clean_line(raw.decode("utf-8", errors="replace"))
+
+
+def last_nonblank(lines):
+    """Return the last line that has more than whitespace, or "" if none has."""
+    for line in reversed(lines):
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+def parse_environment(lines):
+    """Parse the `# environment` block into a dict; fields not printed are None.
+
+    Only lines between `# environment` and `KTAP version` are read, so firmware chatter
+    cannot be mistaken for a field.  `cmdline` loses its double quotes, `cpus` becomes an
+    int when it starts with a number; the other fields keep the guest's text.
+    """
+    env = dict.fromkeys(_ENV_FIELDS)
+    inside = False
+    for line in lines:
+        if _ENV_HEADER.match(line):
+            inside = True
+        elif _KTAP_HEADER.match(line):
+            if inside:
+                break
+        elif inside:
+            _parse_environment_line(line, env)
+    return env
+
+
+def _parse_environment_line(line, env):
+    """Store the field `line` holds into `env`, keeping the first value of each field."""
+    for field, pattern in _ENV_FIELDS.items():
+        match = pattern.match(line)
+        if match and env[field] is None:
+            value = match.group(1)
+            if field == "cpus":
+                number = _LEADING_NUMBER.match(value)
+                value = int(number.group(1)) if number else value
+            env[field] = value
+            return
+
+
+def parse_checks(lines):
+    """Count the guest's KTAP results: {"passed", "failed", "skipped"}, or None if no KTAP.
+
+    The guest's own `# N passed, N failed, N skipped` line wins; without it (a crash or a
+    hang part-way) the top-level `ok` / `not ok` lines seen so far are counted.
+    """
+    seen_ktap = False
+    counted = {"passed": 0, "failed": 0, "skipped": 0}
+    totals = None
+    for line in lines:
+        if _KTAP_HEADER.match(line):
+            seen_ktap = True
+        elif seen_ktap and (result := _KTAP_RESULT.match(line)):
+            if result.group(1) == "not ok":
+                counted["failed"] += 1
+            elif _KTAP_SKIP.search(result.group(2)):
+                counted["skipped"] += 1
+            else:
+                counted["passed"] += 1
+        elif seen_ktap and (summary := _KTAP_TOTALS.match(line)):
+            passed, failed, skipped = (int(n) for n in summary.groups())
+            totals = {"passed": passed, "failed": failed, "skipped": skipped}
+    if totals:
+        return totals
+    return counted if seen_ktap else None
+
+
+def parse_final_verdict(lines):
+    """Return "pass"/"fail"/"skip" from the last `clockbench: X` line, or None."""
+    for line in reversed(lines):
+        match = _FINAL_LINE.match(line)
+        if match:
+            return match.group(1).lower()
+    return None
+
+
+def parse_report(lines):
+    """Parse everything the runner reads from the guest's console.
+
+    The one place that knows the console format: returns {"env": ..., "checks": ...,
+    "final": ...} as described by parse_environment, parse_checks and parse_final_verdict.
+    """
+    return {
+        "env": parse_environment(lines),
+        "checks": parse_checks(lines),
+        "final": parse_final_verdict(lines),
+    }

@@ -1,0 +1,92 @@
+# SPDX-License-Identifier: MIT
+"""Verdicts, the runner's exit statuses, and how QEMU's exit status maps to a verdict."""
+
+EXIT_PASS = 0
+EXIT_FAIL = 1
+EXIT_ERROR = 2
+EXIT_HANG = 3
+EXIT_SKIP = 77
+EXIT_INTERRUPTED = 130
+
+VERDICT_EXIT = {
+    "pass": EXIT_PASS,
+    "fail": EXIT_FAIL,
+    "skip": EXIT_SKIP,
+    "error": EXIT_ERROR,
+    "hang": EXIT_HANG,
+}
+
+# Codes the guest writes to isa-debug-exit; QEMU then exits with (code << 1) | 1.
+GUEST_EXIT_CODES = {1: "pass", 2: "fail", 3: "skip"}
+
+EXIT_TABLE = """\
+exit statuses:
+  0   pass      the guest reported PASS
+  1   fail      the guest reported FAIL (for `test`: some test failed)
+  77  skip      the guest reported SKIP
+  2   error     missing dependency, build failed, bad option or tests.cfg,
+                QEMU failed, no verdict, or verdict mismatch
+  3   hang      no verdict before the timeout (QEMU is killed)
+  130, 143      interrupted (SIGINT, SIGTERM); QEMU is killed too"""
+
+
+class Terminated(BaseException):
+    """Raised in the main thread when the runner gets SIGTERM or SIGHUP."""
+
+    def __init__(self, signal_number):
+        super().__init__(f"signal {signal_number}")
+        self.status = 128 + signal_number
+
+
+class RunnerError(Exception):
+    """An expected problem, reported as one sentence; the runner exits with `status`."""
+
+    def __init__(self, message, status=EXIT_ERROR):
+        super().__init__(message)
+        self.status = status
+
+
+def status_verdict(qemu_status):
+    """Return "pass", "fail" or "skip" for a QEMU exit status that carries one, else None.
+
+    Negative statuses (QEMU killed by a signal) and None never carry a verdict.
+    """
+    if qemu_status is None or qemu_status < 0 or not qemu_status & 1:
+        return None
+    return GUEST_EXIT_CODES.get(qemu_status >> 1)
+
+
+def no_verdict_reason(qemu_status):
+    """Say in words why a QEMU exit status carries no verdict."""
+    if qemu_status == 0:
+        return ("QEMU exited with status 0 without a verdict: the guest reset or "
+                "powered off (a triple fault ends QEMU this way under -no-reboot)")
+    if qemu_status == 1:
+        return "QEMU itself failed (status 1)"
+    if qemu_status < 0:
+        return f"QEMU was killed by signal {-qemu_status}"
+    return f"QEMU exited with status {qemu_status}, which carries no verdict"
+
+
+def judge(qemu_status, console_verdict):
+    """Combine QEMU's exit status with the guest's final console line.
+
+    `console_verdict` is "pass"/"fail"/"skip" from the `clockbench: X` line, or None when
+    the console had none.  Returns (verdict, reason); reason is None for a clean verdict.
+    Both must agree: any disagreement or absence is an "error".
+    """
+    verdict = status_verdict(qemu_status)
+    if verdict is None:
+        reason = no_verdict_reason(qemu_status)
+        if console_verdict:
+            reason += f", although the console said 'clockbench: {console_verdict.upper()}'"
+        return "error", reason
+    if console_verdict is None:
+        return "error", (f"verdict mismatch: QEMU's exit status {qemu_status} means "
+                         f"{verdict.upper()} but the console has no "
+                         f"'clockbench: {verdict.upper()}' line")
+    if console_verdict != verdict:
+        return "error", (f"verdict mismatch: QEMU's exit status {qemu_status} means "
+                         f"{verdict.upper()} but the console said "
+                         f"'clockbench: {console_verdict.upper()}'")
+    return verdict, None

@@ -1,0 +1,205 @@
+# SPDX-License-Identifier: MIT
+"""Running QEMU: output captured line by line into a log, an optional live echo, a timeout.
+
+QEMU pauses the guest for good after a KVM internal error (it prints the error and a
+register dump on stderr, then waits); such a run is stopped at once instead of waiting
+for the timeout.
+"""
+
+import os
+import re
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+
+from .console import LineSplitter, last_nonblank
+from .outcome import RunnerError
+
+_READ_CHUNK_BYTES = 4096
+_POLL_S = 0.2
+_TERMINATE_GRACE_S = 2.0
+_READER_JOIN_S = 5.0
+# Time left after a stall line for the register dump that follows it to arrive.
+_STALL_DUMP_S = 1.0
+# QEMU stderr lines after which the guest never runs again.
+_STALL_LINE = re.compile(r"^KVM internal error")
+
+_live_processes = set()
+_live_lock = threading.Lock()
+
+
+@dataclass
+class ProcessResult:
+    """What one QEMU run left behind.
+
+    `status` is QEMU's exit status (negative: killed by that signal), or None when the
+    runner killed it: `stop_reason` then says why ("timeout" or "stalled", with the QEMU
+    line in `stall_line`).  `lines` holds stdout and stderr lines in arrival order, cleaned
+    of escape sequences; `console_lines` only stdout's, `stderr_lines` only stderr's.
+    """
+
+    status: int
+    seconds: float
+    lines: list = field(default_factory=list)
+    console_lines: list = field(default_factory=list)
+    stderr_lines: list = field(default_factory=list)
+    stop_reason: str = None
+    stall_line: str = None
+
+    @property
+    def timed_out(self):
+        """True when the runner killed QEMU because the timeout expired."""
+        return self.stop_reason == "timeout"
+
+    @property
+    def stalled(self):
+        """True when the runner killed QEMU because QEMU had stopped the guest."""
+        return self.stop_reason == "stalled"
+
+    @property
+    def last_line(self):
+        """The last non-blank line of the serial console, or ""."""
+        return last_nonblank(self.console_lines)
+
+
+class LineSink:
+    """Collects lines from both QEMU streams, writes them to the log and echoes them."""
+
+    def __init__(self, log_path, echo=None):
+        os.makedirs(os.path.dirname(os.path.abspath(log_path)), exist_ok=True)
+        self._log = open(log_path, "w", encoding="utf-8")
+        self._echo = echo
+        self._lock = threading.Lock()
+        self.lines = []
+        self.console_lines = []
+        self.stderr_lines = []
+        self.stall_line = None
+        self.stall_time = None
+
+    def add(self, line, stream):
+        """Record one line that arrived on `stream` ("stdout" or "stderr")."""
+        with self._lock:
+            if self._log.closed:
+                return
+            self.lines.append(line)
+            if stream == "stderr":
+                self.stderr_lines.append(line)
+                if self.stall_line is None and _STALL_LINE.match(line):
+                    self.stall_line, self.stall_time = line.strip(), time.monotonic()
+            else:
+                self.console_lines.append(line)
+            self._log.write(line + "\n")
+            self._log.flush()
+            if self._echo:
+                self._echo(line, stream)
+
+    def stalled_for(self):
+        """Seconds since QEMU reported that it stopped the guest, or None."""
+        with self._lock:
+            return None if self.stall_time is None else time.monotonic() - self.stall_time
+
+    def close(self):
+        """Close the log file."""
+        with self._lock:
+            self._log.close()
+
+
+def _pump(pipe, sink, stream):
+    """Read `pipe` until end of file, handing each complete line to `sink`."""
+    splitter = LineSplitter()
+    fd = pipe.fileno()
+    while True:
+        chunk = os.read(fd, _READ_CHUNK_BYTES)
+        if not chunk:
+            break
+        for line in splitter.feed(chunk):
+            sink.add(line, stream)
+    tail = splitter.finish()
+    if tail is not None:
+        sink.add(tail, stream)
+    pipe.close()
+
+
+def _stop(process):
+    """End `process` (and anything in its session): SIGTERM, then SIGKILL after a grace time."""
+    for sig, wait_s in ((signal.SIGTERM, _TERMINATE_GRACE_S), (signal.SIGKILL, None)):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            process.wait(timeout=wait_s)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def stop_all():
+    """Stop every QEMU this runner started that is still running (used on Ctrl-C)."""
+    with _live_lock:
+        processes = list(_live_processes)
+    for process in processes:
+        _stop(process)
+
+
+def _start(command):
+    """Start `command` in its own session with stdin from /dev/null and both outputs piped."""
+    try:
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, start_new_session=True)
+    except OSError as error:
+        raise RunnerError(f"cannot start {command[0]}: {os.strerror(error.errno)}.") from None
+    with _live_lock:
+        _live_processes.add(process)
+    return process
+
+
+def _wait(process, sink, deadline):
+    """Wait for `process` to exit: returns (status, None) or (None, why it must be stopped)."""
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return None, "timeout"
+        try:
+            return process.wait(timeout=min(remaining, _POLL_S)), None
+        except subprocess.TimeoutExpired:
+            stalled_s = sink.stalled_for()
+            if stalled_s is not None and stalled_s >= _STALL_DUMP_S:
+                return None, "stalled"
+
+
+def run_process(command, timeout_s, log_path, echo=None):
+    """Run `command`, logging its output to `log_path`, killing it after `timeout_s` seconds.
+
+    `echo(line, stream)`, when given, is called for every line as it arrives.
+    """
+    sink = LineSink(log_path, echo)
+    start = time.monotonic()
+    try:
+        process = _start(command)
+    except RunnerError:
+        sink.close()
+        raise
+    readers = [threading.Thread(target=_pump, args=(pipe, sink, name), daemon=True)
+               for pipe, name in ((process.stdout, "stdout"), (process.stderr, "stderr"))]
+    for reader in readers:
+        reader.start()
+    try:
+        status, stop_reason = _wait(process, sink, start + timeout_s)
+        if stop_reason:
+            _stop(process)
+    except BaseException:
+        _stop(process)
+        raise
+    finally:
+        seconds = time.monotonic() - start
+        for reader in readers:
+            reader.join(_READER_JOIN_S)
+        with _live_lock:
+            _live_processes.discard(process)
+        sink.close()
+    return ProcessResult(status=status, seconds=seconds, lines=sink.lines,
+                         console_lines=sink.console_lines, stderr_lines=sink.stderr_lines,
+                         stop_reason=stop_reason, stall_line=sink.stall_line)

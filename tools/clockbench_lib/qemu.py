@@ -1,0 +1,257 @@
+# SPDX-License-Identifier: MIT
+"""What a boot needs: KVM detection, dependency checks, boot files and QEMU command lines.
+
+Everything here except make_args_disk() and prepare_boot_files() is free of side effects
+apart from probing the host, so the unit tests can check the command lines exactly.
+"""
+
+import errno
+import fcntl
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+
+from .outcome import RunnerError
+
+QEMU_PROGRAM = "qemu-system-x86_64"
+QEMU_ENV_OVERRIDE = "CLOCKBENCH_QEMU"
+OVMF_CODE = "/usr/share/OVMF/OVMF_CODE_4M.fd"
+OVMF_VARS = "/usr/share/OVMF/OVMF_VARS_4M.fd"
+KVM_DEVICE = "/dev/kvm"
+KVM_ISO_TIMEOUT_S = 300
+
+# From <linux/kvm.h>: KVM_GET_API_VERSION is _IO(KVMIO = 0xAE, 0x00); the only
+# API version Linux has ever returned is KVM_API_VERSION = 12.
+KVM_GET_API_VERSION = 0xAE00
+KVM_API_VERSION = 12
+
+# The image each boot path needs, relative to the repository root (the make target too).
+BOOT_IMAGES = {
+    "multiboot1": "build/clockbench-mb1.elf",
+    "pvh": "build/clockbench.elf",
+    "iso-bios": "build/clockbench.iso",
+    "iso-uefi": "build/clockbench.iso",
+}
+BOOTS = tuple(BOOT_IMAGES)
+MACHINES = ("pc", "q35")
+ACCELS = ("tcg", "kvm")
+
+# Debian package that provides each program or file the runner may need.
+DEBIAN_PACKAGES = {
+    QEMU_PROGRAM: "qemu-system-x86",
+    "make": "make",
+    "mformat": "mtools",
+    "mcopy": "mtools",
+    OVMF_CODE: "ovmf",
+    OVMF_VARS: "ovmf",
+}
+
+
+@dataclass(frozen=True)
+class BootSpec:
+    """How to boot one image: the QEMU machine and the guest's command line."""
+
+    boot: str = "multiboot1"
+    machine: str = "pc"
+    accel: str = "tcg"
+    smp: int = 1
+    memory_mib: int = 64
+    cmdline: str = ""
+
+    @property
+    def image(self):
+        """The image path relative to the repository root."""
+        return BOOT_IMAGES[self.boot]
+
+    @property
+    def is_iso(self):
+        """True for the GRUB rescue-image boots."""
+        return self.boot.startswith("iso-")
+
+    @property
+    def needs_args_disk(self):
+        """True when guest options reach GRUB through the small FAT disk."""
+        return self.is_iso and bool(self.cmdline)
+
+    def describe(self):
+        """Short human form, e.g. "tcg pc multiboot1"."""
+        return f"{self.accel} {self.machine} {self.boot}"
+
+
+def default_timeout_s(accel, boot="multiboot1"):
+    """Default seconds allowed for one boot.
+
+    Under the nested KVM of these machines the firmware's real-mode work is slow:
+    a `-kernel` boot needs seconds, but a GRUB ISO boot took ~110 s (BIOS) even for
+    a tiny kernel, so ISO boots under KVM get more time.
+    """
+    if accel != "kvm":
+        return 60
+    return KVM_ISO_TIMEOUT_S if boot.startswith("iso-") else 120
+
+
+def kvm_status(path=KVM_DEVICE):
+    """Tell whether KVM is usable at `path`: returns (usable, reason in words).
+
+    Usable means the device opens read-write and KVM_GET_API_VERSION returns 12.
+    """
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
+    except OSError as error:
+        return False, f"{path}: {os.strerror(error.errno)}"
+    try:
+        version = fcntl.ioctl(fd, KVM_GET_API_VERSION)
+    except OSError as error:
+        return False, f"{path}: KVM_GET_API_VERSION failed: {os.strerror(error.errno)}"
+    finally:
+        os.close(fd)
+    if version != KVM_API_VERSION:
+        return False, f"{path}: KVM API version is {version}, not {KVM_API_VERSION}"
+    return True, f"{path} is usable"
+
+
+def qemu_program(environ=os.environ):
+    """The QEMU to run: $CLOCKBENCH_QEMU when set (for fakes in tests), else the real one."""
+    return environ.get(QEMU_ENV_OVERRIDE) or QEMU_PROGRAM
+
+
+def missing_dependency_message(name):
+    """One sentence naming the Debian package that provides `name`."""
+    package = DEBIAN_PACKAGES.get(name)
+    if package is None:
+        return f"{name} is missing (it is set by ${QEMU_ENV_OVERRIDE})."
+    return (f"{name} is missing: install the Debian package {package} "
+            f"(`make deps` installs all of clockbench's dependencies).")
+
+
+def required_programs(spec, qemu, build):
+    """Programs and files a boot needs: a list of names (paths for files)."""
+    needed = [qemu]
+    if build:
+        needed.append("make")
+    if spec.needs_args_disk:
+        needed += ["mformat", "mcopy"]
+    if spec.boot == "iso-uefi":
+        needed += [OVMF_CODE, OVMF_VARS]
+    return needed
+
+
+def check_dependencies(names):
+    """Raise RunnerError naming the first program or file in `names` that is missing."""
+    for name in dict.fromkeys(names):
+        if os.path.isabs(name) and not os.path.exists(name):
+            raise RunnerError(missing_dependency_message(name))
+        if not os.path.isabs(name) and shutil.which(name) is None:
+            raise RunnerError(missing_dependency_message(name))
+
+
+def iso_args_file_text(cmdline):
+    """The clockbench-args.cfg that GRUB sources to pick up the guest options.
+
+    GRUB reads the options from a single-quoted string, which cannot hold a single quote,
+    so options containing one are refused.
+    """
+    if "'" in cmdline:
+        raise RunnerError("guest options for an ISO boot cannot contain a single quote ('), "
+                          "because GRUB reads them from a single-quoted string.")
+    if "\n" in cmdline or "\r" in cmdline:
+        raise RunnerError("guest options cannot contain a line break.")
+    return f"set clockbench_args='{cmdline}'\n"
+
+
+def validate_spec(spec):
+    """Refuse, before anything is built, guest options that this boot path cannot carry."""
+    if spec.is_iso:
+        iso_args_file_text(spec.cmdline)
+
+
+def make_args_disk(disk_path, cmdline):
+    """Create a FAT floppy-sized disk image holding /clockbench-args.cfg (uses mtools)."""
+    text_path = disk_path + ".cfg"
+    with open(text_path, "w", encoding="utf-8") as text_file:
+        text_file.write(iso_args_file_text(cmdline))
+    if os.path.exists(disk_path):
+        os.unlink(disk_path)
+    for command in (["mformat", "-i", disk_path, "-C", "-f", "1440", "::"],
+                    ["mcopy", "-i", disk_path, text_path, "::/clockbench-args.cfg"]):
+        result = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True,
+                                text=True, check=False)
+        if result.returncode != 0:
+            detail = result.stderr.strip().splitlines()
+            raise RunnerError(f"{command[0]} could not make the guest-options disk "
+                              f"{disk_path}: {detail[-1] if detail else 'no message'}.")
+
+
+@dataclass(frozen=True)
+class BootFiles:
+    """Per-boot files beside the image: the guest-options disk and the UEFI variable store."""
+
+    args_disk: str = None
+    ovmf_vars: str = None
+
+
+def boot_file_paths(spec, work_dir):
+    """Where prepare_boot_files() puts this boot's files (None where not needed)."""
+    return BootFiles(
+        args_disk=os.path.join(work_dir, "args.img") if spec.needs_args_disk else None,
+        ovmf_vars=os.path.join(work_dir, "OVMF_VARS_4M.fd") if spec.boot == "iso-uefi" else None,
+    )
+
+
+def prepare_boot_files(spec, work_dir):
+    """Create the files a boot needs in `work_dir`; returns their BootFiles."""
+    files = boot_file_paths(spec, work_dir)
+    if files.args_disk or files.ovmf_vars:
+        os.makedirs(work_dir, exist_ok=True)
+    if files.args_disk:
+        make_args_disk(files.args_disk, spec.cmdline)
+    if files.ovmf_vars:
+        try:
+            shutil.copyfile(OVMF_VARS, files.ovmf_vars)
+        except OSError as error:
+            raise RunnerError(f"cannot copy {OVMF_VARS} to {files.ovmf_vars}: "
+                              f"{os.strerror(error.errno or errno.EIO)}.") from None
+    return files
+
+
+def build_qemu_command(spec, qemu, image, files=BootFiles()):
+    """The full QEMU argument vector for one boot of `image` (an absolute or relative path)."""
+    command = [
+        qemu,
+        "-display", "none",
+        "-monitor", "none",
+        "-serial", "stdio",
+        "-no-reboot",
+        "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
+        "-machine", spec.machine,
+        "-accel", spec.accel,
+        "-cpu", "host" if spec.accel == "kvm" else "max",
+        "-m", str(spec.memory_mib),
+        "-smp", str(spec.smp),
+    ]
+    return command + _boot_arguments(spec, image, files)
+
+
+def _boot_arguments(spec, image, files):
+    """The QEMU arguments that differ between boot paths."""
+    if spec.boot in ("multiboot1", "pvh"):
+        return ["-kernel", image, "-append", spec.cmdline]
+    arguments = []
+    if spec.boot == "iso-uefi":
+        arguments += [
+            "-drive", f"if=pflash,format=raw,unit=0,readonly=on,file={_option_path(OVMF_CODE)}",
+            "-drive", f"if=pflash,format=raw,unit=1,file={_option_path(files.ovmf_vars)}",
+            "-cdrom", image,
+        ]
+    else:
+        arguments += ["-cdrom", image, "-boot", "d"]
+    if files.args_disk:
+        arguments += ["-drive",
+                      f"file={_option_path(files.args_disk)},format=raw,if=ide,media=disk"]
+    return arguments
+
+
+def _option_path(path):
+    """Escape a path for a QEMU key=value option list, where a comma is written twice."""
+    return path.replace(",", ",,")

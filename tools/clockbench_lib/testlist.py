@@ -1,0 +1,246 @@
+# SPDX-License-Identifier: MIT
+"""Reading tests/tests.cfg, the one list of every clockbench test.
+
+One test per line: `KIND NAME key=value...`, split like a shell would (Python shlex).
+A `#` at the start of a word begins a comment; blank lines are ignored.  The runner
+runs the `boot` lines; `unit` lines belong to the Makefile and are only checked for shape.
+"""
+
+import re
+import shlex
+from dataclasses import dataclass, field
+
+from . import qemu
+from .outcome import RunnerError
+
+FORMAT_HELP = """\
+tests.cfg:
+  One test per line, `KIND NAME key=value...`, split like a shell would (shlex);
+  `#` at the start of a word begins a comment. `unit` lines belong to the Makefile.
+  boot keys [defaults]:
+    boot=multiboot1|pvh|iso-bios|iso-uefi [multiboot1]   machine=pc|q35 [pc]
+    accel=tcg|kvm [tcg]   smp=N [1]   memory=MiB [64]
+    timeout=S [60 tcg, 120 kvm, 300 kvm ISO]
+    args="guest options" [none]   expect=pass|fail|skip [pass]
+    match=REGEX     must be found in the log (repeatable)
+    nomatch=REGEX   must not be found in the log (repeatable)
+    groups=a,b      groups for --group
+  A test passes when the guest's verdict equals expect= and the regexes hold. A guest
+  SKIP that was not expected makes the test a skip."""
+
+KINDS = ("unit", "boot")
+EXPECTS = ("pass", "fail", "skip")
+BOOT_KEYS = ("boot", "machine", "accel", "smp", "memory", "timeout", "args", "expect",
+             "match", "nomatch", "groups")
+REPEATABLE_KEYS = ("match", "nomatch")
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+_GROUP = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
+
+
+@dataclass
+class UnitTest:
+    """A `unit` line: host unit tests the Makefile builds and runs."""
+
+    name: str
+    line_no: int
+    keys: dict
+
+
+@dataclass
+class BootTest:
+    """A `boot` line: one QEMU boot and what its console and verdict must show."""
+
+    name: str
+    line_no: int
+    spec: qemu.BootSpec
+    timeout_s: float
+    expect: str = "pass"
+    match: list = field(default_factory=list)
+    nomatch: list = field(default_factory=list)
+    groups: tuple = ()
+
+
+def strip_comment(line):
+    """Cut `line` at the first `#` that starts a word outside quotes, as a shell would."""
+    quote = None
+    escaped = False
+    for index, char in enumerate(line):
+        if escaped:
+            escaped = False
+        elif char == "\\" and quote != "'":
+            escaped = True
+        elif quote:
+            quote = None if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "#" and (index == 0 or line[index - 1].isspace()):
+            return line[:index]
+    return line
+
+
+def split_fields(line, where):
+    """Split one line into words; RunnerError naming `where` when the quoting is broken."""
+    try:
+        return shlex.split(strip_comment(line))
+    except ValueError as error:
+        raise RunnerError(f"{where}: cannot split the line: {error}.") from None
+
+
+def parse_key_values(words, where):
+    """Turn `key=value` words into a dict of lists, in order; RunnerError on other words."""
+    keys = {}
+    for word in words:
+        key, equals, value = word.partition("=")
+        if not equals or not key:
+            raise RunnerError(f"{where}: '{word}' is not of the form key=value.")
+        keys.setdefault(key, []).append(value)
+    return keys
+
+
+def _single(keys, key, where, default=None):
+    """The one value of `key`, or `default`; RunnerError when given more than once."""
+    values = keys.get(key)
+    if not values:
+        return default
+    if len(values) > 1 and key not in REPEATABLE_KEYS:
+        raise RunnerError(f"{where}: {key}= is given {len(values)} times; give it once.")
+    return values[0]
+
+
+def _choice(keys, key, choices, where, default):
+    """A value that must be one of `choices`."""
+    value = _single(keys, key, where, default)
+    if value not in choices:
+        raise RunnerError(f"{where}: {key}={value} is not one of {', '.join(choices)}.")
+    return value
+
+
+def _number(keys, key, where, default, convert=int, minimum=1):
+    """A number of at least `minimum`."""
+    value = _single(keys, key, where)
+    if value is None:
+        return default
+    try:
+        number = convert(value)
+    except ValueError:
+        number = None
+    if number is None or number < minimum:
+        raise RunnerError(f"{where}: {key}={value} is not a number of at least {minimum}.")
+    return number
+
+
+def _patterns(keys, key, where):
+    """The regular expressions given for `key`, each checked to compile."""
+    patterns = keys.get(key, [])
+    for pattern in patterns:
+        try:
+            re.compile(pattern)
+        except re.error as error:
+            raise RunnerError(f"{where}: {key}={pattern} is not a valid regular "
+                              f"expression: {error}.") from None
+    return patterns
+
+
+def _groups(keys, where):
+    """The comma-separated group names."""
+    value = _single(keys, "groups", where, "")
+    groups = tuple(group for group in value.split(",") if group)
+    for group in groups:
+        if not _GROUP.match(group):
+            raise RunnerError(f"{where}: '{group}' is not a valid group name.")
+    return groups
+
+
+def parse_boot_test(name, keys, line_no, where):
+    """Build a BootTest from the key=value words of a `boot` line."""
+    unknown = [key for key in keys if key not in BOOT_KEYS]
+    if unknown:
+        raise RunnerError(f"{where}: unknown key '{unknown[0]}' "
+                          f"(known keys: {', '.join(BOOT_KEYS)}).")
+    spec = qemu.BootSpec(
+        boot=_choice(keys, "boot", qemu.BOOTS, where, "multiboot1"),
+        machine=_choice(keys, "machine", qemu.MACHINES, where, "pc"),
+        accel=_choice(keys, "accel", qemu.ACCELS, where, "tcg"),
+        smp=_number(keys, "smp", where, 1),
+        memory_mib=_number(keys, "memory", where, 64, minimum=8),
+        cmdline=_single(keys, "args", where, ""),
+    )
+    try:
+        qemu.validate_spec(spec)
+    except RunnerError as error:
+        raise RunnerError(f"{where}: {error}") from None
+    return BootTest(
+        name=name,
+        line_no=line_no,
+        spec=spec,
+        timeout_s=_number(keys, "timeout", where, qemu.default_timeout_s(spec.accel, spec.boot),
+                          convert=float, minimum=0.1),
+        expect=_choice(keys, "expect", EXPECTS, where, "pass"),
+        match=_patterns(keys, "match", where),
+        nomatch=_patterns(keys, "nomatch", where),
+        groups=_groups(keys, where),
+    )
+
+
+def parse_line(words, line_no, where):
+    """Turn the words of one non-empty line into a UnitTest or BootTest."""
+    kind = words[0]
+    if kind not in KINDS:
+        raise RunnerError(f"{where}: unknown kind '{kind}' (known: {', '.join(KINDS)}).")
+    if len(words) < 2 or "=" in words[1]:
+        raise RunnerError(f"{where}: a {kind} line needs a test name after the kind.")
+    name = words[1]
+    if not _NAME.match(name):
+        raise RunnerError(f"{where}: '{name}' is not a valid test name "
+                          f"(letters, digits, '.', '_', '-').")
+    keys = parse_key_values(words[2:], where)
+    if kind == "unit":
+        return UnitTest(name=name, line_no=line_no, keys=keys)
+    return parse_boot_test(name, keys, line_no, where)
+
+
+def parse_tests_cfg(text, filename="tests/tests.cfg"):
+    """Parse the whole file: every line is checked, names must be unique.
+
+    Returns the UnitTest and BootTest objects in file order; RunnerError names the line.
+    """
+    tests = []
+    seen = {}
+    for line_no, line in enumerate(text.splitlines(), start=1):
+        where = f"{filename}:{line_no}"
+        words = split_fields(line, where)
+        if not words:
+            continue
+        test = parse_line(words, line_no, where)
+        if test.name in seen:
+            raise RunnerError(f"{where}: test name '{test.name}' is already used on line "
+                              f"{seen[test.name]}.")
+        seen[test.name] = line_no
+        tests.append(test)
+    return tests
+
+
+def load_tests_cfg(path, shown_name=None):
+    """Read and parse the file at `path`; `shown_name` is how errors name it."""
+    try:
+        with open(path, encoding="utf-8") as cfg:
+            text = cfg.read()
+    except OSError as error:
+        raise RunnerError(f"cannot read {shown_name or path}: {error.strerror}.") from None
+    return parse_tests_cfg(text, shown_name or path)
+
+
+def select_boot_tests(tests, names=(), group=None):
+    """The boot tests named in `names` (all when empty) that belong to `group` (if given).
+
+    RunnerError for a name that is no boot test.
+    """
+    boot_tests = [test for test in tests if isinstance(test, BootTest)]
+    known = {test.name for test in boot_tests}
+    for name in names:
+        if name not in known:
+            raise RunnerError(f"there is no boot test named '{name}' in tests.cfg.")
+    chosen = [test for test in boot_tests if not names or test.name in names]
+    if group:
+        chosen = [test for test in chosen if group in test.groups]
+    return chosen
