@@ -138,6 +138,9 @@ RING0_OBJS := $(OBJDIR)/kernel/ring0.o $(OBJDIR)/drivers/uart.o
 $(RING0_OBJS): KERNEL_CFLAGS += -mgeneral-regs-only -fno-builtin \
 	-fno-tree-loop-distribute-patterns
 
+# -MMD leaves out -isystem headers, so name the generated one.
+$(OBJDIR)/kernel/main.o: $(BUILD)/include/clockbench/version.h
+
 $(LDS): boot/link.lds.S boot/boot.h
 	@mkdir -p $(@D)
 	@$(CC) -E -P -x c -I. $< -o $@
