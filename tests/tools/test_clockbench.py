@@ -127,8 +127,9 @@ groups=iso,uefi nomatch='#PF' nomatch=a#b
                    if t.expect == "pass" and 'command line +"verbose=1"' in t.match}
         self.assertEqual(covered, {(m, b) for m in qemu.MACHINES for b in qemu.BOOTS})
         self.assertTrue(any(t.spec.accel == "kvm" for t in boots))
-        self.assertEqual({t.spec.cmdline for t in boots if t.expect == "fail"},
-                         {"bogus=1", "verbose=7", "fault=ud", "fault=pf", "fault=stack"})
+        # The negative tests the foundation requires are there (others may join them).
+        self.assertLessEqual({"bogus=1", "verbose=7", "fault=ud", "fault=pf", "fault=stack"},
+                             {t.spec.cmdline for t in boots if t.expect == "fail"})
 
 
 class Verdicts(unittest.TestCase):
