@@ -4,7 +4,6 @@
  * struct boot_info.  Pure C over a phys_mapper: the host unit tests feed it
  * structures built in memory.
  */
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 #include <xen/arch-x86/hvm/start_info.h>
 
 #include "kernel/boot_info.h"
+#include "kernel/error.h"
 #include "kernel/multiboot.h"
 
 /* The largest Multiboot 2 tag list we accept (GRUB's are a few KiB). */
@@ -46,16 +46,6 @@ const char *mem_type_name(uint32_t type)
 	if (type < sizeof(names) / sizeof(names[0]) && names[type])
 		return names[type];
 	return "other";
-}
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
 }
 
 static void add_region(struct boot_info *bi, uint64_t base, uint64_t size,
@@ -94,9 +84,10 @@ static int copy_cmdline(struct boot_info *bi, const struct phys_mapper *pm,
 
 	if (phys_copy_string(pm, paddr, bi->cmdline, sizeof(bi->cmdline),
 			     &truncated) < 0)
-		return fail(err, errlen,
-			    "%s: the command line at 0x%llx cannot be read",
-			    what, (unsigned long long)paddr);
+		return error_set(
+			err, errlen,
+			"%s: the command line at 0x%llx cannot be read", what,
+			(unsigned long long)paddr);
 	bi->cmdline_truncated = truncated;
 	return 0;
 }
@@ -108,16 +99,17 @@ static int parse_mb1(struct boot_info *bi, uint32_t magic, uint64_t paddr,
 	int truncated;
 
 	if (magic != MB1_BOOTLOADER_MAGIC)
-		return fail(
+		return error_set(
 			err, errlen,
 			"multiboot1: the loader's magic is 0x%08x, not 0x%08x",
 			magic, MB1_BOOTLOADER_MAGIC);
 	mbi = phys_map(pm, paddr, sizeof(*mbi));
 	if (!mbi)
-		return fail(err, errlen,
-			    "multiboot1: the info structure at 0x%llx cannot "
-			    "be read",
-			    (unsigned long long)paddr);
+		return error_set(
+			err, errlen,
+			"multiboot1: the info structure at 0x%llx cannot "
+			"be read",
+			(unsigned long long)paddr);
 
 	if ((mbi->flags & MB1_INFO_CMDLINE) &&
 	    copy_cmdline(bi, pm, mbi->cmdline, "multiboot1", err, errlen))
@@ -137,10 +129,11 @@ static int parse_mb1(struct boot_info *bi, uint32_t magic, uint64_t paddr,
 
 			if (!e || pos + sizeof(*e) > end ||
 			    e->size < sizeof(*e) - sizeof(e->size))
-				return fail(err, errlen,
-					    "multiboot1: memory map entry at "
-					    "0x%llx is malformed or unreadable",
-					    (unsigned long long)pos);
+				return error_set(
+					err, errlen,
+					"multiboot1: memory map entry at "
+					"0x%llx is malformed or unreadable",
+					(unsigned long long)pos);
 			add_region(bi, e->base, e->length, e->type);
 			pos += e->size + sizeof(e->size);
 		}
@@ -160,11 +153,12 @@ static int parse_mb2_mmap(struct boot_info *bi, const struct mb2_tag *tag,
 
 	if (tag->size < sizeof(*mm) ||
 	    mm->entry_size < sizeof(struct mb2_mmap_entry))
-		return fail(err, errlen,
-			    "multiboot2: memory map tag has entry size %u in a "
-			    "tag of %u bytes",
-			    tag->size >= sizeof(*mm) ? mm->entry_size : 0,
-			    tag->size);
+		return error_set(
+			err, errlen,
+			"multiboot2: memory map tag has entry size %u in a "
+			"tag of %u bytes",
+			tag->size >= sizeof(*mm) ? mm->entry_size : 0,
+			tag->size);
 	for (off = sizeof(*mm); off + mm->entry_size <= tag->size;
 	     off += mm->entry_size) {
 		const struct mb2_mmap_entry *e =
@@ -194,27 +188,30 @@ static int parse_mb2(struct boot_info *bi, uint32_t magic, uint64_t paddr,
 	bool have_mmap = false, have_new_rsdp = false, ended = false;
 
 	if (magic != MB2_BOOTLOADER_MAGIC)
-		return fail(
+		return error_set(
 			err, errlen,
 			"multiboot2: the loader's magic is 0x%08x, not 0x%08x",
 			magic, MB2_BOOTLOADER_MAGIC);
 	hdr = phys_map(pm, paddr, sizeof(*hdr));
 	if (!hdr)
-		return fail(err, errlen,
-			    "multiboot2: the info structure at 0x%llx cannot "
-			    "be read",
-			    (unsigned long long)paddr);
+		return error_set(
+			err, errlen,
+			"multiboot2: the info structure at 0x%llx cannot "
+			"be read",
+			(unsigned long long)paddr);
 	if (hdr->total_size < sizeof(*hdr) + sizeof(struct mb2_tag) ||
 	    hdr->total_size > MB2_INFO_MAX)
-		return fail(err, errlen,
-			    "multiboot2: the info structure claims %u bytes",
-			    hdr->total_size);
+		return error_set(
+			err, errlen,
+			"multiboot2: the info structure claims %u bytes",
+			hdr->total_size);
 	base = phys_map(pm, paddr, hdr->total_size);
 	if (!base)
-		return fail(err, errlen,
-			    "multiboot2: the %u-byte info structure at 0x%llx "
-			    "cannot be read",
-			    hdr->total_size, (unsigned long long)paddr);
+		return error_set(
+			err, errlen,
+			"multiboot2: the %u-byte info structure at 0x%llx "
+			"cannot be read",
+			hdr->total_size, (unsigned long long)paddr);
 
 	for (off = sizeof(*hdr);
 	     off + sizeof(struct mb2_tag) <= hdr->total_size;
@@ -227,10 +224,11 @@ static int parse_mb2(struct boot_info *bi, uint32_t magic, uint64_t paddr,
 
 		if (tag->size < sizeof(*tag) ||
 		    tag->size > hdr->total_size - off)
-			return fail(err, errlen,
-				    "multiboot2: tag %u at offset %u has size "
-				    "%u, outside the %u-byte structure",
-				    tag->type, off, tag->size, hdr->total_size);
+			return error_set(
+				err, errlen,
+				"multiboot2: tag %u at offset %u has size "
+				"%u, outside the %u-byte structure",
+				tag->type, off, tag->size, hdr->total_size);
 		payload = tag->size - sizeof(*tag);
 		switch (tag->type) {
 		case MB2_TAG_END:
@@ -276,10 +274,11 @@ static int parse_mb2(struct boot_info *bi, uint32_t magic, uint64_t paddr,
 			break;
 	}
 	if (!ended)
-		return fail(err, errlen,
-			    "multiboot2: the tag list has no end tag within %u "
-			    "bytes",
-			    hdr->total_size);
+		return error_set(
+			err, errlen,
+			"multiboot2: the tag list has no end tag within %u "
+			"bytes",
+			hdr->total_size);
 	return 0;
 }
 
@@ -291,13 +290,14 @@ static int parse_pvh(struct boot_info *bi, uint64_t paddr,
 
 	si = phys_map(pm, paddr, sizeof(*si));
 	if (!si)
-		return fail(err, errlen,
-			    "pvh: hvm_start_info at 0x%llx cannot be read",
-			    (unsigned long long)paddr);
+		return error_set(err, errlen,
+				 "pvh: hvm_start_info at 0x%llx cannot be read",
+				 (unsigned long long)paddr);
 	if (si->magic != XEN_HVM_START_MAGIC_VALUE)
-		return fail(err, errlen,
-			    "pvh: hvm_start_info magic is 0x%08x, not 0x%08x",
-			    si->magic, XEN_HVM_START_MAGIC_VALUE);
+		return error_set(
+			err, errlen,
+			"pvh: hvm_start_info magic is 0x%08x, not 0x%08x",
+			si->magic, XEN_HVM_START_MAGIC_VALUE);
 	if (si->cmdline_paddr &&
 	    copy_cmdline(bi, pm, si->cmdline_paddr, "pvh", err, errlen))
 		return -1;
@@ -313,11 +313,11 @@ static int parse_pvh(struct boot_info *bi, uint64_t paddr,
 			phys_map(pm, at, sizeof(*e));
 
 		if (!e)
-			return fail(err, errlen,
-				    "pvh: memory map entry %u of %u at 0x%llx "
-				    "cannot be read",
-				    i, si->memmap_entries,
-				    (unsigned long long)at);
+			return error_set(
+				err, errlen,
+				"pvh: memory map entry %u of %u at 0x%llx "
+				"cannot be read",
+				i, si->memmap_entries, (unsigned long long)at);
 		add_region(bi, e->addr, e->size, e->type);
 	}
 	return 0;
@@ -338,6 +338,7 @@ int boot_info_parse(struct boot_info *bi, int protocol, uint32_t magic,
 	case BOOT_PROTO_PVH:
 		return parse_pvh(bi, info_paddr, pm, err, errlen);
 	default:
-		return fail(err, errlen, "unknown boot protocol %d", protocol);
+		return error_set(err, errlen, "unknown boot protocol %d",
+				 protocol);
 	}
 }

@@ -3,11 +3,11 @@
  * The guest option table and its parser.  Pure C: the host unit tests
  * link it as it is.
  */
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "kernel/error.h"
 #include "kernel/options.h"
 
 #define MAX_CHOICES 10
@@ -53,16 +53,6 @@ static const struct option_desc option_table[] = {
 };
 
 #define NR_OPTIONS (sizeof(option_table) / sizeof(option_table[0]))
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static void set_field(struct options *opts, const struct option_desc *d,
 		      int value)
@@ -130,21 +120,22 @@ static int parse_word(const char *word, size_t len, struct options *opts,
 	char valid[160];
 
 	if (!eq || eq == word)
-		return fail(err, errlen,
-			    "option '%.*s' is not of the form key=value",
-			    (int)len, word);
+		return error_set(err, errlen,
+				 "option '%.*s' is not of the form key=value",
+				 (int)len, word);
 	keylen = (size_t)(eq - word);
 	vallen = len - keylen - 1;
 	d = find_option(word, keylen);
 	if (!d) {
 		join_names(valid, sizeof(valid), &option_table[0].key,
 			   NR_OPTIONS, sizeof(option_table[0]));
-		return fail(err, errlen,
-			    "unknown option '%.*s' (valid options: %s)",
-			    (int)keylen, word, valid);
+		return error_set(err, errlen,
+				 "unknown option '%.*s' (valid options: %s)",
+				 (int)keylen, word, valid);
 	}
 	if (*seen & (1u << (d - option_table)))
-		return fail(err, errlen, "option '%s' is given twice", d->key);
+		return error_set(err, errlen, "option '%s' is given twice",
+				 d->key);
 	*seen |= 1u << (d - option_table);
 
 	n = nr_choices(d);
@@ -156,9 +147,9 @@ static int parse_word(const char *word, size_t len, struct options *opts,
 		}
 	}
 	join_names(valid, sizeof(valid), d->choices, n, sizeof(d->choices[0]));
-	return fail(err, errlen,
-		    "option '%s': '%.*s' is not valid (expected %s)", d->key,
-		    (int)vallen, eq + 1, valid);
+	return error_set(err, errlen,
+			 "option '%s': '%.*s' is not valid (expected %s)",
+			 d->key, (int)vallen, eq + 1, valid);
 }
 
 int options_parse(const char *cmdline, struct options *opts, char *err,
