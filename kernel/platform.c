@@ -60,6 +60,15 @@ void platform_set_exit_method(enum exit_method method)
 	exit_method = method;
 }
 
+/* Give a power-off or reset request time to act (about 0.1 s natively). */
+static void settle(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < PORT_SETTLE_READS; i++)
+		inb(0x80);
+}
+
 /* ACPI S5 (soft off): SLP_TYP from \_S5_ and SLP_EN into PM1a/b_CNT. */
 static void acpi_power_off(void)
 {
@@ -85,14 +94,7 @@ static void acpi_power_off(void)
 	if (power.pm1b_cnt_port)
 		outw(power.pm1b_cnt_port,
 		     (uint16_t)((typb << PM1_SLP_TYP_SHIFT) | PM1_SLP_EN));
-}
-
-static void settle(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < PORT_SETTLE_READS; i++)
-		inb(0x80);
+	settle();
 }
 
 static void machine_reset(void)
@@ -127,7 +129,6 @@ void platform_exit(enum verdict verdict)
 	case EXIT_HALT:
 		break;
 	}
-	settle();
 	if (exit_method != EXIT_HALT)
 		console_puts("clockbench: could not leave the machine that "
 			     "way; halting.\n");
