@@ -139,6 +139,56 @@ static void print_acpi(const struct boot_info *bi, bool verbose)
 		ENV_LINE("", "warning: %s", found->warnings[i]);
 }
 
+/* One table as "acpi-dump SIG PADDR OFFSET: HEX" lines, 32 bytes each. */
+static void dump_bytes(const char *sig, uint64_t paddr, const uint8_t *p,
+		       size_t len)
+{
+	size_t off, i;
+
+	for (off = 0; off < len; off += 32) {
+		printf("acpi-dump %.4s %#llx %#zx:", sig,
+		       (unsigned long long)paddr, off);
+		for (i = off; i < len && i < off + 32; i++)
+			printf(" %02x", p[i]);
+		printf("\n");
+	}
+}
+
+static void dump_acpi(const struct boot_info *bi)
+{
+	struct acpi *acpi = platform_acpi();
+	struct acpi_fadt_power power;
+	const struct acpi_header *h;
+	unsigned int i;
+	size_t len;
+
+	if (!acpi) {
+		printf("acpi-dump: no ACPI tables to dump\n");
+		return;
+	}
+	if (bi->rsdp_copy_len)
+		dump_bytes("RSDP", 0, bi->rsdp_copy, bi->rsdp_copy_len);
+	else
+		dump_bytes("RSDP", acpi->rsdp_paddr,
+			   phys_map(&phys_identity, acpi->rsdp_paddr, 20),
+			   acpi->rsdp_revision >= 2 ? 36 : 20);
+	h = phys_map(&phys_identity, acpi->root_paddr, ACPI_HEADER_LEN);
+	dump_bytes(h->signature, acpi->root_paddr, (const uint8_t *)h,
+		   h->length);
+	for (i = 0; i < acpi->nr_entries; i++) {
+		h = acpi_entry(acpi, i, &len);
+		if (h)
+			dump_bytes(h->signature, (uintptr_t)h,
+				   (const uint8_t *)h, len);
+	}
+	h = acpi_find(acpi, "FACP", 0, &len);
+	if (h && acpi_fadt_power(h, len, &power) == 0 &&
+	    (h = phys_map(&phys_identity, power.dsdt_paddr, ACPI_HEADER_LEN)) &&
+	    phys_map(&phys_identity, power.dsdt_paddr, h->length))
+		dump_bytes("DSDT", power.dsdt_paddr, (const uint8_t *)h,
+			   h->length);
+}
+
 void kernel_boot(uint32_t protocol, uint32_t info_paddr, uint32_t magic)
 {
 	struct paging_summary paging;
@@ -178,6 +228,8 @@ void kernel_boot(uint32_t protocol, uint32_t info_paddr, uint32_t magic)
 				     : "");
 	print_memory(&boot_info, &paging, opts.verbose);
 	print_acpi(&boot_info, opts.verbose);
+	if (opts.acpi_dump)
+		dump_acpi(&boot_info);
 
 	selftest_provoke(opts.fault);
 	if (opts.fault != FAULT_NONE)

@@ -44,6 +44,14 @@ static const struct option_desc option_table[] = {
 	  { "0", "1" },
 	  0,
 	  "1 prints the memory map and the ACPI tables found" },
+	{ "acpi_dump",
+	  FIELD(acpi_dump),
+	  true,
+	  { "0", "1" },
+	  0,
+	  "1 prints the RSDP and every ACPI table in hex (lines starting "
+	  "\"acpi-dump \"; tests/fixtures/acpi/extract turns them into "
+	  "files)" },
 	{ "help",
 	  FIELD(help),
 	  true,

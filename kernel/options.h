@@ -37,6 +37,7 @@ struct options {
 	enum exit_method exit_method;
 	enum fault_test fault;
 	bool verbose;
+	bool acpi_dump;
 	bool help;
 };
 
