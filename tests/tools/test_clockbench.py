@@ -64,6 +64,11 @@ groups=iso,uefi nomatch='#PF' nomatch=a#b
         self.assertEqual((kernel.spec.accel, kernel.timeout_s), ("kvm", 120))
         self.assertEqual(iso.timeout_s, 300)
 
+    def test_machine_options_and_cpu_keys(self):
+        (test,) = parse("boot h machine=q35 machine_opts=hpet=off cpu=host,-kvmclock accel=kvm\n")
+        self.assertEqual((test.spec.machine, test.spec.machine_opts, test.spec.cpu),
+                         ("q35", "hpet=off", "host,-kvmclock"))
+
     def test_strip_comment_respects_quotes_and_words(self):
         self.assertEqual(testlist.strip_comment("a b # c"), "a b ")
         self.assertEqual(testlist.strip_comment("# all"), "")
@@ -304,6 +309,12 @@ class QemuCommands(unittest.TestCase):
         self.assertEqual(qemu.build_qemu_command(spec, "qemu", "b/cb.elf"), [
             "qemu", *COMMON, "-machine", "q35", "-accel", "kvm", "-cpu", "host", "-m", "256",
             "-smp", "4", "-kernel", "b/cb.elf", "-append", ""])
+
+    def test_machine_options_and_cpu_model(self):
+        spec = qemu.BootSpec(machine_opts="hpet=off", cpu="host,-kvmclock", accel="kvm")
+        command = qemu.build_qemu_command(spec, "qemu", "b/mb1.elf")
+        self.assertEqual(command[command.index("-machine") + 1], "pc,hpet=off")
+        self.assertEqual(command[command.index("-cpu") + 1], "host,-kvmclock")
 
     def test_iso_bios_without_options_attaches_no_disk(self):
         spec = qemu.BootSpec(boot="iso-bios")

@@ -105,7 +105,8 @@ def cmd_run(args):
     if note:
         say("run", note)
     spec = qemu.BootSpec(boot=args.boot, machine=args.machine, accel=accel, smp=args.smp,
-                         memory_mib=args.memory, cmdline=" ".join(args.guest_options))
+                         memory_mib=args.memory, cmdline=" ".join(args.guest_options),
+                         machine_opts=args.machine_opts, cpu=args.cpu)
     timeout_s = args.timeout or qemu.default_timeout_s(accel, args.boot)
     try:
         prepare_run(args, spec)
@@ -306,6 +307,10 @@ def add_run_parser(subparsers):
                         help="QEMU machine (default: pc)")
     parser.add_argument("--boot", choices=qemu.BOOTS, default="multiboot1",
                         help="boot path (default: multiboot1)")
+    parser.add_argument("--machine-opts", default="", metavar="OPTS",
+                        help="appended to QEMU's -machine, e.g. hpet=off or acpi=off")
+    parser.add_argument("--cpu", default="", metavar="MODEL",
+                        help="QEMU -cpu model (default: host under kvm, max under tcg)")
     parser.add_argument("--smp", type=positive_int, default=1, metavar="N",
                         help="vCPUs (default: 1)")
     parser.add_argument("--memory", type=positive_int, default=64, metavar="MiB",

@@ -58,6 +58,8 @@ class BootSpec:
     smp: int = 1
     memory_mib: int = 64
     cmdline: str = ""
+    machine_opts: str = ""  # appended to -machine, e.g. "hpet=off" or "acpi=off"
+    cpu: str = ""           # -cpu model; default "host" under KVM, "max" under TCG
 
     @property
     def image(self):
@@ -224,9 +226,9 @@ def build_qemu_command(spec, qemu, image, files=BootFiles()):
         "-serial", "stdio",
         "-no-reboot",
         "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
-        "-machine", spec.machine,
+        "-machine", spec.machine + (f",{spec.machine_opts}" if spec.machine_opts else ""),
         "-accel", spec.accel,
-        "-cpu", "host" if spec.accel == "kvm" else "max",
+        "-cpu", spec.cpu or ("host" if spec.accel == "kvm" else "max"),
         "-m", str(spec.memory_mib),
         "-smp", str(spec.smp),
     ]

@@ -19,6 +19,8 @@ tests.cfg:
   `#` at the start of a word begins a comment. `unit` lines belong to the Makefile.
   boot keys [defaults]:
     boot=multiboot1|pvh|iso-bios|iso-uefi [multiboot1]   machine=pc|q35 [pc]
+    machine_opts=a=b,c=d  appended to -machine (e.g. hpet=off, acpi=off) [none]
+    cpu=MODEL  QEMU -cpu (e.g. host,-kvmclock) [host under kvm, max under tcg]
     accel=tcg|kvm [tcg]   smp=N [1]   memory=MiB [64]
     timeout=S [60 tcg, 120 kvm, 300 kvm ISO]
     args="guest options" [none]   expect=pass|fail|skip [pass]
@@ -30,8 +32,8 @@ tests.cfg:
 
 KINDS = ("unit", "boot")
 EXPECTS = ("pass", "fail", "skip")
-BOOT_KEYS = ("boot", "machine", "accel", "smp", "memory", "timeout", "args", "expect",
-             "match", "nomatch", "groups")
+BOOT_KEYS = ("boot", "machine", "machine_opts", "cpu", "accel", "smp", "memory", "timeout",
+             "args", "expect", "match", "nomatch", "groups")
 REPEATABLE_KEYS = ("match", "nomatch")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _GROUP = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
@@ -164,6 +166,8 @@ def parse_boot_test(name, keys, line_no, where):
         smp=_number(keys, "smp", where, 1),
         memory_mib=_number(keys, "memory", where, 64, minimum=8),
         cmdline=_single(keys, "args", where, ""),
+        machine_opts=_single(keys, "machine_opts", where, ""),
+        cpu=_single(keys, "cpu", where, ""),
     )
     try:
         qemu.validate_spec(spec)
