@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * ACPI tables: RSDP, RSDT/XSDT, MADT, FADT and the \_S5_ object.  Pure C:
+ * ACPI tables: RSDP, RSDT/XSDT, MADT, FADT, HPET and the \_S5_ object.  Pure C:
  * all memory is read through a phys_mapper, and every length is checked
  * against what was mapped before it is trusted.
  */
@@ -24,21 +24,55 @@
 #define BIOS_AREA_START	 0xe0000
 #define BIOS_AREA_END	 0x100000
 
-/* MADT layout (5.2.12). */
-#define MADT_ENTRIES	    44
-#define MADT_TYPE_LAPIC	    0
-#define MADT_TYPE_X2APIC    9
-#define MADT_LAPIC_FLAGS    4 /* offset in a type 0 entry */
-#define MADT_X2APIC_FLAGS   8 /* offset in a type 9 entry */
-#define MADT_CPU_ENABLED    (1u << 0)
-#define MADT_CPU_ONLINE_CAP (1u << 1)
+/* MADT layout (5.2.12); entry offsets are from the entry's start. */
+#define MADT_LAPIC_ADDR		36
+#define MADT_ENTRIES		44
+#define MADT_TYPE_LAPIC		0
+#define MADT_TYPE_LAPIC_ADDRESS 5
+#define MADT_TYPE_X2APIC	9
+#define MADT_LAPIC_LEN		8
+#define MADT_X2APIC_LEN		16
+#define MADT_LAPIC_ADDRESS_LEN	12
+#define MADT_LAPIC_UID		2
+#define MADT_LAPIC_ID		3
+#define MADT_LAPIC_FLAGS	4
+#define MADT_LAPIC_ADDRESS_ADDR 4
+#define MADT_X2APIC_ID		4
+#define MADT_X2APIC_FLAGS	8
+#define MADT_X2APIC_UID		12
+#define MADT_CPU_ENABLED	(1u << 0)
+#define MADT_CPU_ONLINE_CAP	(1u << 1)
+
+/* Generic address structure (5.2.3.2): 12 bytes. */
+#define GAS_LEN		    12
+#define GAS_SPACE_ID	    0
+#define GAS_ADDRESS	    4
+#define GAS_SPACE_MEMORY    0
+#define GAS_SPACE_IO	    1
+#define GAS_SPACE_FFH	    0x7f
+#define GAS_SPACE_OEM_FIRST 0xc0
 
 /* FADT offsets (5.2.9). */
-#define FADT_DSDT	40
-#define FADT_PM1A_CNT	64
-#define FADT_PM1B_CNT	68
-#define FADT_X_DSDT	140
-#define FADT_X_DSDT_END 148
+#define FADT_DSDT	     40
+#define FADT_PM1A_CNT	     64
+#define FADT_PM1B_CNT	     68
+#define FADT_PM_TMR_BLK	     76
+#define FADT_PM_TMR_LEN	     91
+#define FADT_FLAGS	     112
+#define FADT_TMR_VAL_EXT     (1u << 8)
+#define FADT_HW_REDUCED_ACPI (1u << 20)
+#define FADT_X_DSDT	     140
+#define FADT_X_DSDT_END	     148
+#define FADT_X_PM_TMR_BLK    208
+
+/* HPET table (IA-PC HPET specification 1.0a, table 3). */
+#define HPET_BLOCK_ID	     36
+#define HPET_BASE	     40 /* generic address structure */
+#define HPET_NUMBER	     52
+#define HPET_MIN_TICK	     53
+#define HPET_PAGE_PROTECTION 55
+#define HPET_TABLE_LEN	     56
+#define HPET_BLOCK_LEN	     1024 /* bytes of registers */
 
 /* AML opcodes used by \_S5_. */
 #define AML_NAME_OP	0x08
@@ -46,6 +80,14 @@
 #define AML_ZERO_OP	0x00
 #define AML_ONE_OP	0x01
 #define AML_BYTE_PREFIX 0x0a
+
+static uint16_t get16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
 
 static uint32_t get32(const uint8_t *p)
 {
@@ -328,44 +370,133 @@ const struct acpi_header *acpi_find(struct acpi *acpi, const char *sig,
 	return NULL;
 }
 
-int acpi_madt_count_cpus(const struct acpi_header *madt, size_t len,
-			 struct acpi_cpu_count *count, char *why, size_t whylen)
+/* Bytes an entry of @type needs for the fields read here. */
+static size_t madt_entry_min_len(uint8_t type)
+{
+	switch (type) {
+	case MADT_TYPE_LAPIC:
+		return MADT_LAPIC_LEN;
+	case MADT_TYPE_X2APIC:
+		return MADT_X2APIC_LEN;
+	case MADT_TYPE_LAPIC_ADDRESS:
+		return MADT_LAPIC_ADDRESS_LEN;
+	default:
+		return 2;
+	}
+}
+
+/*
+ * Walk the entries of a MADT, handing each processor entry to @visit.
+ * Every entry's length is checked, not only the processors', because one
+ * bad length makes every later entry unreadable.
+ */
+static int madt_walk(const struct acpi_header *madt, size_t len,
+		     void (*visit)(const struct acpi_cpu *cpu, void *ctx),
+		     void *ctx, uint64_t *lapic_base, char *why, size_t whylen)
 {
 	const uint8_t *p = (const uint8_t *)madt;
-	size_t off = MADT_ENTRIES;
+	size_t off, elen;
 
-	memset(count, 0, sizeof(*count));
 	if (len < MADT_ENTRIES) {
 		snprintf(why, whylen, "MADT is %zu bytes, shorter than 44",
 			 len);
 		return -1;
 	}
-	while (off + 2 <= len) {
-		uint8_t type = p[off], elen = p[off + 1];
+	if (lapic_base)
+		*lapic_base = get32(p + MADT_LAPIC_ADDR);
+	for (off = MADT_ENTRIES; off + 2 <= len; off += elen) {
+		const uint8_t *e = p + off;
+		size_t need = madt_entry_min_len(e[0]);
+		struct acpi_cpu cpu = { 0 };
 		uint32_t flags;
 
-		if (elen < 2 || off + elen > len) {
+		elen = e[1];
+		if (elen < 2 || elen > len - off) {
 			snprintf(why, whylen,
-				 "MADT entry at offset %zu has length %u", off,
+				 "MADT entry at offset %zu has length %zu", off,
 				 elen);
 			return -1;
 		}
-		if (type == MADT_TYPE_LAPIC && elen >= 8)
-			flags = get32(p + off + MADT_LAPIC_FLAGS);
-		else if (type == MADT_TYPE_X2APIC && elen >= 16)
-			flags = get32(p + off + MADT_X2APIC_FLAGS);
-		else
-			flags = 0;
-		if (flags & MADT_CPU_ENABLED)
-			count->enabled++;
-		else if (flags & MADT_CPU_ONLINE_CAP)
-			count->online_capable++;
-		if (type == MADT_TYPE_X2APIC &&
-		    (flags & (MADT_CPU_ENABLED | MADT_CPU_ONLINE_CAP)))
-			count->x2apic_entries++;
-		off += elen;
+		if (elen < need) {
+			snprintf(why, whylen,
+				 "MADT type %u entry at offset %zu is %zu "
+				 "bytes, shorter than %zu",
+				 e[0], off, elen, need);
+			return -1;
+		}
+		switch (e[0]) {
+		case MADT_TYPE_LAPIC:
+			cpu.uid = e[MADT_LAPIC_UID];
+			cpu.apic_id = e[MADT_LAPIC_ID];
+			flags = get32(e + MADT_LAPIC_FLAGS);
+			break;
+		case MADT_TYPE_X2APIC:
+			cpu.apic_id = get32(e + MADT_X2APIC_ID);
+			cpu.uid = get32(e + MADT_X2APIC_UID);
+			cpu.x2apic = true;
+			flags = get32(e + MADT_X2APIC_FLAGS);
+			break;
+		case MADT_TYPE_LAPIC_ADDRESS:
+			/* Replaces the 32-bit address in the header. */
+			if (lapic_base)
+				*lapic_base =
+					get64(e + MADT_LAPIC_ADDRESS_ADDR);
+			continue;
+		default:
+			continue;
+		}
+		cpu.enabled = flags & MADT_CPU_ENABLED;
+		cpu.online_capable = flags & MADT_CPU_ONLINE_CAP;
+		visit(&cpu, ctx);
 	}
 	return 0;
+}
+
+static void count_one(const struct acpi_cpu *cpu, void *ctx)
+{
+	struct acpi_cpu_count *count = ctx;
+
+	if (cpu->enabled)
+		count->enabled++;
+	else if (cpu->online_capable)
+		count->online_capable++;
+	if (cpu->x2apic && (cpu->enabled || cpu->online_capable))
+		count->x2apic_entries++;
+}
+
+int acpi_madt_count_cpus(const struct acpi_header *madt, size_t len,
+			 struct acpi_cpu_count *count, char *why, size_t whylen)
+{
+	memset(count, 0, sizeof(*count));
+	return madt_walk(madt, len, count_one, count, NULL, why, whylen);
+}
+
+struct cpu_list {
+	struct acpi_cpu *cpus;
+	unsigned int max;
+	unsigned int count;
+};
+
+static void list_one(const struct acpi_cpu *cpu, void *ctx)
+{
+	struct cpu_list *list = ctx;
+
+	if (list->count < list->max)
+		list->cpus[list->count] = *cpu;
+	list->count++;
+}
+
+int acpi_madt_cpus(const struct acpi_header *madt, size_t len,
+		   struct acpi_cpu *cpus, unsigned int max, unsigned int *count,
+		   uint64_t *lapic_base, char *why, size_t whylen)
+{
+	struct cpu_list list = { .cpus = cpus, .max = cpus ? max : 0 };
+	int ret =
+		madt_walk(madt, len, list_one, &list, lapic_base, why, whylen);
+
+	if (count)
+		*count = list.count;
+	return ret;
 }
 
 int acpi_fadt_power(const struct acpi_header *fadt, size_t len,
@@ -380,6 +511,125 @@ int acpi_fadt_power(const struct acpi_header *fadt, size_t len,
 	out->dsdt_paddr = get32(p + FADT_DSDT);
 	if (len >= FADT_X_DSDT_END && get64(p + FADT_X_DSDT))
 		out->dsdt_paddr = get64(p + FADT_X_DSDT);
+	return 0;
+}
+
+/* Name of a generic address structure's address space id (5.2.3.2). */
+static const char *gas_space_name(uint8_t id)
+{
+	static const char *const names[] = {
+		"system memory",       "system I/O", "PCI configuration",
+		"embedded controller", "SMBus",	     "CMOS",
+		"PCI BAR target",      "IPMI",	     "GPIO",
+		"generic serial bus",  "PCC",
+	};
+
+	if (id < sizeof(names) / sizeof(names[0]))
+		return names[id];
+	if (id == GAS_SPACE_FFH)
+		return "functional fixed hardware";
+	return id >= GAS_SPACE_OEM_FIRST ? "OEM defined" : "reserved";
+}
+
+int acpi_fadt_pm_timer(const struct acpi_header *fadt, size_t len,
+		       struct acpi_pm_timer *out, char *why, size_t whylen)
+{
+	const uint8_t *p = (const uint8_t *)fadt;
+	uint32_t flags;
+	uint64_t port;
+	uint8_t tmr_len;
+
+	memset(out, 0, sizeof(*out));
+	if (len < FADT_FLAGS + 4) {
+		snprintf(why, whylen,
+			 "FADT is %zu bytes, too short for its flags (%u)", len,
+			 FADT_FLAGS + 4);
+		return -1;
+	}
+	flags = get32(p + FADT_FLAGS);
+	if (flags & FADT_HW_REDUCED_ACPI) {
+		snprintf(why, whylen, "hardware-reduced ACPI has no PM timer");
+		return -1;
+	}
+	/* The X_ field, when the FADT is long enough to have it, is the one
+	 * meant to be used; an older, shorter FADT just lacks it. */
+	if (len >= FADT_X_PM_TMR_BLK + GAS_LEN &&
+	    get64(p + FADT_X_PM_TMR_BLK + GAS_ADDRESS)) {
+		const uint8_t *gas = p + FADT_X_PM_TMR_BLK;
+
+		out->source = "X_PM_TMR_BLK";
+		port = get64(gas + GAS_ADDRESS);
+		if (gas[GAS_SPACE_ID] != GAS_SPACE_IO) {
+			snprintf(why, whylen,
+				 "X_PM_TMR_BLK is in address space %u (%s); "
+				 "only I/O is supported",
+				 gas[GAS_SPACE_ID],
+				 gas_space_name(gas[GAS_SPACE_ID]));
+			return -1;
+		}
+	} else {
+		out->source = "PM_TMR_BLK";
+		port = get32(p + FADT_PM_TMR_BLK);
+		if (!port) {
+			snprintf(why, whylen,
+				 "FADT has no PM timer (PM_TMR_BLK is 0)");
+			return -1;
+		}
+	}
+	/* Both forms describe the same 4-byte register. */
+	tmr_len = p[FADT_PM_TMR_LEN];
+	if (tmr_len != 4) {
+		snprintf(why, whylen, "FADT PM_TMR_LEN is %u, not 4", tmr_len);
+		return -1;
+	}
+	if (port > 0xffff - 3) {
+		snprintf(why, whylen,
+			 "%s 0x%llx is beyond the 64 KiB I/O port space",
+			 out->source, (unsigned long long)port);
+		return -1;
+	}
+	out->port = (uint32_t)port;
+	out->is_32bit = flags & FADT_TMR_VAL_EXT;
+	return 0;
+}
+
+int acpi_hpet_parse(const struct acpi_header *hpet, size_t len,
+		    struct acpi_hpet_info *out, char *why, size_t whylen)
+{
+	const uint8_t *p = (const uint8_t *)hpet;
+	uint8_t space;
+
+	memset(out, 0, sizeof(*out));
+	if (len < HPET_TABLE_LEN) {
+		snprintf(why, whylen,
+			 "HPET table is %zu bytes, shorter than %u", len,
+			 HPET_TABLE_LEN);
+		return -1;
+	}
+	space = p[HPET_BASE + GAS_SPACE_ID];
+	out->base = get64(p + HPET_BASE + GAS_ADDRESS);
+	out->block_id = get32(p + HPET_BLOCK_ID);
+	out->number = p[HPET_NUMBER];
+	out->min_tick = get16(p + HPET_MIN_TICK);
+	out->page_protection = p[HPET_PAGE_PROTECTION];
+	out->comparators = ((out->block_id >> 8) & 0x1f) + 1;
+	if (space != GAS_SPACE_MEMORY) {
+		snprintf(why, whylen,
+			 "HPET base is in address space %u (%s); only system "
+			 "memory is supported",
+			 space, gas_space_name(space));
+		return -1;
+	}
+	if (!out->base) {
+		snprintf(why, whylen, "HPET base address is 0");
+		return -1;
+	}
+	/* The register block is 1 KiB and must start on its own boundary. */
+	if (out->base & (HPET_BLOCK_LEN - 1)) {
+		snprintf(why, whylen, "HPET base 0x%llx is not 1 KiB aligned",
+			 (unsigned long long)out->base);
+		return -1;
+	}
 	return 0;
 }
 

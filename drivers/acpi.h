@@ -102,6 +102,28 @@ int acpi_madt_count_cpus(const struct acpi_header *madt, size_t len,
 			 struct acpi_cpu_count *count, char *why,
 			 size_t whylen);
 
+/* One processor entry of the MADT (type 0 LAPIC or type 9 x2APIC). */
+struct acpi_cpu {
+	uint32_t apic_id;    /* the local APIC (or x2APIC) ID, not an index */
+	uint32_t uid;	     /* ACPI processor UID */
+	bool enabled;	     /* usable now */
+	bool online_capable; /* absent now, may be hot-added */
+	bool x2apic;	     /* listed as a type 9 entry */
+};
+
+/**
+ * List the processor entries of a MADT of @len bytes, in table order and
+ * including disabled ones: up to @max go into @cpus, *@count receives how
+ * many the table lists (which may exceed @max).  *@lapic_base receives the
+ * local APIC's physical address (@36, or a type 5 override).  @cpus may be
+ * NULL when @max is 0; @count and @lapic_base may be NULL.  Returns 0, or -1
+ * with the reason in @why when the table is malformed (an entry's length is
+ * below 2, runs past the table, or is short for its type).
+ */
+int acpi_madt_cpus(const struct acpi_header *madt, size_t len,
+		   struct acpi_cpu *cpus, unsigned int max, unsigned int *count,
+		   uint64_t *lapic_base, char *why, size_t whylen);
+
 /* What the FADT tells about power-off. */
 struct acpi_fadt_power {
 	uint32_t pm1a_cnt_port;
@@ -112,6 +134,42 @@ struct acpi_fadt_power {
 /** Read the PM1 control ports and the DSDT address; -1 when too short. */
 int acpi_fadt_power(const struct acpi_header *fadt, size_t len,
 		    struct acpi_fadt_power *out);
+
+/* The ACPI PM timer as the FADT describes it (3,579,545 Hz, counts up). */
+struct acpi_pm_timer {
+	uint32_t port;	    /* I/O port of the 32-bit timer register */
+	bool is_32bit;	    /* FADT flag TMR_VAL_EXT; otherwise 24 bits count */
+	const char *source; /* "X_PM_TMR_BLK" or "PM_TMR_BLK" */
+};
+
+/**
+ * Read the PM timer from a FADT of @len bytes.  X_PM_TMR_BLK is preferred
+ * when the FADT is long enough to hold it (220 bytes) and its address is not
+ * 0; a FADT shorter than that simply has none.  Returns 0 when the FADT
+ * describes a usable timer in I/O space, else -1 with the reason in @why
+ * (no timer, PM_TMR_LEN not 4, hardware-reduced ACPI, not an I/O port, the
+ * FADT too short for its flags at 112).
+ */
+int acpi_fadt_pm_timer(const struct acpi_header *fadt, size_t len,
+		       struct acpi_pm_timer *out, char *why, size_t whylen);
+
+/* What the ACPI "HPET" table says about one HPET block. */
+struct acpi_hpet_info {
+	uint64_t base;		  /* physical address of the register block */
+	uint32_t block_id;	  /* event timer block id: vendor, counts */
+	uint8_t number;		  /* HPET sequence number */
+	uint16_t min_tick;	  /* minimum clock tick, in counter periods */
+	uint8_t page_protection;  /* OEM page protection attribute */
+	unsigned int comparators; /* block id bits 12:8, plus one */
+};
+
+/**
+ * Parse an HPET table of @len bytes.  Returns 0, or -1 with the reason in
+ * @why: shorter than 56 bytes, base not in system memory (address space 0),
+ * base 0, or base not 1 KiB aligned (the register block is 1 KiB).
+ */
+int acpi_hpet_parse(const struct acpi_header *hpet, size_t len,
+		    struct acpi_hpet_info *out, char *why, size_t whylen);
 
 /**
  * Find the \_S5_ package in AML and return its first two values (SLP_TYPa

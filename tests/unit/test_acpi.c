@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
  * Unit tests: ACPI discovery and parsing (drivers/acpi.c) over tables
- * built in fake physical memory, valid and corrupted.
+ * built in fake physical memory and over real tables captured from QEMU,
+ * valid and corrupted.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -84,7 +88,7 @@ static uint32_t madt(void)
 		0, 8,  2, 2, 0, 0, 0,	 0, /* LAPIC absent */
 		1, 12, 0, 0, 0, 0, 0xc0, 0xfe, 0, 0, 0, 0, /* IOAPIC */
 		9, 16, 0, 0, 0, 1, 0,	 0,    2, 0, 0, 0,
-		3, 0,  0, 0, /* x2APIC */
+		3, 0,  0, 0, /* x2APIC id 0x100 uid 3 online-capable */
 	};
 	uint32_t len = 44 + sizeof(entries);
 
@@ -278,6 +282,77 @@ static void malformed_madt(void **state)
 			 -1);
 }
 
+static void madt_cpu_list(void **state)
+{
+	/* Type 5, length 12, reserved, 64-bit address 0x1fee00000. */
+	static const uint8_t override[] = {
+		5, 12, 0, 0, 0x00, 0x00, 0xe0, 0xfe, 0x01, 0x00, 0x00, 0x00,
+	};
+	struct acpi_cpu cpus[8];
+	unsigned int count = 99;
+	uint64_t lapic_base = 0;
+	char why[80];
+	uint32_t len = madt();
+	const struct acpi_header *h = (const void *)(mem + APIC_AT);
+
+	(void)state;
+	assert_int_equal(acpi_madt_cpus(h, len, cpus, 8, &count, &lapic_base,
+					why, sizeof(why)),
+			 0);
+	assert_int_equal(count, 4);
+	assert_int_equal(lapic_base, 0xfee00000);
+	assert_int_equal(cpus[0].apic_id, 0);
+	assert_true(cpus[0].enabled);
+	assert_int_equal(cpus[1].uid, 1);
+	assert_int_equal(cpus[1].apic_id, 1);
+	/* The absent LAPIC is listed, in table order, not enabled. */
+	assert_int_equal(cpus[2].apic_id, 2);
+	assert_false(cpus[2].enabled);
+	assert_false(cpus[2].online_capable);
+	assert_false(cpus[2].x2apic);
+	/* The x2APIC entry: 32-bit ID @4 and UID @12. */
+	assert_int_equal(cpus[3].apic_id, 0x100);
+	assert_int_equal(cpus[3].uid, 3);
+	assert_true(cpus[3].x2apic);
+	assert_false(cpus[3].enabled);
+	assert_true(cpus[3].online_capable);
+
+	/* Fewer slots than entries: the count still says how many. */
+	memset(cpus, 0xa5, sizeof(cpus));
+	assert_int_equal(
+		acpi_madt_cpus(h, len, cpus, 2, &count, NULL, why, sizeof(why)),
+		0);
+	assert_int_equal(count, 4);
+	assert_int_equal(cpus[1].apic_id, 1);
+	assert_int_equal(cpus[2].apic_id, 0xa5a5a5a5);
+	assert_int_equal(
+		acpi_madt_cpus(h, len, NULL, 0, &count, NULL, why, sizeof(why)),
+		0);
+	assert_int_equal(count, 4);
+
+	/* A type 5 entry replaces the header's 32-bit LAPIC address. */
+	memcpy(mem + APIC_AT + len, override, sizeof(override));
+	assert_int_equal(acpi_madt_cpus(h, len + sizeof(override), NULL, 0,
+					&count, &lapic_base, why, sizeof(why)),
+			 0);
+	assert_int_equal(lapic_base, 0x1fee00000ull);
+
+	/* An entry too short for its type is malformed, not skipped. */
+	mem[APIC_AT + 44 + 1] = 6;
+	assert_int_equal(
+		acpi_madt_cpus(h, len, cpus, 8, &count, NULL, why, sizeof(why)),
+		-1);
+	assert_string_equal(
+		why,
+		"MADT type 0 entry at offset 44 is 6 bytes, shorter than 8");
+	mem[APIC_AT + 44 + 1] = 8;
+	mem[APIC_AT + 68 + 1] = 12 + 16 + 1; /* the IOAPIC runs past the end */
+	assert_int_equal(
+		acpi_madt_cpus(h, len, cpus, 8, &count, NULL, why, sizeof(why)),
+		-1);
+	assert_string_equal(why, "MADT entry at offset 68 has length 29");
+}
+
 static void fadt_and_s5(void **state)
 {
 	static const uint8_t rooted[] = { 0x08, 0x5c, '_',  'S',  '5', '_',
@@ -307,6 +382,869 @@ static void fadt_and_s5(void **state)
 	assert_int_equal(acpi_aml_s5(rooted, 7, &a, &b), -1);
 }
 
+/*
+ * Real tables captured from QEMU (tests/fixtures/acpi/, see its README.md),
+ * put back at their physical addresses.  Physical memory is modelled as the
+ * 4 KiB pages the tables occupy (plus the BIOS area when the RSDP is in it),
+ * zero where no table is, and nothing else: an address outside those pages
+ * is unreadable, as unmapped memory would be.
+ */
+#define FIXTURES      "tests/fixtures/acpi/"
+#define FX_MAX_TABLES 16
+#define FX_PAGE	      4096u
+
+struct fx_table {
+	char sig[5];
+	uint64_t paddr; /* 0: the RSDP came as a copy */
+	uint32_t len;
+	uint8_t *data; /* the file's bytes, as captured */
+};
+
+struct fx_extent {
+	uint64_t start, end; /* page aligned */
+	uint8_t *mem;
+};
+
+/* What each capture is known to hold (its console.log says the same). */
+struct fx_expect {
+	const char *dir;
+	uint8_t rsdp_revision;
+	bool xsdt;
+	unsigned int nr_entries;
+	uint8_t fadt_revision;
+	uint32_t fadt_len;
+	const char *pm_source;
+	unsigned int cpus;
+};
+
+static struct fx_expect expect_pc = {
+	.dir = "pc",
+	.rsdp_revision = 0,
+	.nr_entries = 4, /* FACP APIC HPET WAET */
+	.fadt_revision = 1,
+	.fadt_len = 116,
+	.pm_source = "PM_TMR_BLK",
+	.cpus = 1,
+};
+static struct fx_expect expect_q35 = {
+	.dir = "q35",
+	.rsdp_revision = 0,
+	.nr_entries = 5, /* FACP APIC HPET MCFG WAET */
+	.fadt_revision = 3,
+	.fadt_len = 244,
+	.pm_source = "X_PM_TMR_BLK",
+	.cpus = 2, /* captured with -smp 2 */
+};
+static struct fx_expect expect_q35_uefi = {
+	.dir = "q35-uefi",
+	.rsdp_revision = 2,
+	.xsdt = true,
+	.nr_entries = 6, /* FACP APIC HPET MCFG WAET BGRT */
+	.fadt_revision = 3,
+	.fadt_len = 244,
+	.pm_source = "X_PM_TMR_BLK",
+	.cpus = 1,
+};
+
+struct fixture {
+	const struct fx_expect *expect;
+	struct fx_table tables[FX_MAX_TABLES];
+	unsigned int nr_tables;
+	struct fx_extent extents[FX_MAX_TABLES + 1];
+	unsigned int nr_extents;
+	struct phys_mapper pm;
+	struct acpi acpi;
+	FILE *layout; /* open while it is read */
+};
+
+static const void *fx_map(void *ctx, uint64_t paddr, size_t len)
+{
+	const struct fixture *fx = ctx;
+	unsigned int i;
+
+	for (i = 0; i < fx->nr_extents; i++) {
+		const struct fx_extent *e = &fx->extents[i];
+
+		if (paddr >= e->start && paddr < e->end &&
+		    len <= e->end - paddr)
+			return e->mem + (paddr - e->start);
+	}
+	return NULL;
+}
+
+/* Read table @t's file; a missing or short file fails the test. */
+static void fx_read_file(struct fixture *fx, struct fx_table *t,
+			 const char *file)
+{
+	char path[256];
+	size_t got;
+	FILE *f;
+
+	snprintf(path, sizeof(path), FIXTURES "%s/%s", fx->expect->dir, file);
+	t->data = malloc(t->len + 1);
+	assert_non_null(t->data);
+	f = fopen(path, "rb");
+	if (!f)
+		fail_msg("cannot read %s: %s (tests run from the repository "
+			 "root; tests/fixtures/acpi/README.md says how the "
+			 "fixtures are made)",
+			 path, strerror(errno));
+	got = fread(t->data, 1, t->len + 1, f);
+	fclose(f);
+	if (got != t->len)
+		fail_msg("%s holds %zu bytes, layout.txt says %u", path, got,
+			 t->len);
+}
+
+/* Add [start, end) to the extents, merging with any it touches. */
+static void fx_add_range(struct fixture *fx, uint64_t start, uint64_t end)
+{
+	unsigned int i;
+
+	start &= ~(uint64_t)(FX_PAGE - 1);
+	end = (end + FX_PAGE - 1) & ~(uint64_t)(FX_PAGE - 1);
+	for (i = 0; i < fx->nr_extents; i++) {
+		struct fx_extent *e = &fx->extents[i];
+
+		if (start <= e->end && end >= e->start) {
+			start = start < e->start ? start : e->start;
+			end = end > e->end ? end : e->end;
+			*e = fx->extents[--fx->nr_extents];
+			fx_add_range(fx, start, end);
+			return;
+		}
+	}
+	assert_true(fx->nr_extents < FX_MAX_TABLES + 1);
+	fx->extents[fx->nr_extents++] = (struct fx_extent){ start, end, NULL };
+}
+
+/* One fixture at a time, static so that a failed setup leaks nothing. */
+static struct fixture the_fixture;
+
+static void fx_release(struct fixture *fx)
+{
+	unsigned int i;
+
+	if (fx->layout)
+		fclose(fx->layout);
+	for (i = 0; i < FX_MAX_TABLES; i++)
+		free(fx->tables[i].data);
+	for (i = 0; i < fx->nr_extents; i++)
+		free(fx->extents[i].mem);
+	memset(fx, 0, sizeof(*fx));
+}
+
+static int fx_setup(void **state)
+{
+	struct fixture *fx = &the_fixture;
+	char path[256], line[256];
+	unsigned int i;
+
+	fx_release(fx);
+	fx->expect = *state;
+	*state = fx;
+	snprintf(path, sizeof(path), FIXTURES "%s/layout.txt", fx->expect->dir);
+	fx->layout = fopen(path, "r");
+	if (!fx->layout)
+		fail_msg("cannot read %s: %s (tests run from the repository "
+			 "root; tests/fixtures/acpi/README.md says how the "
+			 "fixtures are made)",
+			 path, strerror(errno));
+	while (fgets(line, sizeof(line), fx->layout)) {
+		struct fx_table *t = &fx->tables[fx->nr_tables];
+		unsigned long long paddr;
+		char file[64];
+
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		assert_true(fx->nr_tables < FX_MAX_TABLES);
+		if (sscanf(line, "%4s %llx %u %63s", t->sig, &paddr, &t->len,
+			   file) != 4)
+			fail_msg("%s: bad line \"%s\"", path, line);
+		t->paddr = paddr;
+		fx_read_file(fx, t, file);
+		fx->nr_tables++;
+		if (t->paddr)
+			fx_add_range(fx, t->paddr, t->paddr + t->len);
+		/* Where firmware puts an RSDP, the area around it is there
+		 * too, as the scan expects. */
+		if (!strcmp(t->sig, "RSDP") && t->paddr >= 0xe0000 &&
+		    t->paddr < 0x100000)
+			fx_add_range(fx, 0xe0000, 0x100000);
+	}
+	fclose(fx->layout);
+	fx->layout = NULL;
+	assert_true(fx->nr_tables >= 3);
+	for (i = 0; i < fx->nr_extents; i++) {
+		struct fx_extent *e = &fx->extents[i];
+
+		e->mem = calloc(1, e->end - e->start);
+		assert_non_null(e->mem);
+	}
+	for (i = 0; i < fx->nr_tables; i++) {
+		struct fx_table *t = &fx->tables[i];
+
+		if (t->paddr)
+			memcpy((uint8_t *)fx_map(fx, t->paddr, t->len), t->data,
+			       t->len);
+	}
+	fx->pm = (struct phys_mapper){ .map = fx_map, .ctx = fx };
+	return 0;
+}
+
+static int fx_teardown(void **state)
+{
+	fx_release(*state);
+	return 0;
+}
+
+static struct fx_table *fx_table(struct fixture *fx, const char *sig)
+{
+	unsigned int i;
+
+	for (i = 0; i < fx->nr_tables; i++)
+		if (!strcmp(fx->tables[i].sig, sig))
+			return &fx->tables[i];
+	fail_msg("fixture %s has no %s", fx->expect->dir, sig);
+	return NULL;
+}
+
+/* The fake physical memory under table @sig, to corrupt it. */
+static uint8_t *fx_mem(struct fixture *fx, const char *sig)
+{
+	struct fx_table *t = fx_table(fx, sig);
+
+	return (uint8_t *)(t->paddr ? fx_map(fx, t->paddr, t->len) : t->data);
+}
+
+/* Set table @sig's length field, with a checksum to match when @fix. */
+static void fx_set_length(struct fixture *fx, const char *sig, uint32_t len,
+			  bool fix)
+{
+	uint8_t *p = fx_mem(fx, sig);
+
+	memcpy(p + 4, &len, 4);
+	if (fix) {
+		p[9] = 0;
+		p[9] = (uint8_t)-acpi_checksum(p, len);
+	}
+}
+
+static void fx_fix_checksum(struct fixture *fx, const char *sig)
+{
+	uint8_t *p = fx_mem(fx, sig);
+	uint32_t len;
+
+	memcpy(&len, p + 4, 4);
+	fx_set_length(fx, sig, len, true);
+}
+
+/* End of the readable memory that @paddr is in. */
+static uint64_t fx_extent_end(const struct fixture *fx, uint64_t paddr)
+{
+	unsigned int i;
+
+	for (i = 0; i < fx->nr_extents; i++)
+		if (paddr >= fx->extents[i].start && paddr < fx->extents[i].end)
+			return fx->extents[i].end;
+	fail_msg("0x%llx is not in the fake memory", (unsigned long long)paddr);
+	return 0;
+}
+
+static const char *fx_root_sig(const struct fixture *fx)
+{
+	return fx->expect->xsdt ? "XSDT" : "RSDT";
+}
+
+/* Index of table @sig in the root table. */
+static unsigned int fx_entry_index(struct fixture *fx, const char *sig)
+{
+	const uint8_t *root = fx_mem(fx, fx_root_sig(fx));
+	size_t size = fx->expect->xsdt ? 8 : 4;
+	uint64_t want = fx_table(fx, sig)->paddr, paddr = 0;
+	unsigned int i;
+
+	for (i = 0; i < fx->expect->nr_entries; i++) {
+		memcpy(&paddr, root + 36 + i * size, size);
+		if (paddr == want)
+			return i;
+	}
+	fail_msg("%s is not in the %s", sig, fx_root_sig(fx));
+	return 0;
+}
+
+/* Point root entry @i at @paddr, with a valid root checksum. */
+static void fx_set_entry(struct fixture *fx, unsigned int i, uint64_t paddr)
+{
+	uint8_t *root = fx_mem(fx, fx_root_sig(fx));
+
+	memcpy(root + 36 + i * (fx->expect->xsdt ? 8 : 4), &paddr,
+	       fx->expect->xsdt ? 8 : 4);
+	fx_fix_checksum(fx, fx_root_sig(fx));
+}
+
+/* Open the tables the way platform.c does for this boot path. */
+static int fx_open(struct fixture *fx)
+{
+	const struct fx_table *rsdp = fx_table(fx, "RSDP");
+
+	if (!rsdp->paddr)
+		return acpi_open(&fx->acpi, &fx->pm, rsdp->data, rsdp->len, 0,
+				 "multiboot2 ACPI tag");
+	return acpi_open(&fx->acpi, &fx->pm, NULL, 0, rsdp->paddr, "BIOS area");
+}
+
+/* The one warning the run should have given is @text. */
+static void fx_assert_one_warning(const struct fixture *fx, const char *text)
+{
+	unsigned int i;
+
+	if (fx->acpi.nr_warnings == 1 && !strcmp(fx->acpi.warnings[0], text))
+		return;
+	for (i = 0; i < fx->acpi.nr_warnings; i++)
+		print_error("warning %u: %s\n", i, fx->acpi.warnings[i]);
+	fail_msg("expected exactly the warning \"%s\"", text);
+}
+
+/*
+ * Every table of the capture but @except, the root and the DSDT is still
+ * found, at its own address and with its own length.
+ */
+static void fx_assert_others_found(struct fixture *fx, const char *except)
+{
+	unsigned int i;
+
+	for (i = 0; i < fx->nr_tables; i++) {
+		const struct fx_table *t = &fx->tables[i];
+		const struct acpi_header *h;
+		size_t len = 0;
+
+		if (!strcmp(t->sig, except) || !strcmp(t->sig, "RSDP") ||
+		    !strcmp(t->sig, "RSDT") || !strcmp(t->sig, "XSDT") ||
+		    !strcmp(t->sig, "DSDT"))
+			continue;
+		h = acpi_find(&fx->acpi, t->sig, 0, &len);
+		if (!h)
+			fail_msg("%s: %s is no longer found", fx->expect->dir,
+				 t->sig);
+		assert_ptr_equal(h, fx_map(fx, t->paddr, t->len));
+		assert_int_equal(len, t->len);
+	}
+}
+
+static void real_tables_are_found(void **state)
+{
+	struct fixture *fx = *state;
+	const struct fx_expect *x = fx->expect;
+	const struct fx_table *rsdp = fx_table(fx, "RSDP");
+	const char *where = NULL;
+	unsigned int i;
+
+	assert_int_equal(fx_open(fx), 0);
+	assert_int_equal(fx->acpi.rsdp_revision, x->rsdp_revision);
+	assert_int_equal(fx->acpi.root_is_xsdt, x->xsdt);
+	assert_int_equal(fx->acpi.root_paddr,
+			 fx_table(fx, fx_root_sig(fx))->paddr);
+	assert_int_equal(fx->acpi.nr_entries, x->nr_entries);
+	assert_string_equal(fx->acpi.oem_id, "BOCHS ");
+	for (i = 0; i < fx->acpi.nr_entries; i++) {
+		size_t len = 0;
+		const struct acpi_header *h = acpi_entry(&fx->acpi, i, &len);
+		char sig[5] = { 0 };
+
+		assert_non_null(h);
+		memcpy(sig, h->signature, 4);
+		assert_int_equal(fx_entry_index(fx, sig), i);
+		assert_int_equal(len, fx_table(fx, sig)->len);
+	}
+	fx_assert_others_found(fx, "");
+	assert_int_equal(fx->acpi.nr_warnings, 0);
+	if (rsdp->paddr) {
+		assert_int_equal(acpi_rsdp_scan(&fx->pm, &where), rsdp->paddr);
+		assert_string_equal(where, "BIOS area");
+	}
+}
+
+static void real_fadt_pm_timer(void **state)
+{
+	struct fixture *fx = *state;
+	const struct acpi_header *fadt;
+	struct acpi_fadt_power power;
+	struct acpi_pm_timer timer;
+	char why[120] = "";
+	size_t len;
+
+	assert_int_equal(fx_open(fx), 0);
+	fadt = acpi_find(&fx->acpi, "FACP", 0, &len);
+	assert_non_null(fadt);
+	assert_int_equal(fadt->revision, fx->expect->fadt_revision);
+	assert_int_equal(len, fx->expect->fadt_len);
+	assert_int_equal(
+		acpi_fadt_pm_timer(fadt, len, &timer, why, sizeof(why)), 0);
+	assert_string_equal(why, "");
+	assert_int_equal(timer.port, 0x608);
+	assert_false(timer.is_32bit);
+	assert_string_equal(timer.source, fx->expect->pm_source);
+	assert_int_equal(acpi_fadt_power(fadt, len, &power), 0);
+	assert_int_equal(power.pm1a_cnt_port, 0x604);
+	assert_int_equal(power.pm1b_cnt_port, 0);
+	assert_int_equal(power.dsdt_paddr, fx_table(fx, "DSDT")->paddr);
+}
+
+static void real_hpet(void **state)
+{
+	struct fixture *fx = *state;
+	const struct acpi_header *hpet;
+	struct acpi_hpet_info info;
+	char why[120];
+	size_t len;
+
+	assert_int_equal(fx_open(fx), 0);
+	hpet = acpi_find(&fx->acpi, "HPET", 0, &len);
+	assert_non_null(hpet);
+	assert_int_equal(acpi_hpet_parse(hpet, len, &info, why, sizeof(why)),
+			 0);
+	assert_int_equal(info.base, 0xfed00000);
+	assert_int_equal(info.comparators, 3);
+	/* Intel's vendor id, 3 comparators, legacy-capable, 64-bit. */
+	assert_int_equal(info.block_id, 0x8086a201);
+	assert_int_equal(info.number, 0);
+	assert_int_equal(info.min_tick, 0);
+	assert_int_equal(info.page_protection, 0);
+}
+
+static void real_madt_cpus(void **state)
+{
+	struct fixture *fx = *state;
+	struct acpi_cpu cpus[8];
+	struct acpi_cpu_count counted;
+	const struct acpi_header *madt;
+	unsigned int i, count = 0;
+	uint64_t lapic_base = 0;
+	char why[120];
+	size_t len;
+
+	assert_int_equal(fx_open(fx), 0);
+	madt = acpi_find(&fx->acpi, "APIC", 0, &len);
+	assert_non_null(madt);
+	memset(cpus, 0xa5, sizeof(cpus));
+	assert_int_equal(acpi_madt_cpus(madt, len, cpus, 8, &count, &lapic_base,
+					why, sizeof(why)),
+			 0);
+	assert_int_equal(count, fx->expect->cpus);
+	assert_int_equal(lapic_base, 0xfee00000);
+	for (i = 0; i < count; i++) {
+		assert_int_equal(cpus[i].apic_id, i);
+		assert_int_equal(cpus[i].uid, i);
+		assert_true(cpus[i].enabled);
+		assert_false(cpus[i].x2apic);
+	}
+	assert_int_equal(cpus[count].apic_id, 0xa5a5a5a5); /* untouched */
+	assert_int_equal(
+		acpi_madt_count_cpus(madt, len, &counted, why, sizeof(why)), 0);
+	assert_int_equal(counted.enabled, fx->expect->cpus);
+	assert_int_equal(counted.online_capable, 0);
+	assert_int_equal(counted.x2apic_entries, 0);
+}
+
+static void real_dsdt_s5(void **state)
+{
+	struct fixture *fx = *state;
+	const struct fx_table *t = fx_table(fx, "DSDT");
+	const struct acpi_header *dsdt = fx_map(fx, t->paddr, t->len);
+	uint8_t a = 0xff, b = 0xff;
+
+	assert_non_null(dsdt);
+	assert_memory_equal(dsdt->signature, "DSDT", 4);
+	assert_int_equal(dsdt->length, t->len);
+	assert_int_equal(acpi_checksum(dsdt, t->len), 0);
+	/* QEMU's \_S5_ is Package (4) { 0, 0, 0, 0 }. */
+	assert_int_equal(
+		acpi_aml_s5((const uint8_t *)dsdt + 36, t->len - 36, &a, &b),
+		0);
+	assert_int_equal(a, 0);
+	assert_int_equal(b, 0);
+}
+
+/* --- corrupted copies of the real tables --- */
+
+static void fx_expect_skipped(struct fixture *fx, const char *sig,
+			      const char *why_fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Open the corrupted tables: the run goes on, @sig alone is skipped with
+ * the warning "<root> entry N: <why> (skipped)" and every other table is
+ * still found.
+ */
+static void fx_expect_skipped(struct fixture *fx, const char *sig,
+			      const char *why_fmt, ...)
+{
+	char why[ACPI_WARNING_LEN], text[ACPI_WARNING_LEN + 40];
+	unsigned int i = fx_entry_index(fx, sig);
+	va_list ap;
+	size_t len;
+
+	va_start(ap, why_fmt);
+	vsnprintf(why, sizeof(why), why_fmt, ap);
+	va_end(ap);
+	snprintf(text, sizeof(text), "%s entry %u: %s (skipped)",
+		 fx_root_sig(fx), i, why);
+	assert_int_equal(fx_open(fx), 0);
+	assert_null(acpi_find(&fx->acpi, sig, 0, &len));
+	fx_assert_others_found(fx, sig);
+	fx_assert_one_warning(fx, text);
+}
+
+static void bad_checksum_is_skipped(void **state)
+{
+	struct fixture *fx = *state;
+
+	fx_mem(fx, "HPET")[55] ^= 1; /* page protection */
+	fx_expect_skipped(fx, "HPET", "HPET at 0x%llx has a bad checksum",
+			  (unsigned long long)fx_table(fx, "HPET")->paddr);
+}
+
+static void length_below_the_header_is_skipped(void **state)
+{
+	struct fixture *fx = *state;
+
+	fx_set_length(fx, "WAET", 20, false);
+	fx_expect_skipped(fx, "WAET", "WAET at 0x%llx claims length 20",
+			  (unsigned long long)fx_table(fx, "WAET")->paddr);
+}
+
+static void length_beyond_the_table_is_skipped(void **state)
+{
+	struct fixture *fx = *state;
+
+	/* The 8 bytes after it are summed in (the next table's under
+	 * SeaBIOS, zeros under OVMF) and the length byte itself changed:
+	 * the checksum fails. */
+	fx_set_length(fx, "HPET", 64, false);
+	fx_expect_skipped(fx, "HPET", "HPET at 0x%llx has a bad checksum",
+			  (unsigned long long)fx_table(fx, "HPET")->paddr);
+}
+
+static void length_past_mapped_memory_is_skipped(void **state)
+{
+	struct fixture *fx = *state;
+	uint64_t paddr = fx_table(fx, "HPET")->paddr;
+	uint32_t len = (uint32_t)(fx_extent_end(fx, paddr) - paddr) + 16;
+
+	fx_set_length(fx, "HPET", len, false);
+	fx_expect_skipped(fx, "HPET",
+			  "HPET at 0x%llx: its %u bytes run past readable "
+			  "memory",
+			  (unsigned long long)paddr, len);
+}
+
+static void root_entry_to_unmapped_memory_is_skipped(void **state)
+{
+	struct fixture *fx = *state;
+	/* Above 4 GiB where an XSDT can point, below where an RSDT must. */
+	uint64_t nowhere = fx->expect->xsdt ? 0x100000000ull : 0x80000000;
+	unsigned int i = fx_entry_index(fx, "HPET");
+	char text[ACPI_WARNING_LEN];
+	size_t len;
+
+	fx_set_entry(fx, i, nowhere);
+	assert_int_equal(fx_open(fx), 0);
+	assert_null(acpi_find(&fx->acpi, "HPET", 0, &len));
+	fx_assert_others_found(fx, "HPET");
+	snprintf(text, sizeof(text),
+		 "%s entry %u: header at 0x%llx is not readable (skipped)",
+		 fx_root_sig(fx), i, (unsigned long long)nowhere);
+	fx_assert_one_warning(fx, text);
+}
+
+/*
+ * A root entry pointing at mapped memory that holds no table.  acpi_find()
+ * passes over it without a word (its signature is not the one asked for);
+ * acpi_entry(), which the verbose listing uses, rejects it in words.
+ */
+static void root_entry_to_a_non_table_is_skipped(void **state)
+{
+	struct fixture *fx = *state;
+	const struct fx_table *dsdt = fx_table(fx, "DSDT");
+	unsigned int i = fx_entry_index(fx, "HPET");
+	char text[ACPI_WARNING_LEN];
+	const uint8_t *s5 = NULL;
+	uint64_t zeros, at;
+	uint32_t claimed;
+	size_t len;
+
+	/* Zeros: the end of the pages the root table is in. */
+	zeros = fx_extent_end(fx, fx_table(fx, fx_root_sig(fx))->paddr) - 64;
+	assert_memory_equal(fx_map(fx, zeros, 64), (uint8_t[64]){ 0 }, 64);
+	fx_set_entry(fx, i, zeros);
+	assert_int_equal(fx_open(fx), 0);
+	assert_null(acpi_find(&fx->acpi, "HPET", 0, &len));
+	fx_assert_others_found(fx, "HPET");
+	assert_int_equal(fx->acpi.nr_warnings, 0);
+	assert_null(acpi_entry(&fx->acpi, i, &len));
+	snprintf(text, sizeof(text),
+		 "%s entry %u: table at 0x%llx has no printable signature "
+		 "(skipped)",
+		 fx_root_sig(fx), i, (unsigned long long)zeros);
+	fx_assert_one_warning(fx, text);
+
+	/* Inside the DSDT's AML, at the \_S5_ name: "_S5_" reads as a
+	 * signature and the package bytes after it (12 06 04 00) as a
+	 * length of 263,698 bytes, far past the tables' pages. */
+	for (at = 36; at + 8 <= dsdt->len && !s5; at++)
+		if (!memcmp(dsdt->data + at, "_S5_", 4))
+			s5 = dsdt->data + at;
+	assert_non_null(s5);
+	at = dsdt->paddr + (uint64_t)(s5 - dsdt->data);
+	memcpy(&claimed, s5 + 4, 4);
+	assert_true(at + claimed > fx_extent_end(fx, at));
+	fx_set_entry(fx, i, at);
+	assert_int_equal(fx_open(fx), 0);
+	assert_null(acpi_find(&fx->acpi, "HPET", 0, &len));
+	fx_assert_others_found(fx, "HPET");
+	assert_null(acpi_find(&fx->acpi, "_S5_", 0, &len));
+	snprintf(text, sizeof(text),
+		 "%s entry %u: _S5_ at 0x%llx: its %u bytes run past readable "
+		 "memory (skipped)",
+		 fx_root_sig(fx), i, (unsigned long long)at, claimed);
+	fx_assert_one_warning(fx, text);
+}
+
+static void fadt_too_short_for_x_fields(void **state)
+{
+	struct fixture *fx = *state;
+	uint8_t *fadt = fx_mem(fx, "FACP");
+	const struct acpi_header *h;
+	struct acpi_pm_timer timer;
+	uint64_t other_port = 0x708;
+	char why[120];
+	size_t len;
+
+	/* With all 244 bytes the X_ field is the one used. */
+	memcpy(fadt + 208 + 4, &other_port, 8);
+	fx_fix_checksum(fx, "FACP");
+	assert_int_equal(fx_open(fx), 0);
+	h = acpi_find(&fx->acpi, "FACP", 0, &len);
+	assert_non_null(h);
+	assert_int_equal(acpi_fadt_pm_timer(h, len, &timer, why, sizeof(why)),
+			 0);
+	assert_int_equal(timer.port, 0x708);
+	assert_string_equal(timer.source, "X_PM_TMR_BLK");
+
+	/* Cut before X_PM_TMR_BLK's end (220): PM_TMR_BLK is used and the
+	 * bytes past the table are not read. */
+	fx_set_length(fx, "FACP", 219, true);
+	assert_int_equal(fx_open(fx), 0);
+	h = acpi_find(&fx->acpi, "FACP", 0, &len);
+	assert_non_null(h);
+	assert_int_equal(len, 219);
+	assert_int_equal(acpi_fadt_pm_timer(h, len, &timer, why, sizeof(why)),
+			 0);
+	assert_int_equal(timer.port, 0x608);
+	assert_false(timer.is_32bit);
+	assert_string_equal(timer.source, "PM_TMR_BLK");
+	fx_assert_others_found(fx, "FACP");
+	assert_int_equal(fx->acpi.nr_warnings, 0);
+}
+
+static void fadt_too_short_for_flags(void **state)
+{
+	struct fixture *fx = *state;
+	struct acpi_fadt_power power;
+	const struct acpi_header *h;
+	struct acpi_pm_timer timer;
+	char why[120];
+	size_t len;
+
+	fx_set_length(fx, "FACP", 112, true);
+	assert_int_equal(fx_open(fx), 0);
+	h = acpi_find(&fx->acpi, "FACP", 0, &len);
+	assert_non_null(h);
+	assert_int_equal(acpi_fadt_pm_timer(h, len, &timer, why, sizeof(why)),
+			 -1);
+	assert_string_equal(why,
+			    "FADT is 112 bytes, too short for its flags (116)");
+	/* The power-off fields come before the flags and are still read. */
+	assert_int_equal(acpi_fadt_power(h, len, &power), 0);
+	assert_int_equal(power.pm1a_cnt_port, 0x604);
+	fx_assert_others_found(fx, "FACP");
+}
+
+/* The PM timer's other refusals, on a copy of a real FADT. */
+static void fadt_pm_timer_refusals(void **state)
+{
+	struct fixture *fx = *state;
+	const struct fx_table *t = fx_table(fx, "FACP");
+	const struct acpi_header *h = (const void *)t->data;
+	struct acpi_pm_timer timer;
+	uint32_t flags, port;
+	char why[120];
+
+	memcpy(&flags, t->data + 112, 4);
+	t->data[91] = 2;
+	assert_int_equal(
+		acpi_fadt_pm_timer(h, t->len, &timer, why, sizeof(why)), -1);
+	assert_string_equal(why, "FADT PM_TMR_LEN is 2, not 4");
+	t->data[91] = 4;
+
+	flags |= 1u << 20;
+	memcpy(t->data + 112, &flags, 4);
+	assert_int_equal(
+		acpi_fadt_pm_timer(h, t->len, &timer, why, sizeof(why)), -1);
+	assert_string_equal(why, "hardware-reduced ACPI has no PM timer");
+	flags &= ~(1u << 20);
+	flags |= 1u << 8;
+	memcpy(t->data + 112, &flags, 4);
+	assert_int_equal(
+		acpi_fadt_pm_timer(h, t->len, &timer, why, sizeof(why)), 0);
+	assert_true(timer.is_32bit);
+
+	if (t->len >= 220) {
+		t->data[208] = 0; /* X_PM_TMR_BLK in system memory */
+		assert_int_equal(
+			acpi_fadt_pm_timer(h, t->len, &timer, why, sizeof(why)),
+			-1);
+		assert_string_equal(why, "X_PM_TMR_BLK is in address space 0 "
+					 "(system memory); only I/O is "
+					 "supported");
+		memset(t->data + 208, 0, 12); /* no X_ field: fall back */
+		assert_int_equal(
+			acpi_fadt_pm_timer(h, t->len, &timer, why, sizeof(why)),
+			0);
+		assert_string_equal(timer.source, "PM_TMR_BLK");
+	}
+	port = 0x10000;
+	memcpy(t->data + 76, &port, 4);
+	assert_int_equal(
+		acpi_fadt_pm_timer(h, t->len, &timer, why, sizeof(why)), -1);
+	assert_string_equal(
+		why, "PM_TMR_BLK 0x10000 is beyond the 64 KiB I/O port space");
+	port = 0;
+	memcpy(t->data + 76, &port, 4);
+	assert_int_equal(
+		acpi_fadt_pm_timer(h, t->len, &timer, why, sizeof(why)), -1);
+	assert_string_equal(why, "FADT has no PM timer (PM_TMR_BLK is 0)");
+}
+
+static void hpet_too_short(void **state)
+{
+	struct fixture *fx = *state;
+	const struct acpi_header *h;
+	struct acpi_hpet_info info;
+	char why[120];
+	size_t len;
+
+	fx_set_length(fx, "HPET", 52, true);
+	assert_int_equal(fx_open(fx), 0);
+	h = acpi_find(&fx->acpi, "HPET", 0, &len);
+	assert_non_null(h);
+	assert_int_equal(len, 52);
+	assert_int_equal(acpi_hpet_parse(h, len, &info, why, sizeof(why)), -1);
+	assert_string_equal(why, "HPET table is 52 bytes, shorter than 56");
+	fx_assert_others_found(fx, "HPET");
+	assert_int_equal(fx->acpi.nr_warnings, 0);
+}
+
+static void hpet_base_refusals(void **state)
+{
+	struct fixture *fx = *state;
+	uint8_t *hpet = fx_mem(fx, "HPET");
+	const struct acpi_header *h;
+	struct acpi_hpet_info info;
+	uint64_t base;
+	char why[120];
+	size_t len;
+
+	hpet[40] = 1; /* system I/O */
+	fx_fix_checksum(fx, "HPET");
+	assert_int_equal(fx_open(fx), 0);
+	h = acpi_find(&fx->acpi, "HPET", 0, &len);
+	assert_non_null(h);
+	assert_int_equal(acpi_hpet_parse(h, len, &info, why, sizeof(why)), -1);
+	assert_string_equal(why, "HPET base is in address space 1 (system "
+				 "I/O); only system memory is supported");
+	fx_assert_others_found(fx, "HPET");
+
+	/* The comparator count is all 5 bits of 12:8, plus one. */
+	hpet[40] = 0;
+	hpet[37] = 0xbf;
+	assert_int_equal(acpi_hpet_parse(h, len, &info, why, sizeof(why)), 0);
+	assert_int_equal(info.comparators, 32);
+
+	base = 0xfed00100;
+	memcpy(hpet + 44, &base, 8);
+	assert_int_equal(acpi_hpet_parse(h, len, &info, why, sizeof(why)), -1);
+	assert_string_equal(why, "HPET base 0xfed00100 is not 1 KiB aligned");
+	base = 0;
+	memcpy(hpet + 44, &base, 8);
+	assert_int_equal(acpi_hpet_parse(h, len, &info, why, sizeof(why)), -1);
+	assert_string_equal(why, "HPET base address is 0");
+}
+
+static void rsdp_bad_checksum(void **state)
+{
+	struct fixture *fx = *state;
+	struct fx_table *t = fx_table(fx, "RSDP");
+	const char *where = NULL;
+
+	fx_mem(fx, "RSDP")[16] ^= 1; /* the RSDT address */
+	assert_int_equal(fx_open(fx), -1);
+	if (t->paddr) {
+		fx_assert_one_warning(
+			fx, "RSDP from BIOS area: RSDP checksum is wrong");
+		/* The scan passes it over too. */
+		assert_int_equal(acpi_rsdp_scan(&fx->pm, &where), 0);
+		assert_string_equal(where, "nowhere");
+		return;
+	}
+	fx_assert_one_warning(
+		fx, "RSDP from multiboot2 ACPI tag: RSDP checksum is wrong");
+	/* Past the first 20 bytes only the extended checksum covers it. */
+	t->data[16] ^= 1;
+	t->data[28] ^= 1; /* the XSDT address */
+	assert_int_equal(fx_open(fx), -1);
+	fx_assert_one_warning(
+		fx, "RSDP from multiboot2 ACPI tag: RSDP extended checksum is "
+		    "wrong");
+}
+
+static void madt_zero_length_entry(void **state)
+{
+	struct fixture *fx = *state;
+	struct acpi_cpu_count counted;
+	const struct acpi_header *h;
+	struct acpi_cpu cpus[8];
+	unsigned int count;
+	char why[120];
+	size_t len;
+
+	fx_mem(fx, "APIC")[52 + 1] = 0; /* the second entry */
+	fx_fix_checksum(fx, "APIC");
+	assert_int_equal(fx_open(fx), 0);
+	h = acpi_find(&fx->acpi, "APIC", 0, &len);
+	assert_non_null(h);
+	assert_int_equal(
+		acpi_madt_cpus(h, len, cpus, 8, &count, NULL, why, sizeof(why)),
+		-1);
+	assert_string_equal(why, "MADT entry at offset 52 has length 0");
+	assert_int_equal(
+		acpi_madt_count_cpus(h, len, &counted, why, sizeof(why)), -1);
+	assert_string_equal(why, "MADT entry at offset 52 has length 0");
+	fx_assert_others_found(fx, "APIC");
+	assert_int_equal(fx->acpi.nr_warnings, 0);
+}
+
+#define FX_TEST(fixture_name, fn, expect)                             \
+	{                                                             \
+		.name = fixture_name ": " #fn, .test_func = fn,       \
+		.setup_func = fx_setup, .teardown_func = fx_teardown, \
+		.initial_state = &expect,                             \
+	}
+#define FX_TEST_ALL(fn)                                               \
+	FX_TEST("pc", fn, expect_pc), FX_TEST("q35", fn, expect_q35), \
+		FX_TEST("q35-uefi", fn, expect_q35_uefi)
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -318,7 +1256,28 @@ int main(void)
 			corrupt_tables_are_skipped_with_a_warning, setup),
 		cmocka_unit_test_setup(bad_root_table, setup),
 		cmocka_unit_test_setup(malformed_madt, setup),
+		cmocka_unit_test_setup(madt_cpu_list, setup),
 		cmocka_unit_test_setup(fadt_and_s5, setup),
+		FX_TEST_ALL(real_tables_are_found),
+		FX_TEST_ALL(real_fadt_pm_timer),
+		FX_TEST_ALL(real_hpet),
+		FX_TEST_ALL(real_madt_cpus),
+		FX_TEST_ALL(real_dsdt_s5),
+		FX_TEST_ALL(bad_checksum_is_skipped),
+		FX_TEST_ALL(length_below_the_header_is_skipped),
+		FX_TEST_ALL(length_beyond_the_table_is_skipped),
+		FX_TEST_ALL(length_past_mapped_memory_is_skipped),
+		FX_TEST_ALL(root_entry_to_unmapped_memory_is_skipped),
+		FX_TEST_ALL(root_entry_to_a_non_table_is_skipped),
+		FX_TEST("q35", fadt_too_short_for_x_fields, expect_q35),
+		FX_TEST("q35-uefi", fadt_too_short_for_x_fields,
+			expect_q35_uefi),
+		FX_TEST_ALL(fadt_too_short_for_flags),
+		FX_TEST_ALL(fadt_pm_timer_refusals),
+		FX_TEST_ALL(hpet_too_short),
+		FX_TEST_ALL(hpet_base_refusals),
+		FX_TEST_ALL(rsdp_bad_checksum),
+		FX_TEST_ALL(madt_zero_length_entry),
 	};
 
 	return cmocka_run_group_tests_name("acpi", tests, NULL, NULL);
