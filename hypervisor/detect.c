@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Hypervisor detection from the CPUID signature leaves. */
+#include <stdio.h>
 #include <string.h>
 
 #include "hypervisor/detect.h"
@@ -100,6 +101,58 @@ void hv_scan(cpuid_fn cpuid, struct hv_info *info)
 	}
 }
 
+/* KVM's feature bits (CPUID base + 1, EAX), as KVM's cpuid.rst names them. */
+static const char *const kvm_feature_names[32] = {
+	[0] = "clocksource",
+	[1] = "nop_io_delay",
+	[2] = "mmu_op",
+	[3] = "clocksource2",
+	[4] = "async_pf",
+	[5] = "steal_time",
+	[6] = "pv_eoi",
+	[7] = "pv_unhalt",
+	[9] = "pv_tlb_flush",
+	[10] = "async_pf_vmexit",
+	[11] = "pv_send_ipi",
+	[12] = "poll_control",
+	[13] = "pv_sched_yield",
+	[14] = "async_pf_int",
+	[15] = "msi_ext_dest_id",
+	[16] = "hc_map_gpa_range",
+	[17] = "migration_control",
+	[24] = "clocksource_stable_bit",
+};
+
+void hv_describe_features(const struct hv_leaf *leaf, cpuid_fn cpuid, char *buf,
+			  size_t len)
+{
+	size_t used = 0;
+	uint32_t eax;
+	unsigned int bit;
+
+	buf[0] = '\0';
+	if (leaf->max_leaf < leaf->base + 1 &&
+	    !(leaf->kind == HV_KVM && leaf->max_leaf == 0))
+		return;
+	eax = cpuid(leaf->base + 1, 0).eax;
+	if (leaf->kind == HV_XEN) {
+		snprintf(buf, len, "Xen %u.%u", eax >> 16, eax & 0xffff);
+		return;
+	}
+	if (leaf->kind != HV_KVM)
+		return;
+	used = snprintf(buf, len, "KVM features 0x%08x:", eax);
+	for (bit = 0; bit < 32 && used < len; bit++) {
+		if (!(eax & (1u << bit)))
+			continue;
+		if (kvm_feature_names[bit])
+			used += snprintf(buf + used, len - used, " %s",
+					 kvm_feature_names[bit]);
+		else
+			used += snprintf(buf + used, len - used, " bit%u", bit);
+	}
+}
+
 static struct cpuid_regs cpu_cpuid(uint32_t leaf, uint32_t subleaf)
 {
 	return cpuid_count(leaf, subleaf);
@@ -108,6 +161,11 @@ static struct cpuid_regs cpu_cpuid(uint32_t leaf, uint32_t subleaf)
 void hv_detect(struct hv_info *info)
 {
 	hv_scan(cpu_cpuid, info);
+}
+
+void hv_features(const struct hv_leaf *leaf, char *buf, size_t len)
+{
+	hv_describe_features(leaf, cpu_cpuid, buf, len);
 }
 
 const struct hv_leaf *hv_primary(const struct hv_info *info)

@@ -10,6 +10,7 @@
 #define CLOCKBENCH_HYPERVISOR_DETECT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "kernel/cpu.h"
@@ -58,6 +59,17 @@ void hv_scan(cpuid_fn cpuid, struct hv_info *info);
 
 /** hv_scan() with the CPU's own CPUID. */
 void hv_detect(struct hv_info *info);
+
+/**
+ * What @leaf's interface offers, in words, from its feature leaves read
+ * through @cpuid: KVM's feature bits (base + 1), Xen's version (base + 1).
+ * Empty for kinds it does not decode.
+ */
+void hv_describe_features(const struct hv_leaf *leaf, cpuid_fn cpuid, char *buf,
+			  size_t len);
+
+/** hv_describe_features() with the CPU's own CPUID. */
+void hv_features(const struct hv_leaf *leaf, char *buf, size_t len);
 
 /** The hypervisor proper (not a compatibility interface), or NULL. */
 const struct hv_leaf *hv_primary(const struct hv_info *info);

@@ -12,6 +12,7 @@
 #include "drivers/acpi.h"
 #include "hypervisor/detect.h"
 #include "kernel/boot_info.h"
+#include "kernel/clocks.h"
 #include "kernel/console.h"
 #include "kernel/cpuinfo.h"
 #include "kernel/libc.h"
@@ -27,6 +28,8 @@
 void kernel_boot(uint32_t protocol, uint32_t info_paddr, uint32_t magic);
 
 static struct boot_info boot_info;
+static struct cpu_info cpu_info;
+static struct hv_info hv_info;
 
 #define ENV_LINE(key, fmt, ...) printf("  %-16s " fmt "\n", key, ##__VA_ARGS__)
 
@@ -40,37 +43,44 @@ __attribute__((noreturn)) static void fail_early(const char *what,
 
 static void print_cpu(void)
 {
-	struct cpu_info cpu;
+	const struct cpu_info *cpu = &cpu_info;
 
-	cpu_info_read(&cpu);
-	ENV_LINE("cpu", "%s family %u model %u stepping %u%s%s%s", cpu.vendor,
-		 cpu.family, cpu.model, cpu.stepping, cpu.brand[0] ? " (" : "",
-		 cpu.brand, cpu.brand[0] ? ")" : "");
+	cpu_info_read(&cpu_info);
+	ENV_LINE("cpu", "%s family %u model %u stepping %u%s%s%s", cpu->vendor,
+		 cpu->family, cpu->model, cpu->stepping,
+		 cpu->brand[0] ? " (" : "", cpu->brand,
+		 cpu->brand[0] ? ")" : "");
 }
 
 static void print_hypervisor(void)
 {
-	struct hv_info hv;
+	const struct hv_info *hv = &hv_info;
 	unsigned int i;
 
-	hv_detect(&hv);
-	if (!hv.present) {
+	hv_detect(&hv_info);
+	if (!hv->present) {
 		ENV_LINE("hypervisor", "none (CPUID.1:ECX[31] clear)");
 		return;
 	}
-	if (!hv.nr) {
+	if (!hv->nr) {
 		ENV_LINE("hypervisor",
 			 "present (CPUID.1:ECX[31] set) but no signature at "
 			 "0x%x-0x%x",
 			 HV_LEAF_FIRST, HV_LEAF_LAST);
 		return;
 	}
-	for (i = 0; i < hv.nr; i++)
+	for (i = 0; i < hv->nr; i++) {
+		char features[256];
+
 		ENV_LINE(i ? "" : "hypervisor",
 			 "%s%s (\"%s\") max leaf 0x%x at 0x%x",
-			 i ? "also " : "", hv_kind_name(hv.found[i].kind),
-			 hv.found[i].signature, hv.found[i].max_leaf,
-			 hv.found[i].base);
+			 i ? "also " : "", hv_kind_name(hv->found[i].kind),
+			 hv->found[i].signature, hv->found[i].max_leaf,
+			 hv->found[i].base);
+		hv_features(&hv->found[i], features, sizeof(features));
+		if (features[0])
+			ENV_LINE("", "%s", features);
+	}
 }
 
 static void print_memory(const struct boot_info *bi,
@@ -172,9 +182,11 @@ static void dump_acpi(const struct boot_info *bi)
 		dump_bytes("RSDP", acpi->rsdp_paddr,
 			   phys_map(&phys_identity, acpi->rsdp_paddr, 20),
 			   acpi->rsdp_revision >= 2 ? 36 : 20);
+	/* acpi_open() checked the root table's length and checksum. */
 	h = phys_map(&phys_identity, acpi->root_paddr, ACPI_HEADER_LEN);
-	dump_bytes(h->signature, acpi->root_paddr, (const uint8_t *)h,
-		   h->length);
+	if (h && phys_map(&phys_identity, acpi->root_paddr, h->length))
+		dump_bytes(h->signature, acpi->root_paddr, (const uint8_t *)h,
+			   h->length);
 	for (i = 0; i < acpi->nr_entries; i++) {
 		h = acpi_entry(acpi, i, &len);
 		if (h)
@@ -191,6 +203,7 @@ static void dump_acpi(const struct boot_info *bi)
 
 void kernel_boot(uint32_t protocol, uint32_t info_paddr, uint32_t magic)
 {
+	static struct clock_env clock_env;
 	struct paging_summary paging;
 	struct options opts;
 	char err[256];
@@ -236,6 +249,14 @@ void kernel_boot(uint32_t protocol, uint32_t info_paddr, uint32_t magic)
 		fail_early("a provoked exception did not happen",
 			   options_value_name("fault", &opts));
 
+	clock_env.acpi = platform_acpi();
+	clock_env.hv = &hv_info;
+	clock_env.cpu = &cpu_info;
+	printf("# probing clocks (a TSC calibration takes about 50 ms)\n");
+	clocks_probe(&clock_env);
+	clocks_report_platform();
+
 	selftest_run();
+	clocks_check();
 	platform_exit(report_end());
 }

@@ -14,6 +14,7 @@
 
 /* The fake CPU: a hypervisor bit and up to four signature leaves. */
 static bool hv_bit;
+static uint32_t features_leaf, features_eax;
 static struct {
 	uint32_t leaf, max;
 	const char *sig;
@@ -27,6 +28,10 @@ static struct cpuid_regs fake_cpuid(uint32_t leaf, uint32_t subleaf)
 	(void)subleaf;
 	if (leaf == 1) {
 		r.ecx = hv_bit ? 1u << 31 : 0;
+		return r;
+	}
+	if (features_leaf && leaf == features_leaf) {
+		r.eax = features_eax;
 		return r;
 	}
 	for (i = 0; i < MAX_LEAVES; i++) {
@@ -48,6 +53,7 @@ static int setup(void **state)
 {
 	(void)state;
 	hv_bit = true;
+	features_leaf = 0;
 	memset(leaves, 0, sizeof(leaves));
 	return 0;
 }
@@ -143,6 +149,36 @@ static void unknown_signature_is_kept(void **state)
 	assert_string_equal(info.found[0].signature, "SomeNewHV!!!");
 }
 
+static void features_in_words(void **state)
+{
+	struct hv_leaf kvm = { 0x40000000, 0x40000001, "KVMKVMKVM", HV_KVM };
+	struct hv_leaf xen = { 0x40000100, 0x40000105, "XenVMMXenVMM", HV_XEN };
+	struct hv_leaf tcg = { 0x40000000, 0x40000001, "TCGTCGTCGTCG", HV_TCG };
+	char buf[256];
+
+	(void)state;
+	features_leaf = 0x40000001;
+	features_eax = 0x01007afb; /* seen with -accel kvm -cpu host */
+	hv_describe_features(&kvm, fake_cpuid, buf, sizeof(buf));
+	assert_string_equal(buf, "KVM features 0x01007afb: clocksource "
+				 "nop_io_delay clocksource2 async_pf "
+				 "steal_time pv_eoi pv_unhalt pv_tlb_flush "
+				 "pv_send_ipi poll_control "
+				 "pv_sched_yield async_pf_int "
+				 "clocksource_stable_bit");
+	features_leaf = 0x40000101;
+	features_eax = (4 << 16) | 17;
+	hv_describe_features(&xen, fake_cpuid, buf, sizeof(buf));
+	assert_string_equal(buf, "Xen 4.17");
+	hv_describe_features(&tcg, fake_cpuid, buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	/* A truncating buffer stays terminated. */
+	features_leaf = 0x40000001;
+	features_eax = 0xffffffff;
+	hv_describe_features(&kvm, fake_cpuid, buf, 20);
+	assert_int_equal(strlen(buf), 19);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -152,6 +188,7 @@ int main(void)
 		cmocka_unit_test_setup(xen_behind_hyperv, setup),
 		cmocka_unit_test_setup(bit_set_but_no_signature, setup),
 		cmocka_unit_test_setup(unknown_signature_is_kept, setup),
+		cmocka_unit_test_setup(features_in_words, setup),
 	};
 
 	return cmocka_run_group_tests_name("detect", tests, NULL, NULL);

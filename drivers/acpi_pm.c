@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+/* ACPI PM timer driver. */
+#include <stdio.h>
+
+#include "drivers/acpi.h"
+#include "drivers/acpi_pm.h"
+#include "kernel/cpu.h"
+
+/* Reads to wait for the timer to tick (it ticks every 279 ns). */
+#define PM_PROBE_READS 10000
+
+static uint16_t pm_port;
+static uint32_t pm_mask;
+
+static uint64_t acpi_pm_read(void)
+{
+	return inl(pm_port) & pm_mask;
+}
+
+static int acpi_pm_probe(struct clock *c, const struct clock_env *env)
+{
+	struct acpi_pm_timer timer;
+	const struct acpi_header *fadt;
+	char why[CLOCK_TEXT_LEN];
+	uint32_t first;
+	size_t len;
+	int i;
+
+	if (!env->acpi) {
+		snprintf(c->absent_reason, sizeof(c->absent_reason),
+			 "no ACPI tables, so no FADT");
+		return -1;
+	}
+	fadt = acpi_find(env->acpi, "FACP", 0, &len);
+	if (!fadt) {
+		snprintf(c->absent_reason, sizeof(c->absent_reason),
+			 "no valid FADT");
+		return -1;
+	}
+	if (acpi_fadt_pm_timer(fadt, len, &timer, why, sizeof(why))) {
+		snprintf(c->absent_reason, sizeof(c->absent_reason), "%s", why);
+		return -1;
+	}
+	/* acpi_fadt_pm_timer() refuses ports past 0xffff. */
+	pm_port = (uint16_t)timer.port;
+	pm_mask = timer.is_32bit ? 0xffffffffu : 0xffffffu;
+
+	first = inl(pm_port);
+	if (first == 0xffffffffu) {
+		snprintf(c->absent_reason, sizeof(c->absent_reason),
+			 "port %#x reads as all ones: no timer answers there",
+			 pm_port);
+		return -1;
+	}
+	for (i = 0; i < PM_PROBE_READS && inl(pm_port) == first; i++)
+		;
+	if (i == PM_PROBE_READS) {
+		snprintf(c->absent_reason, sizeof(c->absent_reason),
+			 "port %#x stays at %#x for %d reads: the timer is "
+			 "stopped",
+			 pm_port, first, PM_PROBE_READS);
+		return -1;
+	}
+	c->width_bits = timer.is_32bit ? 32 : 24;
+	c->freq_hz = ACPI_PM_TIMER_HZ;
+	snprintf(c->freq_source, sizeof(c->freq_source),
+		 "fixed by the ACPI specification");
+	c->flags = 0;
+	snprintf(c->notes, sizeof(c->notes), "port %#x from the FADT's %s",
+		 pm_port, timer.source);
+	return 0;
+}
+
+struct clock acpi_pm_clock = {
+	.name = "acpi_pm",
+	.description = "ACPI PM timer (I/O port)",
+	.probe = acpi_pm_probe,
+	.read = acpi_pm_read,
+};

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The i8254 PIT, channel 0, as the legacy baseline: programmed as a rate
+ * generator over the full 16-bit range and read latched.  It counts down;
+ * read() inverts it so that, like every clock here, it counts up.
+ */
+#ifndef CLOCKBENCH_DRIVERS_PIT_H
+#define CLOCKBENCH_DRIVERS_PIT_H
+
+#include "kernel/clock.h"
+
+#define PIT_HZ 1193182 /* 14.31818 MHz / 12, as on the original PC */
+
+extern struct clock pit_clock;
+
+#endif

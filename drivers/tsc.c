@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The TSC: three readers of one counter, and where its frequency comes
+ * from.  The three clocks share the frequency found by the first probe.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "drivers/tsc.h"
+#include "kernel/clocks.h"
+#include "kernel/cpu.h"
+#include "kernel/priv.h"
+
+#define CPUID_FEATURES		0x1
+#define CPUID_ECX_TSC_DEADLINE	(1u << 24)
+#define CPUID_EDX_TSC		(1u << 4)
+#define CPUID_EXT_FEATURES7	0x7
+#define CPUID_EBX_TSC_ADJUST	(1u << 1)
+#define CPUID_TSC_CRYSTAL	0x15
+#define CPUID_FREQUENCY		0x16
+#define CPUID_EXT_FEATURES	0x80000001u
+#define CPUID_EDX_RDTSCP	(1u << 27)
+#define CPUID_POWER_MGMT	0x80000007u
+#define CPUID_EDX_INVARIANT_TSC (1u << 8)
+
+/* VMware's convention, also offered by KVM (with invtsc or tsc-frequency
+ * set) and others: base + 0x10, EAX = TSC kHz. */
+#define HV_LEAF_TIMING 0x10
+/* Xen: base + 3, sub-leaf 0, ECX = guest TSC kHz. */
+#define XEN_LEAF_TIME 0x3
+
+#define MSR_IA32_TSC_ADJUST 0x3b
+
+/* Calibration: long enough that brackets of a few reads are small next to
+ * it, short enough not to weigh on the run. */
+#define CALIBRATION_NS 50000000ull
+
+static struct tsc_features features;
+static uint64_t tsc_hz;
+static const struct clock *tsc_calibrated_against;
+static char tsc_hz_source[CLOCK_TEXT_LEN];
+static bool frequency_found;
+
+const struct tsc_features *tsc_features(void)
+{
+	return &features;
+}
+
+static void read_features(const struct clock_env *env)
+{
+	features.invariant =
+		env->cpu->max_ext_leaf >= CPUID_POWER_MGMT &&
+		(cpuid(CPUID_POWER_MGMT).edx & CPUID_EDX_INVARIANT_TSC);
+	features.rdtscp = env->cpu->max_ext_leaf >= CPUID_EXT_FEATURES &&
+			  (cpuid(CPUID_EXT_FEATURES).edx & CPUID_EDX_RDTSCP);
+	features.deadline = cpuid(CPUID_FEATURES).ecx & CPUID_ECX_TSC_DEADLINE;
+	features.tsc_adjust = env->cpu->max_basic_leaf >= CPUID_EXT_FEATURES7 &&
+			      (cpuid_count(CPUID_EXT_FEATURES7, 0).ebx &
+			       CPUID_EBX_TSC_ADJUST);
+	if (features.tsc_adjust) {
+		uint64_t v;
+
+		features.tsc_adjust_read = rdmsr_safe(MSR_IA32_TSC_ADJUST, &v);
+		features.tsc_adjust_value = (int64_t)v;
+	}
+}
+
+/* CPUID 0x15 / 0x16, only when the CPU has those leaves: asking for a
+ * leaf above the maximum returns another leaf's data. */
+static bool frequency_from_cpuid(const struct clock_env *env)
+{
+	uint32_t max = env->cpu->max_basic_leaf;
+	struct cpuid_regs l15 = { 0 }, l16 = { 0 };
+
+	if (max >= CPUID_TSC_CRYSTAL)
+		l15 = cpuid(CPUID_TSC_CRYSTAL);
+	if (max >= CPUID_FREQUENCY)
+		l16 = cpuid(CPUID_FREQUENCY);
+	tsc_hz = tsc_hz_from_cpuid15(l15.eax, l15.ebx, l15.ecx, l16.eax);
+	if (!tsc_hz)
+		return false;
+	snprintf(tsc_hz_source, sizeof(tsc_hz_source), "%s",
+		 l15.eax && l15.ebx && l15.ecx ? "CPUID 0x15 crystal x ratio"
+					       : "CPUID 0x16 base frequency");
+	return true;
+}
+
+static bool frequency_from_hypervisor(const struct clock_env *env)
+{
+	unsigned int i;
+
+	for (i = 0; i < env->hv->nr; i++) {
+		const struct hv_leaf *leaf = &env->hv->found[i];
+		uint32_t khz = 0;
+		const char *how = NULL;
+
+		if (leaf->kind == HV_XEN &&
+		    leaf->max_leaf >= leaf->base + XEN_LEAF_TIME) {
+			khz = cpuid_count(leaf->base + XEN_LEAF_TIME, 0).ecx;
+			how = "Xen CPUID leaf 0x%x";
+		} else if (leaf->kind != HV_XEN &&
+			   leaf->max_leaf >= leaf->base + HV_LEAF_TIMING) {
+			khz = cpuid(leaf->base + HV_LEAF_TIMING).eax;
+			how = "%s CPUID leaf 0x%x";
+		}
+		if (!khz)
+			continue;
+		tsc_hz = (uint64_t)khz * 1000;
+		if (leaf->kind == HV_XEN)
+			snprintf(tsc_hz_source, sizeof(tsc_hz_source), how,
+				 leaf->base + XEN_LEAF_TIME);
+		else
+			snprintf(tsc_hz_source, sizeof(tsc_hz_source), how,
+				 hv_kind_name(leaf->kind),
+				 leaf->base + HV_LEAF_TIMING);
+		return true;
+	}
+	return false;
+}
+
+/* The TSC counted as a clock of unknown frequency, for calibration. */
+static struct clock raw_tsc = {
+	.name = "tsc",
+	.read = tsc_read_ordered,
+	.width_bits = 64,
+};
+
+static bool frequency_from_calibration(char *why, size_t whylen)
+{
+	const struct clock *ref = clocks_reference();
+	struct clock_rate rate;
+	char err[CLOCK_TEXT_LEN];
+
+	if (!ref) {
+		snprintf(why, whylen,
+			 "no CPUID or hypervisor frequency, and no HPET, PM "
+			 "timer or PIT to calibrate against");
+		return false;
+	}
+	if (clock_measure_rate_best(&raw_tsc, ref, CALIBRATION_NS, &rate, err,
+				    sizeof(err))) {
+		snprintf(why, whylen, "calibration against %s failed: %s",
+			 ref->name, err);
+		return false;
+	}
+	tsc_hz = (uint64_t)(rate.hz + 0.5);
+	tsc_calibrated_against = ref;
+	snprintf(tsc_hz_source, sizeof(tsc_hz_source),
+		 "calibrated against %s over %.0f ms, +/- %.0f ppm", ref->name,
+		 rate.interval_s * 1e3, rate.uncertainty_ppm);
+	return true;
+}
+
+static int find_frequency(const struct clock_env *env, char *why, size_t whylen)
+{
+	if (frequency_found)
+		return 0;
+	if (!(cpuid(CPUID_FEATURES).edx & CPUID_EDX_TSC)) {
+		snprintf(why, whylen, "CPUID says there is no TSC");
+		return -1;
+	}
+	read_features(env);
+	if (!frequency_from_cpuid(env) && !frequency_from_hypervisor(env) &&
+	    !frequency_from_calibration(why, whylen))
+		return -1;
+	frequency_found = true;
+	return 0;
+}
+
+static int tsc_probe_common(struct clock *c, const struct clock_env *env)
+{
+	if (find_frequency(env, c->absent_reason, sizeof(c->absent_reason)))
+		return -1;
+	c->width_bits = 64;
+	c->freq_hz = tsc_hz;
+	c->calibrated_against = tsc_calibrated_against;
+	snprintf(c->freq_source, sizeof(c->freq_source), "%s", tsc_hz_source);
+	c->flags =
+		CLOCK_PER_CPU | (features.invariant ? CLOCK_CLAIMS_STABLE : 0);
+	return 0;
+}
+
+static int tsc_rdtscp_probe(struct clock *c, const struct clock_env *env)
+{
+	if (tsc_probe_common(c, env))
+		return -1;
+	if (!features.rdtscp) {
+		snprintf(c->absent_reason, sizeof(c->absent_reason),
+			 "CPUID 0x80000001 EDX[27] (rdtscp) is clear");
+		return -1;
+	}
+	return 0;
+}
+
+static uint64_t read_rdtscp(void)
+{
+	uint32_t aux;
+
+	return tsc_read_rdtscp(&aux);
+}
+
+struct clock tsc_clock = {
+	.name = "tsc",
+	.description = "rdtsc, unordered",
+	.probe = tsc_probe_common,
+	.read = tsc_read,
+};
+
+struct clock tsc_rdtscp_clock = {
+	.name = "tsc_rdtscp",
+	.description = "rdtscp (waits for earlier instructions)",
+	.probe = tsc_rdtscp_probe,
+	.read = read_rdtscp,
+};
+
+struct clock tsc_ordered_clock = {
+	.name = "tsc_ordered",
+	.description = "lfence; rdtsc",
+	.probe = tsc_probe_common,
+	.read = tsc_read_ordered,
+};

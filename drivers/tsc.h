@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The time-stamp counter: three readers (rdtsc, rdtscp, lfence; rdtsc),
+ * one frequency.  The frequency comes from CPUID 0x15 or 0x16, else a
+ * hypervisor's frequency leaf, else a calibration against the best other
+ * clock present (HPET, then the PM timer, then the PIT).
+ */
+#ifndef CLOCKBENCH_DRIVERS_TSC_H
+#define CLOCKBENCH_DRIVERS_TSC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/clock.h"
+
+extern struct clock tsc_clock, tsc_rdtscp_clock, tsc_ordered_clock;
+
+/* What CPUID says about the TSC (filled in by the first probe). */
+struct tsc_features {
+	bool invariant;	      /* CPUID 0x80000007 EDX[8] */
+	bool rdtscp;	      /* CPUID 0x80000001 EDX[27] */
+	bool tsc_adjust;      /* CPUID 7.0 EBX[1] */
+	bool tsc_adjust_read; /* IA32_TSC_ADJUST could be read */
+	int64_t tsc_adjust_value;
+	bool deadline; /* CPUID 1 ECX[24] */
+};
+
+const struct tsc_features *tsc_features(void);
+
+/** rdtsc, not ordered against anything. */
+static inline uint64_t tsc_read(void)
+{
+	uint32_t lo, hi;
+
+	asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/** lfence; rdtsc: earlier instructions complete before the TSC is read. */
+static inline uint64_t tsc_read_ordered(void)
+{
+	uint32_t lo, hi;
+
+	asm volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi)::"memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/** rdtscp; TSC_AUX (the CPU's number as the OS set it) into *@aux. */
+static inline uint64_t tsc_read_rdtscp(uint32_t *aux)
+{
+	uint32_t lo, hi, c;
+
+	asm volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(c)::"memory");
+	*aux = c;
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/*
+ * TSC frequency from CPUID 0x15 (crystal × ratio) or 0x16 (base MHz), as
+ * raw leaf values; 0 when they do not give one.  Pure, host-tested.
+ */
+uint64_t tsc_hz_from_cpuid15(uint32_t eax_denominator, uint32_t ebx_numerator,
+			     uint32_t ecx_crystal_hz, uint32_t leaf16_eax_mhz);
+
+#endif

@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kvm-clock driver: find KVM's clock feature, register a pvclock area per
+ * CPU by MSR, check that KVM fills it sensibly, and read it as ns.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "drivers/tsc.h"
+#include "hypervisor/kvmclock.h"
+#include "hypervisor/pvclock.h"
+#include "kernel/cpu.h"
+#include "kernel/priv.h"
+
+/*
+ * KVM's paravirtual ABI, as the Linux kernel documents it in
+ * Documentation/virt/kvm/x86/cpuid.rst (the features leaf) and
+ * Documentation/virt/kvm/x86/msr.rst (the MSRs and the wall clock).  They
+ * are KVM's, not Xen's, so libxen-dev has no header for them.
+ */
+#define KVM_CPUID_FEATURES_OFFSET 1 /* features leaf = signature leaf + 1 */
+#define KVM_FEATURE_CLOCKSOURCE	  (1u << 0) /* MSRs 0x11 and 0x12 */
+#define KVM_FEATURE_CLOCKSOURCE2  (1u << 3) /* MSRs 0x4b564d00 and 01 */
+/* The pvclock area's flags mean something only when this is set. */
+#define KVM_FEATURE_CLOCKSOURCE_STABLE_BIT (1u << 24)
+
+#define MSR_KVM_WALL_CLOCK	0x11
+#define MSR_KVM_SYSTEM_TIME	0x12
+#define MSR_KVM_WALL_CLOCK_NEW	0x4b564d00
+#define MSR_KVM_SYSTEM_TIME_NEW 0x4b564d01
+#define KVM_SYSTEM_TIME_ENABLE	1ull /* bit 0 of the system-time MSR */
+
+/*
+ * What KVM writes, once per write of the wall-clock MSR, at the address
+ * written: the time of day when kvm-clock read 0.  (Xen's wall clock lives
+ * in its shared_info page and is laid out differently.)
+ */
+struct kvm_wall_clock {
+	uint32_t version; /* even when the fields are consistent */
+	uint32_t sec;	  /* seconds since the Unix epoch */
+	uint32_t nsec;
+} __attribute__((packed));
+
+_Static_assert(sizeof(struct kvm_wall_clock) == 12, "KVM's wall clock");
+
+/*
+ * KVM rewrites a vCPU's area only while that vCPU is out of the guest, so
+ * a CPU reading its own area should never need a retry; a hundred is far
+ * beyond need yet costs only microseconds when the version is stuck.
+ */
+#define KVM_CLOCK_READ_MAX_TRIES 100
+
+/* Probe: the two reads that must differ are this many TSC cycles apart
+ * (about 40 us at 2.3 GHz), bounded in spins in case the TSC stands. */
+#define KVM_CLOCK_ADVANCE_CYCLES    100000ull
+#define KVM_CLOCK_ADVANCE_MAX_SPINS 1000000u
+
+/*
+ * One pvclock area per CPU.  32-byte alignment of 32-byte records keeps
+ * each inside one page, as KVM requires; the kernel is identity-mapped, so
+ * an area's address is its physical address.
+ */
+static volatile struct vcpu_time_info kvm_clock_areas[KVM_CLOCK_MAX_CPUS]
+	__attribute__((aligned(32)));
+
+_Static_assert(sizeof(struct vcpu_time_info) == 32 && 4096 % 32 == 0,
+	       "a 32-byte-aligned area never crosses a page");
+
+static volatile struct kvm_wall_clock kvm_wall_clock
+	__attribute__((aligned(4)));
+
+static uint32_t kvm_clock_msr_system_time, kvm_clock_msr_wall_clock;
+static uint64_t kvm_clock_last_ns[KVM_CLOCK_MAX_CPUS];
+static unsigned long kvm_clock_read_failures;
+
+/*
+ * The dense index of the running CPU.  clockbench has no per-CPU data yet:
+ * the SMP work adds `unsigned int cpu_index(void)`, and this should then
+ * return it.  Until then only the boot CPU runs, and it is CPU 0.
+ */
+static inline unsigned int kvm_clock_cpu(void)
+{
+	return 0;
+}
+
+unsigned long kvm_clock_failed_reads(void)
+{
+	return __atomic_load_n(&kvm_clock_read_failures, __ATOMIC_RELAXED);
+}
+
+static uint64_t kvm_clock_read(void)
+{
+	unsigned int cpu = kvm_clock_cpu();
+	struct pvclock_sample s;
+
+	if (cpu >= KVM_CLOCK_MAX_CPUS ||
+	    pvclock_read(&kvm_clock_areas[cpu], tsc_read_ordered,
+			 KVM_CLOCK_READ_MAX_TRIES, &s)) {
+		__atomic_fetch_add(&kvm_clock_read_failures, 1,
+				   __ATOMIC_RELAXED);
+		return cpu < KVM_CLOCK_MAX_CPUS ? kvm_clock_last_ns[cpu] : 0;
+	}
+	kvm_clock_last_ns[cpu] = s.ns;
+	return s.ns;
+}
+
+/* The KVM interface among the hypervisor leaves, or NULL. */
+static const struct hv_leaf *kvm_leaf(const struct hv_info *hv)
+{
+	unsigned int i;
+
+	for (i = 0; hv && i < hv->nr; i++)
+		if (hv->found[i].kind == HV_KVM)
+			return &hv->found[i];
+	return NULL;
+}
+
+/*
+ * Point @cpu's system-time MSR at its area and check what KVM put there:
+ * a consistent, non-zero version and a usable multiplier.  On failure the
+ * area is unregistered again and @why says what was wrong.
+ */
+static int kvm_clock_register(unsigned int cpu, struct pvclock_sample *s,
+			      char *why, size_t whylen)
+{
+	volatile struct vcpu_time_info *area;
+	uint64_t paddr;
+
+	if (cpu >= KVM_CLOCK_MAX_CPUS) {
+		snprintf(why, whylen,
+			 "CPU %u has no kvm-clock area: there are %u", cpu,
+			 KVM_CLOCK_MAX_CPUS);
+		return -1;
+	}
+	area = &kvm_clock_areas[cpu];
+	paddr = (uintptr_t)area;
+	if (!wrmsr_safe(kvm_clock_msr_system_time,
+			paddr | KVM_SYSTEM_TIME_ENABLE)) {
+		snprintf(why, whylen,
+			 "writing the kvm-clock area address %#llx to MSR %#x "
+			 "faulted",
+			 (unsigned long long)paddr, kvm_clock_msr_system_time);
+		return -1;
+	}
+	if (pvclock_read(area, tsc_read_ordered, KVM_CLOCK_READ_MAX_TRIES, s))
+		snprintf(why, whylen,
+			 "the kvm-clock area's version stayed odd or kept "
+			 "changing (last %u) over %u reads",
+			 s->version, KVM_CLOCK_READ_MAX_TRIES);
+	else if (s->version == 0)
+		snprintf(why, whylen,
+			 "KVM accepted MSR %#x but left the kvm-clock area "
+			 "empty (version 0)",
+			 kvm_clock_msr_system_time);
+	else if (s->mul_frac == 0)
+		snprintf(why, whylen,
+			 "the kvm-clock area's tsc_to_system_mul is 0, so the "
+			 "TSC cannot be scaled to ns");
+	else
+		return 0;
+	wrmsr_safe(kvm_clock_msr_system_time, 0);
+	return -1;
+}
+
+static int kvm_clock_setup_cpu(struct clock *c)
+{
+	struct pvclock_sample s;
+	char why[CLOCK_TEXT_LEN];
+
+	(void)c;
+	return kvm_clock_register(kvm_clock_cpu(), &s, why, sizeof(why));
+}
+
+/* Does CPU 0's kvm-clock move between two reads a little apart? */
+static int kvm_clock_check_advance(char *why, size_t whylen)
+{
+	struct pvclock_sample first, later;
+	uint64_t start_cycles = tsc_read_ordered();
+	unsigned int spins;
+
+	if (pvclock_read(&kvm_clock_areas[0], tsc_read_ordered,
+			 KVM_CLOCK_READ_MAX_TRIES, &first))
+		goto stuck;
+	for (spins = 0;
+	     spins < KVM_CLOCK_ADVANCE_MAX_SPINS &&
+	     tsc_read_ordered() - start_cycles < KVM_CLOCK_ADVANCE_CYCLES;
+	     spins++)
+		cpu_relax();
+	if (pvclock_read(&kvm_clock_areas[0], tsc_read_ordered,
+			 KVM_CLOCK_READ_MAX_TRIES, &later))
+		goto stuck;
+	if (later.ns > first.ns)
+		return 0;
+	snprintf(why, whylen,
+		 "kvm-clock did not advance: %llu ns, then %llu ns %llu TSC "
+		 "cycles later",
+		 (unsigned long long)first.ns, (unsigned long long)later.ns,
+		 (unsigned long long)(later.tsc - first.tsc));
+	return -1;
+stuck:
+	snprintf(why, whylen,
+		 "the kvm-clock area's version stayed odd or kept changing "
+		 "over %u reads",
+		 KVM_CLOCK_READ_MAX_TRIES);
+	return -1;
+}
+
+/* Ask KVM for the wall clock once and put it in words into @buf. */
+static void kvm_clock_describe_wall(char *buf, size_t len)
+{
+	uint32_t version, version_after, sec, nsec;
+	time_t t;
+	struct tm tm;
+
+	if (!wrmsr_safe(kvm_clock_msr_wall_clock, (uintptr_t)&kvm_wall_clock)) {
+		snprintf(buf, len, "wall-clock MSR %#x faulted",
+			 kvm_clock_msr_wall_clock);
+		return;
+	}
+	version = kvm_wall_clock.version;
+	barrier();
+	sec = kvm_wall_clock.sec;
+	nsec = kvm_wall_clock.nsec;
+	barrier();
+	version_after = kvm_wall_clock.version;
+	if (!version || (version & 1) || version != version_after) {
+		snprintf(buf, len, "wall clock not filled in (version %u)",
+			 version_after);
+		return;
+	}
+	t = (time_t)sec;
+	if (!gmtime_r(&t, &tm)) {
+		snprintf(buf, len, "wall clock at kvm-clock 0: %u.%09u s", sec,
+			 nsec);
+		return;
+	}
+	snprintf(buf, len,
+		 "wall clock at kvm-clock 0: %04d-%02d-%02d "
+		 "%02d:%02d:%02d.%09u UTC",
+		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+		 tm.tm_min, tm.tm_sec, nsec);
+}
+
+static int kvm_clock_probe(struct clock *c, const struct clock_env *env)
+{
+	const struct hv_leaf *kvm = kvm_leaf(env->hv);
+	char flags[PVCLOCK_FLAGS_TEXT_LEN], wall[CLOCK_TEXT_LEN];
+	uint32_t features;
+	struct pvclock_sample s;
+	uint64_t tsc_hz;
+	bool flags_valid;
+
+	if (!kvm) {
+		const struct hv_leaf *hv = env->hv ? hv_primary(env->hv) : NULL;
+
+		snprintf(c->absent_reason, sizeof(c->absent_reason),
+			 "no KVM signature in the hypervisor leaves (%s%s): "
+			 "kvm-clock needs KVM",
+			 hv ? "the hypervisor is " : "no hypervisor found",
+			 hv ? hv_kind_name(hv->kind) : "");
+		return -1;
+	}
+	/* Old KVMs answer 0 in the signature leaf's EAX; only a non-zero
+	 * maximum below the features leaf says there is none. */
+	if (kvm->max_leaf && kvm->max_leaf < kvm->base + 1) {
+		snprintf(c->absent_reason, sizeof(c->absent_reason),
+			 "KVM at %#x lists no features leaf (max leaf %#x)",
+			 kvm->base, kvm->max_leaf);
+		return -1;
+	}
+	features = cpuid(kvm->base + KVM_CPUID_FEATURES_OFFSET).eax;
+	if (features & KVM_FEATURE_CLOCKSOURCE2) {
+		kvm_clock_msr_system_time = MSR_KVM_SYSTEM_TIME_NEW;
+		kvm_clock_msr_wall_clock = MSR_KVM_WALL_CLOCK_NEW;
+	} else if (features & KVM_FEATURE_CLOCKSOURCE) {
+		kvm_clock_msr_system_time = MSR_KVM_SYSTEM_TIME;
+		kvm_clock_msr_wall_clock = MSR_KVM_WALL_CLOCK;
+	} else {
+		snprintf(c->absent_reason, sizeof(c->absent_reason),
+			 "KVM offers no kvm-clock: CPUID %#x EAX %#x has "
+			 "neither CLOCKSOURCE (bit 0) nor CLOCKSOURCE2 (bit 3)",
+			 kvm->base + KVM_CPUID_FEATURES_OFFSET, features);
+		return -1;
+	}
+
+	/* Only the boot CPU for now; the others call setup_cpu(). */
+	if (kvm_clock_register(0, &s, c->absent_reason,
+			       sizeof(c->absent_reason)))
+		return -1;
+	if (kvm_clock_check_advance(c->absent_reason,
+				    sizeof(c->absent_reason))) {
+		wrmsr_safe(kvm_clock_msr_system_time, 0);
+		return -1;
+	}
+
+	flags_valid = features & KVM_FEATURE_CLOCKSOURCE_STABLE_BIT;
+	tsc_hz = pvclock_tsc_hz(s.mul_frac, s.shift);
+	c->width_bits = 64;
+	c->freq_hz = 1000000000;
+	snprintf(c->freq_source, sizeof(c->freq_source),
+		 "pvclock (ns); TSC %llu.%02llu GHz from tsc_to_system_mul "
+		 "%#x, tsc_shift %d",
+		 (unsigned long long)(tsc_hz / 1000000000),
+		 (unsigned long long)(tsc_hz % 1000000000 / 10000000),
+		 s.mul_frac, s.shift);
+	c->flags = CLOCK_PER_CPU | CLOCK_NEEDS_CPU_SETUP | CLOCK_READS_NS;
+	/* KVM's ABI: the area's flags count only with CPUID bit 24. */
+	if (flags_valid && (s.flags & XEN_PVCLOCK_TSC_STABLE_BIT))
+		c->flags |= CLOCK_CLAIMS_STABLE;
+
+	kvm_clock_describe_wall(wall, sizeof(wall));
+	snprintf(c->notes, sizeof(c->notes),
+		 "area flags: %s (CPUID bit 24 %s); TSC %llu Hz implied; %s%s",
+		 pvclock_flags_describe(s.flags, flags, sizeof(flags)),
+		 flags_valid ? "set: honoured" : "clear: ignored",
+		 (unsigned long long)tsc_hz, wall,
+		 kvm_clock_msr_system_time == MSR_KVM_SYSTEM_TIME
+			 ? "; old MSRs 0x12/0x11"
+			 : "");
+	return 0;
+}
+
+struct clock kvm_clock = {
+	.name = "kvm_clock",
+	.description = "KVM paravirtual clock (pvclock area per CPU, in ns)",
+	.probe = kvm_clock_probe,
+	.read = kvm_clock_read,
+	.setup_cpu = kvm_clock_setup_cpu,
+};

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kvm-clock: KVM's paravirtual clock.  Each vCPU registers a 32-byte
+ * pvclock area by MSR; KVM keeps it filled with a (TSC, ns) pair and the
+ * TSC-to-ns scale, and a read turns the current TSC into nanoseconds
+ * (hypervisor/pvclock.h).  Present only under KVM (`-accel kvm`).
+ */
+#ifndef CLOCKBENCH_HYPERVISOR_KVMCLOCK_H
+#define CLOCKBENCH_HYPERVISOR_KVMCLOCK_H
+
+#include <stdint.h>
+
+#include "kernel/clock.h"
+
+/* CPUs with an area of their own; CPU indices at or above it get none. */
+#define KVM_CLOCK_MAX_CPUS 64
+
+/* "kvm_clock": reads nanoseconds, per CPU, after setup_cpu(). */
+extern struct clock kvm_clock;
+
+/**
+ * kvm_clock_failed_reads() - reads whose area version stayed odd or kept
+ * changing through every retry.  Such a read returns the CPU's last good
+ * value (a stall, not a jump), so a report should show this count.
+ */
+unsigned long kvm_clock_failed_reads(void);
+
+#endif

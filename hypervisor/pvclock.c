@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+/* pvclock arithmetic and the version protocol (see hypervisor/pvclock.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "hypervisor/pvclock.h"
+
+#define NSEC_PER_SEC 1000000000ull
+
+/*
+ * Orders the loads before it ahead of the loads after it.  x86 keeps loads
+ * in order already, so there this is only a compiler barrier; elsewhere it
+ * is the read barrier a seqlock reader needs.  The TSC read is not a load:
+ * read_tsc() orders itself (lfence; rdtsc).
+ */
+static inline void pvclock_read_fence(void)
+{
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+}
+
+uint64_t pvclock_scale_delta(uint64_t delta, uint32_t mul_frac, int8_t shift)
+{
+	if (shift >= 64 || shift <= -64)
+		return 0;
+	if (shift > 0)
+		delta <<= shift;
+	else if (shift < 0)
+		delta >>= -shift;
+#if defined(__x86_64__)
+	{
+		uint64_t ns, product_high;
+
+		/*
+		 * RDX:RAX = delta * mul_frac (at most 96 bits), then RAX =
+		 * RDX:RAX >> 32.  mul writes RDX and the flags: both declared.
+		 */
+		asm("mulq %[mul]\n\t"
+		    "shrdq $32, %[high], %[ns]"
+		    : [ns] "=a"(ns), [high] "=d"(product_high)
+		    : "0"(delta), [mul] "rm"((uint64_t)mul_frac)
+		    : "cc");
+		return ns;
+	}
+#else
+	return (uint64_t)(((unsigned __int128)delta * mul_frac) >> 32);
+#endif
+}
+
+uint64_t pvclock_tsc_hz(uint32_t mul_frac, int8_t shift)
+{
+	uint64_t hz;
+
+	if (!mul_frac)
+		return 0;
+	/* 10^9 << 32 is about 4.3e18: it fits in 64 bits. */
+	hz = (NSEC_PER_SEC << 32) / mul_frac;
+	if (shift >= 0)
+		return shift >= 64 ? 0 : hz >> shift;
+	if (shift <= -64 || hz > (UINT64_MAX >> -shift))
+		return 0;
+	return hz << -shift;
+}
+
+int pvclock_read(const volatile struct vcpu_time_info *ti,
+		 uint64_t (*read_tsc)(void), unsigned int max_tries,
+		 struct pvclock_sample *out)
+{
+	unsigned int attempt;
+
+	if (!max_tries)
+		max_tries = 1;
+	for (attempt = 0; attempt < max_tries; attempt++) {
+		uint64_t tsc_timestamp, system_time;
+		uint32_t version_after;
+
+		out->version = ti->version;
+		pvclock_read_fence();
+		out->tsc = read_tsc();
+		tsc_timestamp = ti->tsc_timestamp;
+		system_time = ti->system_time;
+		out->mul_frac = ti->tsc_to_system_mul;
+		out->shift = ti->tsc_shift;
+		out->flags = ti->flags;
+		pvclock_read_fence();
+		version_after = ti->version;
+
+		/*
+		 * The ABI's unsigned difference: a TSC behind tsc_timestamp
+		 * gives a huge delta, which is what the hypervisor's data
+		 * says and is left for the caller to see.
+		 */
+		out->ns = system_time +
+			  pvclock_scale_delta(out->tsc - tsc_timestamp,
+					      out->mul_frac, out->shift);
+		out->retries = attempt;
+		if (!(out->version & 1) && version_after == out->version)
+			return 0;
+	}
+	return -1;
+}
+
+/* Appends @word to @buf, after ", " unless @buf is empty. */
+static void append_word(char *buf, size_t len, const char *word)
+{
+	size_t used = strlen(buf);
+
+	if (used < len)
+		snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
+			 word);
+}
+
+char *pvclock_flags_describe(uint8_t flags, char *buf, size_t len)
+{
+	uint8_t unknown = flags & ~(XEN_PVCLOCK_TSC_STABLE_BIT |
+				    XEN_PVCLOCK_GUEST_STOPPED);
+	char hex[24];
+
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	if (flags & XEN_PVCLOCK_TSC_STABLE_BIT)
+		append_word(buf, len, "TSC stable");
+	if (flags & XEN_PVCLOCK_GUEST_STOPPED)
+		append_word(buf, len, "guest stopped");
+	if (unknown) {
+		snprintf(hex, sizeof(hex), "unknown bits 0x%02x", unknown);
+		append_word(buf, len, hex);
+	}
+	if (!flags)
+		append_word(buf, len, "none");
+	return buf;
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pvclock: the 32-byte time record that kvm-clock and Xen (vcpu_time_info)
+ * both publish per vCPU.  Pure C over memory, shared by the kernel and the
+ * host unit tests; the hypervisor-specific drivers only register the area
+ * and read the TSC.
+ *
+ * The record comes from libxen-dev's <xen/xen.h>.  Its `flags` byte exists
+ * only from Xen interface version 4.7 on (older ones call it padding), so
+ * ask for that version unless the includer already chose one.
+ */
+#ifndef CLOCKBENCH_HYPERVISOR_PVCLOCK_H
+#define CLOCKBENCH_HYPERVISOR_PVCLOCK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef __XEN_INTERFACE_VERSION__
+#define __XEN_INTERFACE_VERSION__ 0x00040700
+#endif
+#include <xen/xen.h>
+
+#if __XEN_INTERFACE_VERSION__ < 0x00040700
+#error "pvclock needs Xen interface 4.7 or later for vcpu_time_info.flags"
+#endif
+
+_Static_assert(sizeof(struct vcpu_time_info) == 32,
+	       "vcpu_time_info is the 32-byte pvclock record");
+
+#define PVCLOCK_FLAGS_TEXT_LEN 64
+
+/* One consistent reading of a pvclock record. */
+struct pvclock_sample {
+	uint64_t ns;	      /* system_time + scaled TSC delta */
+	uint64_t tsc;	      /* the TSC value the ns were computed from */
+	uint32_t version;     /* the (even) version the fields belonged to */
+	uint32_t mul_frac;    /* tsc_to_system_mul of that version */
+	int8_t shift;	      /* tsc_shift of that version */
+	uint8_t flags;	      /* XEN_PVCLOCK_* bits of that version */
+	unsigned int retries; /* attempts beyond the first */
+};
+
+/**
+ * pvclock_scale_delta() - nanoseconds in @delta TSC cycles.
+ *
+ * Shifts @delta left by @shift (right when negative), then returns
+ * (delta * @mul_frac) >> 32 with the 96-bit product kept whole.  A shift of
+ * 64 or more either way leaves nothing of @delta, so gives 0: the shift is
+ * hypervisor data and must not reach an undefined C shift.
+ */
+uint64_t pvclock_scale_delta(uint64_t delta, uint32_t mul_frac, int8_t shift);
+
+/**
+ * pvclock_tsc_hz() - TSC frequency in Hz that @mul_frac and @shift imply:
+ * ((10^9 << 32) / mul_frac), shifted right by @shift (left when negative).
+ * Returns 0 when @mul_frac is 0 or the result is under 1 Hz or does not
+ * fit in 64 bits.
+ */
+uint64_t pvclock_tsc_hz(uint32_t mul_frac, int8_t shift);
+
+/**
+ * pvclock_read() - read @ti under its version protocol.
+ *
+ * Each attempt reads the version, then the fields and the TSC (through
+ * @read_tsc, which must order itself after earlier loads: lfence; rdtsc),
+ * then the version again; the attempt counts when both versions are equal
+ * and even.  At most @max_tries attempts are made (0 is taken as 1), so a
+ * version stuck odd or changing all the time cannot hang the caller.
+ *
+ * Returns 0 with the sample in *@out, or -1 when every attempt failed; *@out
+ * then holds the last attempt (its version tells which way it failed) and
+ * retries = @max_tries - 1.
+ */
+int pvclock_read(const volatile struct vcpu_time_info *ti,
+		 uint64_t (*read_tsc)(void), unsigned int max_tries,
+		 struct pvclock_sample *out);
+
+/**
+ * pvclock_flags_describe() - @flags in words into @buf (@len bytes), e.g.
+ * "TSC stable, guest stopped" or "none"; unknown bits are shown in hex.
+ * Returns @buf.
+ */
+char *pvclock_flags_describe(uint8_t flags, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: MIT
+/* The clock table, the platform section and the shared clock checks. */
+#include <stdio.h>
+#include <string.h>
+
+#include "drivers/acpi_pm.h"
+#include "drivers/hpet.h"
+#include "drivers/pit.h"
+#include "drivers/tsc.h"
+#include "hypervisor/kvmclock.h"
+#include "kernel/clocks.h"
+#include "kernel/report.h"
+
+#define NS_PER_S 1000000000.0
+
+/* Reads a clock gets to show that it moves: enough for a PIT read under
+ * the slowest hypervisor here to span many counts, bounded all the same. */
+#define ADVANCE_MAX_READS 200000
+
+/* Rate measurement: reads of the pair before giving up on a stuck one. */
+#define RATE_MAX_READS	       50000000ull
+#define RATE_BRACKET_TRIES     8
+#define RATE_CHECK_INTERVAL_NS 100000000ull /* 0.1 s */
+#define RATE_CHECK_TRIES       3
+#define RATE_GOOD_ENOUGH_PPM   1000.0 /* a tenth of the tolerance */
+
+/* How far a measured rate may stray from nominal before a check fails:
+ * generous, since this checks frequencies, not timing quality. */
+#define RATE_TOLERANCE_PPM 10000.0
+
+static struct clock *const clock_table[] = {
+	&tsc_clock,	&tsc_rdtscp_clock, &tsc_ordered_clock, &hpet_clock,
+	&acpi_pm_clock, &pit_clock,	   &kvm_clock,	       NULL,
+};
+
+/* Best first: the reference for rates and for TSC calibration. */
+static const char *const reference_order[] = { "hpet", "acpi_pm", "pit" };
+
+struct clock *const *clocks_all(void)
+{
+	return clock_table;
+}
+
+struct clock *clocks_find(const char *name)
+{
+	struct clock *const *c;
+
+	for (c = clock_table; *c; c++)
+		if (!strcmp((*c)->name, name))
+			return *c;
+	return NULL;
+}
+
+const struct clock *clocks_reference(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(reference_order) / sizeof(reference_order[0]);
+	     i++) {
+		const struct clock *c = clocks_find(reference_order[i]);
+
+		if (c && c->present)
+			return c;
+	}
+	return NULL;
+}
+
+static bool is_tsc(const struct clock *c)
+{
+	return !strncmp(c->name, "tsc", 3);
+}
+
+static void probe_one(struct clock *c, const struct clock_env *env)
+{
+	c->absent_reason[0] = '\0';
+	c->present = c->probe(c, env) == 0;
+	if (!c->present && !c->absent_reason[0])
+		snprintf(c->absent_reason, sizeof(c->absent_reason),
+			 "its probe gave no reason");
+}
+
+void clocks_probe(const struct clock_env *env)
+{
+	struct clock *const *c;
+
+	for (c = clock_table; *c; c++)
+		if (!is_tsc(*c))
+			probe_one(*c, env);
+	for (c = clock_table; *c; c++)
+		if (is_tsc(*c))
+			probe_one(*c, env);
+}
+
+/* One bracket: reference, clock, reference; the narrowest of a few. */
+struct bracket {
+	uint64_t ref_before, value, ref_after;
+};
+
+static struct bracket best_bracket(const struct clock *c,
+				   const struct clock *ref)
+{
+	struct bracket best = { 0 }, b;
+	uint64_t best_width = ~0ull;
+	int i;
+
+	for (i = 0; i < RATE_BRACKET_TRIES; i++) {
+		b.ref_before = ref->read();
+		b.value = c->read();
+		b.ref_after = ref->read();
+		if (clock_delta(ref, b.ref_before, b.ref_after) < best_width) {
+			best = b;
+			best_width =
+				clock_delta(ref, b.ref_before, b.ref_after);
+		}
+	}
+	return best;
+}
+
+int clock_measure_rate(const struct clock *c, const struct clock *ref,
+		       uint64_t interval_ns, struct clock_rate *out, char *why,
+		       size_t whylen)
+{
+	struct bracket start = best_bracket(c, ref);
+	uint64_t want =
+		(uint64_t)((double)interval_ns * ref->freq_hz / NS_PER_S);
+	uint64_t ref_last = start.ref_after, c_last = start.value;
+	uint64_t ref_acc = clock_delta(ref, start.ref_before, start.ref_after);
+	uint64_t c_acc = 0, reads;
+	double start_width = (double)ref_acc, start_mid = ref_acc / 2.0;
+	/* The narrowest of the last few brackets, as at the start. */
+	double end_mid = 0, end_width = -1, end_c = 0;
+	int end_tries = 0;
+
+	/* Follow both counters through their wraps: each loop reads the
+	 * clock between two reads of the reference. */
+	for (reads = 0; end_tries < RATE_BRACKET_TRIES; reads++) {
+		uint64_t c_now, ref_now, ref_before = ref_acc;
+
+		if (reads == RATE_MAX_READS) {
+			snprintf(why, whylen,
+				 "%s did not advance %.0f ms in %llu reads",
+				 ref->name, interval_ns / 1e6,
+				 (unsigned long long)RATE_MAX_READS);
+			return -1;
+		}
+		c_now = c->read();
+		ref_now = ref->read();
+		c_acc += clock_delta(c, c_last, c_now);
+		ref_acc += clock_delta(ref, ref_last, ref_now);
+		c_last = c_now;
+		ref_last = ref_now;
+		if (ref_acc < want)
+			continue;
+		end_tries++;
+		if (end_width < 0 || ref_acc - ref_before < end_width) {
+			end_width = (double)(ref_acc - ref_before);
+			end_mid = (ref_before + ref_acc) / 2.0;
+			end_c = (double)c_acc;
+		}
+	}
+	if (end_c == 0) {
+		snprintf(why, whylen, "%s did not advance while %s ran %.0f ms",
+			 c->name, ref->name, interval_ns / 1e6);
+		return -1;
+	}
+	out->interval_s = (end_mid - start_mid) / ref->freq_hz;
+	out->hz = end_c / out->interval_s;
+	/* Each midpoint is off by at most half its bracket; add one count
+	 * of the reference for its resolution. */
+	out->uncertainty_ppm = ((start_width + end_width) / 2.0 + 1.0) /
+			       (end_mid - start_mid) * 1e6;
+	return 0;
+}
+
+static void format_hz(char *buf, size_t len, double hz)
+{
+	if (hz >= 1e9)
+		snprintf(buf, len, "%.6f GHz", hz / 1e9);
+	else if (hz >= 1e6)
+		snprintf(buf, len, "%.6f MHz", hz / 1e6);
+	else
+		snprintf(buf, len, "%.3f kHz", hz / 1e3);
+}
+
+static void format_flags(char *buf, size_t len, unsigned int flags)
+{
+	static const struct {
+		unsigned int flag;
+		const char *name;
+	} names[] = {
+		{ CLOCK_PER_CPU, "per-CPU" },
+		{ CLOCK_NEEDS_CPU_SETUP, "per-CPU setup" },
+		{ CLOCK_CLAIMS_STABLE, "claims stable across CPUs" },
+		{ CLOCK_READS_NS, "reads in ns" },
+	};
+	size_t i, used = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < sizeof(names) / sizeof(names[0]) && used < len; i++)
+		if (flags & names[i].flag)
+			used += snprintf(buf + used, len - used, ", %s",
+					 names[i].name);
+}
+
+static void report_tsc_features(void)
+{
+	const struct tsc_features *f = tsc_features();
+
+	printf("  %-16s invariant %s, rdtscp %s, TSC-deadline %s, TSC_ADJUST "
+	       "%s",
+	       "tsc features", f->invariant ? "yes" : "no",
+	       f->rdtscp ? "yes" : "no", f->deadline ? "yes" : "no",
+	       f->tsc_adjust ? "yes" : "no");
+	if (f->tsc_adjust && f->tsc_adjust_read)
+		printf(" (%lld)", (long long)f->tsc_adjust_value);
+	else if (f->tsc_adjust)
+		printf(" (unreadable)");
+	printf("\n");
+}
+
+void clocks_report_platform(void)
+{
+	struct clock *const *cp;
+
+	printf("# clocks\n");
+	for (cp = clock_table; *cp; cp++) {
+		const struct clock *c = *cp;
+		char hz[32], flags[96];
+
+		if (!c->present) {
+			printf("  %-12s absent: %s\n", c->name,
+			       c->absent_reason);
+			continue;
+		}
+		format_hz(hz, sizeof(hz), (double)c->freq_hz);
+		format_flags(flags, sizeof(flags), c->flags);
+		printf("  %-12s present  %s (%s), %u-bit%s\n", c->name, hz,
+		       c->freq_source, c->width_bits, flags);
+		if (c->notes[0])
+			printf("  %-12s %s\n", "", c->notes);
+	}
+	report_tsc_features();
+}
+
+/* Read until the value changes, within a bound. */
+static bool clock_advances(const struct clock *c)
+{
+	uint64_t first = c->read();
+	int i;
+
+	for (i = 0; i < ADVANCE_MAX_READS; i++)
+		if (c->read() != first)
+			return true;
+	return false;
+}
+
+/* The best reference that is neither @c nor what @c was calibrated with. */
+static const struct clock *reference_for(const struct clock *c)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(reference_order) / sizeof(reference_order[0]);
+	     i++) {
+		const struct clock *ref = clocks_find(reference_order[i]);
+
+		if (ref && ref->present && ref != c &&
+		    ref != c->calibrated_against)
+			return ref;
+	}
+	return NULL;
+}
+
+int clock_measure_rate_best(const struct clock *c, const struct clock *ref,
+			    uint64_t interval_ns, struct clock_rate *best,
+			    char *why, size_t whylen)
+{
+	struct clock_rate rate = { 0 };
+	int i, found = 0;
+
+	for (i = 0; i < RATE_CHECK_TRIES; i++) {
+		if (clock_measure_rate(c, ref, interval_ns, &rate, why, whylen))
+			return -1;
+		if (!found++ || rate.uncertainty_ppm < best->uncertainty_ppm)
+			*best = rate;
+		if (best->uncertainty_ppm < RATE_GOOD_ENOUGH_PPM)
+			break;
+	}
+	return 0;
+}
+
+static void check_rate(const struct clock *c)
+{
+	const struct clock *ref = reference_for(c);
+	struct clock_rate rate = { 0 };
+	char why[CLOCK_TEXT_LEN], hz[32];
+	double ppm;
+
+	if (!ref) {
+		report_skip("%s runs at its nominal rate: no independent clock "
+			    "to measure it against",
+			    c->name);
+		return;
+	}
+	if (clock_measure_rate_best(c, ref, RATE_CHECK_INTERVAL_NS, &rate, why,
+				    sizeof(why))) {
+		report(false, "%s runs at its nominal rate: %s", c->name, why);
+		return;
+	}
+	ppm = (rate.hz / (double)c->freq_hz - 1.0) * 1e6;
+	format_hz(hz, sizeof(hz), rate.hz);
+	report(ppm < RATE_TOLERANCE_PPM && ppm > -RATE_TOLERANCE_PPM,
+	       "%s runs at its nominal rate within %.0f ppm: %s against %s, "
+	       "%+.0f ppm (± %.0f ppm)",
+	       c->name, RATE_TOLERANCE_PPM, hz, ref->name, ppm,
+	       rate.uncertainty_ppm);
+}
+
+void clocks_check(void)
+{
+	struct clock *const *cp;
+
+	for (cp = clock_table; *cp; cp++) {
+		const struct clock *c = *cp;
+
+		if (!c->present)
+			continue;
+		report(clock_advances(c), "%s advances", c->name);
+	}
+	for (cp = clock_table; *cp; cp++)
+		if ((*cp)->present)
+			check_rate(*cp);
+}
