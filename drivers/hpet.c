@@ -39,6 +39,11 @@ static uint32_t read_half(void *ctx, int high)
 	return reg_read(HPET_COUNTER + (high ? 4 : 0));
 }
 
+unsigned long hpet_torn_reads(void)
+{
+	return hpet_torn_failures;
+}
+
 uint64_t hpet_read64(void)
 {
 	uint64_t value;
@@ -90,6 +95,13 @@ static int hpet_probe(struct clock *c, const struct clock_env *env)
 		reg_write(HPET_CONFIG,
 			  reg_read(HPET_CONFIG) | HPET_CONFIG_ENABLE);
 		started = true;
+	}
+	if ((caps & HPET_CAP_COUNT_SIZE_64) && hpet_read64() > hpet_read64()) {
+		snprintf(c->absent_reason, sizeof(c->absent_reason),
+			 "HPET at %#llx: its 64-bit counter went backwards "
+			 "between two reads",
+			 (unsigned long long)info.base);
+		return -1;
 	}
 	c->width_bits = 32;
 	c->freq_hz = hpet_hz_from_period(period_fs);

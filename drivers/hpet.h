@@ -32,7 +32,14 @@ static inline uint64_t hpet_hz_from_period(uint64_t period_fs)
 			 : 0;
 }
 
-/** All 64 bits of the main counter (0 and a note when they keep tearing). */
+/**
+ * All 64 bits of the main counter, as two 32-bit halves with torn reads
+ * retried (a bounded number of times; hpet_torn_reads() counts the reads
+ * that kept tearing).
+ */
 uint64_t hpet_read64(void);
+
+/** How many hpet_read64() calls gave up on a consistent pair. */
+unsigned long hpet_torn_reads(void);
 
 #endif

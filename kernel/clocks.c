@@ -329,4 +329,14 @@ void clocks_check(void)
 	for (cp = clock_table; *cp; cp++)
 		if ((*cp)->present)
 			check_rate(*cp);
+	if (kvm_clock.present)
+		report(kvm_clock_failed_reads() == 0,
+		       "kvm_clock: no read met a stuck or ever-changing "
+		       "version (%lu did)",
+		       kvm_clock_failed_reads());
+	if (hpet_clock.present)
+		report(hpet_torn_reads() == 0,
+		       "hpet: 64-bit reads as halves never kept tearing (%lu "
+		       "did)",
+		       hpet_torn_reads());
 }
