@@ -327,4 +327,6 @@ struct clock kvm_clock = {
 	.probe = kvm_clock_probe,
 	.read = kvm_clock_read,
 	.setup_cpu = kvm_clock_setup_cpu,
+	/* An rdtsc and a little arithmetic when rdtsc is not intercepted. */
+	.native_read_ns_max = 100,
 };

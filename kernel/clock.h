@@ -25,6 +25,7 @@
 #define CLOCK_NEEDS_CPU_SETUP (1u << 1) /* each CPU runs setup_cpu() first */
 #define CLOCK_CLAIMS_STABLE   (1u << 2) /* the source claims CPUs agree */
 #define CLOCK_READS_NS	      (1u << 3) /* the raw value is nanoseconds */
+#define CLOCK_PORT_IO	      (1u << 4) /* read through I/O ports */
 
 #define CLOCK_TEXT_LEN 160
 
@@ -49,6 +50,10 @@ struct clock {
 	uint64_t (*read)(void);
 	/* Per-CPU setup for CLOCK_NEEDS_CPU_SETUP clocks; 0 or -1. */
 	int (*setup_cpu)(struct clock *clock);
+
+	/* What one read can cost on bare metal, in ns, at most: a median
+	 * above it means something intercepts the read ("trapped"). */
+	unsigned int native_read_ns_max;
 
 	unsigned int width_bits;
 	uint64_t freq_hz; /* nominal frequency of the raw counter */

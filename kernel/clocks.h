@@ -36,6 +36,12 @@ struct clock *clocks_find(const char *name);
 const struct clock *clocks_reference(void);
 
 /**
+ * The best reference for @c: the first present of HPET, PM timer, PIT that
+ * is neither @c nor the clock @c was calibrated against; NULL if none.
+ */
+const struct clock *clocks_reference_for(const struct clock *c);
+
+/**
  * Measure @c's rate against @ref over about @interval_ns of reference
  * time.  Both counters are followed through their wraps.  Returns 0, or
  * -1 with the reason in @why (a reference that stops, a clock that does).
@@ -55,11 +61,8 @@ int clock_measure_rate_best(const struct clock *c, const struct clock *ref,
 /** Print the platform section: every clock, present or absent and why. */
 void clocks_report_platform(void);
 
-/**
- * Sanity checks: every present clock advances, and runs at its nominal
- * rate within a stated tolerance against the best other clock with an
- * independently known rate (never the one it was calibrated against).
- */
+/** Driver checks: kvm-clock reads met no stuck version, HPET 64-bit reads
+ * did not keep tearing. */
 void clocks_check(void);
 
 #endif

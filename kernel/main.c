@@ -16,12 +16,14 @@
 #include "kernel/console.h"
 #include "kernel/cpuinfo.h"
 #include "kernel/libc.h"
+#include "kernel/measure.h"
 #include "kernel/options.h"
 #include "kernel/paging.h"
 #include "kernel/platform.h"
 #include "kernel/report.h"
 #include "kernel/ring0.h"
 #include "kernel/selftest.h"
+#include "kernel/summary.h"
 
 #define MIB (1024 * 1024)
 
@@ -201,9 +203,42 @@ static void dump_acpi(const struct boot_info *bi)
 			   h->length);
 }
 
+static void fill_report_env(struct report_env *env, const struct options *o)
+{
+	const struct hv_leaf *hv = hv_primary(&hv_info);
+	const struct acpi_header *madt;
+	struct acpi_cpu_count cpus;
+	struct acpi *acpi = platform_acpi();
+	char why[ACPI_WARNING_LEN];
+	size_t len;
+
+	env->version = CLOCKBENCH_VERSION;
+	env->boot = boot_protocol_name(boot_info.protocol);
+	env->cmdline = boot_info.cmdline;
+	snprintf(env->cpu, sizeof(env->cpu),
+		 "%s family %u model %u stepping %u%s%s%s", cpu_info.vendor,
+		 cpu_info.family, cpu_info.model, cpu_info.stepping,
+		 cpu_info.brand[0] ? " (" : "", cpu_info.brand,
+		 cpu_info.brand[0] ? ")" : "");
+	env->hypervisor = hv		    ? hv_kind_name(hv->kind)
+			  : hv_info.present ? "unknown hypervisor"
+					    : "none";
+	env->hypervisor_signature = hv ? hv->signature : NULL;
+	madt = acpi ? acpi_find(acpi, "APIC", 0, &len) : NULL;
+	env->cpus = madt && !acpi_madt_count_cpus(madt, len, &cpus, why,
+						  sizeof(why))
+			    ? (int)cpus.enabled
+			    : -1;
+	env->memory_mib = boot_info.ram_bytes / MIB;
+	env->iopl_honoured = ring0_io_emulations == 0;
+	env->budget_ms = o->budget_ms;
+}
+
 void kernel_boot(uint32_t protocol, uint32_t info_paddr, uint32_t magic)
 {
 	static struct clock_env clock_env;
+	static struct report_env report_env;
+	enum verdict verdict;
 	struct paging_summary paging;
 	struct options opts;
 	char err[256];
@@ -256,7 +291,16 @@ void kernel_boot(uint32_t protocol, uint32_t info_paddr, uint32_t magic)
 	clocks_probe(&clock_env);
 	clocks_report_platform();
 
+	measure_all(&(struct measure_options){ .budget_ms = opts.budget_ms,
+					       .samples = opts.samples,
+					       .rate_ms = opts.rate_ms });
+	summary_print_table();
+
 	selftest_run();
 	clocks_check();
-	platform_exit(report_end());
+	summary_checks();
+	verdict = report_end();
+	fill_report_env(&report_env, &opts);
+	summary_print_json(&report_env, verdict);
+	platform_exit(verdict);
 }

@@ -14,11 +14,13 @@
 
 struct option_desc {
 	const char *key;
-	size_t offset; /* of an int-sized enum or bool in struct options */
+	size_t offset; /* of an int-sized enum, a bool or an unsigned int */
 	bool is_bool;
-	const char *choices[MAX_CHOICES]; /* value names, index = value */
+	const char *choices[MAX_CHOICES]; /* value names, index = value; none
+					   * for a number */
 	int def;
 	const char *help;
+	unsigned int min, max; /* a number's bounds */
 };
 
 #define FIELD(f) offsetof(struct options, f)
@@ -30,20 +32,26 @@ static const struct option_desc option_table[] = {
 	  { "auto", "isa", "acpi", "reset", "halt" },
 	  EXIT_AUTO,
 	  "how the run ends: auto = QEMU isa-debug-exit, else ACPI power-off, "
-	  "else halt; reset reboots; halt stops the CPU" },
+	  "else halt; reset reboots; halt stops the CPU",
+	  0,
+	  0 },
 	{ "fault",
 	  FIELD(fault),
 	  false,
 	  { "none", "de", "bp", "ud", "gp", "pf", "nmi", "df", "stack" },
 	  FAULT_NONE,
 	  "test only: provoke this exception after the environment section "
-	  "(the run must end as failed)" },
+	  "(the run must end as failed)",
+	  0,
+	  0 },
 	{ "verbose",
 	  FIELD(verbose),
 	  true,
 	  { "0", "1" },
 	  0,
-	  "1 prints the memory map and the ACPI tables found" },
+	  "1 prints the memory map and the ACPI tables found",
+	  0,
+	  0 },
 	{ "acpi_dump",
 	  FIELD(acpi_dump),
 	  true,
@@ -51,16 +59,50 @@ static const struct option_desc option_table[] = {
 	  0,
 	  "1 prints the RSDP and every ACPI table in hex (lines starting "
 	  "\"acpi-dump \"; tests/fixtures/acpi/extract turns them into "
-	  "files)" },
+	  "files)",
+	  0,
+	  0 },
+	{ "budget_ms",
+	  FIELD(budget_ms),
+	  false,
+	  { NULL },
+	  1500,
+	  "time for all measurements of the run, in ms (split among the "
+	  "clocks)",
+	  100,
+	  600000 },
+	{ "samples",
+	  FIELD(samples),
+	  false,
+	  { NULL },
+	  0,
+	  "per-read samples for each clock; 0 = as many as the budget allows",
+	  0,
+	  MEASURE_MAX_SAMPLES },
+	{ "rate_ms",
+	  FIELD(rate_ms),
+	  false,
+	  { NULL },
+	  100,
+	  "reference time over which each clock's rate is measured, in ms",
+	  10,
+	  60000 },
 	{ "help",
 	  FIELD(help),
 	  true,
 	  { "0", "1" },
 	  0,
-	  "1 prints this list of options and ends the run as skipped" },
+	  "1 prints this list of options and ends the run as skipped",
+	  0,
+	  0 },
 };
 
 #define NR_OPTIONS (sizeof(option_table) / sizeof(option_table[0]))
+
+static bool is_number(const struct option_desc *d)
+{
+	return !d->choices[0];
+}
 
 static void set_field(struct options *opts, const struct option_desc *d,
 		      int value)
@@ -69,8 +111,32 @@ static void set_field(struct options *opts, const struct option_desc *d,
 
 	if (d->is_bool)
 		*(bool *)field = value;
+	else if (is_number(d))
+		*(unsigned int *)field = (unsigned int)value;
 	else
 		*(int *)field = value;
+}
+
+/* A decimal number within the option's bounds; -1 with a sentence if not. */
+static int parse_number(const struct option_desc *d, const char *text,
+			size_t len, struct options *opts, char *err,
+			size_t errlen)
+{
+	unsigned long long value = 0;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (text[i] < '0' || text[i] > '9' || value > d->max)
+			break;
+		value = value * 10 + (unsigned int)(text[i] - '0');
+	}
+	if (len == 0 || i < len || value < d->min || value > d->max)
+		return error_set(err, errlen,
+				 "option '%s': '%.*s' is not valid (expected a "
+				 "whole number from %u to %u)",
+				 d->key, (int)len, text, d->min, d->max);
+	set_field(opts, d, (int)value);
+	return 0;
 }
 
 static int get_field(const struct options *opts, const struct option_desc *d)
@@ -146,6 +212,8 @@ static int parse_word(const char *word, size_t len, struct options *opts,
 				 d->key);
 	*seen |= 1u << (d - option_table);
 
+	if (is_number(d))
+		return parse_number(d, eq + 1, vallen, opts, err, errlen);
 	n = nr_choices(d);
 	for (i = 0; i < n; i++) {
 		if (strlen(d->choices[i]) == vallen &&
@@ -193,9 +261,16 @@ void options_describe(FILE *out)
 		const struct option_desc *d = &option_table[i];
 		char valid[160];
 
+		if (is_number(d)) {
+			fprintf(out,
+				"  %-9s %u to %u (default %d)\n            "
+				"%s\n",
+				d->key, d->min, d->max, d->def, d->help);
+			continue;
+		}
 		join_names(valid, sizeof(valid), d->choices, nr_choices(d),
 			   sizeof(d->choices[0]));
-		fprintf(out, "  %-8s %s (default %s)\n           %s\n", d->key,
+		fprintf(out, "  %-9s %s (default %s)\n            %s\n", d->key,
 			valid, d->choices[d->def], d->help);
 	}
 }
@@ -204,7 +279,7 @@ const char *options_value_name(const char *key, const struct options *opts)
 {
 	const struct option_desc *d = find_option(key, strlen(key));
 
-	if (!d)
+	if (!d || is_number(d))
 		return "?";
 	return d->choices[get_field(opts, d)];
 }

@@ -11,6 +11,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* The most per-read samples kept for one clock. */
+#define MEASURE_MAX_SAMPLES 20000
+
 /* How the run ends once the verdict is known (see kernel/exit.c). */
 enum exit_method {
 	EXIT_AUTO,  /* isa-debug-exit, then ACPI power-off, then halt */
@@ -38,6 +41,9 @@ struct options {
 	enum fault_test fault;
 	bool verbose;
 	bool acpi_dump;
+	unsigned int budget_ms; /* measurement time for the whole run */
+	unsigned int samples;	/* per-read samples per clock; 0 = budget */
+	unsigned int rate_ms;	/* reference time of a rate measurement */
 	bool help;
 };
 
@@ -52,7 +58,8 @@ int options_parse(const char *cmdline, struct options *opts, char *err,
 /** Print every option with its values, default and meaning to @out. */
 void options_describe(FILE *out);
 
-/** The name of an option's current value ("auto", "ud", "1"). */
+/** The name of a named option's current value ("auto", "ud", "1"); "?"
+ * for numbers and unknown keys. */
 const char *options_value_name(const char *key, const struct options *opts);
 
 #endif

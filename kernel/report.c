@@ -50,6 +50,14 @@ void report_skip(const char *fmt, ...)
 	printf("\n");
 }
 
+void report_counts(unsigned int *passed, unsigned int *failed,
+		   unsigned int *skipped)
+{
+	*passed = nr_passed;
+	*failed = nr_failed;
+	*skipped = nr_skipped;
+}
+
 enum verdict report_end(void)
 {
 	report_begin();

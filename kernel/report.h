@@ -20,6 +20,10 @@ void report(bool pass, const char *fmt, ...)
 /** A check that could not run here: "ok N # SKIP reason". */
 void report_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/** The counts so far. */
+void report_counts(unsigned int *passed, unsigned int *failed,
+		   unsigned int *skipped);
+
 /**
  * Print the plan and the summary line and return the verdict: fail when
  * any check failed, skip when none passed but some were skipped, else pass.

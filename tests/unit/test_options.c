@@ -47,7 +47,8 @@ static void unknown_key_is_named_with_the_valid_keys(void **state)
 		options_parse("verbose=1 bogus=1", &opts, err, sizeof(err)),
 		-1);
 	assert_non_null(strstr(err, "unknown option 'bogus'"));
-	assert_non_null(strstr(err, "exit, fault, verbose, acpi_dump or help"));
+	assert_non_null(strstr(err, "exit, fault, verbose, acpi_dump, "
+				    "budget_ms, samples, rate_ms or help"));
 }
 
 static void bad_value_is_named_with_the_valid_values(void **state)
@@ -98,6 +99,37 @@ static void a_small_error_buffer_is_not_overrun(void **state)
 	assert_int_equal(small[8], 'x');
 }
 
+static void numbers_within_bounds(void **state)
+{
+	(void)state;
+	assert_int_equal(options_parse("", &opts, err, sizeof(err)), 0);
+	assert_int_equal(opts.budget_ms, 1500);
+	assert_int_equal(opts.samples, 0);
+	assert_int_equal(opts.rate_ms, 100);
+	assert_int_equal(options_parse("budget_ms=250 samples=20000 rate_ms=10",
+				       &opts, err, sizeof(err)),
+			 0);
+	assert_int_equal(opts.budget_ms, 250);
+	assert_int_equal(opts.samples, 20000);
+	assert_int_equal(opts.rate_ms, 10);
+	assert_int_equal(
+		options_parse("samples=20001", &opts, err, sizeof(err)), -1);
+	assert_string_equal(err, "option 'samples': '20001' is not valid "
+				 "(expected a whole number from 0 to 20000)");
+	assert_int_equal(options_parse("budget_ms=99", &opts, err, sizeof(err)),
+			 -1);
+	assert_int_equal(options_parse("budget_ms=", &opts, err, sizeof(err)),
+			 -1);
+	assert_int_equal(
+		options_parse("budget_ms=1e3", &opts, err, sizeof(err)), -1);
+	assert_int_equal(options_parse("rate_ms=-5", &opts, err, sizeof(err)),
+			 -1);
+	assert_int_equal(options_parse("budget_ms=99999999999999999999", &opts,
+				       err, sizeof(err)),
+			 -1);
+	assert_string_equal(options_value_name("budget_ms", &opts), "?");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -108,6 +140,7 @@ int main(void)
 		cmocka_unit_test(malformed_words_fail),
 		cmocka_unit_test(values_are_exact_not_prefixes),
 		cmocka_unit_test(a_small_error_buffer_is_not_overrun),
+		cmocka_unit_test(numbers_within_bounds),
 	};
 
 	return cmocka_run_group_tests_name("options", tests, NULL, NULL);

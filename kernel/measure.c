@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The measurement engine.  Every figure comes from TSC cycles read with
+ * lfence; rdtsc, turned into ns with the TSC frequency the TSC probe found.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "drivers/tsc.h"
+#include "kernel/clocks.h"
+#include "kernel/measure.h"
+#include "kernel/options.h"
+#include "kernel/ring0.h"
+
+#define MAX_CLOCKS	      16
+#define MIN_SAMPLES	      200   /* fewer make the percentiles meaningless */
+#define EMPTY_SAMPLES	      10000 /* empty brackets measured once per run */
+#define PILOT_READS	      16 /* to estimate a read's cost before sizing */
+#define BATCH_UNROLL	      8
+#define MIN_RESOLUTION_READS  1000
+#define MAX_RESOLUTION_READS  1000000
+#define CONVERSION_ITERATIONS 20000
+
+/*
+ * How a clock's share of the budget is spent: per-read samples, back-to-
+ * back reads for resolution, the batch loop (the rate has its own rate_ms).
+ */
+#define SHARE_PER_READ	 0.45
+#define SHARE_RESOLUTION 0.25
+#define SHARE_BATCH	 0.20
+
+static uint64_t samples[MEASURE_MAX_SAMPLES];
+static struct stats_summary empty_bracket;
+static struct clock_result results[MAX_CLOCKS];
+static unsigned int nr_results;
+static double tsc_hz;
+static const struct clock *reference;
+
+const struct stats_summary *measure_empty_bracket(void)
+{
+	return &empty_bracket;
+}
+
+const struct clock *measure_reference(void)
+{
+	return reference;
+}
+
+double measure_tsc_hz(void)
+{
+	return tsc_hz;
+}
+
+const struct clock_result *measure_results(unsigned int *count)
+{
+	*count = nr_results;
+	return results;
+}
+
+static double cycles_to_ns(double cycles)
+{
+	return cycles * 1e9 / tsc_hz;
+}
+
+static uint64_t ns_to_cycles(double ns)
+{
+	return (uint64_t)(ns * tsc_hz / 1e9);
+}
+
+/* Never inlined: the loops below call through a pointer, like c->read. */
+static __attribute__((noinline)) uint64_t read_nothing(void)
+{
+	barrier();
+	return 0;
+}
+
+static __attribute__((noinline)) uint64_t convert_nothing(const struct clock *c,
+							  uint64_t delta)
+{
+	(void)c;
+	barrier();
+	return delta;
+}
+
+static void measure_empty(void)
+{
+	size_t i;
+
+	for (i = 0; i < EMPTY_SAMPLES; i++) {
+		uint64_t t0 = tsc_read_ordered();
+		uint64_t t1 = tsc_read_ordered();
+
+		samples[i] = t1 - t0;
+	}
+	stats_summarize(samples, EMPTY_SAMPLES, &empty_bracket);
+}
+
+/* One bracketed read, minus the empty bracket's median (never below 0). */
+static uint64_t bracketed_read(const struct clock *c)
+{
+	uint64_t t0 = tsc_read_ordered();
+	uint64_t t1;
+
+	c->read();
+	t1 = tsc_read_ordered();
+	return t1 - t0 > empty_bracket.p50 ? t1 - t0 - empty_bracket.p50 : 0;
+}
+
+static void measure_per_read(struct clock_result *r, uint64_t budget_cycles,
+			     unsigned int fixed_samples)
+{
+	const struct clock *c = r->clock;
+	uint64_t pilot[PILOT_READS], start, estimate;
+	size_t i, n;
+
+	for (i = 0; i < PILOT_READS; i++)
+		pilot[i] = bracketed_read(c) + empty_bracket.p50;
+	stats_summarize(pilot, PILOT_READS, &r->read_cycles);
+	estimate = r->read_cycles.p50 ? r->read_cycles.p50 : 1;
+
+	n = fixed_samples ? fixed_samples : budget_cycles / estimate;
+	if (n < MIN_SAMPLES)
+		n = MIN_SAMPLES;
+	if (n > MEASURE_MAX_SAMPLES)
+		n = MEASURE_MAX_SAMPLES;
+	/* The estimate may be off (a hypervisor hiccup): stop at twice the
+	 * budget whatever it said, unless the count was asked for. */
+	start = tsc_read_ordered();
+	for (i = 0; i < n; i++) {
+		samples[i] = bracketed_read(c);
+		if (!fixed_samples && i >= MIN_SAMPLES &&
+		    tsc_read_ordered() - start > 2 * budget_cycles)
+			break;
+	}
+	r->samples = (unsigned int)i;
+	stats_summarize(samples, i, &r->read_cycles);
+	for (n = 0; n < i; n++)
+		samples[n] = (uint64_t)(cycles_to_ns((double)samples[n]) + 0.5);
+	stats_summarize(samples, i, &r->read_ns);
+}
+
+/* Reads back to back: resolution, stalls, update rate, backward steps. */
+static void measure_resolution(struct clock_result *r, uint64_t budget_cycles)
+{
+	const struct clock *c = r->clock;
+	uint64_t mask = clock_mask(c->width_bits), half = mask / 2 + 1;
+	uint64_t prev = c->read(), min_step = 0, changes = 0, reads;
+	uint64_t start = tsc_read_ordered(), elapsed;
+
+	for (reads = 0; reads < MAX_RESOLUTION_READS; reads++) {
+		uint64_t now = c->read();
+		uint64_t step = (now - prev) & mask;
+
+		if (step == 0) {
+			r->stalls++;
+		} else if (step >= half) {
+			/* A "step" of more than half the range is a step back. */
+			double back_ns =
+				(double)clock_ns(c, (prev - now) & mask);
+
+			r->backward_steps++;
+			r->backward_steps_ns++;
+			if (back_ns > r->worst_backward_ns)
+				r->worst_backward_ns = back_ns;
+		} else {
+			changes++;
+			if (!min_step || step < min_step)
+				min_step = step;
+		}
+		prev = now;
+		if (reads >= MIN_RESOLUTION_READS &&
+		    tsc_read_ordered() - start > budget_cycles)
+			break;
+	}
+	elapsed = tsc_read_ordered() - start;
+	r->changed = changes > 0;
+	r->resolution_ns = min_step ? (double)clock_ns(c, min_step) : 0;
+	if (min_step && !(c->flags & CLOCK_READS_NS) && c->freq_hz)
+		r->resolution_ns = (double)min_step * 1e9 / (double)c->freq_hz;
+	r->update_hz = elapsed ? changes * tsc_hz / (double)elapsed : 0;
+}
+
+/* An unrolled loop of reads, timed whole, minus the same loop's overhead. */
+static uint64_t time_loop(uint64_t (*read)(void), uint64_t iterations)
+{
+	uint64_t start = tsc_read_ordered(), i;
+
+	for (i = 0; i < iterations; i++) {
+		read();
+		read();
+		read();
+		read();
+		read();
+		read();
+		read();
+		read();
+	}
+	return tsc_read_ordered() - start;
+}
+
+static void measure_batch(struct clock_result *r, uint64_t budget_cycles)
+{
+	uint64_t per_iteration = r->read_cycles.p50 * BATCH_UNROLL + 1;
+	uint64_t iterations = budget_cycles / per_iteration;
+	uint64_t loaded, empty;
+
+	if (iterations < 4)
+		iterations = 4;
+	loaded = time_loop(r->clock->read, iterations);
+	empty = time_loop(read_nothing, iterations);
+	r->batch_ns_per_read =
+		loaded > empty
+			? cycles_to_ns((double)(loaded - empty) /
+				       (double)(iterations * BATCH_UNROLL))
+			: 0;
+}
+
+static void measure_conversion(struct clock_result *r)
+{
+	volatile uint64_t sink = 0;
+	uint64_t t0, t1, t2, i;
+
+	t0 = tsc_read_ordered();
+	for (i = 0; i < CONVERSION_ITERATIONS; i++)
+		sink += clock_ns(r->clock, i * 7919 + 1);
+	t1 = tsc_read_ordered();
+	for (i = 0; i < CONVERSION_ITERATIONS; i++)
+		sink += convert_nothing(r->clock, i * 7919 + 1);
+	t2 = tsc_read_ordered();
+	(void)sink;
+	r->conversion_ns =
+		t1 - t0 > t2 - t1
+			? cycles_to_ns((double)((t1 - t0) - (t2 - t1)) /
+				       CONVERSION_ITERATIONS)
+			: 0;
+}
+
+static void measure_rate(struct clock_result *r, unsigned int rate_ms)
+{
+	const struct clock *c = r->clock, *ref = reference;
+	struct clock_rate rate;
+
+	/* Against itself, or against what it was calibrated with, a rate
+	 * proves nothing: use the next-best independent clock. */
+	if (!ref || ref == c || ref == c->calibrated_against ||
+	    (!strncmp(ref->name, "tsc", 3) && !strncmp(c->name, "tsc", 3)))
+		ref = clocks_reference_for(c);
+	if (!ref) {
+		snprintf(r->rate_problem, sizeof(r->rate_problem),
+			 "no independent clock to measure it against");
+		return;
+	}
+	if (clock_measure_rate_best(c, ref, (uint64_t)rate_ms * 1000000, &rate,
+				    r->rate_problem, sizeof(r->rate_problem)))
+		return;
+	r->rate_measured = true;
+	r->rate_reference = ref;
+	r->rate_ppm = (rate.hz / (double)c->freq_hz - 1.0) * 1e6;
+	r->rate_uncertainty_ppm = rate.uncertainty_ppm;
+}
+
+static void judge_trapped(struct clock_result *r)
+{
+	const struct clock *c = r->clock;
+	size_t used = strlen(r->notes);
+
+	if (c->native_read_ns_max && r->read_ns.p50 > c->native_read_ns_max) {
+		r->trapped = true;
+		used += snprintf(r->notes + used, sizeof(r->notes) - used,
+				 "%strapped: a read takes %llu ns (median), "
+				 "more than the %u ns it can take natively, so "
+				 "something intercepts or emulates it.",
+				 used ? " " : "",
+				 (unsigned long long)r->read_ns.p50,
+				 c->native_read_ns_max);
+	}
+	if ((c->flags & CLOCK_PORT_IO) && ring0_io_emulations &&
+	    used < sizeof(r->notes))
+		snprintf(r->notes + used, sizeof(r->notes) - used,
+			 "%sEach port access here also costs a #GP round trip: "
+			 "the hypervisor ignores IOPL, so ring 0 performs it.",
+			 used ? " " : "");
+}
+
+/* TSC if it claims to be invariant, else the best device clock. */
+static const struct clock *choose_reference(void)
+{
+	const struct clock *tsc = clocks_find("tsc_ordered");
+
+	if (tsc && tsc->present && (tsc->flags & CLOCK_CLAIMS_STABLE))
+		return tsc;
+	return clocks_reference();
+}
+
+void measure_all(const struct measure_options *opts)
+{
+	const struct clock *tsc = clocks_find("tsc_ordered");
+	struct clock *const *cp;
+	unsigned int present = 0;
+	uint64_t share;
+
+	tsc_hz = tsc && tsc->present ? (double)tsc->freq_hz : 0;
+	if (!tsc_hz) {
+		printf("# no TSC frequency: nothing can be timed\n");
+		return;
+	}
+	reference = choose_reference();
+	measure_empty();
+	for (cp = clocks_all(); *cp; cp++)
+		present += (*cp)->present;
+	share = present ? ns_to_cycles(opts->budget_ms * 1e6 / present) : 0;
+
+	nr_results = 0;
+	for (cp = clocks_all(); *cp && nr_results < MAX_CLOCKS; cp++) {
+		struct clock_result *r = &results[nr_results++];
+
+		memset(r, 0, sizeof(*r));
+		r->clock = *cp;
+		if (!(*cp)->present)
+			continue;
+		printf("# measuring %s: cost, resolution, rate (about %u ms)\n",
+		       (*cp)->name,
+		       (unsigned int)(cycles_to_ns((double)share) / 1e6) +
+			       opts->rate_ms);
+		measure_per_read(r, (uint64_t)(share * SHARE_PER_READ),
+				 opts->samples);
+		measure_resolution(r, (uint64_t)(share * SHARE_RESOLUTION));
+		measure_batch(r, (uint64_t)(share * SHARE_BATCH));
+		measure_conversion(r);
+		measure_rate(r, opts->rate_ms);
+		judge_trapped(r);
+		r->measured = true;
+	}
+}

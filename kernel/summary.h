@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The one place that writes the measurement report: the table for people,
+ * the checks drawn from the measurements, and the JSON document
+ * ("clockbench/1", docs/report-format.md) for machines.
+ */
+#ifndef CLOCKBENCH_KERNEL_SUMMARY_H
+#define CLOCKBENCH_KERNEL_SUMMARY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/verdict.h"
+
+/* How far a measured rate may stray from nominal before a check fails:
+ * generous, since this checks frequencies, not timing quality. */
+#define RATE_TOLERANCE_PPM 10000.0
+
+/* What the JSON's "env" says; filled in by kernel_boot(). */
+struct report_env {
+	const char *version;
+	const char *boot;
+	const char *cmdline;
+	char cpu[160];
+	const char *hypervisor;		  /* "KVM", "TCG", ..., "none" */
+	const char *hypervisor_signature; /* NULL without one */
+	int cpus;			  /* -1 when unknown */
+	uint64_t memory_mib;
+	bool iopl_honoured;
+	unsigned int budget_ms;
+};
+
+/** The per-clock table, after measure_all(). */
+void summary_print_table(void);
+
+/** Checks from the measurements: advances, monotonic, rate. */
+void summary_checks(void);
+
+/** The JSON document between its console markers. */
+void summary_print_json(const struct report_env *env, enum verdict verdict);
+
+#endif
