@@ -274,6 +274,12 @@ static void judge_trapped(struct clock_result *r)
 				 (unsigned long long)r->read_ns.p50,
 				 c->native_read_ns_max);
 	}
+	if ((c->flags & CLOCK_READS_NS) && used < sizeof(r->notes))
+		used += snprintf(r->notes + used, sizeof(r->notes) - used,
+				 "%sIts reads return ns: the scaling to ns is "
+				 "part of every read, and conversion_ns "
+				 "measures only the generic path.",
+				 used ? " " : "");
 	if ((c->flags & CLOCK_PORT_IO) && ring0_io_emulations &&
 	    used < sizeof(r->notes))
 		snprintf(r->notes + used, sizeof(r->notes) - used,

@@ -42,7 +42,7 @@ struct clock_result {
 	const struct clock *rate_reference;
 	char rate_problem[CLOCK_TEXT_LEN];
 	bool trapped;
-	char notes[2 * CLOCK_TEXT_LEN];
+	char notes[3 * CLOCK_TEXT_LEN];
 };
 
 /** Cost of two back-to-back ordered TSC reads, in cycles. */
