@@ -20,6 +20,9 @@
 #define MIN_RESOLUTION_READS  1000
 #define MAX_RESOLUTION_READS  1000000
 #define CONVERSION_ITERATIONS 20000
+/* Where the extended counter starts: far from 0, so steps back never
+ * underflow, and far from 2^64, so a day of steps forward never wraps. */
+#define EXTENDED_START (1ull << 62)
 
 /*
  * How a clock's share of the budget is spent: per-read samples, back-to-
@@ -146,6 +149,10 @@ static void measure_resolution(struct clock_result *r, uint64_t budget_cycles)
 	uint64_t mask = clock_mask(c->width_bits), half = mask / 2 + 1;
 	uint64_t prev = c->read(), min_step = 0, changes = 0, reads;
 	uint64_t start = tsc_read_ordered(), elapsed;
+	/* The counter extended past its wraps; the first reads' extended
+	 * values are kept and converted to ns after the loop, which stays as
+	 * tight as the reads themselves. */
+	uint64_t extended = EXTENDED_START, stored = 0, i;
 
 	for (reads = 0; reads < MAX_RESOLUTION_READS; reads++) {
 		uint64_t now = c->read();
@@ -159,24 +166,32 @@ static void measure_resolution(struct clock_result *r, uint64_t budget_cycles)
 				(double)clock_ns(c, (prev - now) & mask);
 
 			r->backward_steps++;
-			r->backward_steps_ns++;
+			extended -= (prev - now) & mask;
 			if (back_ns > r->worst_backward_ns)
 				r->worst_backward_ns = back_ns;
 		} else {
+			extended += step;
 			changes++;
 			if (!min_step || step < min_step)
 				min_step = step;
 		}
+		if (stored < MEASURE_MAX_SAMPLES)
+			samples[stored++] = extended;
 		prev = now;
 		if (reads >= MIN_RESOLUTION_READS &&
 		    tsc_read_ordered() - start > budget_cycles)
 			break;
 	}
 	elapsed = tsc_read_ordered() - start;
+	for (i = 1; i < stored; i++)
+		if (clock_ns(c, samples[i]) < clock_ns(c, samples[i - 1]))
+			r->backward_steps_ns++;
 	r->changed = changes > 0;
-	r->resolution_ns = min_step ? (double)clock_ns(c, min_step) : 0;
-	if (min_step && !(c->flags & CLOCK_READS_NS) && c->freq_hz)
-		r->resolution_ns = (double)min_step * 1e9 / (double)c->freq_hz;
+	/* In double: a step may be a fraction of a ns (a TSC count). */
+	r->resolution_ns = (c->flags & CLOCK_READS_NS) ? (double)min_step
+			   : c->freq_hz
+				   ? (double)min_step * 1e9 / (double)c->freq_hz
+				   : 0;
 	r->update_hz = elapsed ? changes * tsc_hz / (double)elapsed : 0;
 }
 
@@ -302,11 +317,22 @@ void measure_all(const struct measure_options *opts)
 {
 	const struct clock *tsc = clocks_find("tsc_ordered");
 	struct clock *const *cp;
+	struct clock_result *r;
 	unsigned int present = 0;
 	uint64_t share;
 
 	tsc_hz = tsc && tsc->present ? (double)tsc->freq_hz : 0;
+	nr_results = 0;
+	for (cp = clocks_all(); *cp && nr_results < MAX_CLOCKS; cp++) {
+		memset(&results[nr_results], 0, sizeof(results[0]));
+		results[nr_results++].clock = *cp;
+	}
 	if (!tsc_hz) {
+		for (nr_results = 0; clocks_all()[nr_results]; nr_results++)
+			snprintf(results[nr_results].notes,
+				 sizeof(results[0].notes),
+				 "not timed: the TSC's frequency is unknown, "
+				 "so no cycle count can be turned into time");
 		printf("# no TSC frequency: nothing can be timed\n");
 		return;
 	}
@@ -316,16 +342,11 @@ void measure_all(const struct measure_options *opts)
 		present += (*cp)->present;
 	share = present ? ns_to_cycles(opts->budget_ms * 1e6 / present) : 0;
 
-	nr_results = 0;
-	for (cp = clocks_all(); *cp && nr_results < MAX_CLOCKS; cp++) {
-		struct clock_result *r = &results[nr_results++];
-
-		memset(r, 0, sizeof(*r));
-		r->clock = *cp;
-		if (!(*cp)->present)
+	for (r = results; r < results + nr_results; r++) {
+		if (!r->clock->present)
 			continue;
 		printf("# measuring %s: cost, resolution, rate (about %u ms)\n",
-		       (*cp)->name,
+		       r->clock->name,
 		       (unsigned int)(cycles_to_ns((double)share) / 1e6) +
 			       opts->rate_ms);
 		measure_per_read(r, (uint64_t)(share * SHARE_PER_READ),

@@ -206,6 +206,7 @@ static void json_clock(struct json_writer *w, const struct clock_result *r)
 	json_object_begin(w, NULL);
 	json_string(w, "name", c->name);
 	json_bool(w, "present", c->present);
+	json_bool(w, "measured", m);
 	json_string(w, "absent_reason", c->present ? NULL : c->absent_reason);
 	if (c->present) {
 		json_uint(w, "freq_hz", c->freq_hz);
@@ -276,7 +277,8 @@ void summary_print_json(const struct report_env *env, enum verdict verdict)
 			     measure_tsc_hz());
 	json_object_end(&w);
 	json_uint(&w, "budget_ms", env->budget_ms);
-	json_stats(&w, "empty_bracket_cycles", measure_empty_bracket(), n > 0);
+	json_stats(&w, "empty_bracket_cycles", measure_empty_bracket(),
+		   measure_tsc_hz() > 0);
 	json_array_begin(&w, "clocks");
 	for (i = 0; i < n; i++)
 		json_clock(&w, &r[i]);
