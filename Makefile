@@ -28,7 +28,7 @@ PYTHON := /usr/bin/python3
 # --- Debian packages -------------------------------------------------------
 DEBIAN_PACKAGES := gcc make binutils git python3 clang-format \
 	qemu-system-x86 grub-pc-bin grub-efi-amd64-bin grub-common xorriso \
-	mtools ovmf newlib-source libxen-dev libcmocka-dev
+	mtools ovmf newlib-source libxen-dev libcmocka-dev python3-jsonschema
 
 # --- newlib, built once from Debian's newlib-source --------------------------
 NEWLIB_TARBALL := $(firstword $(wildcard /usr/src/newlib/newlib-*.tar.*))
@@ -240,3 +240,9 @@ clean:
 	rm -rf $(filter-out $(NEWLIB),$(wildcard $(BUILD)/*))
 
 -include $(shell find $(OBJDIR) -name '*.d' 2>/dev/null)
+
+# --- benchmarks --------------------------------------------------------------
+# Boots the default run under TCG and KVM and prints each clock's costs.
+.PHONY: bench
+bench: deps
+	$(PYTHON) tools/bench

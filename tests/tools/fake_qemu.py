@@ -9,6 +9,9 @@ text as the command line, then exits like isa-debug-exit would.  Environment:
   FAKE_QEMU_HANG     if set, sleep forever after printing instead of exiting
   FAKE_QEMU_STALL    if set, report a KVM internal error on stderr, then sleep forever
   FAKE_QEMU_ARGV     if set, a file to which the argument vector is written as JSON
+  FAKE_QEMU_REPORT   if set, a console log (tests/tools/fixtures/*.log) whose JSON report,
+                     from 'clockbench-json begin' to its end marker or the end of the file,
+                     is printed after the KTAP summary
 """
 
 import json
@@ -23,6 +26,19 @@ def option(name, default=""):
     """The value after `name` in argv, or `default`."""
     argv = sys.argv[1:]
     return argv[argv.index(name) + 1] if name in argv else default
+
+
+def report_lines(path):
+    """The lines of the log at `path` from its report's begin marker on, through the end
+    marker (or to the end of the file when there is none)."""
+    with open(path, encoding="utf-8") as log:
+        lines = log.read().splitlines()
+    if "clockbench-json begin" not in lines:
+        return []
+    lines = lines[lines.index("clockbench-json begin"):]
+    if "clockbench-json end" in lines:
+        lines = lines[:lines.index("clockbench-json end") + 1]
+    return lines
 
 
 def main():
@@ -42,6 +58,9 @@ def main():
     print("KTAP version 1")
     print("ok 1 fake check")
     sys.stdout.write("1..1\n# 1 passed, 0 failed, 0 skipped\n")
+    if os.environ.get("FAKE_QEMU_REPORT"):
+        for line in report_lines(os.environ["FAKE_QEMU_REPORT"]):
+            sys.stdout.write(line + "\r\n")
     if os.environ.get("FAKE_QEMU_STALL"):
         sys.stdout.flush()
         sys.stderr.write("KVM internal error. Suberror: 1\nemulation failure\nRIP=0\n")

@@ -3,10 +3,12 @@
 
 Modules:
   outcome   exit statuses, verdicts and how QEMU's status maps to them
-  console   cleaning serial-console lines and parsing the guest's report
+  console   cleaning serial-console lines and parsing the guest's KTAP and environment
+  report    the guest's JSON report (clockbench/1): extraction, validation, tables
+  reportchecks  facts tests.cfg's report= checks require of that report
   qemu      KVM detection, dependency checks and QEMU command lines
   process   running QEMU with a timeout while logging its output
   testlist  reading tests/tests.cfg
   boot      one boot from start to verdict (shared by `run` and `test`)
-  cli       the `run` and `test` subcommands
+  cli       the `run`, `test` and `parse` subcommands
 """

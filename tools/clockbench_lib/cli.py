@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The `clockbench run` and `clockbench test` subcommands."""
+"""The `clockbench run`, `clockbench test` and `clockbench parse` subcommands."""
 
 import argparse
 import concurrent.futures
@@ -10,12 +10,13 @@ import signal
 import sys
 from dataclasses import dataclass
 
-from . import qemu
-from .boot import BootOutcome, boot_once, build_images, check_image
+from . import qemu, report
+from .boot import JSON_SCHEMA, BootOutcome, boot_once, build_images, check_image
 from .console import parse_report
 from .outcome import (EXIT_ERROR, EXIT_FAIL, EXIT_INTERRUPTED, EXIT_PASS, EXIT_TABLE,
                       VERDICT_EXIT, RunnerError, Terminated)
 from .process import stop_all
+from .reportchecks import run_report_checks
 from .testlist import FORMAT_HELP, load_tests_cfg, select_boot_tests
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -99,8 +100,29 @@ def prepare_run(args, spec):
     check_image(ROOT, spec.image, built=build)
 
 
+def run_json_document(outcome, log_shown):
+    """What `run --json` writes: the guest's JSON report, or the runner's summary.
+
+    The report when the run ended with the guest's verdict and the guest printed one;
+    otherwise (a fault, hang or error before or during the report, an older guest) the
+    runner's clockbench-run/0 summary.  A report that is there but broken makes the run
+    an error, with the sentence saying what is wrong as its reason.
+    """
+    if outcome.verdict in ("pass", "fail", "skip") and report.has_report(outcome.lines):
+        try:
+            return report.load_report(outcome.lines, log_shown)
+        except RunnerError as error:
+            outcome.verdict, outcome.reason = "error", str(error)
+    elif outcome.verdict in ("pass", "fail", "skip"):
+        say("run", f"the guest printed no JSON report; the --json file holds the runner's "
+                   f"summary ({JSON_SCHEMA}).")
+    return outcome.to_json()
+
+
 def cmd_run(args):
     """`clockbench run`: boot once, stream the console, exit with the verdict."""
+    if args.json:
+        report.require_jsonschema()
     accel, note = choose_accel(args.accel)
     if note:
         say("run", note)
@@ -108,6 +130,7 @@ def cmd_run(args):
                          memory_mib=args.memory, cmdline=" ".join(args.guest_options),
                          machine_opts=args.machine_opts, cpu=args.cpu)
     timeout_s = args.timeout or qemu.default_timeout_s(accel, args.boot)
+    log_shown = args.log or os.path.join(RUN_DIR, "last.log")
     try:
         prepare_run(args, spec)
         outcome = boot_once(spec, ROOT, timeout_s, root_path(RUN_DIR),
@@ -116,13 +139,29 @@ def cmd_run(args):
         if args.json:
             write_json(args.json, error_outcome(spec, str(error)).to_json())
         raise
+    document = run_json_document(outcome, log_shown) if args.json else None
     if outcome.reason:
         say("run", outcome.reason)
     print(f"clockbench run: {outcome.verdict.upper()} ({spec.describe()}, "
           f"{outcome.seconds:.1f} s)", flush=True)
     if args.json:
-        write_json(args.json, outcome.to_json())
+        write_json(args.json, document)
     return VERDICT_EXIT[outcome.verdict]
+
+
+# ---------------------------------------------------------------------------- parse
+
+def cmd_parse(args):
+    """`clockbench parse`: extract and validate the guest's JSON report from a log."""
+    document = report.load_report_file(args.log)
+    if args.json == "-":
+        json.dump(document, sys.stdout, indent=2)
+        print(flush=True)
+    elif args.json:
+        write_json(args.json, document)
+    elif not args.quiet:
+        print("\n".join(report.summary_lines(document, args.log)), flush=True)
+    return EXIT_PASS
 
 
 # ---------------------------------------------------------------------------- test
@@ -143,11 +182,12 @@ def _first_matching_line(pattern, lines):
     return next((line for line in lines if regex.search(line)), None)
 
 
-def evaluate_boot_test(test, verdict, reason, lines):
+def evaluate_boot_test(test, verdict, reason, lines, log_name="the log"):
     """Judge a boot against its tests.cfg line: returns (state, reason or None).
 
     A guest SKIP that the line did not expect makes the test a skip; otherwise the
-    verdict must equal expect= and every match= / no nomatch= regex must be found.
+    verdict must equal expect=, every match= / no nomatch= regex must be found, and the
+    guest's JSON report must pass every report= check (`log_name` names the log).
     """
     if verdict in ("error", "hang"):
         return "not ok", reason
@@ -164,6 +204,7 @@ def evaluate_boot_test(test, verdict, reason, lines):
         if re.search(pattern, text, re.MULTILINE):
             found = _first_matching_line(pattern, lines) or "(across lines)"
             problems.append(f"/{pattern}/ must not match but matched: {found.strip()}")
+    problems += run_report_checks(test.report, lines, log_name)
     if problems:
         return "not ok", "; ".join(problems)
     return "ok", None
@@ -177,7 +218,8 @@ def run_boot_test(test):
                             root_path(TESTS_DIR, "work", test.name), log_path)
     except RunnerError as error:
         return TestResult(state="not ok", reason=str(error))
-    state, reason = evaluate_boot_test(test, outcome.verdict, outcome.reason, outcome.lines)
+    state, reason = evaluate_boot_test(test, outcome.verdict, outcome.reason, outcome.lines,
+                                       os.path.join(TESTS_DIR, f"{test.name}.log"))
     return TestResult(state=state, reason=reason, seconds=outcome.seconds,
                       tail=tuple(outcome.lines[-FAILURE_TAIL_LINES:]))
 
@@ -222,6 +264,8 @@ def kvm_skips(tests):
 
 def prepare_tests(tests, build):
     """Check dependencies, build every image the tests need once, check the images exist."""
+    if any(test.report for test in tests):
+        report.require_jsonschema()
     needed = [qemu.qemu_program()]
     for test in tests:
         needed += qemu.required_programs(test.spec, qemu.qemu_program(), build)
@@ -321,7 +365,13 @@ def add_run_parser(subparsers):
     parser.add_argument("--log", metavar="FILE",
                         help=f"where to save the console (default: {RUN_DIR}/last.log)")
     parser.add_argument("--json", metavar="FILE",
-                        help="write the run's result as JSON (schema clockbench-run/0)")
+                        help="write the guest's JSON report (schema clockbench/1, see "
+                             "docs/report-format.md), checked against "
+                             f"{report.SCHEMA_FILE}, when the run ended with a verdict "
+                             "and the guest printed one; otherwise (a fault, hang or "
+                             "error before the report, an older guest) the runner's "
+                             f"summary (schema {JSON_SCHEMA}). A report that is there "
+                             "but broken ends the run as an error (exit 2)")
     parser.add_argument("--no-build", action="store_true", help="don't run make first")
     parser.add_argument("guest_options", nargs="*", metavar="-- guest options",
                         help="options passed to the guest, e.g. -- verbose=1")
@@ -347,15 +397,40 @@ def add_test_parser(subparsers):
     parser.set_defaults(handler=cmd_test)
 
 
+def add_parse_parser(subparsers):
+    """The `parse` subcommand's options."""
+    parser = subparsers.add_parser(
+        "parse", help="extract and check the guest's JSON report from a console log",
+        description="Extract the guest's JSON report (schema clockbench/1, the lines\n"
+                    f"between '{report.BEGIN}' and '{report.END}') from a console\n"
+                    f"log, raw or as saved by `run`, validate it against {report.SCHEMA_FILE}\n"
+                    "and print a summary: one line per clock. docs/report-format.md\n"
+                    "describes every field.",
+        epilog="exit statuses:\n"
+               "  0   the log holds a valid clockbench/1 report\n"
+               "  2   it does not (no report, truncated, not JSON, another schema\n"
+               "      version, a field missing or of the wrong type), or the log\n"
+               "      cannot be read: one sentence says which",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--json", metavar="OUT",
+                        help="write the report as JSON to OUT ('-': standard output) "
+                             "instead of printing the summary")
+    parser.add_argument("--quiet", action="store_true",
+                        help="print nothing: only the exit status tells")
+    parser.add_argument("log", metavar="LOG", help="console log ('-': standard input)")
+    parser.set_defaults(handler=cmd_parse)
+
+
 def build_parser():
     """The command-line parser for `clockbench`."""
     parser = argparse.ArgumentParser(
         prog="clockbench",
         description="Host-side runner for the clockbench bare-metal test image.",
         epilog=NOTES, formatter_class=argparse.RawDescriptionHelpFormatter)
-    subparsers = parser.add_subparsers(dest="command", metavar="{run,test}")
+    subparsers = parser.add_subparsers(dest="command", metavar="{run,test,parse}")
     add_run_parser(subparsers)
     add_test_parser(subparsers)
+    add_parse_parser(subparsers)
     return parser
 
 

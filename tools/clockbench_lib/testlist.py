@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from . import qemu
 from .outcome import RunnerError
+from .reportchecks import CHECKS
 
 FORMAT_HELP = """\
 tests.cfg:
@@ -26,15 +27,17 @@ tests.cfg:
     args="guest options" [none]   expect=pass|fail|skip [pass]
     match=REGEX     must be found in the log (repeatable)
     nomatch=REGEX   must not be found in the log (repeatable)
+    report=CHECK    the guest's JSON report must pass CHECK (repeatable): valid,
+                    tcg_facts or kvm_facts (tools/clockbench_lib/reportchecks.py)
     groups=a,b      groups for --group
-  A test passes when the guest's verdict equals expect= and the regexes hold. A guest
-  SKIP that was not expected makes the test a skip."""
+  A test passes when the guest's verdict equals expect=, the regexes hold and the
+  report checks pass. A guest SKIP that was not expected makes the test a skip."""
 
 KINDS = ("unit", "boot")
 EXPECTS = ("pass", "fail", "skip")
 BOOT_KEYS = ("boot", "machine", "machine_opts", "cpu", "accel", "smp", "memory", "timeout",
-             "args", "expect", "match", "nomatch", "groups")
-REPEATABLE_KEYS = ("match", "nomatch")
+             "args", "expect", "match", "nomatch", "report", "groups")
+REPEATABLE_KEYS = ("match", "nomatch", "report")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _GROUP = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 
@@ -59,6 +62,7 @@ class BootTest:
     expect: str = "pass"
     match: list = field(default_factory=list)
     nomatch: list = field(default_factory=list)
+    report: list = field(default_factory=list)
     groups: tuple = ()
 
 
@@ -143,6 +147,16 @@ def _patterns(keys, key, where):
     return patterns
 
 
+def _report_checks(keys, where):
+    """The report checks named by report=, each one that reportchecks.CHECKS knows."""
+    names = keys.get("report", [])
+    for name in names:
+        if name not in CHECKS:
+            raise RunnerError(f"{where}: report={name} is not a report check "
+                              f"(known: {', '.join(CHECKS)}).")
+    return list(dict.fromkeys(names))
+
+
 def _groups(keys, where):
     """The comma-separated group names."""
     value = _single(keys, "groups", where, "")
@@ -182,6 +196,7 @@ def parse_boot_test(name, keys, line_no, where):
         expect=_choice(keys, "expect", EXPECTS, where, "pass"),
         match=_patterns(keys, "match", where),
         nomatch=_patterns(keys, "nomatch", where),
+        report=_report_checks(keys, where),
         groups=_groups(keys, where),
     )
 

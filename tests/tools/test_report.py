@@ -1,0 +1,559 @@
+# SPDX-License-Identifier: MIT
+"""Unit tests for the guest's JSON report on the host: extraction from console logs,
+validation against docs/report.schema.json, `clockbench parse`, `run --json`, the
+tests.cfg report= checks, and tools/bench (with a fake QEMU).
+
+Run: /usr/bin/python3 -m unittest discover -s tests/tools -t .
+"""
+
+import copy
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import unittest
+
+sys.dont_write_bytecode = True
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+
+# pylint: disable=wrong-import-position
+from clockbench_lib import cli, report, reportchecks, testlist  # noqa: E402
+from clockbench_lib.outcome import RunnerError  # noqa: E402
+
+FIXTURES = os.path.join(HERE, "fixtures")
+FAKE_QEMU = os.path.join(HERE, "fake_qemu.py")
+PYTHON = "/usr/bin/python3"
+CLOCKBENCH = os.path.join(ROOT, "tools", "clockbench")
+
+# Each malformed fixture and the sentence `parse` must say about it (after "LOG: ").
+MALFORMED = {
+    "truncated.log": "the report ends before 'clockbench-json end' (truncated log?)",
+    "bad-json.log": "the report is not valid JSON: Expecting ',' delimiter "
+                    "(log line 36, column 8)",
+    "wrong-schema.log": "report schema is 'clockbench/2'; this tool reads clockbench/1",
+    "missing-field.log": "clocks[3]: 'read_ns' is a required property",
+    "no-report.log": "there is no JSON report (no 'clockbench-json begin' line): the guest "
+                     "stopped before printing it, or predates clockbench/1",
+}
+
+
+def fixture(name):
+    """The path of a fixture log."""
+    return os.path.join(FIXTURES, name)
+
+
+def fixture_lines(name):
+    """The cleaned lines of a fixture log."""
+    return report.read_log_lines(fixture(name))
+
+
+def good_document():
+    """A fresh copy of the good fixture's document (TCG, kvm_clock absent)."""
+    return copy.deepcopy(_GOOD)
+
+
+_GOOD = report.load_report(fixture_lines("good.log"), "good.log")
+
+
+def kvm_document():
+    """The good document as a KVM run would give it: kvm_clock present and stable."""
+    document = good_document()
+    document["env"]["hypervisor"] = "KVM"
+    document["env"]["hypervisor_signature"] = "KVMKVMKVM"
+    tsc = document["clocks"][0]
+    kvm_clock = dict(copy.deepcopy(tsc), name="kvm_clock", freq_hz=1000000000,
+                     freq_source="pvclock (ns)",
+                     flags=["per_cpu", "per_cpu_setup", "claims_stable", "reads_ns"],
+                     rate_ppm=0.7, rate_uncertainty_ppm=800.0, rate_reference="hpet")
+    document["clocks"][6] = kvm_clock
+    return document
+
+
+def json_lines(document, width=37):
+    """A document as the guest may print it: `json| ` lines cut every `width` characters,
+    even inside strings and numbers."""
+    text = json.dumps(document)
+    return [report.PREFIX + text[i:i + width] for i in range(0, len(text), width)]
+
+
+def run_tool(args, cwd=ROOT, env=None, program=CLOCKBENCH, stdin=None):
+    """Run a tool with /usr/bin/python3; returns the CompletedProcess."""
+    environ = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    environ.update(env or {})
+    return subprocess.run([PYTHON, program, *args], cwd=cwd, env=environ, input=stdin,
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+class Extraction(unittest.TestCase):
+    """Finding and parsing the report in console lines."""
+
+    def test_good_fixture(self):
+        document = report.load_report(fixture_lines("good.log"), "good.log")
+        self.assertEqual(document["schema"], "clockbench/1")
+        self.assertEqual([clock["name"] for clock in document["clocks"]],
+                         ["tsc", "tsc_rdtscp", "tsc_ordered", "hpet", "acpi_pm", "pit",
+                          "kvm_clock"])
+        self.assertEqual(document["clocks"][3]["read_ns"]["p50"], 300.0)
+        self.assertEqual(document["verdict"], "pass")
+
+    def test_interleaved_lines_are_ignored(self):
+        """good.log has a `cpu1: ...` line inside its report; other lines may come anywhere."""
+        lines = fixture_lines("good.log")
+        self.assertIn("cpu1: a line from another CPU, which the report ignores", lines)
+        noisy = []
+        for line in lines:
+            noisy.append(line)
+            if line.startswith(report.PREFIX):
+                noisy += ["cpu2: json is not here", "  json|  indented, not a report line", ""]
+        self.assertEqual(report.load_report(noisy, "x"), _GOOD)
+
+    def test_concatenation_across_any_break(self):
+        for width in (1, 7, 37, 500):
+            lines = ["# 1 passed", report.BEGIN, *json_lines(_GOOD, width), report.END]
+            self.assertEqual(report.load_report(lines, "x"), _GOOD, width)
+
+    def test_raw_console_log(self):
+        """CR LF line ends, ANSI escapes and no final newline, as a serial capture gives."""
+        with open(fixture("good.log"), encoding="utf-8") as log:
+            text = log.read()
+        raw = ("\x1b[2J\x1b[01;01H" + text.replace("\n", "\r\n")).rstrip("\r\n")
+        raw = raw.replace("clockbench-json begin", "\x1b[0mclockbench-json begin")
+        with tempfile.NamedTemporaryFile("wb", suffix=".log") as out:
+            out.write(raw.encode())
+            out.flush()
+            self.assertEqual(report.load_report_file(out.name), _GOOD)
+
+    def test_last_report_wins(self):
+        older = good_document()
+        older["version"] = "older"
+        lines = [report.BEGIN, *json_lines(older), report.END,
+                 report.BEGIN, *json_lines(_GOOD), report.END]
+        self.assertEqual(report.load_report(lines, "x")["version"], _GOOD["version"])
+
+    def assert_sentence(self, lines, sentence):
+        """Loading `lines` must fail with exactly "x: " + sentence."""
+        with self.assertRaises(RunnerError) as caught:
+            report.load_report(lines, "x")
+        self.assertEqual(str(caught.exception), "x: " + sentence)
+        self.assertEqual(caught.exception.status, 2)
+
+    def test_malformed_fixtures(self):
+        for name, sentence in MALFORMED.items():
+            with self.subTest(name):
+                self.assert_sentence(fixture_lines(name), sentence)
+
+    def test_other_malformed_reports(self):
+        self.assert_sentence([report.BEGIN, "not prefixed", report.END],
+                             "the report has no 'json|' lines between 'clockbench-json "
+                             "begin' and 'clockbench-json end'")
+        self.assert_sentence([report.BEGIN, "json| [1, 2]", report.END],
+                             "the report is a JSON list, not an object")
+        self.assert_sentence([report.BEGIN, 'json| {"a": NaN}', report.END],
+                             "the report is not valid JSON: NaN is not JSON (a non-finite "
+                             "value must be printed as null)")
+        self.assert_sentence([report.BEGIN, 'json| {"a": 1,', 'json|  "a": 2}', report.END],
+                             "the report is not valid JSON: the key 'a' appears twice in "
+                             "one object")
+        self.assert_sentence([report.BEGIN, 'json| {"a": 1', report.END],
+                             "the report is not valid JSON: Expecting ',' delimiter "
+                             "(log line 2, column 14)")
+
+    def test_has_report(self):
+        self.assertTrue(report.has_report(fixture_lines("truncated.log")))
+        self.assertFalse(report.has_report(fixture_lines("no-report.log")))
+
+
+class Validation(unittest.TestCase):
+    """docs/report.schema.json through report.validate_document()."""
+
+    def assert_invalid(self, change, sentence):
+        """Validating the good document after `change(document)` must say `sentence`."""
+        document = good_document()
+        change(document)
+        with self.assertRaises(RunnerError) as caught:
+            report.validate_document(document, "x")
+        self.assertEqual(str(caught.exception), "x: " + sentence)
+
+    def test_schema_is_valid_draft_2020_12(self):
+        from jsonschema import Draft202012Validator  # pylint: disable=import-outside-toplevel
+        with open(os.path.join(ROOT, report.SCHEMA_FILE), encoding="utf-8") as schema:
+            Draft202012Validator.check_schema(json.load(schema))
+
+    def test_good_document_and_extra_keys(self):
+        report.validate_document(good_document(), "x")
+        document = good_document()
+        document["later"] = {"anything": 1}
+        document["env"]["numa_nodes"] = 2
+        document["clocks"][0]["p9999"] = 3
+        document["clocks"][0]["read_cycles"]["p9999"] = 3
+        document["clocks"].append(dict(document["clocks"][6], name="xen_pvclock"))
+        report.validate_document(document, "x")
+
+    def test_every_listed_field_is_required(self):
+        for key in ("schema", "version", "env", "budget_ms", "empty_bracket_cycles", "clocks",
+                    "checks", "verdict"):
+            self.assert_invalid(lambda d, key=key: d.pop(key), f"'{key}' is a required property")
+        for key in _GOOD["env"]:
+            self.assert_invalid(lambda d, key=key: d["env"].pop(key),
+                                f"env: '{key}' is a required property")
+        for key in _GOOD["clocks"][4]:
+            self.assert_invalid(lambda d, key=key: d["clocks"][4].pop(key),
+                                f"clocks[4]: '{key}' is a required property")
+
+    def test_types_and_nulls(self):
+        self.assert_invalid(lambda d: d["clocks"][0].update(samples=None),
+                            "clocks[0].samples: null is not of type integer (a present "
+                            "clock's facts are not null)")
+        self.assert_invalid(lambda d: d["clocks"][6].update(samples=5),
+                            "clocks[6].samples: 5 is not of type null (an absent clock gives "
+                            "its reason, and its measurements are null)")
+        self.assert_invalid(lambda d: d["clocks"][6].update(absent_reason=None),
+                            "clocks[6].absent_reason: null is not of type string (an absent "
+                            "clock gives its reason, and its measurements are null)")
+        self.assert_invalid(lambda d: d["clocks"][0]["read_cycles"].update(p50=12.5),
+                            "clocks[0].read_cycles.p50: 12.5 is not of type integer")
+        self.assert_invalid(lambda d: d["clocks"][1]["read_ns"].pop("p999"),
+                            "clocks[1].read_ns: 'p999' is a required property")
+        self.assert_invalid(lambda d: d.update(verdict="PASS"),
+                            "verdict: 'PASS' is not one of ['pass', 'fail', 'skip']")
+        self.assert_invalid(lambda d: d["env"].update(boot="floppy"),
+                            "env.boot: 'floppy' is not one of ['multiboot1', 'multiboot2', "
+                            "'pvh']")
+
+    def test_clock_order_and_count(self):
+        self.assert_invalid(lambda d: d["clocks"].insert(3, d["clocks"].pop(4)),
+                            "clocks[3].name: 'hpet' was expected (and 1 more problem)")
+        self.assert_invalid(lambda d: d["clocks"].pop(),
+                            "clocks: has 6 entries, expected at least 7")
+
+    def test_schema_version(self):
+        self.assert_invalid(lambda d: d.update(schema="clockbench/2"),
+                            "report schema is 'clockbench/2'; this tool reads clockbench/1")
+        self.assert_invalid(lambda d: d.update(schema=1),
+                            "report schema is 1; this tool reads clockbench/1")
+
+    def test_missing_jsonschema_names_the_package(self):
+        code = textwrap.dedent(f"""\
+            import sys
+            sys.modules["jsonschema"] = None  # as if python3-jsonschema were not installed
+            sys.path.insert(0, {os.path.join(ROOT, "tools")!r})
+            from clockbench_lib.cli import main
+            sys.exit(main(["parse", {fixture("good.log")!r}]))
+            """)
+        result = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True,
+                                check=False, env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
+        self.assertEqual(result.returncode, 2)
+        self.assertEqual(result.stderr.strip(),
+                         "clockbench parse: validating the report needs the Python module "
+                         "jsonschema: install the Debian package python3-jsonschema (`make "
+                         "deps` installs all of clockbench's dependencies).")
+
+
+class ParseCommand(unittest.TestCase):
+    """`tools/clockbench parse` as a user runs it."""
+
+    def test_summary(self):
+        result = run_tool(["parse", fixture("good.log")])
+        self.assertEqual(result.returncode, 0, result.stderr)
+        lines = result.stdout.splitlines()
+        self.assertTrue(lines[0].endswith(": clockbench/1 report from clockbench 0.1.0 "
+                                          "(abc1234): PASS (3 passed, 0 failed, 0 skipped)"))
+        self.assertEqual(lines[1], "TCG, multiboot1, 1 CPU, 63 MiB, TSC 2.30 GHz, budget "
+                                   "2000 ms, empty bracket p50 46 cycles")
+        self.assertEqual(lines[2].split(), ["clock", "present", "p50", "ns", "p99", "ns",
+                                            "batch", "ns/read", "resolution", "ns", "backward",
+                                            "raw/ns", "rate", "ppm", "trapped"])
+        self.assertEqual(lines[6].split(), ["hpet", "yes", "300", "609", "280", "10.0", "0/0",
+                                            "+1.5", "±", "3.0", "no"])
+        self.assertEqual(lines[-1], "kvm_clock    absent: no KVM signature (the hypervisor "
+                                    "is TCG)")
+        self.assertEqual(len(lines), 3 + 7)
+
+    def test_json_and_quiet(self):
+        with tempfile.TemporaryDirectory() as directory:
+            out = os.path.join(directory, "r.json")
+            result = run_tool(["parse", "--json", out, fixture("good.log")])
+            self.assertEqual((result.returncode, result.stdout), (0, ""), result.stderr)
+            with open(out, encoding="utf-8") as written:
+                self.assertEqual(json.load(written), _GOOD)
+        result = run_tool(["parse", "--json", "-", fixture("good.log")])
+        self.assertEqual(json.loads(result.stdout), _GOOD)
+        result = run_tool(["parse", "--quiet", fixture("good.log")])
+        self.assertEqual((result.returncode, result.stdout, result.stderr), (0, "", ""))
+
+    def test_standard_input(self):
+        with open(fixture("good.log"), encoding="utf-8") as log:
+            result = run_tool(["parse", "--quiet", "-"], stdin=log.read())
+        self.assertEqual(result.returncode, 0, result.stderr)
+
+    def test_malformed_logs_are_one_sentence_and_exit_2(self):
+        for name, sentence in MALFORMED.items():
+            with self.subTest(name):
+                shown = os.path.join("tests", "tools", "fixtures", name)
+                result = run_tool(["parse", shown])
+                self.assertEqual(result.returncode, 2)
+                self.assertEqual(result.stdout, "")
+                self.assertEqual(result.stderr, f"clockbench parse: {shown}: {sentence}\n")
+        result = run_tool(["parse", "no/such.log"])
+        self.assertEqual((result.returncode, result.stderr),
+                         (2, "clockbench parse: cannot read no/such.log: No such file or "
+                             "directory.\n"))
+
+
+class Checks(unittest.TestCase):
+    """The report= checks of reportchecks.py on good and bad documents."""
+
+    def problems(self, name, change=None, document=None):
+        """The problems check `name` finds in the good document after `change`."""
+        document = document or good_document()
+        if change:
+            change(document)
+        report.validate_document(document, "x")  # the checks only ever see valid documents
+        return reportchecks.CHECKS[name](document)
+
+    def test_good_documents(self):
+        self.assertEqual(self.problems("valid"), [])
+        self.assertEqual(self.problems("tcg_facts"), [])
+        self.assertEqual(self.problems("kvm_facts", document=kvm_document()), [])
+
+    def test_kvm_facts_on_tcg_and_without_stability(self):
+        self.assertEqual(self.problems("kvm_facts"), [
+            "env.hypervisor is 'TCG', expected 'KVM'",
+            "kvm_clock is absent: no KVM signature (the hypervisor is TCG)"])
+        document = kvm_document()
+        document["clocks"][6]["flags"].remove("claims_stable")
+        self.assertEqual(self.problems("kvm_facts", document=document), [
+            "kvm_clock: flags ['per_cpu', 'per_cpu_setup', 'reads_ns'] lack claims_stable"])
+
+    def test_tcg_facts_on_kvm(self):
+        self.assertEqual(self.problems("tcg_facts", document=kvm_document()),
+                         ["env.hypervisor is 'KVM', expected 'TCG'"])
+
+    def test_nominal_frequencies(self):
+        self.assertEqual(self.problems("tcg_facts", lambda d: d["clocks"][3].update(
+            freq_hz=99999999)), ["hpet: freq_hz is 99999999, expected 100000000"])
+        self.assertEqual(self.problems("tcg_facts", lambda d: d["clocks"][4].update(
+            freq_hz=3579544)), ["acpi_pm: freq_hz is 3579544, expected 3579545"])
+        # Absent, they are not required: no HPET on a machine with hpet=off.
+        def without_hpet(document):
+            document["clocks"][3] = dict(_GOOD["clocks"][6], name="hpet",
+                                         absent_reason="no valid ACPI HPET table")
+            for clock in document["clocks"]:
+                if clock["rate_reference"] == "hpet":
+                    clock["rate_reference"] = "pit" if clock["name"] == "acpi_pm" else "acpi_pm"
+        self.assertEqual(self.problems("tcg_facts", without_hpet), [])
+
+    def test_sanity(self):
+        cases = [
+            (lambda d: d["clocks"][5].update(backward_steps=2, worst_backward_ns=838.1),
+             ["pit: backward_steps is 2, expected 0", "pit: worst_backward_ns is 838.1, "
+                                                      "expected 0"]),
+            (lambda d: d["clocks"][4].update(backward_steps_ns=1),
+             ["acpi_pm: backward_steps_ns is 1, expected 0"]),
+            (lambda d: d["clocks"][3]["read_ns"].update(p90=700.0),
+             ["hpet: read_ns is out of order: p90 700.0 > p99 608.7"]),
+            (lambda d: d["clocks"][1]["read_cycles"].update(min=-3),
+             ["tsc_rdtscp: read_cycles.min is -3: a negative cost"]),
+            (lambda d: d["clocks"][1].update(batch_ns_per_read=-0.5),
+             ["tsc_rdtscp: batch_ns_per_read is -0.5: a negative cost"]),
+            (lambda d: d["clocks"][2]["read_ns"].update(p50=None),
+             ["tsc_ordered: read_ns.p50 is null"]),
+            (lambda d: d["clocks"][3].update(rate_ppm=-12000.0),
+             ["hpet: rate_ppm is -12000.0, beyond ±10000"]),
+            (lambda d: d["clocks"][3].update(rate_reference="hpet"),
+             ["hpet: rate_reference 'hpet' is not another present clock"]),
+            (lambda d: d["clocks"][3].update(rate_reference="kvm_clock"),
+             ["hpet: rate_reference 'kvm_clock' is not another present clock"]),
+            (lambda d: d["clocks"][5].update(samples=0),
+             ["pit: samples is 0, expected more than 0"]),
+            (lambda d: d["empty_bracket_cycles"].update(p50=5000, p90=5000, p99=5000,
+                                                        p999=5000),
+             ["empty_bracket_cycles.p50 is 5000, expected below 1000 cycles"]),
+            (lambda d: d["empty_bracket_cycles"].update(min=50, p50=46),
+             ["empty_bracket_cycles is out of order: min 50 > p50 46"]),
+            (lambda d: d["clocks"][0]["read_cycles"].update(min=-1),
+             ["tsc: read_cycles.min is -1, expected at least 0 (the empty bracket is "
+              "over-subtracted)", "tsc: read_cycles.min is -1: a negative cost"]),
+            (lambda d: d["checks"].update(failed=1),
+             ["verdict is 'pass' although checks.failed is 1"]),
+            (lambda d: d["clocks"].append(dict(d["clocks"][6])),
+             ["the clock 'kvm_clock' is listed more than once"]),
+        ]
+        for change, expected in cases:
+            with self.subTest(expected[0]):
+                self.assertEqual(self.problems("tcg_facts", change), expected)
+                self.assertEqual(self.problems("valid", change), [])
+
+    def test_absent_tsc(self):
+        absent = dict(_GOOD["clocks"][6], name="tsc", absent_reason="no TSC")
+        self.assertEqual(self.problems("tcg_facts", lambda d: d["clocks"].__setitem__(0, absent)),
+                         ["tsc is absent"])
+
+    def test_run_report_checks(self):
+        lines = fixture_lines("good.log")
+        self.assertEqual(reportchecks.run_report_checks(["valid", "tcg_facts"], lines, "g"), [])
+        self.assertEqual(reportchecks.run_report_checks([], [], "g"), [])
+        self.assertEqual(reportchecks.run_report_checks(["valid", "kvm_facts"], lines, "g"), [
+            "report=kvm_facts: env.hypervisor is 'TCG', expected 'KVM'",
+            "report=kvm_facts: kvm_clock is absent: no KVM signature (the hypervisor is TCG)"])
+        self.assertEqual(
+            reportchecks.run_report_checks(["valid", "tcg_facts"],
+                                           fixture_lines("truncated.log"), "t.log"),
+            ["report=valid/tcg_facts: t.log: the report ends before 'clockbench-json end' "
+             "(truncated log?)"])
+
+    def test_many_problems_are_cut_short(self):
+        document = good_document()
+        for clock in document["clocks"][:6]:
+            clock["backward_steps"] = 1
+        lines = [report.BEGIN, *json_lines(document), report.END]
+        problems = reportchecks.run_report_checks(["tcg_facts"], lines, "x")
+        self.assertEqual(len(problems), reportchecks.MAX_PROBLEMS_SHOWN + 1)
+        self.assertEqual(problems[-1], "report=tcg_facts: and 1 more")
+
+
+class TestsCfgReportKey(unittest.TestCase):
+    """report= in tests/tests.cfg and in `clockbench test`'s judgement."""
+
+    def test_parsing(self):
+        (test,) = testlist.parse_tests_cfg("boot t report=valid report=tcg_facts report=valid\n")
+        self.assertEqual(test.report, ["valid", "tcg_facts"])
+        with self.assertRaises(RunnerError) as caught:
+            testlist.parse_tests_cfg("boot t report=fast\n", "t.cfg")
+        self.assertEqual(str(caught.exception), "t.cfg:1: report=fast is not a report check "
+                                                "(known: valid, tcg_facts, kvm_facts).")
+
+    def test_repository_report_tests(self):
+        tests = testlist.load_tests_cfg(os.path.join(ROOT, "tests", "tests.cfg"))
+        found = {t.name: (t.spec.accel, t.spec.machine, t.report) for t in tests
+                 if isinstance(t, testlist.BootTest) and t.report}
+        self.assertEqual(found, {
+            "report-pc": ("tcg", "pc", ["valid", "tcg_facts"]),
+            "report-q35": ("tcg", "q35", ["valid", "tcg_facts"]),
+            "report-kvm": ("kvm", "pc", ["valid", "kvm_facts"]),
+        })
+
+    def test_evaluation(self):
+        (test,) = testlist.parse_tests_cfg("boot t report=valid report=tcg_facts\n")
+        lines = fixture_lines("good.log")
+        self.assertEqual(cli.evaluate_boot_test(test, "pass", None, lines, "b/t.log"),
+                         ("ok", None))
+        state, reason = cli.evaluate_boot_test(test, "pass", None,
+                                               fixture_lines("missing-field.log"), "b/t.log")
+        self.assertEqual((state, reason), ("not ok", "report=valid/tcg_facts: b/t.log: "
+                                           "clocks[3]: 'read_ns' is a required property"))
+        (test,) = testlist.parse_tests_cfg("boot t match=nothing report=kvm_facts\n")
+        state, reason = cli.evaluate_boot_test(test, "pass", None, lines)
+        self.assertEqual(state, "not ok")
+        self.assertTrue(reason.startswith("no line matches /nothing/; report=kvm_facts: "
+                                          "env.hypervisor is 'TCG'"), reason)
+
+
+class WithFakeQemu(unittest.TestCase):
+    """tools/clockbench run/test and tools/bench in a scratch tree with a fake QEMU."""
+
+    def setUp(self):
+        self.root = tempfile.mkdtemp()
+        tools = os.path.join(self.root, "tools")
+        shutil.copytree(os.path.join(ROOT, "tools", "clockbench_lib"),
+                        os.path.join(tools, "clockbench_lib"))
+        for program in ("clockbench", "bench"):
+            shutil.copy(os.path.join(ROOT, "tools", program), tools)
+        os.makedirs(os.path.join(self.root, "docs"))
+        shutil.copy(os.path.join(ROOT, report.SCHEMA_FILE), os.path.join(self.root, "docs"))
+        os.makedirs(os.path.join(self.root, "tests"))
+        os.makedirs(os.path.join(self.root, "build"))
+        with open(os.path.join(self.root, "build", "clockbench-mb1.elf"), "w",
+                  encoding="utf-8"):
+            pass
+
+    def tearDown(self):
+        shutil.rmtree(self.root)
+
+    def tool(self, program, *args, log=None):
+        """Run a copied tool with the fake QEMU printing `log`'s report (if given)."""
+        env = {"CLOCKBENCH_QEMU": FAKE_QEMU}
+        if log:
+            env["FAKE_QEMU_REPORT"] = fixture(log)
+        return run_tool(args, cwd=self.root, env=env,
+                        program=os.path.join(self.root, "tools", program))
+
+    def written(self, name):
+        """The JSON file `name` in the scratch tree."""
+        with open(os.path.join(self.root, name), encoding="utf-8") as document:
+            return json.load(document)
+
+    def test_run_json_writes_the_guest_report(self):
+        result = self.tool("clockbench", "run", "--accel", "tcg", "--no-build", "--json",
+                           "r.json", log="good.log")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(self.written("r.json"), _GOOD)
+        self.assertEqual(result.stderr, "fake qemu: exiting\n")
+
+    def test_run_json_without_report_writes_the_summary(self):
+        result = self.tool("clockbench", "run", "--accel", "tcg", "--no-build", "--json",
+                           "r.json")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(self.written("r.json")["schema"], "clockbench-run/0")
+        self.assertIn("clockbench run: the guest printed no JSON report; the --json file holds "
+                      "the runner's summary (clockbench-run/0).", result.stderr)
+
+    def test_run_json_with_a_broken_report_is_an_error(self):
+        for name, sentence in MALFORMED.items():
+            if name == "no-report.log":
+                continue
+            with self.subTest(name):
+                result = self.tool("clockbench", "run", "--accel", "tcg", "--no-build",
+                                   "--json", "r.json", log=name)
+                self.assertEqual(result.returncode, 2)
+                # The fake console is shorter than the fixture: other line numbers.
+                sentence = sentence.replace("log line 36,", "log line 19,")
+                expected = f"build/run/last.log: {sentence}"
+                self.assertIn(f"clockbench run: {expected}\n", result.stderr)
+                self.assertNotIn("Traceback", result.stderr)
+                self.assertRegex(result.stdout, r"clockbench run: ERROR \(tcg pc multiboot1, ")
+                summary = self.written("r.json")
+                self.assertEqual((summary["schema"], summary["verdict"], summary["reason"]),
+                                 ("clockbench-run/0", "error", expected))
+
+    def test_boot_test_with_report_checks(self):
+        with open(os.path.join(self.root, "tests", "tests.cfg"), "w", encoding="utf-8") as cfg:
+            cfg.write("boot good report=valid report=tcg_facts\n"
+                      "boot kvm  report=kvm_facts\n")
+        result = self.tool("clockbench", "test", "--no-build", log="good.log")
+        lines = result.stdout.splitlines()
+        self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
+        self.assertRegex(lines[1], r"^ok 1 good \([0-9.]+ s\)$")
+        self.assertEqual(lines[2], "not ok 2 kvm: report=kvm_facts: env.hypervisor is 'TCG', "
+                                   "expected 'KVM'; report=kvm_facts: kvm_clock is absent: no "
+                                   "KVM signature (the hypervisor is TCG)")
+        result = self.tool("clockbench", "test", "--no-build", "good", log="truncated.log")
+        self.assertIn("not ok 1 good: report=valid/tcg_facts: build/tests/good.log: the report "
+                      "ends before 'clockbench-json end' (truncated log?)",
+                      result.stdout.splitlines())
+
+    def test_bench(self):
+        result = self.tool("bench", "--no-build", "--accel", "tcg", log="good.log")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        lines = result.stdout.splitlines()
+        self.assertRegex(lines[0], r"^== tcg \(pc multiboot1\): PASS, QEMU start to verdict "
+                                   r"[0-9.]+ s \(QEMU ran [0-9.]+ s, wall clock on the host\)$")
+        self.assertEqual(lines[2].split()[:6], ["clock", "p50", "ns", "p99", "ns", "batch"])
+        self.assertIn("update Hz", lines[2])
+        self.assertEqual(lines[6].split()[:6], ["hpet", "300", "609", "280", "10.0", "3.30"])
+        self.assertTrue(os.path.exists(os.path.join(self.root, "build", "bench", "tcg.log")))
+
+    def test_bench_without_report(self):
+        result = self.tool("bench", "--no-build", "--accel", "tcg", log="no-report.log")
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("   no table: build/bench/tcg.log: there is no JSON report",
+                      result.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()

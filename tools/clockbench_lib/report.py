@@ -1,0 +1,330 @@
+# SPDX-License-Identifier: MIT
+"""The guest's JSON report (schema clockbench/1): finding it in a console log, parsing
+it, validating it against docs/report.schema.json, and showing it as a table.
+
+The one place that knows the report's console framing (docs/report-format.md):
+
+    clockbench-json begin
+    json| {"schema": "clockbench/1",
+    json|  ...}
+    clockbench-json end
+
+The document is the concatenation of the text after `json| ` on the lines between the
+markers; lines without the prefix (other CPUs, QEMU's messages) are ignored.  Every
+problem is a RunnerError holding one sentence that starts with the log's name.
+"""
+
+import functools
+import importlib
+import json
+import math
+import os
+import sys
+
+from .console import LineSplitter
+from .outcome import RunnerError
+
+SCHEMA = "clockbench/1"
+BEGIN = "clockbench-json begin"
+END = "clockbench-json end"
+PREFIX = "json| "
+PERCENTILES = ("min", "p50", "p90", "p99", "p999", "max")
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SCHEMA_FILE = os.path.join("docs", "report.schema.json")
+JSONSCHEMA_PACKAGE = "python3-jsonschema"
+_MESSAGE_CHARS = 160
+
+
+def read_log_lines(path):
+    """The cleaned lines of a console log, raw (CR LF, ANSI escapes) or as saved by `run`.
+
+    `-` reads standard input.  RunnerError when the file cannot be read.
+    """
+    try:
+        if path == "-":
+            data = sys.stdin.buffer.read()
+        else:
+            with open(path, "rb") as log:
+                data = log.read()
+    except OSError as error:
+        raise RunnerError(f"cannot read {path}: {error.strerror}.") from None
+    splitter = LineSplitter()
+    lines = splitter.feed(data)
+    tail = splitter.finish()
+    return lines + ([tail] if tail is not None else [])
+
+
+def has_report(lines):
+    """True when the console shows the start of a report (complete or not)."""
+    return any(line.strip() == BEGIN for line in lines)
+
+
+def _report_block(lines, source):
+    """The (log line number, text) pairs of the JSON lines of the last report in `lines`."""
+    begins = [index for index, line in enumerate(lines) if line.strip() == BEGIN]
+    if not begins:
+        raise RunnerError(f"{source}: there is no JSON report (no '{BEGIN}' line): the guest "
+                          f"stopped before printing it, or predates {SCHEMA}")
+    block = []
+    for index in range(begins[-1] + 1, len(lines)):
+        line = lines[index]
+        if line.strip() == END:
+            return block
+        if line.startswith(PREFIX) or line.rstrip() == PREFIX.rstrip():
+            block.append((index + 1, line[len(PREFIX):]))
+    raise RunnerError(f"{source}: the report ends before '{END}' (truncated log?)")
+
+
+def _reject_constant(name):
+    """json.loads hook: NaN and Infinity are not JSON (the guest prints null instead)."""
+    raise ValueError(f"{name} is not JSON (a non-finite value must be printed as null)")
+
+
+def _no_duplicate_keys(pairs):
+    """json.loads hook: an object that names a key twice is refused."""
+    document = {}
+    for key, value in pairs:
+        if key in document:
+            raise ValueError(f"the key '{key}' appears twice in one object")
+        document[key] = value
+    return document
+
+
+def _json_error_place(block, position):
+    """Where character `position` of the joined document is: "log line N, column C"."""
+    offset = 0
+    for line_no, text in block:
+        if position <= offset + len(text):
+            return f"log line {line_no}, column {position - offset + len(PREFIX) + 1}"
+        offset += len(text)
+    return f"log line {block[-1][0]}, at its end"
+
+
+def parse_document(block, source):
+    """Turn the report's JSON lines into a Python object; RunnerError when it is not JSON."""
+    if not block:
+        raise RunnerError(f"{source}: the report has no '{PREFIX.strip()}' lines between "
+                          f"'{BEGIN}' and '{END}'")
+    text = "".join(part for _, part in block)
+    try:
+        return json.loads(text, parse_constant=_reject_constant,
+                          object_pairs_hook=_no_duplicate_keys)
+    except json.JSONDecodeError as error:
+        raise RunnerError(f"{source}: the report is not valid JSON: {error.msg} "
+                          f"({_json_error_place(block, error.pos)})") from None
+    except ValueError as error:
+        raise RunnerError(f"{source}: the report is not valid JSON: {error}") from None
+
+
+def require_jsonschema():
+    """RunnerError naming the Debian package when python3-jsonschema is not installed."""
+    try:
+        importlib.import_module("jsonschema")
+    except ImportError:
+        raise RunnerError(f"validating the report needs the Python module jsonschema: "
+                          f"install the Debian package {JSONSCHEMA_PACKAGE} (`make deps` "
+                          f"installs all of clockbench's dependencies).") from None
+
+
+@functools.lru_cache(maxsize=None)
+def _validator(schema_path):
+    """A Draft 2020-12 validator for the schema file at `schema_path` (read once)."""
+    require_jsonschema()
+    from jsonschema import Draft202012Validator  # pylint: disable=import-outside-toplevel
+    try:
+        with open(schema_path, encoding="utf-8") as schema_file:
+            schema = json.load(schema_file)
+    except OSError as error:
+        raise RunnerError(f"cannot read {SCHEMA_FILE}: {error.strerror}.") from None
+    except ValueError as error:
+        raise RunnerError(f"{SCHEMA_FILE} is not valid JSON: {error}.") from None
+    return Draft202012Validator(schema)
+
+
+def json_path(parts):
+    """A validation error's place as text: ('clocks', 3, 'read_ns') -> clocks[3].read_ns."""
+    text = ""
+    for part in parts:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _shorten(message):
+    """Keep a validator message (which may quote a whole object) to one readable line."""
+    return message if len(message) <= _MESSAGE_CHARS else message[:_MESSAGE_CHARS - 3] + "..."
+
+
+# What each branch of the clock schema's allOf requires, for error messages.
+_CLOCK_BRANCH_WORDS = {
+    0: " (a present clock's facts are not null)",
+    1: " (a present clock that was not timed keeps its facts, null measurements and a note)",
+    2: " (an absent clock gives its reason, and its measurements are null)",
+}
+
+
+def _error_message(error):
+    """A jsonschema error as words, with values in JSON spelling (null, not None)."""
+    if error.validator == "type":
+        wanted = error.validator_value
+        wanted = " or ".join(wanted) if isinstance(wanted, list) else wanted
+        message = f"{json.dumps(error.instance)} is not of type {wanted}"
+    elif error.validator == "minItems":
+        message = (f"has {len(error.instance)} entries, expected at least "
+                   f"{error.validator_value}")
+    elif error.validator == "uniqueItems":
+        message = f"{json.dumps(error.instance)} names an item twice"
+    else:
+        message = error.message
+    schema_path = list(error.absolute_schema_path)
+    if "then" in schema_path:
+        # The clock schema's allOf holds one if/then per kind of clock.
+        branch = schema_path[schema_path.index("then") - 1]
+        message += _CLOCK_BRANCH_WORDS.get(branch, "")
+    return _shorten(message)
+
+
+def validate_document(document, source, schema_path=None):
+    """RunnerError with one sentence unless `document` is a valid clockbench/1 report."""
+    if not isinstance(document, dict):
+        raise RunnerError(f"{source}: the report is a JSON {type(document).__name__}, "
+                          f"not an object")
+    if "schema" in document and document["schema"] != SCHEMA:
+        found = document["schema"]
+        shown = f"'{found}'" if isinstance(found, str) else json.dumps(found)
+        raise RunnerError(f"{source}: report schema is {shown}; this tool reads {SCHEMA}")
+    validator = _validator(schema_path or os.path.join(ROOT, SCHEMA_FILE))
+    errors = sorted(validator.iter_errors(document),
+                    key=lambda error: (len(error.absolute_path), json_path(error.absolute_path)))
+    if not errors:
+        return
+    from jsonschema.exceptions import best_match  # pylint: disable=import-outside-toplevel
+    error = best_match(errors)
+    where = json_path(error.absolute_path)
+    more = len(errors) - 1
+    more = f" (and {more} more problem{'s' * (more > 1)})" if more else ""
+    raise RunnerError(f"{source}: {where + ': ' if where else ''}{_error_message(error)}"
+                      f"{more}")
+
+
+def load_report(lines, source, schema_path=None):
+    """Find, parse and validate the report in console `lines`; returns the document.
+
+    `source` names the log in error sentences.  With several reports in one log, the last
+    one is read.
+    """
+    document = parse_document(_report_block(lines, source), source)
+    validate_document(document, source, schema_path)
+    return document
+
+
+def load_report_file(path, shown=None):
+    """load_report() on the log at `path` (`shown` is how sentences name it)."""
+    return load_report(read_log_lines(path), shown or path)
+
+
+# ---------------------------------------------------------------------------- tables
+
+def _number(value, digits=3):
+    """A number with about `digits` significant digits, or "-" for null."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "-"
+    if value == 0:
+        return "0"
+    magnitude = abs(value)
+    if magnitude >= 10 ** digits:
+        return f"{value:.0f}"
+    decimals = max(0, digits - 1 - math.floor(math.log10(magnitude)))
+    return f"{value:.{decimals}f}"
+
+
+def _hz(value):
+    """A rate in Hz with an SI prefix and no unit (e.g. 3.30 M), or "-"."""
+    if value is None:
+        return "-"
+    for factor, prefix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= factor:
+            return f"{_number(value / factor)} {prefix}"
+    return _number(value)
+
+
+def format_hz(value):
+    """A frequency with its unit, e.g. 2.30 GHz."""
+    return f"{_hz(value)}Hz" if value is not None and abs(value) >= 1e3 else f"{_hz(value)} Hz"
+
+
+def _ppm(clock):
+    """Rate against the reference: "+1.5 ± 3" ppm, or "-"."""
+    if clock.get("rate_ppm") is None:
+        return "-"
+    text = f"{clock['rate_ppm']:+.1f}"
+    if clock.get("rate_uncertainty_ppm") is not None:
+        text += f" ± {_number(clock['rate_uncertainty_ppm'], 2)}"
+    return text
+
+
+def _percentile(clock, field, key):
+    values = clock.get(field) or {}
+    return _number(values.get(key))
+
+
+def _backward(clock):
+    """Backward steps of the raw counter / of the converted ns."""
+    return f"{clock['backward_steps']}/{clock['backward_steps_ns']}"
+
+
+# Table columns: (heading, function of a present clock's entry, right-aligned).
+COLUMNS = {
+    "clock": ("clock", lambda c: c["name"], False),
+    "present": ("present", lambda c: "yes" if c["present"] else "no", False),
+    "p50": ("p50 ns", lambda c: _percentile(c, "read_ns", "p50"), True),
+    "p99": ("p99 ns", lambda c: _percentile(c, "read_ns", "p99"), True),
+    "batch": ("batch ns/read", lambda c: _number(c.get("batch_ns_per_read")), True),
+    "resolution": ("resolution ns", lambda c: _number(c.get("resolution_ns")), True),
+    "update": ("update Hz", lambda c: _hz(c.get("update_hz")), True),
+    "backward": ("backward raw/ns", _backward, True),
+    "rate": ("rate ppm", _ppm, True),
+    "trapped": ("trapped", lambda c: "TRAPPED" if c.get("trapped") else "no", False),
+}
+SUMMARY_COLUMNS = ("clock", "present", "p50", "p99", "batch", "resolution", "backward", "rate",
+                   "trapped")
+BENCH_COLUMNS = ("clock", "p50", "p99", "batch", "resolution", "update", "backward", "rate",
+                 "trapped")
+
+
+def clock_table(document, columns=SUMMARY_COLUMNS):
+    """One line per clock (a heading first): the chosen COLUMNS for present clocks, the
+    reason for absent ones."""
+    headings = [COLUMNS[name][0] for name in columns]
+    rows = []
+    for clock in document["clocks"]:
+        if clock["present"]:
+            rows.append([COLUMNS[name][1](clock) for name in columns])
+        else:
+            rows.append([clock["name"], f"absent: {clock['absent_reason']}"])
+    widths = [max([len(headings[i])] + [len(row[i]) for row in rows if len(row) == len(columns)])
+              for i in range(len(columns))]
+
+    def line(cells):
+        if len(cells) != len(columns):  # an absent clock: its name, then the reason
+            return f"{cells[0]:<{widths[0]}}  {cells[1]}"
+        return "  ".join(f"{cell:>{width}}" if COLUMNS[name][2] else f"{cell:<{width}}"
+                         for cell, width, name in zip(cells, widths, columns)).rstrip()
+
+    return [line(headings)] + [line(row) for row in rows]
+
+
+def summary_lines(document, source):
+    """The compact human summary `clockbench parse` prints."""
+    env = document["env"]
+    checks = document["checks"]
+    bracket = document["empty_bracket_cycles"]
+    cpus = "? CPUs" if env["cpus"] is None else f"{env['cpus']} CPU{'s' * (env['cpus'] != 1)}"
+    return [
+        f"{source}: {document['schema']} report from clockbench {document['version']}: "
+        f"{document['verdict'].upper()} ({checks['passed']} passed, {checks['failed']} failed, "
+        f"{checks['skipped']} skipped)",
+        f"{env['hypervisor']}, {env['boot']}, {cpus}, {env['memory_mib']} MiB, "
+        f"TSC {format_hz(env['tsc_hz'])}, budget {_number(document['budget_ms'])} ms, "
+        f"empty bracket p50 {bracket['p50']} cycles",
+        *clock_table(document, SUMMARY_COLUMNS),
+    ]

@@ -1,0 +1,158 @@
+# SPDX-License-Identifier: MIT
+"""Facts a boot test requires of the guest's JSON report: tests.cfg's `report=NAME`.
+
+Each check takes a schema-valid clockbench/1 document and returns a list of problems,
+each one sentence (empty: the check holds).  The bounds are deliberately generous: they
+catch wrong behaviour (a clock that runs backwards, percentiles out of order, a wrong
+nominal frequency), not slow machines.
+"""
+
+from . import report
+from .outcome import RunnerError
+
+HPET_QEMU_HZ = 100_000_000    # QEMU's HPET: period 10,000,000 fs
+ACPI_PM_HZ = 3_579_545        # fixed by the ACPI specification
+RATE_LIMIT_PPM = 10_000       # 1 %: the guest's own rate check uses the same limit
+EMPTY_BRACKET_P50_LIMIT_CYCLES = 1000
+MAX_PROBLEMS_SHOWN = 5
+
+
+def _ordered(values, field):
+    """Problems unless min <= p50 <= p90 <= p99 <= p999 <= max, with none null."""
+    nulls = [key for key in report.PERCENTILES if values[key] is None]
+    if nulls:
+        return [f"{field}.{nulls[0]} is null"]
+    for low, high in zip(report.PERCENTILES, report.PERCENTILES[1:]):
+        if values[low] > values[high]:
+            return [f"{field} is out of order: {low} {values[low]} > {high} {values[high]}"]
+    return []
+
+
+def _present(document):
+    """The present clocks' entries."""
+    return [clock for clock in document["clocks"] if clock["present"]]
+
+
+def _clock(document, name):
+    """The entry of the clock called `name`, or None."""
+    return next((clock for clock in document["clocks"] if clock["name"] == name), None)
+
+
+def _clock_sanity(clock, present_names):
+    """What every present clock's entry must show on any machine."""
+    name = clock["name"]
+    problems = []
+    if clock["samples"] <= 0:
+        problems.append(f"samples is {clock['samples']}, expected more than 0")
+    if not clock["freq_hz"] > 0:
+        problems.append(f"freq_hz is {clock['freq_hz']}, expected more than 0")
+    for field in ("backward_steps", "backward_steps_ns", "worst_backward_ns"):
+        if clock[field] != 0:
+            problems.append(f"{field} is {clock[field]}, expected 0")
+    for field in ("read_cycles", "read_ns"):
+        problems += _ordered(clock[field], field)
+        if clock[field]["min"] is not None and clock[field]["min"] < 0:
+            problems.append(f"{field}.min is {clock[field]['min']}: a negative cost")
+    for field in ("batch_ns_per_read", "conversion_ns"):
+        if clock[field] is not None and clock[field] < 0:
+            problems.append(f"{field} is {clock[field]}: a negative cost")
+    if clock["rate_ppm"] is not None and not abs(clock["rate_ppm"]) < RATE_LIMIT_PPM:
+        problems.append(f"rate_ppm is {clock['rate_ppm']}, beyond ±{RATE_LIMIT_PPM}")
+    reference = clock["rate_reference"]
+    if reference is not None and (reference == name or reference not in present_names):
+        problems.append(f"rate_reference '{reference}' is not another present clock")
+    return [f"{name}: {problem}" for problem in problems]
+
+
+def _sanity(document, hypervisor):
+    """What every report from a run under `hypervisor` must show."""
+    problems = []
+    if document["env"]["hypervisor"] != hypervisor:
+        problems.append(f"env.hypervisor is '{document['env']['hypervisor']}', "
+                        f"expected '{hypervisor}'")
+    names = [clock["name"] for clock in document["clocks"]]
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        problems.append(f"the clock '{duplicates[0]}' is listed more than once")
+    if document["checks"]["failed"] and document["verdict"] != "fail":
+        problems.append(f"verdict is '{document['verdict']}' although checks.failed is "
+                        f"{document['checks']['failed']}")
+    bracket = document["empty_bracket_cycles"]
+    problems += _ordered(bracket, "empty_bracket_cycles")
+    if not bracket["p50"] < EMPTY_BRACKET_P50_LIMIT_CYCLES:
+        problems.append(f"empty_bracket_cycles.p50 is {bracket['p50']}, expected below "
+                        f"{EMPTY_BRACKET_P50_LIMIT_CYCLES} cycles")
+    tsc = _clock(document, "tsc")
+    if tsc is None or not tsc["present"]:
+        problems.append("tsc is absent")
+    elif tsc["read_cycles"]["min"] < 0:
+        problems.append(f"tsc: read_cycles.min is {tsc['read_cycles']['min']}, expected at "
+                        f"least 0 (the empty bracket is over-subtracted)")
+    present_names = {clock["name"] for clock in _present(document)}
+    for clock in _present(document):
+        problems += _clock_sanity(clock, present_names)
+    return problems
+
+
+def _nominal_frequency(document, name, freq_hz):
+    """A problem when the clock `name` is present with another nominal frequency."""
+    clock = _clock(document, name)
+    if clock and clock["present"] and clock["freq_hz"] != freq_hz:
+        return [f"{name}: freq_hz is {clock['freq_hz']}, expected {freq_hz}"]
+    return []
+
+
+def check_valid(_document):
+    """valid: the report is there and valid against docs/report.schema.json.
+
+    Loading the document already checked that; nothing more to see.
+    """
+    return []
+
+
+def check_tcg_facts(document):
+    """tcg_facts: a run under QEMU's TCG: QEMU's HPET and PM timer frequencies, and sanity."""
+    return (_sanity(document, "TCG")
+            + _nominal_frequency(document, "hpet", HPET_QEMU_HZ)
+            + _nominal_frequency(document, "acpi_pm", ACPI_PM_HZ))
+
+
+def check_kvm_facts(document):
+    """kvm_facts: a run under KVM: kvm-clock present and claiming stability, and sanity."""
+    problems = _sanity(document, "KVM")
+    kvm_clock = _clock(document, "kvm_clock")
+    if kvm_clock is None or not kvm_clock["present"]:
+        reason = kvm_clock["absent_reason"] if kvm_clock else "not listed"
+        problems.append(f"kvm_clock is absent: {reason}")
+    elif "claims_stable" not in kvm_clock["flags"]:
+        problems.append(f"kvm_clock: flags {kvm_clock['flags']} lack claims_stable")
+    return problems
+
+
+CHECKS = {
+    "valid": check_valid,
+    "tcg_facts": check_tcg_facts,
+    "kvm_facts": check_kvm_facts,
+}
+
+
+def run_report_checks(names, lines, source):
+    """Load the report from console `lines` and run the checks `names` on it.
+
+    Returns problem sentences, each naming its check; a report that cannot be loaded is
+    one problem, whichever checks were asked for.
+    """
+    if not names:
+        return []
+    try:
+        document = report.load_report(lines, source)
+    except RunnerError as error:
+        return [f"report={'/'.join(names)}: {error}"]
+    problems = []
+    for name in names:
+        found = CHECKS[name](document)
+        shown = found[:MAX_PROBLEMS_SHOWN]
+        if len(found) > len(shown):
+            shown.append(f"and {len(found) - len(shown)} more")
+        problems += [f"report={name}: {problem}" for problem in shown]
+    return problems
