@@ -16,8 +16,8 @@
 
 static void print_cell_ns(double ns)
 {
-	if (ns >= 100000)
-		printf(" %8.0fus", ns / 1000);
+	if (ns >= 10000)
+		printf(" %8.1fus", ns / 1000);
 	else
 		printf(" %10.1f", ns);
 }
