@@ -17,6 +17,7 @@
 #define EMPTY_SAMPLES	      10000 /* empty brackets measured once per run */
 #define PILOT_READS	      16 /* to estimate a read's cost before sizing */
 #define BATCH_UNROLL	      8
+#define MAX_BATCH_ITERATIONS  (1u << 24) /* 134 M reads: a bound, not a goal */
 #define MIN_RESOLUTION_READS  1000
 #define MAX_RESOLUTION_READS  1000000
 #define CONVERSION_ITERATIONS 20000
@@ -213,15 +214,22 @@ static uint64_t time_loop(uint64_t (*read)(void), uint64_t iterations)
 	return tsc_read_ordered() - start;
 }
 
+/*
+ * The seeds' method: double the iteration count until the loop lasts about
+ * its share of the budget (never on an estimate that may be 0), then take
+ * the last, longest loop.
+ */
 static void measure_batch(struct clock_result *r, uint64_t budget_cycles)
 {
-	uint64_t per_iteration = r->read_cycles.p50 * BATCH_UNROLL + 1;
-	uint64_t iterations = budget_cycles / per_iteration;
-	uint64_t loaded, empty;
+	uint64_t iterations = 1, loaded = 0, empty;
 
-	if (iterations < 4)
-		iterations = 4;
-	loaded = time_loop(r->clock->read, iterations);
+	for (;;) {
+		loaded = time_loop(r->clock->read, iterations);
+		if (loaded >= budget_cycles / 2 ||
+		    iterations >= MAX_BATCH_ITERATIONS)
+			break;
+		iterations *= 2;
+	}
 	empty = time_loop(read_nothing, iterations);
 	r->batch_ns_per_read =
 		loaded > empty
