@@ -4,6 +4,17 @@
 
 #define NS_PER_S 1000000000ull
 
+const struct clock_flag_name clock_flag_names[] = {
+	{ CLOCK_PER_CPU, "per_cpu", "per-CPU" },
+	{ CLOCK_NEEDS_CPU_SETUP, "per_cpu_setup", "per-CPU setup" },
+	{ CLOCK_CLAIMS_STABLE, "claims_stable", "claims stable across CPUs" },
+	{ CLOCK_READS_NS, "reads_ns", "reads in ns" },
+	{ CLOCK_PORT_IO, "port_io", "read through I/O ports" },
+};
+
+const size_t clock_flag_count =
+	sizeof(clock_flag_names) / sizeof(clock_flag_names[0]);
+
 uint64_t clock_counts_to_ns(uint64_t delta, uint64_t freq_hz)
 {
 	if (!freq_hz)

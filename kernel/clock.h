@@ -68,6 +68,16 @@ struct clock {
 	char notes[CLOCK_TEXT_LEN]; /* anything else worth a reader's eye */
 };
 
+/* Each flag's name in the JSON report and in words for people. */
+struct clock_flag_name {
+	unsigned int flag;
+	const char *key;   /* "per_cpu" */
+	const char *words; /* "per-CPU" */
+};
+
+extern const struct clock_flag_name clock_flag_names[];
+extern const size_t clock_flag_count;
+
 /** Mask of a @width_bits-wide counter. */
 static inline uint64_t clock_mask(unsigned int width_bits)
 {

@@ -175,22 +175,13 @@ static void format_hz(char *buf, size_t len, double hz)
 
 static void format_flags(char *buf, size_t len, unsigned int flags)
 {
-	static const struct {
-		unsigned int flag;
-		const char *name;
-	} names[] = {
-		{ CLOCK_PER_CPU, "per-CPU" },
-		{ CLOCK_NEEDS_CPU_SETUP, "per-CPU setup" },
-		{ CLOCK_CLAIMS_STABLE, "claims stable across CPUs" },
-		{ CLOCK_READS_NS, "reads in ns" },
-	};
 	size_t i, used = 0;
 
 	buf[0] = '\0';
-	for (i = 0; i < sizeof(names) / sizeof(names[0]) && used < len; i++)
-		if (flags & names[i].flag)
+	for (i = 0; i < clock_flag_count && used < len; i++)
+		if (flags & clock_flag_names[i].flag)
 			used += snprintf(buf + used, len - used, ", %s",
-					 names[i].name);
+					 clock_flag_names[i].words);
 }
 
 static void report_tsc_features(void)

@@ -160,22 +160,12 @@ static void json_stats(struct json_writer *w, const char *key,
 
 static void json_flags(struct json_writer *w, unsigned int flags)
 {
-	static const struct {
-		unsigned int flag;
-		const char *name;
-	} names[] = {
-		{ CLOCK_PER_CPU, "per_cpu" },
-		{ CLOCK_NEEDS_CPU_SETUP, "per_cpu_setup" },
-		{ CLOCK_CLAIMS_STABLE, "claims_stable" },
-		{ CLOCK_READS_NS, "reads_ns" },
-		{ CLOCK_PORT_IO, "port_io" },
-	};
 	size_t i;
 
 	json_array_begin(w, "flags");
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (flags & names[i].flag)
-			json_string(w, NULL, names[i].name);
+	for (i = 0; i < clock_flag_count; i++)
+		if (flags & clock_flag_names[i].flag)
+			json_string(w, NULL, clock_flag_names[i].key);
 	json_array_end(w);
 }
 
