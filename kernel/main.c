@@ -43,15 +43,20 @@ __attribute__((noreturn)) static void fail_early(const char *what,
 	platform_exit(report_end());
 }
 
+/* The environment as the JSON report repeats it; filled as it is printed. */
+static struct report_env report_env;
+
 static void print_cpu(void)
 {
 	const struct cpu_info *cpu = &cpu_info;
 
 	cpu_info_read(&cpu_info);
-	ENV_LINE("cpu", "%s family %u model %u stepping %u%s%s%s", cpu->vendor,
+	snprintf(report_env.cpu, sizeof(report_env.cpu),
+		 "%s family %u model %u stepping %u%s%s%s", cpu->vendor,
 		 cpu->family, cpu->model, cpu->stepping,
 		 cpu->brand[0] ? " (" : "", cpu->brand,
 		 cpu->brand[0] ? ")" : "");
+	ENV_LINE("cpu", "%s", report_env.cpu);
 }
 
 static void print_hypervisor(void)
@@ -129,12 +134,15 @@ static void print_acpi(const struct boot_info *bi, bool verbose)
 			 acpi->nr_entries);
 	else
 		ENV_LINE("acpi", "none");
+	report_env.cpus = -1;
 	madt = acpi ? acpi_find(acpi, "APIC", 0, &len) : NULL;
 	if (!madt)
 		ENV_LINE("cpus (firmware)", "unknown (no ACPI MADT)");
 	else if (acpi_madt_count_cpus(madt, len, &cpus, why, sizeof(why)))
 		ENV_LINE("cpus (firmware)", "unknown (%s)", why);
 	else
+		report_env.cpus = (int)cpus.enabled;
+	if (report_env.cpus >= 0)
 		ENV_LINE("cpus (firmware)", "%u (ACPI MADT%s%.0u%s)",
 			 cpus.enabled,
 			 cpus.online_capable ? "; online-capable: " : "",
@@ -203,32 +211,19 @@ static void dump_acpi(const struct boot_info *bi)
 			   h->length);
 }
 
+/* The rest of the report's environment (the CPU and the firmware's CPU
+ * count are set where they are printed). */
 static void fill_report_env(struct report_env *env, const struct options *o)
 {
 	const struct hv_leaf *hv = hv_primary(&hv_info);
-	const struct acpi_header *madt;
-	struct acpi_cpu_count cpus;
-	struct acpi *acpi = platform_acpi();
-	char why[ACPI_WARNING_LEN];
-	size_t len;
 
 	env->version = CLOCKBENCH_VERSION;
 	env->boot = boot_protocol_name(boot_info.protocol);
 	env->cmdline = boot_info.cmdline;
-	snprintf(env->cpu, sizeof(env->cpu),
-		 "%s family %u model %u stepping %u%s%s%s", cpu_info.vendor,
-		 cpu_info.family, cpu_info.model, cpu_info.stepping,
-		 cpu_info.brand[0] ? " (" : "", cpu_info.brand,
-		 cpu_info.brand[0] ? ")" : "");
 	env->hypervisor = hv		    ? hv_kind_name(hv->kind)
 			  : hv_info.present ? "unknown hypervisor"
 					    : "none";
 	env->hypervisor_signature = hv ? hv->signature : NULL;
-	madt = acpi ? acpi_find(acpi, "APIC", 0, &len) : NULL;
-	env->cpus = madt && !acpi_madt_count_cpus(madt, len, &cpus, why,
-						  sizeof(why))
-			    ? (int)cpus.enabled
-			    : -1;
 	env->memory_mib = boot_info.ram_bytes / MIB;
 	env->iopl_honoured = ring0_io_emulations == 0;
 	env->budget_ms = o->budget_ms;
@@ -237,7 +232,6 @@ static void fill_report_env(struct report_env *env, const struct options *o)
 void kernel_boot(uint32_t protocol, uint32_t info_paddr, uint32_t magic)
 {
 	static struct clock_env clock_env;
-	static struct report_env report_env;
 	enum verdict verdict;
 	struct paging_summary paging;
 	struct options opts;
