@@ -208,6 +208,7 @@ static uint64_t read_rdtscp(void)
 
 struct clock tsc_clock = {
 	.name = "tsc",
+	.counter = "tsc",
 	.description = "rdtsc, unordered",
 	.probe = tsc_probe_common,
 	.read = tsc_read,
@@ -216,6 +217,7 @@ struct clock tsc_clock = {
 
 struct clock tsc_rdtscp_clock = {
 	.name = "tsc_rdtscp",
+	.counter = "tsc",
 	.description = "rdtscp (waits for earlier instructions)",
 	.probe = tsc_rdtscp_probe,
 	.read = read_rdtscp,
@@ -224,6 +226,7 @@ struct clock tsc_rdtscp_clock = {
 
 struct clock tsc_ordered_clock = {
 	.name = "tsc_ordered",
+	.counter = "tsc",
 	.description = "lfence; rdtsc",
 	.probe = tsc_probe_common,
 	.read = tsc_read_ordered,

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Counter arithmetic shared by every clock (pure; host-tested). */
+#include <string.h>
+
 #include "kernel/clock.h"
 
 #define NS_PER_S 1000000000ull
@@ -14,6 +16,12 @@ const struct clock_flag_name clock_flag_names[] = {
 
 const size_t clock_flag_count =
 	sizeof(clock_flag_names) / sizeof(clock_flag_names[0]);
+
+bool clock_same_counter(const struct clock *a, const struct clock *b)
+{
+	return !strcmp(a->counter ? a->counter : a->name,
+		       b->counter ? b->counter : b->name);
+}
 
 uint64_t clock_counts_to_ns(uint64_t delta, uint64_t freq_hz)
 {

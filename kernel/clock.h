@@ -38,6 +38,10 @@ struct clock_env {
 
 struct clock {
 	const char *name; /* stable: tsc, hpet, acpi_pm, pit, kvm_clock, ... */
+	/* The hardware counter read, when several clocks read one ("tsc");
+	 * NULL means the clock's own name.  One counter's rate against
+	 * itself proves nothing. */
+	const char *counter;
 	const char *description; /* one line for people */
 
 	/*
@@ -90,6 +94,9 @@ static inline uint64_t clock_delta(const struct clock *c, uint64_t then,
 {
 	return (now - then) & clock_mask(c->width_bits);
 }
+
+/** Whether @a and @b read the same hardware counter. */
+bool clock_same_counter(const struct clock *a, const struct clock *b);
 
 /** Nanoseconds in @delta raw counts of a clock at @freq_hz. */
 uint64_t clock_counts_to_ns(uint64_t delta, uint64_t freq_hz);

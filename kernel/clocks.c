@@ -232,7 +232,7 @@ const struct clock *clocks_reference_for(const struct clock *c)
 	     i++) {
 		const struct clock *ref = clocks_find(reference_order[i]);
 
-		if (ref && ref->present && ref != c &&
+		if (ref && ref->present && !clock_same_counter(ref, c) &&
 		    ref != c->calibrated_against)
 			return ref;
 	}

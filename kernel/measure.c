@@ -265,8 +265,9 @@ static void measure_rate(struct clock_result *r, unsigned int rate_ms)
 
 	/* Against itself, or against what it was calibrated with, a rate
 	 * proves nothing: use the next-best independent clock. */
-	if (!ref || ref == c || ref == c->calibrated_against ||
-	    (!strncmp(ref->name, "tsc", 3) && !strncmp(c->name, "tsc", 3)))
+	if (!ref || clock_same_counter(ref, c) ||
+	    (c->calibrated_against &&
+	     clock_same_counter(ref, c->calibrated_against)))
 		ref = clocks_reference_for(c);
 	if (!ref) {
 		snprintf(r->rate_problem, sizeof(r->rate_problem),
