@@ -58,7 +58,7 @@ KERNEL_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none \
 	-Wl,-z,max-page-size=0x1000 -Wl,--no-warn-rwx-segments -Wl,-z,noexecstack
 
 KERNEL_SRCS := $(wildcard kernel/*.c kernel/*.S drivers/*.c hypervisor/*.c) \
-	boot/start32.S
+	boot/start32.S boot/trampoline.S
 KERNEL_OBJS := $(patsubst %,$(OBJDIR)/%.o,$(basename $(KERNEL_SRCS)))
 HEAD_OBJ = $(OBJDIR)/boot/head-$(1).o
 LDS := $(OBJDIR)/link.lds

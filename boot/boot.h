@@ -24,6 +24,8 @@
 #define GDT_SEL_TSS	    0x18
 #define GDT_SEL_USER_DATA   0x28
 #define GDT_SEL_USER_CODE64 0x30
+#define GDT_SEL_CODE32	    0x38 /* flat 32-bit code, for the AP trampoline */
+#define GDT_SEL_CPU_TSS	    0x40 /* CPU i's TSS at GDT_SEL_CPU_TSS + 16 i */
 #define USER_DS		    (GDT_SEL_USER_DATA | 3)
 #define USER_CS		    (GDT_SEL_USER_CODE64 | 3)
 
@@ -41,5 +43,11 @@
 
 /* Ring 0's own stack (TSS.RSP0): exceptions and privileged calls. */
 #define RING0_STACK_SIZE 0x4000
+
+/* CPUs clockbench can run, and where the AP trampoline is copied (a page
+ * below 1 MiB: an AP starts in real mode at vector << 12). */
+#define MAX_CPUS      32
+#define AP_TRAMPOLINE 0x8000
+#define AP_STACK_SIZE 0x4000
 
 #endif

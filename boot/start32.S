@@ -117,6 +117,35 @@ start32:
 	movl	%eax, %cr0
 	ljmp	$GDT_SEL_CODE64, $start64
 
+/*
+ * An application processor, from the trampoline (boot/trampoline.S) in
+ * 32-bit protected mode with the kernel's GDT: the same long-mode setup as
+ * the boot CPU, on the stacks the boot CPU left in ap_boot_*, then ring 0
+ * set-up for this CPU and ap_main(cpu) in ring 3.
+ */
+	.globl ap_start32
+ap_start32:
+	movl	$GDT_SEL_DATA, %eax
+	movl	%eax, %ds
+	movl	%eax, %es
+	movl	%eax, %ss
+	movl	%eax, %fs
+	movl	%eax, %gs
+	movl	%cr4, %eax
+	orl	$(CR4_PAE + CR4_OSFXSR + CR4_OSXMMEXCPT), %eax
+	movl	%eax, %cr4
+	movl	$boot_pml4, %eax
+	movl	%eax, %cr3
+	movl	$MSR_EFER, %ecx
+	rdmsr
+	orl	$EFER_LME, %eax
+	wrmsr
+	movl	%cr0, %eax
+	andl	$~(CR0_EM + CR0_TS), %eax
+	orl	$(CR0_PG + CR0_WP + CR0_MP + 1), %eax
+	movl	%eax, %cr0
+	ljmp	$GDT_SEL_CODE64, $ap_start64
+
 /* Without long mode there is nothing to run: say so on COM1 and stop. */
 no_long_mode:
 	movl	$no_long_mode_msg, %esi
@@ -131,6 +160,25 @@ no_long_mode:
 	jmp	2b
 
 	.code64
+ap_start64:
+	movl	$GDT_SEL_DATA, %eax
+	movl	%eax, %ds
+	movl	%eax, %es
+	movl	%eax, %ss
+	movl	%eax, %fs
+	movl	%eax, %gs
+	movq	ap_boot_ring0_stack(%rip), %rsp
+	xorl	%ebp, %ebp
+	movl	ap_boot_cpu(%rip), %edi
+	call	ap_ring0_init
+	movl	ap_boot_cpu(%rip), %edi
+	pushq	$USER_DS
+	pushq	ap_boot_user_stack(%rip)
+	pushq	$USER_RFLAGS
+	pushq	$USER_CS
+	pushq	$ap_main
+	iretq
+
 start64:
 	movl	$GDT_SEL_DATA, %eax
 	movl	%eax, %ds
@@ -165,9 +213,11 @@ gdt64:
 	.quad 0
 	.quad 0x00af9a000000ffff	/* GDT_SEL_CODE64: 64-bit code, DPL 0 */
 	.quad 0x00cf92000000ffff	/* GDT_SEL_DATA: flat data */
-	.quad 0, 0			/* GDT_SEL_TSS: filled in by ring0_init() */
+	.quad 0, 0			/* GDT_SEL_TSS: unused (see GDT_SEL_CPU_TSS) */
 	.quad 0x00cff2000000ffff	/* GDT_SEL_USER_DATA: flat data, DPL 3 */
 	.quad 0x00affa000000ffff	/* GDT_SEL_USER_CODE64: 64-bit code, DPL 3 */
+	.quad 0x00cf9a000000ffff	/* GDT_SEL_CODE32: flat 32-bit code, DPL 0 */
+	.skip 16 * MAX_CPUS		/* GDT_SEL_CPU_TSS: one TSS per CPU */
 gdt64_end:
 	.balign 8
 	.word 0, 0, 0
@@ -175,6 +225,13 @@ gdt64_end:
 gdt_descr:				/* limit, then a 64-bit base */
 	.word gdt64_end - gdt64 - 1
 	.quad gdt64
+
+	/* Set by the boot CPU before it starts each AP (kernel/smp.c). */
+	.balign 8
+	.globl ap_boot_cpu, ap_boot_ring0_stack, ap_boot_user_stack
+ap_boot_ring0_stack:	.quad 0
+ap_boot_user_stack:	.quad 0
+ap_boot_cpu:		.long 0
 
 	.globl boot_protocol, boot_info_paddr, boot_magic
 boot_protocol:	.long 0

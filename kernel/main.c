@@ -10,6 +10,7 @@
 
 #include "clockbench/version.h"
 #include "drivers/acpi.h"
+#include "drivers/tsc.h"
 #include "hypervisor/detect.h"
 #include "kernel/boot_info.h"
 #include "kernel/clocks.h"
@@ -23,6 +24,7 @@
 #include "kernel/report.h"
 #include "kernel/ring0.h"
 #include "kernel/selftest.h"
+#include "kernel/smp.h"
 #include "kernel/summary.h"
 
 #define MIB (1024 * 1024)
@@ -227,6 +229,7 @@ static void fill_report_env(struct report_env *env, const struct options *o)
 	env->memory_mib = boot_info.ram_bytes / MIB;
 	env->iopl_honoured = ring0_io_emulations == 0;
 	env->budget_ms = o->budget_ms;
+	env->cpus_online = smp_cpus_online();
 }
 
 void kernel_boot(uint32_t protocol, uint32_t info_paddr, uint32_t magic)
@@ -284,6 +287,8 @@ void kernel_boot(uint32_t protocol, uint32_t info_paddr, uint32_t magic)
 	printf("# probing clocks (a TSC calibration takes about 50 ms)\n");
 	clocks_probe(&clock_env);
 	clocks_report_platform();
+	smp_start(platform_acpi(), opts.hold_ap, tsc_clock.freq_hz);
+	smp_print();
 
 	measure_all(&(struct measure_options){ .budget_ms = opts.budget_ms,
 					       .samples = opts.samples,
@@ -292,6 +297,7 @@ void kernel_boot(uint32_t protocol, uint32_t info_paddr, uint32_t magic)
 
 	selftest_run();
 	clocks_check();
+	smp_checks();
 	summary_checks();
 	verdict = report_end();
 	fill_report_env(&report_env, &opts);

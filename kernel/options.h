@@ -44,6 +44,7 @@ struct options {
 	unsigned int budget_ms; /* measurement time for the whole run */
 	unsigned int samples;	/* per-read samples per clock; 0 = budget */
 	unsigned int rate_ms;	/* reference time of a rate measurement */
+	unsigned int hold_ap;	/* APIC ID not to start; 0 = none */
 	bool help;
 };
 

@@ -65,11 +65,13 @@ struct descriptor_ptr {
 extern const uint64_t trap_stubs[NR_EXCEPTIONS], priv_stub[1];
 extern uint64_t gdt64[];
 extern char ring0_stack_top[], boot_stack_guard[];
+extern uint64_t ap_boot_ring0_stack;
 extern const struct extable_entry __extable_start[], __extable_end[];
 
 static struct idt_gate idt[NR_VECTORS];
-static struct tss64 tss;
-static uint8_t ist_stacks[NR_IST][IST_STACK_SIZE] __attribute__((aligned(16)));
+static struct tss64 tss[MAX_CPUS];
+static uint8_t ist_stacks[MAX_CPUS][NR_IST][IST_STACK_SIZE]
+	__attribute__((aligned(16)));
 static uint8_t fault_stack[FAULT_STACK_SIZE] __attribute__((aligned(16)));
 static struct fault_record fault_record;
 static int fault_depth;
@@ -147,32 +149,48 @@ static void set_gate(unsigned int vector, uint64_t handler, unsigned int ist,
 	g->reserved = 0;
 }
 
-static void tss_install(void)
+/* CPU @cpu's TSS: its ring-0 stack and IST stacks, in its GDT slot. */
+static void tss_install(unsigned int cpu, uint64_t rsp0)
 {
-	uint64_t base = (uint64_t)(uintptr_t)&tss;
-	uint64_t limit = sizeof(tss) - 1;
+	struct tss64 *t = &tss[cpu];
+	uint64_t base = (uint64_t)(uintptr_t)t;
+	uint64_t limit = sizeof(*t) - 1;
+	unsigned int sel = GDT_SEL_CPU_TSS + 16 * cpu;
 	unsigned int i;
 
-	tss.rsp[0] = (uint64_t)(uintptr_t)ring0_stack_top;
+	t->rsp[0] = rsp0;
 	for (i = 0; i < NR_IST; i++)
-		tss.ist[i] = (uint64_t)(uintptr_t)(ist_stacks[i + 1] - 16);
-	tss.iomap_base = sizeof(tss); /* no bitmap: IOPL 3 decides */
+		t->ist[i] = (uint64_t)(uintptr_t)(ist_stacks[cpu][i] +
+						  IST_STACK_SIZE - 16);
+	t->iomap_base = sizeof(*t); /* no bitmap: IOPL 3 decides */
 
-	gdt64[GDT_SEL_TSS / 8] = (limit & 0xffff) | ((base & 0xffffff) << 16) |
-				 ((uint64_t)TSS_AVAILABLE_64 << 40) |
-				 (((limit >> 16) & 0xf) << 48) |
-				 (((base >> 24) & 0xff) << 56);
-	gdt64[GDT_SEL_TSS / 8 + 1] = base >> 32;
-	asm volatile("ltr %w0" ::"r"(GDT_SEL_TSS) : "memory");
+	gdt64[sel / 8] = (limit & 0xffff) | ((base & 0xffffff) << 16) |
+			 ((uint64_t)TSS_AVAILABLE_64 << 40) |
+			 (((limit >> 16) & 0xf) << 48) |
+			 (((base >> 24) & 0xff) << 56);
+	gdt64[sel / 8 + 1] = base >> 32;
+	asm volatile("ltr %w0" ::"r"(sel) : "memory");
+}
+
+static void load_idt(void)
+{
+	struct descriptor_ptr idtr = { sizeof(idt) - 1,
+				       (uint64_t)(uintptr_t)idt };
+
+	asm volatile("lidt %0" ::"m"(idtr) : "memory");
+}
+
+void ap_ring0_init(unsigned int cpu)
+{
+	tss_install(cpu, ap_boot_ring0_stack);
+	load_idt();
 }
 
 void ring0_init(void)
 {
-	struct descriptor_ptr idtr = { sizeof(idt) - 1,
-				       (uint64_t)(uintptr_t)idt };
 	unsigned int v;
 
-	tss_install();
+	tss_install(0, (uint64_t)(uintptr_t)ring0_stack_top);
 	for (v = 0; v < NR_EXCEPTIONS; v++) {
 		unsigned int ist = v == X86_EXC_DF    ? IST_DOUBLE_FAULT
 				   : v == X86_EXC_NMI ? IST_NMI
@@ -184,7 +202,7 @@ void ring0_init(void)
 			 v == X86_EXC_BP ? GATE_DPL3 : 0);
 	}
 	set_gate(PRIV_VECTOR, priv_stub[0], 0, GATE_DPL3);
-	asm volatile("lidt %0" ::"m"(idtr) : "memory");
+	load_idt();
 }
 
 /* --- dispatch ----------------------------------------------------------------- */

@@ -22,6 +22,9 @@ extern unsigned long ring0_io_emulations;
 /** Install the TSS (RSP0 and IST stacks) and the IDT; ring 0 only. */
 void ring0_init(void);
 
+/** An AP's TSS (on the ring-0 stack in ap_boot_ring0_stack) and the IDT. */
+void ap_ring0_init(unsigned int cpu);
+
 /** Called by kernel/trap_entry.S for every exception and request. */
 void trap_handle(struct trap_frame *frame);
 

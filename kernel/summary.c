@@ -261,6 +261,7 @@ void summary_print_json(const struct report_env *env, enum verdict verdict)
 		json_uint(&w, "cpus", (uint64_t)env->cpus);
 	else
 		json_null(&w, "cpus");
+	json_uint(&w, "cpus_online", env->cpus_online);
 	json_uint(&w, "memory_mib", env->memory_mib);
 	json_bool(&w, "iopl_honoured", env->iopl_honoured);
 	json_optional_double(&w, "tsc_hz", measure_tsc_hz() > 0,

@@ -28,6 +28,7 @@ struct report_env {
 	uint64_t memory_mib;
 	bool iopl_honoured;
 	unsigned int budget_ms;
+	unsigned int cpus_online; /* the boot CPU and every AP that started */
 };
 
 /** The per-clock table, after measure_all(). */

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Other CPUs: started from the ACPI MADT with INIT, STARTUP, STARTUP, each
+ * with its own stacks and TSS, then waiting in ring 3 for work.  A CPU is
+ * known by its dense index (0 = the boot CPU); its APIC ID is a field.
+ */
+#ifndef CLOCKBENCH_KERNEL_SMP_H
+#define CLOCKBENCH_KERNEL_SMP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "boot/boot.h"
+#include "drivers/acpi.h"
+
+struct cpu {
+	unsigned int index;
+	uint32_t apic_id;
+	volatile bool online;
+	bool held;   /* kept from starting on purpose (hold_ap=) */
+	bool failed; /* did not come online in time */
+};
+
+/**
+ * Start every enabled CPU the MADT lists, one at a time, waiting at most
+ * AP_START_TIMEOUT_MS for each; @hold_apic_id (0 = none) is left off on
+ * purpose.  Needs the TSC frequency for its delays.  Prints one line per
+ * problem; the run goes on whatever happens.
+ */
+void smp_start(struct acpi *acpi, uint32_t hold_apic_id, uint64_t tsc_hz);
+
+/** CPUs known (online or not), and CPU @i of them. */
+unsigned int smp_nr_cpus(void);
+const struct cpu *smp_cpu(unsigned int i);
+
+/** CPUs online, the boot CPU included. */
+unsigned int smp_cpus_online(void);
+
+/** The dense index of the CPU running this. */
+unsigned int cpu_index(void);
+
+/**
+ * Run @fn(@arg) on CPU @cpu and wait for it, at most @timeout_ms.  On the
+ * calling CPU it just calls.  Returns false if the CPU is not online or
+ * did not finish in time.
+ */
+bool on_cpu(unsigned int cpu, void (*fn)(void *), void *arg,
+	    unsigned int timeout_ms);
+
+/** The environment lines for the CPUs. */
+void smp_print(void);
+
+/** Checks: each CPU came online (unless held) and runs on_cpu() work. */
+void smp_checks(void);
+
+#endif
