@@ -12,6 +12,7 @@
 #include "hypervisor/pvclock.h"
 #include "kernel/cpu.h"
 #include "kernel/priv.h"
+#include "kernel/smp.h"
 
 /*
  * KVM's paravirtual ABI, as the Linux kernel documents it in
@@ -74,14 +75,10 @@ static uint32_t kvm_clock_msr_system_time, kvm_clock_msr_wall_clock;
 static uint64_t kvm_clock_last_ns[KVM_CLOCK_MAX_CPUS];
 static unsigned long kvm_clock_read_failures;
 
-/*
- * The dense index of the running CPU.  clockbench has no per-CPU data yet:
- * the SMP work adds `unsigned int cpu_index(void)`, and this should then
- * return it.  Until then only the boot CPU runs, and it is CPU 0.
- */
+/* Each CPU reads its own area, found by its dense index. */
 static inline unsigned int kvm_clock_cpu(void)
 {
-	return 0;
+	return cpu_index();
 }
 
 unsigned long kvm_clock_failed_reads(void)

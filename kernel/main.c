@@ -16,6 +16,7 @@
 #include "kernel/clocks.h"
 #include "kernel/console.h"
 #include "kernel/cpuinfo.h"
+#include "kernel/crosscpu.h"
 #include "kernel/libc.h"
 #include "kernel/measure.h"
 #include "kernel/options.h"
@@ -294,11 +295,15 @@ void kernel_boot(uint32_t protocol, uint32_t info_paddr, uint32_t magic)
 					       .samples = opts.samples,
 					       .rate_ms = opts.rate_ms });
 	summary_print_table();
+	xcpu_measure(&(struct xcpu_options){ .warp_ms = opts.warp_ms,
+					     .drift_ms = opts.drift_ms });
+	summary_print_xcpu();
 
 	selftest_run();
 	clocks_check();
 	smp_checks();
 	summary_checks();
+	summary_xcpu_checks();
 	verdict = report_end();
 	fill_report_env(&report_env, &opts);
 	summary_print_json(&report_env, verdict);

@@ -45,6 +45,8 @@ struct options {
 	unsigned int samples;	/* per-read samples per clock; 0 = budget */
 	unsigned int rate_ms;	/* reference time of a rate measurement */
 	unsigned int hold_ap;	/* APIC ID not to start; 0 = none */
+	unsigned int warp_ms;	/* cross-CPU warp test per clock */
+	unsigned int drift_ms;	/* span of the drift fit */
 	bool help;
 };
 

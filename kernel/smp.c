@@ -93,30 +93,93 @@ void ap_main(unsigned int cpu)
 	}
 }
 
-bool on_cpu(unsigned int cpu, void (*fn)(void *), void *arg,
-	    unsigned int timeout_ms)
+bool on_cpu_post(unsigned int cpu, void (*fn)(void *), void *arg)
 {
 	struct mailbox *mb = &mailboxes[cpu];
-	uint64_t end;
-	unsigned int ticket;
 
-	if (cpu == cpu_index()) {
-		fn(arg);
-		return true;
-	}
-	if (cpu >= nr_cpus || !cpus[cpu].online)
+	if (cpu == 0 || cpu >= nr_cpus || !cpus[cpu].online ||
+	    mb->requested != __atomic_load_n(&mb->done, __ATOMIC_ACQUIRE))
 		return false;
 	mb->fn = fn;
 	mb->arg = arg;
-	ticket = mb->requested + 1;
-	__atomic_store_n(&mb->requested, ticket, __ATOMIC_RELEASE);
-	end = tsc_read() + (uint64_t)timeout_ms * 1000 * cycles_per_us;
-	while (__atomic_load_n(&mb->done, __ATOMIC_ACQUIRE) != ticket) {
+	__atomic_store_n(&mb->requested, mb->requested + 1, __ATOMIC_RELEASE);
+	return true;
+}
+
+bool on_cpu_wait(unsigned int cpu, unsigned int timeout_ms)
+{
+	struct mailbox *mb = &mailboxes[cpu];
+	uint64_t end = tsc_read() + (uint64_t)timeout_ms * 1000 * cycles_per_us;
+
+	while (__atomic_load_n(&mb->done, __ATOMIC_ACQUIRE) != mb->requested) {
 		if (tsc_read() > end)
 			return false;
 		cpu_relax();
 	}
 	return true;
+}
+
+bool on_cpu(unsigned int cpu, void (*fn)(void *), void *arg,
+	    unsigned int timeout_ms)
+{
+	if (cpu == cpu_index()) {
+		fn(arg);
+		return true;
+	}
+	return on_cpu_post(cpu, fn, arg) && on_cpu_wait(cpu, timeout_ms);
+}
+
+unsigned int on_all_cpus(void (*fn)(void *), void *arg, unsigned int timeout_ms)
+{
+	unsigned int i, ran = 1;
+
+	for (i = 1; i < nr_cpus; i++)
+		on_cpu_post(i, fn, arg);
+	fn(arg);
+	for (i = 1; i < nr_cpus; i++)
+		if (cpus[i].online && on_cpu_wait(i, timeout_ms))
+			ran++;
+	return ran;
+}
+
+void spin_lock(struct spinlock *l)
+{
+	unsigned int ticket = __atomic_fetch_add(&l->next, 1, __ATOMIC_RELAXED);
+
+	while (__atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) != ticket)
+		cpu_relax();
+}
+
+void spin_unlock(struct spinlock *l)
+{
+	__atomic_store_n(&l->owner, l->owner + 1, __ATOMIC_RELEASE);
+}
+
+bool barrier_wait(struct smp_barrier *b, unsigned int timeout_ms)
+{
+	unsigned int generation =
+		__atomic_load_n(&b->generation, __ATOMIC_ACQUIRE);
+	uint64_t end;
+
+	if (__atomic_add_fetch(&b->arrived, 1, __ATOMIC_ACQ_REL) == b->count) {
+		__atomic_store_n(&b->arrived, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&b->generation, generation + 1,
+				 __ATOMIC_RELEASE);
+		return true;
+	}
+	end = tsc_read() + (uint64_t)timeout_ms * 1000 * cycles_per_us;
+	while (__atomic_load_n(&b->generation, __ATOMIC_ACQUIRE) ==
+	       generation) {
+		if (tsc_read() > end)
+			return false;
+		cpu_relax();
+	}
+	return true;
+}
+
+uint64_t smp_cycles_per_us(void)
+{
+	return cycles_per_us;
 }
 
 /* Copy the trampoline below 1 MiB and give it the kernel's GDT. */

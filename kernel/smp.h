@@ -47,6 +47,41 @@ unsigned int cpu_index(void);
 bool on_cpu(unsigned int cpu, void (*fn)(void *), void *arg,
 	    unsigned int timeout_ms);
 
+/** Start @fn(@arg) on AP @cpu without waiting; false if it cannot take work. */
+bool on_cpu_post(unsigned int cpu, void (*fn)(void *), void *arg);
+
+/** Wait, at most @timeout_ms, for the work posted to @cpu to finish. */
+bool on_cpu_wait(unsigned int cpu, unsigned int timeout_ms);
+
+/**
+ * Run @fn(@arg) on every online CPU at once (the caller's share on the
+ * caller) and wait for all, each at most @timeout_ms.  Returns how many
+ * CPUs ran it to the end.
+ */
+unsigned int on_all_cpus(void (*fn)(void *), void *arg,
+			 unsigned int timeout_ms);
+
+/* A ticket lock: CPUs get it in the order they asked, spinning with pause. */
+struct spinlock {
+	unsigned int next, owner;
+};
+
+void spin_lock(struct spinlock *l);
+void spin_unlock(struct spinlock *l);
+
+/* A rendezvous of @count CPUs, reusable. */
+struct smp_barrier {
+	unsigned int count;
+	unsigned int arrived;
+	unsigned int generation;
+};
+
+/** Wait until all @b->count CPUs have arrived; false after @timeout_ms. */
+bool barrier_wait(struct smp_barrier *b, unsigned int timeout_ms);
+
+/** TSC cycles in a microsecond, as the SMP waits use it. */
+uint64_t smp_cycles_per_us(void);
+
 /** The environment lines for the CPUs. */
 void smp_print(void);
 

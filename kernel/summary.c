@@ -5,6 +5,8 @@
 
 #include "kernel/clocks.h"
 #include "kernel/console.h"
+#include "kernel/crosscpu.h"
+#include "kernel/smp.h"
 #include "kernel/json.h"
 #include "kernel/measure.h"
 #include "kernel/report.h"
@@ -105,6 +107,98 @@ void summary_checks(void)
 			       name, RATE_TOLERANCE_PPM, r->rate_ppm,
 			       r->rate_uncertainty_ppm,
 			       r->rate_reference->name);
+	}
+}
+
+/* --- cross-CPU ---------------------------------------------------------- */
+
+void summary_print_xcpu(void)
+{
+	const struct xcpu_clock *x;
+	const char *why;
+	unsigned int n, i, cpu, ncpu = smp_nr_cpus();
+
+	printf("# cross-CPU\n");
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		const struct xcpu_msrs *m = xcpu_cpu_msrs(cpu);
+
+		if (!smp_cpu(cpu)->online)
+			continue;
+		printf("  CPU %-3u APIC ID %-3u TSC_ADJUST ", cpu,
+		       smp_cpu(cpu)->apic_id);
+		if (m->tsc_adjust_ok)
+			printf("%lld", (long long)m->tsc_adjust);
+		else
+			printf("unreadable");
+		printf(", TSC_AUX ");
+		if (m->tsc_aux_ok)
+			printf("%llu\n", (unsigned long long)m->tsc_aux);
+		else
+			printf("unreadable\n");
+	}
+	if (!xcpu_applies(&why)) {
+		printf("  does not apply: %s\n", why);
+		return;
+	}
+	printf("  %-12s %10s %8s %12s %8s  %s\n", "clock", "hand-offs", "warps",
+	       "worst ns", "stalls",
+	       "per CPU: offset from CPU 0 (ns), drift (ppm)");
+	x = xcpu_results(&n);
+	for (i = 0; i < n; i++, x++) {
+		printf("  %-12s %10llu %8llu %12.0f %8llu ", x->clock->name,
+		       (unsigned long long)x->iterations,
+		       (unsigned long long)x->warps, x->worst_warp_ns,
+		       (unsigned long long)x->stalls);
+		for (cpu = 1; cpu < ncpu; cpu++) {
+			const struct xcpu_per_cpu *pc = &x->cpu[cpu];
+
+			if (!pc->offset_ok) {
+				printf(" cpu%u: -", cpu);
+				continue;
+			}
+			printf(" cpu%u: %+.0f ± %.0f", cpu,
+			       pc->offset.offset_ns, pc->offset.uncertainty_ns);
+			if (pc->drift_ok)
+				printf(", %+.1f ± %.1f ppm",
+				       pc->drift.slope * 1e6,
+				       pc->drift.slope_uncertainty * 1e6);
+		}
+		printf("\n");
+	}
+}
+
+void summary_xcpu_checks(void)
+{
+	const struct xcpu_clock *x;
+	const char *why;
+	unsigned int n, i, cpu, ncpu = smp_nr_cpus();
+
+	if (!xcpu_applies(&why)) {
+		report_skip("cross-CPU checks: %s", why);
+		return;
+	}
+	x = xcpu_results(&n);
+	for (i = 0; i < n; i++, x++) {
+		unsigned int missing = 0;
+
+		/* A clock that claims CPUs agree must not warp; others are
+		 * measured, not judged. */
+		if (x->clock->flags & CLOCK_CLAIMS_STABLE)
+			report(x->warps == 0,
+			       "%s, which claims stability across CPUs, never "
+			       "warped in %llu hand-offs (%llu warps, worst "
+			       "%.0f ns)",
+			       x->clock->name,
+			       (unsigned long long)x->iterations,
+			       (unsigned long long)x->warps, x->worst_warp_ns);
+		for (cpu = 1; cpu < ncpu; cpu++)
+			missing +=
+				smp_cpu(cpu)->online && !x->cpu[cpu].offset_ok;
+		report(missing == 0 && x->iterations > 0,
+		       "%s: warp test ran (%llu hand-offs) and every CPU's "
+		       "offset from CPU 0 was measured (%u missing)",
+		       x->clock->name, (unsigned long long)x->iterations,
+		       missing);
 	}
 }
 
@@ -237,6 +331,66 @@ static void json_clock(struct json_writer *w, const struct clock_result *r)
 	json_object_end(w);
 }
 
+static void json_xcpu(struct json_writer *w)
+{
+	const struct xcpu_clock *x;
+	const char *why;
+	unsigned int n, i, cpu, ncpu = smp_nr_cpus();
+	bool applies = xcpu_applies(&why);
+
+	json_object_begin(w, "cross_cpu");
+	json_bool(w, "applies", applies);
+	json_string(w, "reason", applies ? NULL : why);
+	json_uint(w, "cpus", smp_cpus_online());
+	json_array_begin(w, "clocks");
+	x = xcpu_results(&n);
+	for (i = 0; applies && i < n; i++, x++) {
+		json_object_begin(w, NULL);
+		json_string(w, "clock", x->clock->name);
+		json_bool(w, "claims_stable",
+			  x->clock->flags & CLOCK_CLAIMS_STABLE);
+		json_uint(w, "iterations", x->iterations);
+		json_uint(w, "warps", x->warps);
+		json_double(w, "worst_warp_ns", x->worst_warp_ns);
+		json_uint(w, "stalls", x->stalls);
+		json_array_begin(w, "offsets");
+		for (cpu = 1; cpu < ncpu; cpu++) {
+			const struct xcpu_per_cpu *pc = &x->cpu[cpu];
+
+			if (!smp_cpu(cpu)->online)
+				continue;
+			json_object_begin(w, NULL);
+			json_uint(w, "cpu", cpu);
+			json_uint(w, "apic_id", smp_cpu(cpu)->apic_id);
+			json_optional_double(w, "offset_ns", pc->offset_ok,
+					     pc->offset.offset_ns);
+			json_optional_double(w, "uncertainty_ns", pc->offset_ok,
+					     pc->offset.uncertainty_ns);
+			json_object_end(w);
+		}
+		json_array_end(w);
+		json_array_begin(w, "drift_ppm");
+		for (cpu = 1; cpu < ncpu; cpu++) {
+			const struct xcpu_per_cpu *pc = &x->cpu[cpu];
+
+			if (!smp_cpu(cpu)->online)
+				continue;
+			json_object_begin(w, NULL);
+			json_uint(w, "cpu", cpu);
+			json_optional_double(w, "drift_ppm", pc->drift_ok,
+					     pc->drift.slope * 1e6);
+			json_optional_double(w, "uncertainty_ppm", pc->drift_ok,
+					     pc->drift.slope_uncertainty * 1e6);
+			json_uint(w, "samples", pc->drift_samples);
+			json_object_end(w);
+		}
+		json_array_end(w);
+		json_object_end(w);
+	}
+	json_array_end(w);
+	json_object_end(w);
+}
+
 void summary_print_json(const struct report_env *env, enum verdict verdict)
 {
 	static struct line_sink sink;
@@ -274,6 +428,7 @@ void summary_print_json(const struct report_env *env, enum verdict verdict)
 	for (i = 0; i < n; i++)
 		json_clock(&w, &r[i]);
 	json_array_end(&w);
+	json_xcpu(&w);
 	json_object_begin(&w, "checks");
 	json_uint(&w, "passed", passed);
 	json_uint(&w, "failed", failed);

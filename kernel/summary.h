@@ -37,6 +37,12 @@ void summary_print_table(void);
 /** Checks from the measurements: advances, monotonic, rate. */
 void summary_checks(void);
 
+/** The cross-CPU section of the table, after xcpu_measure(). */
+void summary_print_xcpu(void);
+
+/** Checks from the cross-CPU measurements. */
+void summary_xcpu_checks(void);
+
 /** The JSON document between its console markers. */
 void summary_print_json(const struct report_env *env, enum verdict verdict);
 

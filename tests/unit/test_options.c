@@ -47,9 +47,9 @@ static void unknown_key_is_named_with_the_valid_keys(void **state)
 		options_parse("verbose=1 bogus=1", &opts, err, sizeof(err)),
 		-1);
 	assert_non_null(strstr(err, "unknown option 'bogus'"));
-	assert_non_null(strstr(err,
-			       "exit, fault, verbose, acpi_dump, "
-			       "budget_ms, samples, rate_ms, hold_ap or help"));
+	assert_non_null(strstr(err, "exit, fault, verbose, acpi_dump, "
+				    "budget_ms, samples, rate_ms, warp_ms, "
+				    "drift_ms, hold_ap or help"));
 }
 
 static void bad_value_is_named_with_the_valid_values(void **state)
