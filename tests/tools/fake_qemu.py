@@ -72,6 +72,8 @@ def main():
         time.sleep(3600)
     if final:
         print(final)
+    # The console first, as QEMU's unbuffered serial output would come.
+    sys.stdout.flush()
     print("fake qemu: exiting", file=sys.stderr)
     sys.exit(status)
 

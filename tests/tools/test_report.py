@@ -60,6 +60,23 @@ def good_document():
 _GOOD = report.load_report(fixture_lines("good.log"), "good.log")
 
 
+_SMP = report.load_report(fixture_lines("smp.log"), "smp.log")
+
+
+def smp_document():
+    """A fresh copy of the SMP fixture's document: 3 CPUs under TCG, with cross_cpu."""
+    return copy.deepcopy(_SMP)
+
+
+def single_cpu_document():
+    """The good document as a guest with cross-CPU measurements prints it on one CPU."""
+    document = good_document()
+    document["env"]["cpus_online"] = 1
+    document["cross_cpu"] = {"applies": False, "cpus": 1, "clocks": [],
+                             "reason": "Only one CPU is online: nothing to compare."}
+    return document
+
+
 def kvm_document():
     """The good document as a KVM run would give it: kvm_clock present and stable."""
     document = good_document()
@@ -100,6 +117,19 @@ class Extraction(unittest.TestCase):
                           "kvm_clock"])
         self.assertEqual(document["clocks"][3]["read_ns"]["p50"], 300.0)
         self.assertEqual(document["verdict"], "pass")
+
+    def test_smp_fixture(self):
+        """smp.log: 3 CPUs, with cross_cpu, and another CPU's line inside it."""
+        self.assertIn("cpu2: offsets against CPU 0 done", fixture_lines("smp.log"))
+        self.assertEqual(_SMP["env"]["cpus_online"], 3)
+        cross = _SMP["cross_cpu"]
+        self.assertEqual((cross["applies"], cross["cpus"]), (True, 3))
+        self.assertEqual([clock["clock"] for clock in cross["clocks"]],
+                         ["tsc", "tsc_rdtscp", "tsc_ordered", "hpet", "acpi_pm", "pit"])
+        self.assertEqual(cross["clocks"][0]["offsets"][0],
+                         {"cpu": 1, "apic_id": 1, "offset_ns": 12.5, "uncertainty_ns": 40.0})
+        lines = [report.BEGIN, *json_lines(_SMP, 23), report.END]
+        self.assertEqual(report.load_report(lines, "x"), _SMP)
 
     def test_interleaved_lines_are_ignored(self):
         """good.log has a `cpu1: ...` line inside its report; other lines may come anywhere."""
@@ -193,6 +223,86 @@ class Validation(unittest.TestCase):
         document["clocks"][0]["read_cycles"]["p9999"] = 3
         document["clocks"].append(dict(document["clocks"][6], name="xen_pvclock"))
         report.validate_document(document, "x")
+
+    def test_cross_cpu_is_optional_but_checked(self):
+        """Older logs (good.log) lack cross_cpu and env.cpus_online; when there, they are
+        validated fully."""
+        self.assertNotIn("cross_cpu", _GOOD)
+        self.assertNotIn("cpus_online", _GOOD["env"])
+        report.validate_document(smp_document(), "x")
+        report.validate_document(single_cpu_document(), "x")
+        for key in ("applies", "reason", "cpus", "clocks"):
+            self.assert_invalid_smp(lambda d, key=key: d["cross_cpu"].pop(key),
+                                    f"cross_cpu: '{key}' is a required property")
+        for key in _SMP["cross_cpu"]["clocks"][0]:
+            self.assert_invalid_smp(lambda d, key=key: d["cross_cpu"]["clocks"][0].pop(key),
+                                    f"cross_cpu.clocks[0]: '{key}' is a required property")
+        for key in ("offsets", "drift_ppm"):
+            for field in _SMP["cross_cpu"]["clocks"][0][key][1]:
+                self.assert_invalid_smp(
+                    lambda d, key=key, field=field: d["cross_cpu"]["clocks"][0][key][1].pop(
+                        field),
+                    f"cross_cpu.clocks[0].{key}[1]: '{field}' is a required property")
+
+    def assert_invalid_smp(self, change, sentence):
+        """Validating the SMP document after `change(document)` must say `sentence`."""
+        document = smp_document()
+        change(document)
+        with self.assertRaises(RunnerError) as caught:
+            report.validate_document(document, "x")
+        self.assertEqual(str(caught.exception), "x: " + sentence)
+
+    def test_cross_cpu_types_and_nulls(self):
+        def clock(document, index=0):
+            return document["cross_cpu"]["clocks"][index]
+        cases = [
+            (lambda d: d["env"].update(cpus_online=0),
+             "env.cpus_online: 0 is less than the minimum of 1"),
+            (lambda d: d["cross_cpu"].update(reason="two CPUs"),
+             "cross_cpu.reason: \"two CPUs\" is not of type null"),
+            (lambda d: d["cross_cpu"].update(cpus=1),
+             "cross_cpu.cpus: 1 is less than the minimum of 2"),
+            (lambda d: d["cross_cpu"].update(applies=False),
+             "cross_cpu.clocks: [] was expected (and 1 more problem)"),
+            (lambda d: d["cross_cpu"].update(applies=False, reason="one CPU"),
+             "cross_cpu.clocks: [] was expected"),
+            (lambda d: d["cross_cpu"].update(applies="yes"),
+             "cross_cpu.applies: \"yes\" is not of type boolean"),
+            (lambda d: clock(d).update(warps=-1),
+             "cross_cpu.clocks[0].warps: -1 is less than the minimum of 0"),
+            (lambda d: clock(d).update(worst_warp_ns=None),
+             "cross_cpu.clocks[0].worst_warp_ns: null is not of type number"),
+            (lambda d: clock(d).update(worst_warp_ns=-2.5),
+             "cross_cpu.clocks[0].worst_warp_ns: -2.5 is less than the minimum of 0"),
+            (lambda d: clock(d).update(iterations=1.5),
+             "cross_cpu.clocks[0].iterations: 1.5 is not of type integer"),
+            (lambda d: clock(d).update(claims_stable=None),
+             "cross_cpu.clocks[0].claims_stable: null is not of type boolean"),
+            (lambda d: clock(d)["offsets"][0].update(cpu=0),
+             "cross_cpu.clocks[0].offsets[0].cpu: 0 is less than the minimum of 1"),
+            (lambda d: clock(d)["offsets"][0].update(uncertainty_ns=-1.0),
+             "cross_cpu.clocks[0].offsets[0].uncertainty_ns: -1.0 is less than the minimum "
+             "of 0"),
+            (lambda d: clock(d)["offsets"][0].update(offset_ns="12"),
+             "cross_cpu.clocks[0].offsets[0].offset_ns: \"12\" is not of type number or "
+             "null"),
+            (lambda d: clock(d)["drift_ppm"][1].update(samples=None),
+             "cross_cpu.clocks[0].drift_ppm[1].samples: null is not of type integer"),
+        ]
+        for change, sentence in cases:
+            with self.subTest(sentence):
+                self.assert_invalid_smp(change, sentence)
+        # Null where a value could not be had: an offset without a valid bracket, a drift
+        # that could not be fitted.  Valid (smp_facts refuses the first).
+        document = smp_document()
+        clock(document)["offsets"][0].update(offset_ns=None, uncertainty_ns=None)
+        clock(document)["drift_ppm"][0].update(drift_ppm=None, uncertainty_ppm=None)
+        report.validate_document(document, "x")
+        document = single_cpu_document()
+        document["cross_cpu"]["reason"] = ""
+        with self.assertRaises(RunnerError) as caught:
+            report.validate_document(document, "x")
+        self.assertEqual(str(caught.exception), "x: cross_cpu.reason: '' is too short")
 
     def test_every_listed_field_is_required(self):
         for key in ("schema", "version", "env", "budget_ms", "empty_bracket_cycles", "clocks",
@@ -309,7 +419,8 @@ class Checks(unittest.TestCase):
     """The report= checks of reportchecks.py on good and bad documents."""
 
     def problems(self, name, change=None, document=None):
-        """The problems check `name` finds in the good document after `change`."""
+        """The problems check `name` finds in `document` (by default the good one) after
+        `change`."""
         document = document or good_document()
         if change:
             change(document)
@@ -389,6 +500,100 @@ class Checks(unittest.TestCase):
                 self.assertEqual(self.problems("tcg_facts", change), expected)
                 self.assertEqual(self.problems("valid", change), [])
 
+    def test_cross_cpu_checks_on_good_documents(self):
+        self.assertEqual(self.problems("smp_facts", document=smp_document()), [])
+        self.assertEqual(self.problems("tcg_facts", document=smp_document()), [])
+        self.assertEqual(self.problems("single_cpu_facts", document=single_cpu_document()), [])
+        self.assertEqual(self.problems("tcg_facts", document=single_cpu_document()), [])
+
+    def test_cross_cpu_checks_on_the_wrong_machine(self):
+        missing = "cross_cpu is missing (a guest from before cross-CPU measurements?)"
+        self.assertEqual(self.problems("smp_facts"), [missing])
+        self.assertEqual(self.problems("single_cpu_facts"), [missing])
+        self.assertEqual(self.problems("smp_facts", document=single_cpu_document()),
+                         ["cross_cpu does not apply: Only one CPU is online: nothing to "
+                          "compare."])
+        self.assertEqual(self.problems("single_cpu_facts", document=smp_document()),
+                         ["cross_cpu applies with 3 CPUs, expected it not to on one CPU"])
+        document = single_cpu_document()
+        document["env"]["cpus_online"] = 2
+        self.assertEqual(self.problems("single_cpu_facts", document=document),
+                         ["cross_cpu.cpus is 1, but env.cpus_online is 2"])
+
+    def test_smp_facts(self):
+        def clock(document, index=0):
+            return document["cross_cpu"]["clocks"][index]
+
+        def stable_tsc(document):
+            document["clocks"][0]["flags"].append("claims_stable")
+            clock(document)["claims_stable"] = True
+
+        def warping_stable_tsc(document):
+            stable_tsc(document)
+            clock(document).update(warps=3, worst_warp_ns=41.5)
+
+        cases = [
+            (lambda d: d["env"].pop("cpus_online"), ["env.cpus_online is missing"]),
+            (lambda d: d["env"].update(cpus_online=4),
+             ["cross_cpu.cpus is 3, but env.cpus_online is 4"]),
+            (lambda d: d["cross_cpu"].update(clocks=[]),
+             ["cross_cpu.clocks is empty: no clock was compared across CPUs"]),
+            (warping_stable_tsc,
+             ["cross_cpu: tsc: warps is 3 (worst 41.5 ns), expected 0 for a clock that claims "
+              "to be stable across CPUs"]),
+            (lambda d: clock(d, 3).update(worst_warp_ns=5.0),
+             ["cross_cpu: hpet: worst_warp_ns is 5.0 although warps is 0"]),
+            (lambda d: clock(d)["offsets"].pop(),
+             ["cross_cpu: tsc: offsets covers 1 CPUs [1], expected one entry for each of the "
+              "2 CPUs other than 0"]),
+            (lambda d: clock(d)["drift_ppm"][1].update(cpu=1),
+             ["cross_cpu: tsc: drift_ppm lists CPU 1 more than once"]),
+            (lambda d: clock(d, 5)["offsets"].append(dict(clock(d, 5)["offsets"][1], cpu=3)),
+             ["cross_cpu: pit: offsets covers 3 CPUs [1, 2, 3], expected one entry for each "
+              "of the 2 CPUs other than 0"]),
+            (lambda d: clock(d, 4)["drift_ppm"][1].update(cpu=3),
+             ["cross_cpu: acpi_pm: drift_ppm covers CPUs [1, 3], but offsets CPUs [1, 2]"]),
+            (lambda d: clock(d, 1)["offsets"][1].update(offset_ns=None),
+             ["cross_cpu: tsc_rdtscp: offsets: CPU 2 has offset_ns null, expected a number"]),
+            (lambda d: clock(d, 1)["offsets"][0].update(uncertainty_ns=None),
+             ["cross_cpu: tsc_rdtscp: offsets: CPU 1 has uncertainty_ns null, expected a "
+              "number"]),
+            (lambda d: clock(d)["drift_ppm"][0].update(uncertainty_ppm=None),
+             ["cross_cpu: tsc: drift_ppm: CPU 1 has uncertainty_ppm null but not the other"]),
+            (lambda d: clock(d)["drift_ppm"][0].update(samples=1),
+             ["cross_cpu: tsc: drift_ppm: CPU 1 has a slope from 1 samples, expected at "
+              "least 2"]),
+            (lambda d: clock(d).update(clock="kvm_clock"),
+             ["cross_cpu: kvm_clock: is not a present clock of the report"]),
+            (lambda d: d["cross_cpu"]["clocks"].append(copy.deepcopy(clock(d, 3))),
+             ["cross_cpu: the clock 'hpet' is listed more than once"]),
+            (lambda d: clock(d).update(claims_stable=True),
+             ["cross_cpu: tsc: claims_stable is true, but the clock's flags ['per_cpu'] say "
+              "otherwise"]),
+        ]
+        for change, expected in cases:
+            with self.subTest(expected[0]):
+                self.assertEqual(self.problems("smp_facts", change, smp_document()), expected)
+                self.assertEqual(self.problems("valid", change, smp_document()), [])
+        # A stable clock without warps, a clock that does not claim stability with them,
+        # and a drift that could not be fitted are all fine.
+        def fine(document):
+            stable_tsc(document)
+            clock(document, 3).update(warps=7, worst_warp_ns=1200.0)
+            clock(document, 2)["drift_ppm"][0].update(drift_ppm=None, uncertainty_ppm=None,
+                                                      samples=0)
+        self.assertEqual(self.problems("smp_facts", fine, smp_document()), [])
+
+    def test_smp_facts_with_a_cpu_held_back(self):
+        """4 CPUs listed, CPU 2 held back: CPUs 1 and 3 are compared with CPU 0."""
+        def held_back(document):
+            for clock in document["cross_cpu"]["clocks"]:
+                clock["offsets"][1].update(cpu=3, apic_id=3)
+                clock["drift_ppm"][1]["cpu"] = 3
+        document = smp_document()
+        document["env"]["cpus"] = 4
+        self.assertEqual(self.problems("smp_facts", held_back, document), [])
+
     def test_absent_tsc(self):
         absent = dict(_GOOD["clocks"][6], name="tsc", absent_reason="no TSC")
         self.assertEqual(self.problems("tcg_facts", lambda d: d["clocks"].__setitem__(0, absent)),
@@ -398,6 +603,14 @@ class Checks(unittest.TestCase):
         lines = fixture_lines("good.log")
         self.assertEqual(reportchecks.run_report_checks(["valid", "tcg_facts"], lines, "g"), [])
         self.assertEqual(reportchecks.run_report_checks([], [], "g"), [])
+        self.assertEqual(reportchecks.run_report_checks(["valid", "tcg_facts", "smp_facts"],
+                                                        fixture_lines("smp.log"), "s"), [])
+        self.assertEqual(reportchecks.run_report_checks(["smp_facts", "single_cpu_facts"],
+                                                        lines, "g"), [
+            "report=smp_facts: cross_cpu is missing (a guest from before cross-CPU "
+            "measurements?)",
+            "report=single_cpu_facts: cross_cpu is missing (a guest from before cross-CPU "
+            "measurements?)"])
         self.assertEqual(reportchecks.run_report_checks(["valid", "kvm_facts"], lines, "g"), [
             "report=kvm_facts: env.hypervisor is 'TCG', expected 'KVM'",
             "report=kvm_facts: kvm_clock is absent: no KVM signature (the hypervisor is TCG)"])
@@ -426,7 +639,8 @@ class TestsCfgReportKey(unittest.TestCase):
         with self.assertRaises(RunnerError) as caught:
             testlist.parse_tests_cfg("boot t report=fast\n", "t.cfg")
         self.assertEqual(str(caught.exception), "t.cfg:1: report=fast is not a report check "
-                                                "(known: valid, tcg_facts, kvm_facts).")
+                                                "(known: valid, tcg_facts, kvm_facts, "
+                                                "smp_facts, single_cpu_facts).")
 
     def test_repository_report_tests(self):
         tests = testlist.load_tests_cfg(os.path.join(ROOT, "tests", "tests.cfg"))
@@ -436,6 +650,10 @@ class TestsCfgReportKey(unittest.TestCase):
             "report-pc": ("tcg", "pc", ["valid", "tcg_facts"]),
             "report-q35": ("tcg", "q35", ["valid", "tcg_facts"]),
             "report-kvm": ("kvm", "pc", ["valid", "kvm_facts"]),
+            "smp-1": ("tcg", "pc", ["valid", "single_cpu_facts"]),
+            "smp-2": ("tcg", "pc", ["valid", "smp_facts"]),
+            "smp-4": ("tcg", "pc", ["valid", "smp_facts"]),
+            "smp-2-kvm": ("kvm", "pc", ["valid", "smp_facts"]),
         })
 
     def test_evaluation(self):
@@ -483,6 +701,14 @@ class WithFakeQemu(unittest.TestCase):
         return run_tool(args, cwd=self.root, env=env,
                         program=os.path.join(self.root, "tools", program))
 
+    def log_line_of(self, name, line_no):
+        """The number of the line in the saved run log that shows line `line_no` of the
+        fixture `name`."""
+        with open(fixture(name), encoding="utf-8") as log:
+            wanted = log.read().splitlines()[line_no - 1]
+        lines = report.read_log_lines(os.path.join(self.root, "build", "run", "last.log"))
+        return lines.index(wanted) + 1
+
     def written(self, name):
         """The JSON file `name` in the scratch tree."""
         with open(os.path.join(self.root, name), encoding="utf-8") as document:
@@ -511,8 +737,10 @@ class WithFakeQemu(unittest.TestCase):
                 result = self.tool("clockbench", "run", "--accel", "tcg", "--no-build",
                                    "--json", "r.json", log=name)
                 self.assertEqual(result.returncode, 2)
-                # The fake console is shorter than the fixture: other line numbers.
-                sentence = sentence.replace("log line 36,", "log line 19,")
+                # The fake console is shorter than the fixture, and QEMU's stderr lines
+                # are logged where they arrive: the bad line's number in the saved log.
+                sentence = sentence.replace("log line 36,",
+                                            f"log line {self.log_line_of('bad-json.log', 36)},")
                 expected = f"build/run/last.log: {sentence}"
                 self.assertIn(f"clockbench run: {expected}\n", result.stderr)
                 self.assertNotIn("Traceback", result.stderr)

@@ -102,6 +102,58 @@ def _nominal_frequency(document, name, freq_hz):
     return []
 
 
+def _json_bool(value):
+    """A boolean as JSON spells it."""
+    return "true" if value else "false"
+
+
+def _cross_cpu_clock(clock, cpus, present_flags):
+    """What one cross_cpu clock entry must show: an offset and a drift per CPU but 0."""
+    name = clock["clock"]
+    problems = []
+    if name not in present_flags:
+        problems.append("is not a present clock of the report")
+    elif clock["claims_stable"] != ("claims_stable" in present_flags[name]):
+        problems.append(f"claims_stable is {_json_bool(clock['claims_stable'])}, but the "
+                        f"clock's flags {present_flags[name]} say otherwise")
+    if clock["claims_stable"] and clock["warps"] != 0:
+        problems.append(f"warps is {clock['warps']} (worst {clock['worst_warp_ns']} ns), "
+                        f"expected 0 for a clock that claims to be stable across CPUs")
+    if clock["worst_warp_ns"] < 0:
+        problems.append(f"worst_warp_ns is {clock['worst_warp_ns']}, expected at least 0")
+    elif clock["warps"] == 0 and clock["worst_warp_ns"] != 0:
+        problems.append(f"worst_warp_ns is {clock['worst_warp_ns']} although warps is 0")
+    # CPUs are known by their dense index; one held back or that never came online is
+    # absent, so the indices need not run 1 to cpus - 1.
+    covered = {}
+    for key, values in (("offsets", ("offset_ns", "uncertainty_ns")),
+                        ("drift_ppm", ("drift_ppm", "uncertainty_ppm"))):
+        found = sorted(entry["cpu"] for entry in clock[key])
+        repeated = sorted({cpu for cpu in found if found.count(cpu) > 1})
+        if repeated:
+            problems.append(f"{key} lists CPU {repeated[0]} more than once")
+        elif len(found) != cpus - 1:
+            problems.append(f"{key} covers {len(found)} CPUs {found}, expected one entry for "
+                            f"each of the {cpus - 1} CPUs other than 0")
+        else:
+            covered[key] = found
+        for entry in clock[key]:
+            nulls = [value for value in values if entry[value] is None]
+            if key == "offsets" and nulls:
+                problems.append(f"offsets: CPU {entry['cpu']} has {nulls[0]} null, "
+                                f"expected a number")
+            elif key == "drift_ppm" and len(nulls) == 1:
+                problems.append(f"drift_ppm: CPU {entry['cpu']} has {nulls[0]} null but not "
+                                f"the other")
+            elif key == "drift_ppm" and not nulls and entry["samples"] < 2:
+                problems.append(f"drift_ppm: CPU {entry['cpu']} has a slope from "
+                                f"{entry['samples']} samples, expected at least 2")
+    if len(covered) == 2 and covered["offsets"] != covered["drift_ppm"]:
+        problems.append(f"drift_ppm covers CPUs {covered['drift_ppm']}, but offsets CPUs "
+                        f"{covered['offsets']}")
+    return [f"cross_cpu: {name}: {problem}" for problem in problems]
+
+
 def check_valid(_document):
     """valid: the report is there and valid against docs/report.schema.json.
 
@@ -129,10 +181,51 @@ def check_kvm_facts(document):
     return problems
 
 
+def check_smp_facts(document):
+    """smp_facts: several CPUs ran and cross_cpu shows, for each shared clock, an offset and a
+    drift for every CPU but 0, and no warp where the clock claims stability."""
+    cross = document.get("cross_cpu")
+    if cross is None:
+        return ["cross_cpu is missing (a guest from before cross-CPU measurements?)"]
+    if not cross["applies"]:
+        return [f"cross_cpu does not apply: {cross['reason']}"]
+    problems = []
+    online = document["env"].get("cpus_online")
+    if online is None:
+        problems.append("env.cpus_online is missing")
+    elif cross["cpus"] != online:
+        problems.append(f"cross_cpu.cpus is {cross['cpus']}, but env.cpus_online is {online}")
+    if not cross["clocks"]:
+        problems.append("cross_cpu.clocks is empty: no clock was compared across CPUs")
+    names = [clock["clock"] for clock in cross["clocks"]]
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        problems.append(f"cross_cpu: the clock '{duplicates[0]}' is listed more than once")
+    present_flags = {clock["name"]: clock["flags"] for clock in _present(document)}
+    for clock in cross["clocks"]:
+        problems += _cross_cpu_clock(clock, cross["cpus"], present_flags)
+    return problems
+
+
+def check_single_cpu_facts(document):
+    """single_cpu_facts: one CPU ran, and cross_cpu says it does not apply, and why."""
+    cross = document.get("cross_cpu")
+    if cross is None:
+        return ["cross_cpu is missing (a guest from before cross-CPU measurements?)"]
+    if cross["applies"]:
+        return [f"cross_cpu applies with {cross['cpus']} CPUs, expected it not to on one CPU"]
+    online = document["env"].get("cpus_online")
+    if online is not None and cross["cpus"] != online:
+        return [f"cross_cpu.cpus is {cross['cpus']}, but env.cpus_online is {online}"]
+    return []
+
+
 CHECKS = {
     "valid": check_valid,
     "tcg_facts": check_tcg_facts,
     "kvm_facts": check_kvm_facts,
+    "smp_facts": check_smp_facts,
+    "single_cpu_facts": check_single_cpu_facts,
 }
 
 
