@@ -28,7 +28,8 @@ PYTHON := /usr/bin/python3
 # --- Debian packages -------------------------------------------------------
 DEBIAN_PACKAGES := gcc make binutils git python3 clang-format \
 	qemu-system-x86 grub-pc-bin grub-efi-amd64-bin grub-common xorriso \
-	mtools ovmf newlib-source libxen-dev libcmocka-dev python3-jsonschema
+	mtools ovmf newlib-source libxen-dev libcmocka-dev python3-jsonschema \
+	python3-matplotlib
 
 # --- newlib, built once from Debian's newlib-source --------------------------
 NEWLIB_TARBALL := $(firstword $(wildcard /usr/src/newlib/newlib-*.tar.*))
@@ -183,6 +184,13 @@ $(BUILD)/clockbench.iso: $(BUILD)/clockbench.elf boot/grub.cfg $(BUILD)/iso-args
 # --- running -----------------------------------------------------------------
 run: deps images
 	$(PYTHON) tools/clockbench run --no-build $(RUN_FLAGS) -- $(ARGS)
+
+# --- environment matrix (docs/compare.md) -----------------------------------
+# Boots the image in every environment this machine can run; MATRIX_FLAGS are
+# options of tools/clockbench matrix (e.g. --repeats 5).
+.PHONY: matrix
+matrix: deps images iso
+	$(PYTHON) tools/clockbench matrix $(MATRIX_FLAGS)
 
 # --- tests -----------------------------------------------------------------
 check: deps

@@ -10,7 +10,7 @@ import signal
 import sys
 from dataclasses import dataclass
 
-from . import qemu, report
+from . import compare, matrix, qemu, report
 from .boot import JSON_SCHEMA, BootOutcome, boot_once, build_images, check_image
 from .console import parse_report
 from .outcome import (EXIT_ERROR, EXIT_FAIL, EXIT_INTERRUPTED, EXIT_PASS, EXIT_TABLE,
@@ -421,16 +421,69 @@ def add_parse_parser(subparsers):
     parser.set_defaults(handler=cmd_parse)
 
 
+def add_matrix_parser(subparsers):
+    """The `matrix` subcommand's options."""
+    parser = subparsers.add_parser(
+        "matrix", help="run the image in every environment this machine can run, N times",
+        description="Boot the image (multiboot1, --smp 2) in every environment: "
+                    f"{', '.join(matrix.ENVIRONMENT_NAMES)}.\n"
+                    "Ones this machine cannot run (KVM unusable, Xen not built yet) are listed\n"
+                    "as skipped with the reason. Each run leaves DIR/ENV/run-K.log and, with a\n"
+                    "valid report, DIR/ENV/run-K.json; DIR/manifest.json records the host, the\n"
+                    "QEMU version, the date and every QEMU command line. A failed run is\n"
+                    "recorded with its reason and the matrix goes on. docs/compare.md.",
+        epilog="exit statuses:\n  0   every run gave a report\n"
+               "  1   some run gave none (see the manifest)\n"
+               "  2   the matrix could not start (missing QEMU or image, unwritable DIR)",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeats", type=positive_int, default=matrix.DEFAULT_REPEATS,
+                        metavar="N", help=f"runs per environment (default: "
+                                          f"{matrix.DEFAULT_REPEATS})")
+    parser.add_argument("--out", metavar="DIR",
+                        help=f"results folder (default: {matrix.RESULTS_DIR}/<UTC date-time>)")
+    parser.add_argument("--env", nargs="+", choices=matrix.ENVIRONMENT_NAMES, metavar="NAME",
+                        help="only these environments (default: all)")
+    parser.add_argument("--no-build", action="store_true", help="don't run make first")
+    parser.set_defaults(handler=matrix.cmd_matrix)
+
+
+def add_compare_parser(subparsers):
+    """The `compare` subcommand's options."""
+    parser = subparsers.add_parser(
+        "compare", help="compare reports side by side across environments",
+        description="Per clock and environment: p50 and p99 read cost, batch ns/read,\n"
+                    "resolution, warps and max |drift|, as the median over runs with the\n"
+                    "min-max range, and cost ratios against the baseline environment.\n"
+                    "RESULTS are matrix folders or single reports (JSON or console log).\n"
+                    "docs/compare.md explains every column.",
+        epilog="exit statuses:\n  0   the comparison was printed\n"
+               "  2   an input is unreadable, truncated, malformed, of another schema\n"
+               "      version or missing a field: one sentence names the file and the fault",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--baseline", default=compare.DEFAULT_BASELINE, metavar="ENV",
+                        help=f"environment ratios are against (default: "
+                             f"{compare.DEFAULT_BASELINE})")
+    parser.add_argument("--format", choices=compare.FORMATS, default="table",
+                        help="output format (default: table)")
+    parser.add_argument("--plot", metavar="DIR",
+                        help="also write PNG and SVG plots (matplotlib) into DIR")
+    parser.add_argument("results", nargs="+", metavar="RESULTS",
+                        help="matrix folders, report JSON files or console logs")
+    parser.set_defaults(handler=compare.cmd_compare)
+
+
 def build_parser():
     """The command-line parser for `clockbench`."""
     parser = argparse.ArgumentParser(
         prog="clockbench",
         description="Host-side runner for the clockbench bare-metal test image.",
         epilog=NOTES, formatter_class=argparse.RawDescriptionHelpFormatter)
-    subparsers = parser.add_subparsers(dest="command", metavar="{run,test,parse}")
+    subparsers = parser.add_subparsers(dest="command", metavar="{run,test,parse,matrix,compare}")
     add_run_parser(subparsers)
     add_test_parser(subparsers)
     add_parse_parser(subparsers)
+    add_matrix_parser(subparsers)
+    add_compare_parser(subparsers)
     return parser
 
 

@@ -1,0 +1,203 @@
+# SPDX-License-Identifier: MIT
+"""Unit tests for `clockbench matrix` (environment list, manifest) and `clockbench compare`
+(reading matrix folders and single reports, spreads, ratios, missing clocks, output
+formats, clear errors on malformed input, and --plot end to end) on the real reports in
+tests/tools/fixtures/matrix/ (see its README.md).
+
+Run: /usr/bin/python3 -m unittest discover -s tests/tools -t .
+"""
+
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.dont_write_bytecode = True
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+
+# pylint: disable=wrong-import-position
+from clockbench_lib import compare, matrix  # noqa: E402
+from clockbench_lib.outcome import RunnerError  # noqa: E402
+
+FIXTURES = os.path.join(HERE, "fixtures", "matrix")
+SAMPLE = os.path.join(FIXTURES, "sample")
+PYTHON = "/usr/bin/python3"
+CLOCKBENCH = os.path.join(ROOT, "tools", "clockbench")
+
+
+def load(env, number):
+    with open(os.path.join(SAMPLE, env, f"run-{number}.json"), encoding="utf-8") as source:
+        return json.load(source)
+
+
+def clock(document, name):
+    return next(c for c in document["clocks"] if c["name"] == name)
+
+
+def run_tool(*args):
+    return subprocess.run([PYTHON, CLOCKBENCH, *args], capture_output=True, text=True,
+                          check=False, cwd=ROOT)
+
+
+class MatrixTest(unittest.TestCase):
+    def test_xen_environments_are_listed_and_skipped(self):
+        names = [env.name for env in matrix.ENVIRONMENTS]
+        self.assertEqual(names, ["tcg-pc", "tcg-q35", "kvm-pc", "xen-hpet", "xen-tsc"])
+        for env in matrix.ENVIRONMENTS[3:]:
+            self.assertEqual(matrix.skip_reason(env),
+                             "the Xen guest image is not built yet (issue 6)")
+
+    def test_kvm_skipped_with_the_reason_when_unusable(self):
+        kvm = matrix.ENVIRONMENTS[2]
+        self.assertEqual(matrix.skip_reason(kvm, lambda: (False, "/dev/kvm: No such file")),
+                         "/dev/kvm: No such file")
+        self.assertIsNone(matrix.skip_reason(kvm, lambda: (True, "usable")))
+        self.assertIsNone(matrix.skip_reason(matrix.ENVIRONMENTS[0]))
+
+    def test_fixture_manifest_records_host_versions_and_commands(self):
+        with open(os.path.join(SAMPLE, matrix.MANIFEST), encoding="utf-8") as source:
+            manifest = json.load(source)
+        self.assertEqual(manifest["schema"], matrix.MANIFEST_SCHEMA)
+        self.assertIsNone(manifest["xen_version"])
+        self.assertTrue(manifest["qemu_version"].startswith("QEMU emulator version"))
+        runs = [run for env in manifest["environments"] for run in env["runs"]]
+        self.assertTrue(runs)
+        for run in runs:
+            self.assertIn("-smp", run["qemu_command"])
+
+
+class CompareTest(unittest.TestCase):
+    def setUp(self):
+        self.inputs = compare.load_inputs([SAMPLE])
+        self.table = dict(compare.compare(self.inputs, "tcg-pc"))
+
+    def cell(self, clock_name, env):
+        return next(c for c in self.table[clock_name] if c.env == env)
+
+    def test_reads_every_environment_and_skip(self):
+        self.assertEqual(list(self.inputs.runs), ["tcg-pc", "tcg-q35", "kvm-pc"])
+        self.assertEqual(len(self.inputs.runs["tcg-pc"]), 2)
+        self.assertEqual(set(self.inputs.skipped), {"xen-hpet", "xen-tsc"})
+
+    def test_median_and_range_across_repeats(self):
+        values = [clock(load("tcg-pc", n), "hpet")["read_ns"]["p50"] for n in (1, 2)]
+        spread = self.cell("hpet", "tcg-pc").metrics["p50"]
+        self.assertEqual(spread.median, sum(values) / 2)
+        self.assertEqual((spread.low, spread.high), (min(values), max(values)))
+        self.assertEqual(spread.count, 2)
+
+    def test_ratio_against_baseline(self):
+        base = [clock(load("tcg-pc", n), "hpet")["read_ns"]["p50"] for n in (1, 2)]
+        kvm = [clock(load("kvm-pc", n), "hpet")["read_ns"]["p50"] for n in (1, 2)]
+        expected = (sum(kvm) / 2) / (sum(base) / 2)
+        self.assertAlmostEqual(self.cell("hpet", "kvm-pc").ratios["p50"], expected)
+        self.assertEqual(self.cell("hpet", "tcg-pc").ratios["p50"], 1.0)
+
+    def test_warps_and_drift_from_cross_cpu(self):
+        document = load("kvm-pc", 1)
+        entry = next(c for c in document["cross_cpu"]["clocks"] if c["clock"] == "tsc")
+        drift = max(abs(d["drift_ppm"]) for d in entry["drift_ppm"])
+        self.assertEqual(compare.METRICS["drift"][2](clock(document, "tsc"), document), drift)
+        self.assertEqual(compare.METRICS["warps"][2](clock(document, "tsc"), document),
+                         entry["warps"])
+
+    def test_missing_clock_is_shown_as_missing(self):
+        cell = self.cell("kvm_clock", "tcg-pc")
+        self.assertTrue(cell.missing)
+        self.assertIn("kvm-clock needs KVM", cell.missing_reason)
+        self.assertIsNone(self.cell("kvm_clock", "kvm-pc").ratios["p50"])
+        text = "\n".join(compare.format_table(list(self.table.items()), self.inputs, "tcg-pc"))
+        self.assertRegex(text, r"kvm_clock\s+tcg-pc\s+2\s+missing: no KVM signature")
+        self.assertIn("xen-hpet: skipped: the Xen guest image is not built yet (issue 6)", text)
+
+    def test_csv_numbers(self):
+        rows = list(csv.DictReader(compare.format_csv(list(self.table.items()), "tcg-pc")))
+        row = next(r for r in rows if r["clock"] == "hpet" and r["env"] == "kvm-pc")
+        self.assertAlmostEqual(float(row["p50_ratio_to_tcg-pc"]),
+                               self.cell("hpet", "kvm-pc").ratios["p50"], places=3)
+        row = next(r for r in rows if r["clock"] == "kvm_clock" and r["env"] == "tcg-q35")
+        self.assertEqual(row["p50_ns_median"], "")
+        self.assertIn("KVM", row["missing_reason"])
+
+    def test_single_files_take_their_folder_as_environment(self):
+        inputs = compare.load_inputs([os.path.join(SAMPLE, "tcg-pc", "run-1.json"),
+                                      os.path.join(SAMPLE, "kvm-pc", "run-1.log")])
+        self.assertEqual(list(inputs.runs), ["tcg-pc", "kvm-pc"])
+
+
+class MalformedTest(unittest.TestCase):
+    """Each bad input gives one sentence naming the file, exit 2, no traceback."""
+
+    CASES = {
+        "truncated.log": "the report ends before 'clockbench-json end' (truncated log?)",
+        "bad.json": "not valid JSON: Expecting ',' delimiter (line 3, column 3).",
+        "wrong-schema.json": "report schema is 'clockbench/9'; this tool reads clockbench/1",
+        "missing-field.json": "clocks[0]: 'read_ns' is a required property",
+        "run-summary.json": "this is the runner's summary of a run that printed no report",
+    }
+
+    def test_sentences(self):
+        for name, sentence in self.CASES.items():
+            with self.subTest(name=name):
+                path = os.path.join(FIXTURES, "malformed", name)
+                with self.assertRaises(RunnerError) as caught:
+                    compare.load_inputs([path])
+                self.assertIn(f"{path}: ", str(caught.exception))
+                self.assertIn(sentence, str(caught.exception))
+
+    def test_cli_exit_status_and_no_traceback(self):
+        result = run_tool("compare", os.path.join(FIXTURES, "malformed", "truncated.log"))
+        self.assertEqual(result.returncode, 2)
+        self.assertNotIn("Traceback", result.stderr)
+        self.assertEqual(len(result.stderr.strip().splitlines()), 1)
+
+    def test_folder_without_manifest(self):
+        with self.assertRaisesRegex(RunnerError, "no manifest.json here"):
+            compare.load_inputs([os.path.join(FIXTURES, "malformed")])
+
+    def test_manifest_of_another_schema(self):
+        with tempfile.TemporaryDirectory() as folder:
+            with open(os.path.join(folder, "manifest.json"), "w", encoding="utf-8") as out:
+                json.dump({"schema": "clockbench-matrix/9", "environments": []}, out)
+            with self.assertRaisesRegex(RunnerError, "manifest schema is \"clockbench-matrix/9\""):
+                compare.load_inputs([folder])
+
+
+@unittest.skipUnless(shutil.which(PYTHON) and os.path.exists(
+    "/usr/lib/python3/dist-packages/matplotlib"), "python3-matplotlib is not installed")
+class EndToEndTest(unittest.TestCase):
+    def test_compare_with_plots(self):
+        with tempfile.TemporaryDirectory() as plots:
+            result = run_tool("compare", SAMPLE, "--plot", plots)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            self.assertRegex(result.stdout, r"hpet\s+kvm-pc\s+2\s+\S+")
+            self.assertIn("p50 / tcg-pc", result.stdout)
+            for stem in ("read-cost-cdf", "cross-cpu"):
+                for ext in ("png", "svg"):
+                    path = os.path.join(plots, f"{stem}.{ext}")
+                    self.assertTrue(os.path.getsize(path) > 1000, path)
+            self.assertIn("no report has a 'ticks' section", result.stderr)
+
+    def test_markdown_and_csv(self):
+        markdown = run_tool("compare", SAMPLE, "--format", "markdown", "--baseline", "kvm-pc")
+        self.assertEqual(markdown.returncode, 0, markdown.stderr)
+        self.assertIn("| clock | env | runs |", markdown.stdout)
+        self.assertIn("p50 / kvm-pc", markdown.stdout)
+        result = run_tool("compare", SAMPLE, "--format", "csv")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertTrue(result.stdout.startswith("clock,env,runs,present_runs,missing_reason,"))
+
+    def test_unknown_baseline(self):
+        result = run_tool("compare", SAMPLE, "--baseline", "xen-tsc")
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("--baseline xen-tsc: no report from that environment", result.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

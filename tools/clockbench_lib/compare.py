@@ -1,0 +1,393 @@
+# SPDX-License-Identifier: MIT
+"""`clockbench compare`: the same measurements side by side across environments.
+
+Inputs are matrix folders (DIR/manifest.json, DIR/ENV/run-K.json) or single reports (a
+JSON file or a console log).  Every report is validated by report.py; anything wrong is one
+RunnerError sentence naming the file.  Per clock and environment the figures of all runs
+are reduced to the median of the per-run values and their min-max range; ratios are
+medians against the baseline environment's medians.
+"""
+
+import csv
+import io
+import json
+import os
+import statistics
+import sys
+from dataclasses import dataclass, field
+
+from . import report
+from .matrix import MANIFEST, MANIFEST_SCHEMA
+from .outcome import EXIT_PASS, RunnerError
+
+DEFAULT_BASELINE = "tcg-pc"
+FORMATS = ("table", "markdown", "csv")
+RUN_SUMMARY_SCHEMA = "clockbench-run/0"
+
+
+@dataclass
+class Run:
+    """One validated report and where it came from."""
+
+    env: str
+    source: str
+    document: dict
+
+
+@dataclass
+class Inputs:
+    """Everything read: reports per environment (in order of first appearance), the
+    environments that did not run and the runs that gave no report, with reasons."""
+
+    runs: dict = field(default_factory=dict)       # env -> [Run]
+    skipped: dict = field(default_factory=dict)    # env -> reason
+    failed: list = field(default_factory=list)     # (env, source, reason)
+
+    def add(self, run):
+        self.runs.setdefault(run.env, []).append(run)
+
+
+# ---------------------------------------------------------------------------- reading
+
+def _load_json_file(path):
+    """The parsed JSON at `path`; RunnerError in one sentence when it cannot be."""
+    try:
+        with open(path, encoding="utf-8") as source:
+            text = source.read()
+    except OSError as error:
+        raise RunnerError(f"cannot read {path}: {error.strerror}.") from None
+    except UnicodeDecodeError:
+        raise RunnerError(f"{path}: not a text file (it is not UTF-8).") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise RunnerError(f"{path}: not valid JSON: {error.msg} (line {error.lineno}, "
+                          f"column {error.colno}).") from None
+
+
+def load_report_json(path):
+    """A validated clockbench/1 report from a JSON file."""
+    document = _load_json_file(path)
+    if isinstance(document, dict) and document.get("schema") == RUN_SUMMARY_SCHEMA:
+        raise RunnerError(f"{path}: this is the runner's summary of a run that printed no "
+                          f"report ({RUN_SUMMARY_SCHEMA}, verdict "
+                          f"{document.get('verdict')}: {document.get('reason')}), not a "
+                          f"{report.SCHEMA} report.")
+    report.validate_document(document, path)
+    return document
+
+
+def load_report_any(path):
+    """A validated report from a JSON file or (anything else) a console log."""
+    if path.endswith(".json"):
+        return load_report_json(path)
+    return report.load_report_file(path)
+
+
+def single_file_env(path):
+    """The environment name of a lone report: its folder for run-K files, else its stem."""
+    stem = os.path.splitext(os.path.basename(path))[0]
+    if stem.startswith("run-"):
+        return os.path.basename(os.path.dirname(os.path.abspath(path))) or stem
+    return stem
+
+
+def _manifest_error(path, what):
+    return RunnerError(f"{path}: {what}; it is not a clockbench matrix manifest "
+                       f"({MANIFEST_SCHEMA}).")
+
+
+def load_matrix(folder, inputs):
+    """Add the runs of one matrix folder to `inputs`."""
+    path = os.path.join(folder, MANIFEST)
+    if not os.path.isfile(path):
+        raise RunnerError(f"{folder}: no {MANIFEST} here, so it is not a matrix folder "
+                          f"(made by `clockbench matrix`).")
+    manifest = _load_json_file(path)
+    if not isinstance(manifest, dict) or "schema" not in manifest:
+        raise _manifest_error(path, "the 'schema' key is missing")
+    if manifest["schema"] != MANIFEST_SCHEMA:
+        raise RunnerError(f"{path}: manifest schema is {json.dumps(manifest['schema'])}; "
+                          f"this tool reads {MANIFEST_SCHEMA}.")
+    environments = manifest.get("environments")
+    if not isinstance(environments, list):
+        raise _manifest_error(path, "'environments' is missing or not a list")
+    for index, env in enumerate(environments):
+        if not isinstance(env, dict) or not isinstance(env.get("name"), str) \
+                or not isinstance(env.get("runs"), list):
+            raise _manifest_error(path, f"environments[{index}] lacks a 'name' or 'runs'")
+        if env.get("skipped"):
+            inputs.skipped.setdefault(env["name"], env.get("reason") or "skipped")
+            continue
+        for number, run in enumerate(env["runs"]):
+            if not isinstance(run, dict):
+                raise _manifest_error(path, f"environments[{index}].runs[{number}] is not "
+                                            f"an object")
+            if run.get("json"):
+                source = os.path.join(folder, run["json"])
+                inputs.add(Run(env["name"], source, load_report_json(source)))
+            else:
+                inputs.failed.append((env["name"], os.path.join(folder, run.get("log", "?")),
+                                      run.get("reason") or run.get("verdict") or "no report"))
+
+
+def load_inputs(paths):
+    """Read every RESULTS argument into one Inputs."""
+    inputs = Inputs()
+    for path in paths:
+        if os.path.isdir(path):
+            load_matrix(path, inputs)
+        elif os.path.exists(path):
+            inputs.add(Run(single_file_env(path), path, load_report_any(path)))
+        else:
+            raise RunnerError(f"{path}: no such file or folder.")
+    if not inputs.runs:
+        raise RunnerError(f"{', '.join(paths)}: no report to compare (every run failed or "
+                          f"was skipped).")
+    return inputs
+
+
+# ---------------------------------------------------------------------------- figures
+
+def _cross_cpu_entry(document, name):
+    cross = document.get("cross_cpu") or {}
+    if not cross.get("applies"):
+        return None
+    return next((entry for entry in cross.get("clocks", []) if entry["clock"] == name), None)
+
+
+def _max_abs_drift(entry):
+    values = [abs(d["drift_ppm"]) for d in entry["drift_ppm"] if d["drift_ppm"] is not None]
+    return max(values) if values else None
+
+
+# Metric name -> (heading, unit, function of (clock entry, document), ratio shown).
+METRICS = {
+    "p50": ("p50", "ns", lambda c, d: c["read_ns"]["p50"] if c.get("read_ns") else None, True),
+    "p99": ("p99", "ns", lambda c, d: c["read_ns"]["p99"] if c.get("read_ns") else None, True),
+    "batch": ("batch", "ns/read", lambda c, d: c.get("batch_ns_per_read"), True),
+    "resolution": ("resolution", "ns", lambda c, d: c.get("resolution_ns"), False),
+    "warps": ("warps", "", lambda c, d: (_cross_cpu_entry(d, c["name"]) or {}).get("warps"),
+              False),
+    "drift": ("max |drift|", "ppm",
+              lambda c, d: _max_abs_drift(_cross_cpu_entry(d, c["name"]))
+              if _cross_cpu_entry(d, c["name"]) else None, False),
+}
+
+
+@dataclass
+class Spread:
+    """One metric over the runs of one environment."""
+
+    median: float
+    low: float
+    high: float
+    count: int
+
+
+def spread(values):
+    """Median of the per-run values and their range, or None when there are none."""
+    values = [value for value in values if value is not None]
+    if not values:
+        return None
+    return Spread(statistics.median(values), min(values), max(values), len(values))
+
+
+@dataclass
+class Cell:
+    """One clock in one environment: its spreads, or why it is missing."""
+
+    clock: str
+    env: str
+    runs: int
+    present_runs: int
+    metrics: dict = field(default_factory=dict)   # metric -> Spread or None
+    ratios: dict = field(default_factory=dict)    # metric -> float or None
+    missing_reason: str = None
+
+    @property
+    def missing(self):
+        return self.present_runs == 0
+
+
+def clock_order(inputs):
+    """Clock names in report order, first appearance first."""
+    names = []
+    for runs in inputs.runs.values():
+        for run in runs:
+            for clock in run.document["clocks"]:
+                if clock["name"] not in names:
+                    names.append(clock["name"])
+    return names
+
+
+def build_cell(clock_name, env, runs):
+    """The Cell of `clock_name` over `runs` of `env`."""
+    entries = []
+    reasons = []
+    for run in runs:
+        clock = next((c for c in run.document["clocks"] if c["name"] == clock_name), None)
+        if clock is None:
+            reasons.append("not in the report")
+        elif not clock["present"] or not clock.get("measured", True):
+            reasons.append(clock.get("absent_reason") or "present but not measured")
+        else:
+            entries.append((clock, run.document))
+    cell = Cell(clock_name, env, len(runs), len(entries))
+    if not entries:
+        cell.missing_reason = reasons[0] if reasons else "no run"
+    for metric, (_, _, value_of, _) in METRICS.items():
+        cell.metrics[metric] = spread([value_of(c, d) for c, d in entries])
+    return cell
+
+
+def compare(inputs, baseline=DEFAULT_BASELINE):
+    """The Cells, grouped per clock in environment order: [(clock, [Cell])]."""
+    table = []
+    for clock_name in clock_order(inputs):
+        cells = [build_cell(clock_name, env, runs) for env, runs in inputs.runs.items()]
+        base = next((cell for cell in cells if cell.env == baseline), None)
+        for cell in cells:
+            for metric, (_, _, _, with_ratio) in METRICS.items():
+                if not with_ratio:
+                    continue
+                mine = cell.metrics[metric]
+                theirs = base.metrics[metric] if base else None
+                cell.ratios[metric] = (mine.median / theirs.median
+                                       if mine and theirs and theirs.median else None)
+        table.append((clock_name, cells))
+    return table
+
+
+# ---------------------------------------------------------------------------- output
+
+def _number(value):
+    return report._number(value)  # pylint: disable=protected-access
+
+
+def _spread_text(value):
+    if value is None:
+        return "-"
+    if value.count == 1 or value.low == value.high:
+        return _number(value.median)
+    return f"{_number(value.median)} ({_number(value.low)}-{_number(value.high)})"
+
+
+def _ratio_text(value):
+    return "-" if value is None else f"{value:.2f}x"
+
+
+def _headings(baseline):
+    headings = ["clock", "env", "runs"]
+    for metric, (heading, unit, _, with_ratio) in METRICS.items():
+        headings.append(f"{heading} {unit}".strip())
+        if with_ratio:
+            headings.append(f"{metric} / {baseline}")
+    return headings
+
+
+def _row(cell):
+    if cell.missing:
+        return [cell.clock, cell.env, str(cell.runs), f"missing: {cell.missing_reason}"]
+    runs = str(cell.runs) if cell.present_runs == cell.runs else \
+        f"{cell.present_runs} of {cell.runs}"
+    row = [cell.clock, cell.env, runs]
+    for metric, (_, _, _, with_ratio) in METRICS.items():
+        row.append(_spread_text(cell.metrics[metric]))
+        if with_ratio:
+            row.append(_ratio_text(cell.ratios[metric]))
+    return row
+
+
+def notes(inputs, baseline):
+    """Lines about what is not in the table: skipped environments, failed runs, baseline."""
+    lines = [f"{env}: skipped: {reason}" for env, reason in inputs.skipped.items()]
+    lines += [f"{env}: a run gave no report ({source}): {reason}"
+              for env, source, reason in inputs.failed]
+    if baseline not in inputs.runs:
+        lines.append(f"baseline {baseline} is not in the results, so there are no ratios "
+                     f"(--baseline picks another: {', '.join(inputs.runs)})")
+    return lines
+
+
+def format_table(table, inputs, baseline, markdown=False):
+    """The comparison as aligned text columns or a Markdown table."""
+    headings = _headings(baseline)
+    rows = [_row(cell) for _, cells in table for cell in cells]
+    lines = []
+    if markdown:
+        lines.append("| " + " | ".join(headings) + " |")
+        lines.append("|" + "|".join(" --- " for _ in headings) + "|")
+        for row in rows:
+            row = row + [""] * (len(headings) - len(row))
+            lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |")
+    else:
+        widths = [max([len(headings[i])] + [len(row[i]) for row in rows if len(row) > 4])
+                  for i in range(len(headings))]
+        widths[0] = max(widths[0], *(len(row[0]) for row in rows))
+        widths[1] = max(widths[1], *(len(row[1]) for row in rows))
+
+        def line(cells):
+            if len(cells) == 4:  # a missing clock: clock, env, runs, then the reason
+                return "  ".join([f"{cells[0]:<{widths[0]}}", f"{cells[1]:<{widths[1]}}",
+                                  f"{cells[2]:>{widths[2]}}", cells[3]])
+            return "  ".join(f"{c:<{w}}" if i < 2 else f"{c:>{w}}"
+                             for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+        lines.append(line(headings))
+        previous = None
+        for row in rows:
+            if previous is not None and row[0] != previous:
+                lines.append("")
+            previous = row[0]
+            lines.append(line(row))
+    extra = notes(inputs, baseline)
+    if extra:
+        lines.append("")
+        lines += [f"- {text}" if markdown else text for text in extra]
+    return lines
+
+
+def format_csv(table, baseline):
+    """The comparison as CSV: one row per clock and environment, numbers unformatted."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    heading = ["clock", "env", "runs", "present_runs", "missing_reason"]
+    for metric, (_, unit, _, with_ratio) in METRICS.items():
+        suffix = f"_{unit.replace('/', '_per_')}" if unit else ""
+        heading += [f"{metric}{suffix}_median", f"{metric}{suffix}_min",
+                    f"{metric}{suffix}_max"]
+        if with_ratio:
+            heading.append(f"{metric}_ratio_to_{baseline}")
+    writer.writerow(heading)
+    for _, cells in table:
+        for cell in cells:
+            row = [cell.clock, cell.env, cell.runs, cell.present_runs,
+                   cell.missing_reason or ""]
+            for metric, (_, _, _, with_ratio) in METRICS.items():
+                value = cell.metrics[metric]
+                row += ["", "", ""] if value is None else [value.median, value.low, value.high]
+                if with_ratio:
+                    ratio = cell.ratios[metric]
+                    row.append("" if ratio is None else round(ratio, 4))
+            writer.writerow(row)
+    return out.getvalue().splitlines()
+
+
+def cmd_compare(args):
+    """`clockbench compare`: print the side-by-side table, and write plots with --plot."""
+    report.require_jsonschema()
+    inputs = load_inputs(args.results)
+    if args.baseline != DEFAULT_BASELINE and args.baseline not in inputs.runs:
+        raise RunnerError(f"--baseline {args.baseline}: no report from that environment in "
+                          f"the results (there are: {', '.join(inputs.runs)}).")
+    table = compare(inputs, args.baseline)
+    if args.format == "csv":
+        lines = format_csv(table, args.baseline)
+    else:
+        lines = format_table(table, inputs, args.baseline, markdown=args.format == "markdown")
+    print("\n".join(lines), flush=True)
+    if args.plot:
+        from . import plot  # pylint: disable=import-outside-toplevel
+        for message in plot.write_plots(inputs, args.plot):
+            print(f"clockbench compare: {message}", file=sys.stderr, flush=True)
+    return EXIT_PASS

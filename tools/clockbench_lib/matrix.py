@@ -1,0 +1,199 @@
+# SPDX-License-Identifier: MIT
+"""`clockbench matrix`: boot the image in every environment this machine can run, N times.
+
+Every run leaves DIR/ENV/run-K.log (the cleaned console) and, when the guest printed a valid
+report, DIR/ENV/run-K.json; DIR/manifest.json says what ran where, with what, and why
+anything did not.  A run that fails is recorded with its reason and the matrix goes on.
+"""
+
+import datetime
+import json
+import os
+import platform
+import subprocess
+from dataclasses import dataclass
+
+from . import qemu, report
+from .boot import boot_once, build_images, check_image
+from .outcome import EXIT_FAIL, EXIT_PASS, RunnerError
+
+MANIFEST = "manifest.json"
+MANIFEST_SCHEMA = "clockbench-matrix/0"
+RESULTS_DIR = "results"
+DEFAULT_REPEATS = 3
+MATRIX_SMP = 2  # two vCPUs, so that cross_cpu (warps, offsets, drift) is measured
+XEN_SKIP_REASON = "the Xen guest image is not built yet (issue 6)"
+
+
+@dataclass(frozen=True)
+class Environment:
+    """One column of the matrix: how to boot, or why it cannot be booted here."""
+
+    name: str
+    description: str
+    accel: str = None
+    machine: str = None
+    skip_reason: str = None  # set for environments that can never run yet
+
+    def spec(self):
+        """The BootSpec of one run in this environment."""
+        return qemu.BootSpec(boot="multiboot1", machine=self.machine, accel=self.accel,
+                             smp=MATRIX_SMP)
+
+
+ENVIRONMENTS = (
+    Environment("tcg-pc", "QEMU TCG, i440FX machine (pc)", accel="tcg", machine="pc"),
+    Environment("tcg-q35", "QEMU TCG, Q35 machine", accel="tcg", machine="q35"),
+    Environment("kvm-pc", "QEMU with KVM, i440FX machine (pc)", accel="kvm", machine="pc"),
+    Environment("xen-hpet", "Xen HVM guest, Xen booted with clocksource=hpet",
+                skip_reason=XEN_SKIP_REASON),
+    Environment("xen-tsc", "Xen HVM guest, Xen booted with clocksource=tsc",
+                skip_reason=XEN_SKIP_REASON),
+)
+ENVIRONMENT_NAMES = tuple(env.name for env in ENVIRONMENTS)
+
+
+def skip_reason(env, kvm_status=qemu.kvm_status):
+    """Why `env` cannot run on this machine, or None when it can."""
+    if env.skip_reason:
+        return env.skip_reason
+    if env.accel == "kvm":
+        usable, reason = kvm_status()
+        if not usable:
+            return reason
+    return None
+
+
+def _first_line(command):
+    """The first line `command` prints, or None when it cannot be run."""
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, check=False,
+                                timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    lines = result.stdout.splitlines()
+    return lines[0].strip() if result.returncode == 0 and lines else None
+
+
+def host_cpu(cpuinfo="/proc/cpuinfo"):
+    """The host CPU's model name from /proc/cpuinfo, or None."""
+    try:
+        with open(cpuinfo, encoding="utf-8", errors="replace") as info:
+            for line in info:
+                key, _, value = line.partition(":")
+                if key.strip() == "model name":
+                    return value.strip()
+    except OSError:
+        pass
+    return None
+
+
+def new_manifest(out_dir, repeats, started):
+    """The manifest before any run: host, versions, date, and no environments yet."""
+    uname = platform.uname()
+    return {
+        "schema": MANIFEST_SCHEMA,
+        "date_utc": started.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "host": {
+            "cpu": host_cpu(),
+            "kernel": f"{uname.system} {uname.release} {uname.version} {uname.machine}",
+        },
+        "qemu_version": _first_line([qemu.qemu_program(), "--version"]),
+        "xen_version": None,
+        "repeats": repeats,
+        "smp": MATRIX_SMP,
+        "environments": [],
+    }
+
+
+def write_manifest(out_dir, manifest):
+    """(Re)write DIR/manifest.json, after every run so that an interrupted matrix keeps it."""
+    path = os.path.join(out_dir, MANIFEST)
+    try:
+        with open(path + ".tmp", "w", encoding="utf-8") as out:
+            json.dump(manifest, out, indent=2)
+            out.write("\n")
+        os.replace(path + ".tmp", path)
+    except OSError as error:
+        raise RunnerError(f"cannot write {path}: {error.strerror}.") from None
+
+
+def run_once(env, number, out_dir, timeout_s):
+    """Boot `env` once as run `number`; returns the manifest entry of that run."""
+    env_dir = os.path.join(out_dir, env.name)
+    log_path = os.path.join(env_dir, f"run-{number}.log")
+    json_path = os.path.join(env_dir, f"run-{number}.json")
+    outcome = boot_once(env.spec(), report.ROOT, timeout_s,
+                        os.path.join(env_dir, "work"), log_path)
+    entry = {"run": number, "verdict": outcome.verdict, "reason": outcome.reason,
+             "seconds": round(outcome.seconds, 3), "qemu_command": outcome.command,
+             "log": os.path.relpath(log_path, out_dir), "json": None}
+    if outcome.verdict in ("pass", "fail", "skip"):
+        try:
+            document = report.load_report(outcome.lines, log_path)
+        except RunnerError as error:
+            entry["verdict"], entry["reason"] = "error", str(error)
+        else:
+            with open(json_path, "w", encoding="utf-8") as out:
+                json.dump(document, out, indent=2)
+                out.write("\n")
+            entry["json"] = os.path.relpath(json_path, out_dir)
+    return entry
+
+
+def default_out_dir(now):
+    """results/<UTC date-time> under the repository root."""
+    return os.path.join(report.ROOT, RESULTS_DIR, now.strftime("%Y%m%dT%H%M%SZ"))
+
+
+def progress(message):
+    """One progress line on the terminal."""
+    print(f"clockbench matrix: {message}", flush=True)
+
+
+def cmd_matrix(args):
+    """`clockbench matrix`: run every environment `args.repeats` times; see the module doc."""
+    report.require_jsonschema()
+    started = datetime.datetime.now(datetime.timezone.utc)
+    out_dir = os.path.abspath(args.out or default_out_dir(started))
+    chosen = [env for env in ENVIRONMENTS if not args.env or env.name in args.env]
+    reasons = {env.name: skip_reason(env) for env in chosen}
+    runnable = [env for env in chosen if reasons[env.name] is None]
+    if runnable:
+        qemu.check_dependencies([qemu.qemu_program()])
+        image = runnable[0].spec().image
+        if not args.no_build:
+            build_images(report.ROOT, [image])
+        check_image(report.ROOT, image, built=not args.no_build)
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+    except OSError as error:
+        raise RunnerError(f"cannot create {out_dir}: {error.strerror}.") from None
+    manifest = new_manifest(out_dir, args.repeats, started)
+    progress(f"{len(runnable)} of {len(chosen)} environments can run here, "
+             f"{args.repeats} run{'s' * (args.repeats != 1)} each, results in {out_dir}")
+    failed = 0
+    for env in chosen:
+        entry = {"name": env.name, "description": env.description, "accel": env.accel,
+                 "machine": env.machine, "skipped": reasons[env.name] is not None,
+                 "reason": reasons[env.name], "runs": []}
+        manifest["environments"].append(entry)
+        if entry["skipped"]:
+            progress(f"{env.name}: skipped: {entry['reason']}")
+            write_manifest(out_dir, manifest)
+            continue
+        os.makedirs(os.path.join(out_dir, env.name), exist_ok=True)
+        timeout_s = qemu.default_timeout_s(env.accel)
+        for number in range(1, args.repeats + 1):
+            progress(f"{env.name}: run {number}/{args.repeats} ...")
+            run = run_once(env, number, out_dir, timeout_s)
+            entry["runs"].append(run)
+            write_manifest(out_dir, manifest)
+            status = run["verdict"].upper() if run["json"] else "FAILED"
+            reason = f": {run['reason']}" if run["reason"] and not run["json"] else ""
+            progress(f"{env.name}: run {number}/{args.repeats} {status} "
+                     f"({run['seconds']:.1f} s){reason}")
+            failed += run["json"] is None
+    progress(f"done: {out_dir} ({failed} run{'s' * (failed != 1)} without a report); "
+             f"compare with `tools/clockbench compare {os.path.relpath(out_dir)}`")
+    return EXIT_FAIL if failed else EXIT_PASS
