@@ -78,7 +78,7 @@ static struct {
 	struct spinlock lock;
 	struct smp_barrier start;
 	const struct clock *clock;
-	uint64_t mask, half, last, deadline;
+	uint64_t mask, half, last, last_tsc, half_wrap_cycles, deadline;
 	bool have_last, stop;
 	struct xcpu_clock *out;
 } warp;
@@ -88,7 +88,7 @@ static void warp_worker(void *arg)
 	(void)arg;
 	barrier_wait(&warp.start, WORK_TIMEOUT_MS);
 	for (;;) {
-		uint64_t now, step;
+		uint64_t now, now_tsc, step;
 
 		spin_lock(&warp.lock);
 		/* Only CPU 0's TSC decides when time is up: the others'
@@ -100,10 +100,18 @@ static void warp_worker(void *arg)
 			return;
 		}
 		now = warp.clock->read();
+		now_tsc = tsc_read();
 		if (warp.have_last) {
 			step = (now - warp.last) & warp.mask;
 			if (step == 0) {
 				warp.out->stalls++;
+			} else if (step >= warp.half &&
+				   now_tsc - warp.last_tsc >
+					   warp.half_wrap_cycles) {
+				/* Over half a wrap since the last read (a CPU
+				 * was descheduled holding the lock): forward
+				 * and back cannot be told apart. */
+				warp.out->ambiguous_gaps++;
 			} else if (step >= warp.half) {
 				double back = (double)clock_ns(
 					warp.clock,
@@ -115,6 +123,7 @@ static void warp_worker(void *arg)
 			}
 		}
 		warp.last = now;
+		warp.last_tsc = now_tsc;
 		warp.have_last = true;
 		warp.out->iterations++;
 		spin_unlock(&warp.lock);
@@ -127,6 +136,9 @@ static void measure_warps(struct xcpu_clock *x, unsigned int warp_ms)
 	warp.clock = x->clock;
 	warp.mask = clock_mask(x->clock->width_bits);
 	warp.half = warp.mask / 2 + 1;
+	warp.half_wrap_cycles =
+		(uint64_t)((double)clock_ns(x->clock, warp.half) *
+			   (double)smp_cycles_per_us() / 1000.0);
 	warp.out = x;
 	warp.start.count = smp_cpus_online();
 	warp.deadline =

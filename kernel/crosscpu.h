@@ -27,6 +27,7 @@ struct xcpu_per_cpu {
 struct xcpu_clock {
 	const struct clock *clock;
 	uint64_t iterations, warps, stalls;
+	uint64_t ambiguous_gaps; /* reads over half a wrap after the last */
 	double worst_warp_ns;
 	struct xcpu_per_cpu cpu[MAX_CPUS];
 };

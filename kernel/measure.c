@@ -154,13 +154,23 @@ static void measure_resolution(struct clock_result *r, uint64_t budget_cycles)
 	 * values are kept and converted to ns after the loop, which stays as
 	 * tight as the reads themselves. */
 	uint64_t extended = EXTENDED_START, stored = 0, i;
+	/* Half a wrap of a narrow counter (the PIT wraps every 55 ms): two
+	 * reads further apart than that cannot tell forward from back. */
+	uint64_t half_wrap_cycles = ns_to_cycles((double)clock_ns(c, half));
+	uint64_t t_prev = start;
 
 	for (reads = 0; reads < MAX_RESOLUTION_READS; reads++) {
 		uint64_t now = c->read();
+		uint64_t t_now = tsc_read_ordered();
 		uint64_t step = (now - prev) & mask;
 
 		if (step == 0) {
 			r->stalls++;
+		} else if (step >= half && t_now - t_prev > half_wrap_cycles) {
+			/* The guest was away longer than half a wrap: count
+			 * the step forward, and say it was ambiguous. */
+			r->ambiguous_gaps++;
+			extended += step;
 		} else if (step >= half) {
 			/* A "step" of more than half the range is a step back. */
 			double back_ns =
@@ -179,8 +189,9 @@ static void measure_resolution(struct clock_result *r, uint64_t budget_cycles)
 		if (stored < MEASURE_MAX_SAMPLES)
 			samples[stored++] = extended;
 		prev = now;
+		t_prev = t_now;
 		if (reads >= MIN_RESOLUTION_READS &&
-		    tsc_read_ordered() - start > budget_cycles)
+		    t_now - start > budget_cycles)
 			break;
 	}
 	elapsed = tsc_read_ordered() - start;
@@ -298,6 +309,13 @@ static void judge_trapped(struct clock_result *r)
 				 (unsigned long long)r->read_ns.p50,
 				 c->native_read_ns_max);
 	}
+	if (r->ambiguous_gaps && used < sizeof(r->notes))
+		used += snprintf(r->notes + used, sizeof(r->notes) - used,
+				 "%s%llu back-to-back reads were more than "
+				 "half a wrap apart (the guest did not run in "
+				 "between): their steps were counted forward.",
+				 used ? " " : "",
+				 (unsigned long long)r->ambiguous_gaps);
 	if ((c->flags & CLOCK_READS_NS) && used < sizeof(r->notes))
 		used += snprintf(r->notes + used, sizeof(r->notes) - used,
 				 "%sIts reads return ns: the scaling to ns is "

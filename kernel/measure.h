@@ -35,6 +35,7 @@ struct clock_result {
 	uint64_t stalls;	 /* consecutive equal reads */
 	double update_hz;	 /* distinct values per second */
 	uint64_t backward_steps; /* raw counter, wraps handled */
+	uint64_t ambiguous_gaps; /* reads over half a wrap apart */
 	uint64_t backward_steps_ns;
 	double worst_backward_ns;
 	bool rate_measured;

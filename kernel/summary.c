@@ -315,6 +315,7 @@ static void json_clock(struct json_writer *w, const struct clock_result *r)
 	json_optional_double(w, "update_hz", m, r->update_hz);
 	json_optional_uint(w, "backward_steps", m, r->backward_steps);
 	json_optional_uint(w, "backward_steps_ns", m, r->backward_steps_ns);
+	json_optional_uint(w, "ambiguous_gaps", m, r->ambiguous_gaps);
 	json_optional_double(w, "worst_backward_ns", m, r->worst_backward_ns);
 	json_optional_double(w, "rate_ppm", m && r->rate_measured, r->rate_ppm);
 	json_optional_double(w, "rate_uncertainty_ppm", m && r->rate_measured,
@@ -353,6 +354,7 @@ static void json_xcpu(struct json_writer *w)
 		json_uint(w, "warps", x->warps);
 		json_double(w, "worst_warp_ns", x->worst_warp_ns);
 		json_uint(w, "stalls", x->stalls);
+		json_uint(w, "ambiguous_gaps", x->ambiguous_gaps);
 		json_array_begin(w, "offsets");
 		for (cpu = 1; cpu < ncpu; cpu++) {
 			const struct xcpu_per_cpu *pc = &x->cpu[cpu];
