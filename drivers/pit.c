@@ -50,7 +50,7 @@ static int pit_probe(struct clock *c, const struct clock_env *env)
 	c->freq_hz = PIT_HZ;
 	snprintf(c->freq_source, sizeof(c->freq_source),
 		 "fixed by the PC design");
-	c->flags = CLOCK_PORT_IO;
+	c->flags = CLOCK_PORT_IO | CLOCK_MULTI_ACCESS;
 	snprintf(c->notes, sizeof(c->notes),
 		 "channel 0 programmed as a rate generator over 65536 counts; "
 		 "3 port accesses a read");

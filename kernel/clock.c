@@ -12,6 +12,7 @@ const struct clock_flag_name clock_flag_names[] = {
 	{ CLOCK_CLAIMS_STABLE, "claims_stable", "claims stable across CPUs" },
 	{ CLOCK_READS_NS, "reads_ns", "reads in ns" },
 	{ CLOCK_PORT_IO, "port_io", "read through I/O ports" },
+	{ CLOCK_MULTI_ACCESS, "multi_access", "several accesses a read" },
 };
 
 const size_t clock_flag_count =

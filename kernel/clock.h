@@ -26,6 +26,7 @@
 #define CLOCK_CLAIMS_STABLE   (1u << 2) /* the source claims CPUs agree */
 #define CLOCK_READS_NS	      (1u << 3) /* the raw value is nanoseconds */
 #define CLOCK_PORT_IO	      (1u << 4) /* read through I/O ports */
+#define CLOCK_MULTI_ACCESS    (1u << 5) /* one read takes several accesses */
 
 #define CLOCK_TEXT_LEN 160
 

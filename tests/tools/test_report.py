@@ -785,3 +785,17 @@ class WithFakeQemu(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class MultiAccessExemption(unittest.TestCase):
+    """Steps back of a multi-access port clock are not judged when ring 0
+    performs port I/O (iopl_honoured false), as the guest's own check."""
+
+    def test_exemption(self):
+        clock = {"name": "pit", "flags": ["port_io", "multi_access"]}
+        self.assertFalse(reportchecks._steps_back_judged(
+            clock, {"env": {"iopl_honoured": False}}))
+        self.assertTrue(reportchecks._steps_back_judged(
+            clock, {"env": {"iopl_honoured": True}}))
+        self.assertTrue(reportchecks._steps_back_judged(
+            {"name": "hpet", "flags": []}, {"env": {"iopl_honoured": False}}))

@@ -38,7 +38,15 @@ def _clock(document, name):
     return next((clock for clock in document["clocks"] if clock["name"] == name), None)
 
 
-def _clock_sanity(clock, present_names):
+def _steps_back_judged(clock, document):
+    """Whether a clock's steps back count against it: not for a clock read in
+    several port accesses when ring 0 performs port I/O (the guest's own
+    verdict skips that check too, see kernel/summary.c)."""
+    emulated_io = document.get("env", {}).get("iopl_honoured") is False
+    return not (emulated_io and "multi_access" in clock.get("flags", []))
+
+
+def _clock_sanity(clock, present_names, document=None):
     """What every present clock's entry must show on any machine."""
     name = clock["name"]
     problems = []
@@ -46,8 +54,9 @@ def _clock_sanity(clock, present_names):
         problems.append(f"samples is {clock['samples']}, expected more than 0")
     if not clock["freq_hz"] > 0:
         problems.append(f"freq_hz is {clock['freq_hz']}, expected more than 0")
+    judged = document is None or _steps_back_judged(clock, document)
     for field in ("backward_steps", "backward_steps_ns", "worst_backward_ns"):
-        if clock[field] != 0:
+        if judged and clock[field] != 0:
             problems.append(f"{field} is {clock[field]}, expected 0")
     for field in ("read_cycles", "read_ns"):
         problems += _ordered(clock[field], field)
@@ -90,7 +99,7 @@ def _sanity(document, hypervisor):
                         f"least 0 (the empty bracket is over-subtracted)")
     present_names = {clock["name"] for clock in _present(document)}
     for clock in _present(document):
-        problems += _clock_sanity(clock, present_names)
+        problems += _clock_sanity(clock, present_names, document)
     return problems
 
 
