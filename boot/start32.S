@@ -30,6 +30,37 @@
 #define MSR_EFER 0xc0000080
 #define EFER_LME (1 << 8)
 
+/* Data segment registers: the flat data descriptor (32- or 64-bit code). */
+.macro LOAD_DATA_SEGMENTS
+	movl	$GDT_SEL_DATA, %eax
+	movl	%eax, %ds
+	movl	%eax, %es
+	movl	%eax, %ss
+	movl	%eax, %fs
+	movl	%eax, %gs
+.endm
+
+/*
+ * From 32-bit protected mode with the page tables built: PAE and SSE on,
+ * CR3, EFER.LME, paging, then a far jump to 64-bit code at \target.
+ */
+.macro ENTER_LONG_MODE target
+	movl	%cr4, %eax
+	orl	$(CR4_PAE + CR4_OSFXSR + CR4_OSXMMEXCPT), %eax
+	movl	%eax, %cr4
+	movl	$boot_pml4, %eax
+	movl	%eax, %cr3
+	movl	$MSR_EFER, %ecx
+	rdmsr
+	orl	$EFER_LME, %eax
+	wrmsr
+	movl	%cr0, %eax
+	andl	$~(CR0_EM + CR0_TS), %eax
+	orl	$(CR0_PG + CR0_WP + CR0_MP + 1), %eax
+	movl	%eax, %cr0
+	ljmp	$GDT_SEL_CODE64, $\target
+.endm
+
 	.section .text.boot32, "ax"
 	.code32
 /*
@@ -42,12 +73,7 @@ start32:
 	cli
 	cld
 	lgdt	gdt_descr
-	movl	$GDT_SEL_DATA, %eax
-	movl	%eax, %ds
-	movl	%eax, %es
-	movl	%eax, %ss
-	movl	%eax, %fs
-	movl	%eax, %gs
+	LOAD_DATA_SEGMENTS
 
 	/* Keep the arguments in .data, then zero .bss before anything uses it. */
 	movl	%edi, boot_protocol
@@ -102,20 +128,7 @@ start32:
 	cmpl	$2048, %ecx
 	jb	1b
 
-	movl	%cr4, %eax
-	orl	$(CR4_PAE + CR4_OSFXSR + CR4_OSXMMEXCPT), %eax
-	movl	%eax, %cr4
-	movl	$boot_pml4, %eax
-	movl	%eax, %cr3
-	movl	$MSR_EFER, %ecx
-	rdmsr
-	orl	$EFER_LME, %eax
-	wrmsr
-	movl	%cr0, %eax
-	andl	$~(CR0_EM + CR0_TS), %eax
-	orl	$(CR0_PG + CR0_WP + CR0_MP + 1), %eax
-	movl	%eax, %cr0
-	ljmp	$GDT_SEL_CODE64, $start64
+	ENTER_LONG_MODE start64
 
 /*
  * An application processor, from the trampoline (boot/trampoline.S) in
@@ -125,26 +138,8 @@ start32:
  */
 	.globl ap_start32
 ap_start32:
-	movl	$GDT_SEL_DATA, %eax
-	movl	%eax, %ds
-	movl	%eax, %es
-	movl	%eax, %ss
-	movl	%eax, %fs
-	movl	%eax, %gs
-	movl	%cr4, %eax
-	orl	$(CR4_PAE + CR4_OSFXSR + CR4_OSXMMEXCPT), %eax
-	movl	%eax, %cr4
-	movl	$boot_pml4, %eax
-	movl	%eax, %cr3
-	movl	$MSR_EFER, %ecx
-	rdmsr
-	orl	$EFER_LME, %eax
-	wrmsr
-	movl	%cr0, %eax
-	andl	$~(CR0_EM + CR0_TS), %eax
-	orl	$(CR0_PG + CR0_WP + CR0_MP + 1), %eax
-	movl	%eax, %cr0
-	ljmp	$GDT_SEL_CODE64, $ap_start64
+	LOAD_DATA_SEGMENTS
+	ENTER_LONG_MODE ap_start64
 
 /* Without long mode there is nothing to run: say so on COM1 and stop. */
 no_long_mode:
@@ -161,12 +156,7 @@ no_long_mode:
 
 	.code64
 ap_start64:
-	movl	$GDT_SEL_DATA, %eax
-	movl	%eax, %ds
-	movl	%eax, %es
-	movl	%eax, %ss
-	movl	%eax, %fs
-	movl	%eax, %gs
+	LOAD_DATA_SEGMENTS
 	movq	ap_boot_ring0_stack(%rip), %rsp
 	xorl	%ebp, %ebp
 	movl	ap_boot_cpu(%rip), %edi
@@ -180,12 +170,7 @@ ap_start64:
 	iretq
 
 start64:
-	movl	$GDT_SEL_DATA, %eax
-	movl	%eax, %ds
-	movl	%eax, %es
-	movl	%eax, %ss
-	movl	%eax, %fs
-	movl	%eax, %gs
+	LOAD_DATA_SEGMENTS
 	movq	$ring0_stack_top, %rsp
 	xorl	%ebp, %ebp
 	call	ring0_init
