@@ -42,18 +42,25 @@ struct clock *clocks_find(const char *name)
 	return NULL;
 }
 
-const struct clock *clocks_reference(void)
+const struct clock *clocks_reference_for(const struct clock *c)
 {
 	size_t i;
 
 	for (i = 0; i < sizeof(reference_order) / sizeof(reference_order[0]);
 	     i++) {
-		const struct clock *c = clocks_find(reference_order[i]);
+		const struct clock *ref = clocks_find(reference_order[i]);
 
-		if (c && c->present)
-			return c;
+		if (ref && ref->present &&
+		    (!c || (!clock_same_counter(ref, c) &&
+			    ref != c->calibrated_against)))
+			return ref;
 	}
 	return NULL;
+}
+
+const struct clock *clocks_reference(void)
+{
+	return clocks_reference_for(NULL);
 }
 
 static bool is_tsc(const struct clock *c)
@@ -222,21 +229,6 @@ void clocks_report_platform(void)
 			printf("  %-12s %s\n", "", c->notes);
 	}
 	report_tsc_features();
-}
-
-const struct clock *clocks_reference_for(const struct clock *c)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(reference_order) / sizeof(reference_order[0]);
-	     i++) {
-		const struct clock *ref = clocks_find(reference_order[i]);
-
-		if (ref && ref->present && !clock_same_counter(ref, c) &&
-		    ref != c->calibrated_against)
-			return ref;
-	}
-	return NULL;
 }
 
 int clock_measure_rate_best(const struct clock *c, const struct clock *ref,

@@ -37,7 +37,8 @@ const struct clock *clocks_reference(void);
 
 /**
  * The best reference for @c: the first present of HPET, PM timer, PIT that
- * is neither @c nor the clock @c was calibrated against; NULL if none.
+ * is neither @c nor the clock @c was calibrated against (any, when @c is
+ * NULL); NULL if none.
  */
 const struct clock *clocks_reference_for(const struct clock *c);
 
