@@ -29,7 +29,7 @@ PYTHON := /usr/bin/python3
 DEBIAN_PACKAGES := gcc make binutils git python3 clang-format \
 	qemu-system-x86 grub-pc-bin grub-efi-amd64-bin grub-common xorriso \
 	mtools ovmf newlib-source libxen-dev libcmocka-dev python3-jsonschema \
-	python3-matplotlib
+	python3-matplotlib xen-hypervisor-4.17-amd64
 
 # --- newlib, built once from Debian's newlib-source --------------------------
 NEWLIB_TARBALL := $(firstword $(wildcard /usr/src/newlib/newlib-*.tar.*))
@@ -237,7 +237,7 @@ deps:
 	if [ "$$(id -u)" = 0 ]; then \
 		echo "  DEPS    installing:" $$missing; \
 		apt-get update -q >/dev/null && \
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing \
 			>/dev/null || exit 1; \
 	else \
 		echo "clockbench needs these Debian packages; as root run:"; \
