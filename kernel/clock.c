@@ -37,3 +37,10 @@ uint64_t clock_ns(const struct clock *c, uint64_t delta)
 		return delta;
 	return clock_counts_to_ns(delta, c->freq_hz);
 }
+
+uint64_t clock_ns_to_counts(uint64_t ns, uint64_t freq_hz)
+{
+	unsigned __int128 counts = (unsigned __int128)ns * freq_hz / NS_PER_S;
+
+	return counts > UINT64_MAX ? UINT64_MAX : (uint64_t)counts;
+}

@@ -102,6 +102,13 @@ bool clock_same_counter(const struct clock *a, const struct clock *b);
 /** Nanoseconds in @delta raw counts of a clock at @freq_hz. */
 uint64_t clock_counts_to_ns(uint64_t delta, uint64_t freq_hz);
 
+/**
+ * Counts of a clock at @freq_hz in @ns nanoseconds, saturating at
+ * UINT64_MAX (half the wrap of a 64-bit counter does not fit in TSC
+ * cycles).
+ */
+uint64_t clock_ns_to_counts(uint64_t ns, uint64_t freq_hz);
+
 /** clock_counts_to_ns() with @c's frequency (identity for ns clocks). */
 uint64_t clock_ns(const struct clock *c, uint64_t delta);
 

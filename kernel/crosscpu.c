@@ -89,6 +89,7 @@ static void warp_worker(void *arg)
 	barrier_wait(&warp.start, WORK_TIMEOUT_MS);
 	for (;;) {
 		uint64_t now, now_tsc, step;
+		int64_t gap_cycles;
 
 		spin_lock(&warp.lock);
 		/* Only CPU 0's TSC decides when time is up: the others'
@@ -101,12 +102,15 @@ static void warp_worker(void *arg)
 		}
 		now = warp.clock->read();
 		now_tsc = tsc_read();
+		/* Two CPUs' TSCs: a small negative gap is their offset, not
+		 * a long absence. */
+		gap_cycles = (int64_t)(now_tsc - warp.last_tsc);
 		if (warp.have_last) {
 			step = (now - warp.last) & warp.mask;
 			if (step == 0) {
 				warp.out->stalls++;
-			} else if (step >= warp.half &&
-				   now_tsc - warp.last_tsc >
+			} else if (step >= warp.half && gap_cycles > 0 &&
+				   (uint64_t)gap_cycles >
 					   warp.half_wrap_cycles) {
 				/* Over half a wrap since the last read (a CPU
 				 * was descheduled holding the lock): forward
@@ -136,9 +140,8 @@ static void measure_warps(struct xcpu_clock *x, unsigned int warp_ms)
 	warp.clock = x->clock;
 	warp.mask = clock_mask(x->clock->width_bits);
 	warp.half = warp.mask / 2 + 1;
-	warp.half_wrap_cycles =
-		(uint64_t)((double)clock_ns(x->clock, warp.half) *
-			   (double)smp_cycles_per_us() / 1000.0);
+	warp.half_wrap_cycles = clock_ns_to_counts(
+		clock_ns(x->clock, warp.half), smp_cycles_per_us() * 1000000);
 	warp.out = x;
 	warp.start.count = smp_cpus_online();
 	warp.deadline =
