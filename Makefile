@@ -11,15 +11,17 @@
 #   make check      format check, unit tests, boot tests
 #   make deps       install the Debian packages this needs (as root)
 #
-# Everything built goes under build/; kernel objects under build/<env>/.
+# Everything built goes under build/; kernel objects under build/<env>/:
+# hvm64 (multiboot 1/2 and PVH images, with their own ring 0) and pv64 (the
+# Xen PV image).  kernel/config.h turns the environment into CONFIG_* flags.
 
 VERSION := 0.1.0
 GIT_REV := $(shell git describe --always --dirty 2>/dev/null)
 VERSION_STRING := $(VERSION)$(if $(GIT_REV), ($(GIT_REV)))
 
 BUILD := build
-ENV := hvm64
-OBJDIR := $(BUILD)/$(ENV)
+ENVS := hvm64 pv64
+OBJDIR := $(BUILD)/hvm64
 
 CC := gcc
 OBJCOPY := objcopy
@@ -50,25 +52,37 @@ NEWLIB_STAMP := $(NEWLIB)/installed
 GCC_INCLUDE := $(shell $(CC) -print-file-name=include)
 LIBGCC := $(shell $(CC) -print-libgcc-file-name)
 
+# The Xen interface version every file sees, whatever it includes first
+# (hypervisor/xen_abi.h).
+XEN_INTERFACE := -D__XEN_INTERFACE_VERSION__=0x00040700
 KERNEL_CPPFLAGS := -nostdinc -isystem $(NEWLIB_INCLUDE) -isystem $(GCC_INCLUDE) \
-	-isystem $(BUILD)/include -I. -MMD -MP
+	-isystem $(BUILD)/include -I. -MMD -MP $(XEN_INTERFACE)
 KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding \
 	-fno-pic -fno-pie -fno-stack-protector -mno-red-zone \
 	-fno-asynchronous-unwind-tables -fno-omit-frame-pointer
 KERNEL_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none \
 	-Wl,-z,max-page-size=0x1000 -Wl,--no-warn-rwx-segments -Wl,-z,noexecstack
 
-KERNEL_SRCS := $(wildcard kernel/*.c kernel/*.S drivers/*.c hypervisor/*.c) \
+# Every environment builds kernel/, drivers/ and hypervisor/ but for the
+# files that are one environment's own platform.
+HVM64_ONLY := kernel/ring0.c kernel/trap_entry.S kernel/paging.c \
 	boot/start32.S boot/trampoline.S
-KERNEL_OBJS := $(patsubst %,$(OBJDIR)/%.o,$(basename $(KERNEL_SRCS)))
+PV64_ONLY := hypervisor/xen_pv.c hypervisor/xen_pv_mm.c \
+	hypervisor/xen_pv_entry.S
+COMMON_SRCS := $(filter-out $(HVM64_ONLY) $(PV64_ONLY),$(wildcard \
+	kernel/*.c kernel/*.S drivers/*.c hypervisor/*.c hypervisor/*.S))
+env_objs = $(patsubst %,$(BUILD)/$(1)/%.o,$(basename $(2)))
+KERNEL_OBJS := $(call env_objs,hvm64,$(COMMON_SRCS) $(HVM64_ONLY))
+PV64_OBJS := $(call env_objs,pv64,$(COMMON_SRCS) $(PV64_ONLY))
 HEAD_OBJ = $(OBJDIR)/boot/head-$(1).o
 LDS := $(OBJDIR)/link.lds
 GENERATED := $(BUILD)/include/clockbench/version.h $(BUILD)/include/xen
 
-IMAGES := $(BUILD)/clockbench.elf $(BUILD)/clockbench-mb1.elf
+IMAGES := $(BUILD)/clockbench.elf $(BUILD)/clockbench-mb1.elf \
+	$(BUILD)/clockbench-xenpv.elf
 
 # --- host unit tests (the list is tests/tests.cfg, shared with the runner) ---
-HOST_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Werror -I. \
+HOST_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Werror -I. $(XEN_INTERFACE) \
 	-fsanitize=address,undefined -fno-sanitize-recover=all
 UNIT_TESTS := $(shell awk '$$1 == "unit" { print $$2 }' tests/tests.cfg)
 unit_sources = $(shell awk '$$1 == "unit" && $$2 == "$(1)" { \
@@ -123,24 +137,34 @@ $(BUILD)/include/xen:
 	@ln -sfn /usr/include/xen $@
 
 # --- kernel objects and images --------------------------------------------
-$(OBJDIR)/%.o: %.c $(NEWLIB_STAMP) | $(GENERATED)
-	@mkdir -p $(@D)
-	@echo "  CC      $<"
-	@$(CC) $(KERNEL_CPPFLAGS) $(KERNEL_CFLAGS) -c $< -o $@
+define env_rules
+$(BUILD)/$(1)/%.o: %.c $(NEWLIB_STAMP) | $(GENERATED)
+	@mkdir -p $$(@D)
+	@echo "  CC      $$< ($(1))"
+	@$(CC) $$(KERNEL_CPPFLAGS) -DCLOCKBENCH_ENV_$(shell echo $(1) | \
+		tr a-z A-Z) $$(KERNEL_CFLAGS) -c $$< -o $$@
 
-$(OBJDIR)/%.o: %.S $(NEWLIB_STAMP) | $(GENERATED)
-	@mkdir -p $(@D)
-	@echo "  AS      $<"
-	@$(CC) $(KERNEL_CPPFLAGS) $(KERNEL_CFLAGS) -c $< -o $@
+$(BUILD)/$(1)/%.o: %.S $(NEWLIB_STAMP) | $(GENERATED)
+	@mkdir -p $$(@D)
+	@echo "  AS      $$< ($(1))"
+	@$(CC) $$(KERNEL_CPPFLAGS) -DCLOCKBENCH_ENV_$(shell echo $(1) | \
+		tr a-z A-Z) $$(KERNEL_CFLAGS) -c $$< -o $$@
+endef
+$(foreach e,$(ENVS),$(eval $(call env_rules,$(e))))
 
-# Ring 0 code runs under hypervisors that may emulate guest ring 0 without
-# SSE (kernel/ring0.h): general registers only, and no library idioms.
-RING0_OBJS := $(OBJDIR)/kernel/ring0.o $(OBJDIR)/drivers/uart.o
-$(RING0_OBJS): KERNEL_CFLAGS += -mgeneral-regs-only -fno-builtin \
+# Exception handlers that return to the interrupted code must not touch its
+# SSE registers, and ring 0 runs under hypervisors that may emulate guest
+# ring 0 without SSE (kernel/ring0.h): general registers only, and no
+# library idioms.
+GPR_ONLY_OBJS := $(OBJDIR)/kernel/ring0.o $(OBJDIR)/drivers/uart.o \
+	$(OBJDIR)/kernel/extable.o $(BUILD)/pv64/kernel/extable.o \
+	$(BUILD)/pv64/hypervisor/xen_pv.o
+$(GPR_ONLY_OBJS): KERNEL_CFLAGS += -mgeneral-regs-only -fno-builtin \
 	-fno-tree-loop-distribute-patterns
 
 # -MMD leaves out -isystem headers, so name the generated one.
-$(OBJDIR)/kernel/main.o: $(BUILD)/include/clockbench/version.h
+$(OBJDIR)/kernel/main.o $(BUILD)/pv64/kernel/main.o: \
+	$(BUILD)/include/clockbench/version.h
 
 $(LDS): boot/link.lds.S boot/boot.h
 	@mkdir -p $(@D)
@@ -166,6 +190,11 @@ $(BUILD)/clockbench-mb1.elf: $(OBJDIR)/clockbench-mb1.elf64
 	@echo "  OBJCOPY $@"
 	@$(OBJCOPY) -O elf32-i386 $< $@
 
+# The Xen PV image: its own environment's objects and head.
+$(BUILD)/clockbench-xenpv.elf: $(PV64_OBJS) $(BUILD)/pv64/boot/head-xenpv.o \
+		$(LDS)
+	$(call link_kernel,xenpv_entry)
+
 # --- GRUB ISO (BIOS and UEFI) ----------------------------------------------
 ISO_ARGS ?=
 $(BUILD)/iso-args: FORCE
@@ -184,6 +213,23 @@ $(BUILD)/clockbench.iso: $(BUILD)/clockbench.elf boot/grub.cfg $(BUILD)/iso-args
 # --- running -----------------------------------------------------------------
 run: deps images
 	$(PYTHON) tools/clockbench run --no-build $(RUN_FLAGS) -- $(ARGS)
+
+# Xen 4.17 (Debian's xen-hypervisor-4.17-amd64) boots the PV image as its dom0
+# under QEMU TCG (docs/xen.md). QEMU's multiboot loader takes only the raw
+# ELF32, so Xen is decompressed into build/ once, and again when /boot's is newer.
+XEN_GZ := /boot/xen-4.17-amd64.gz
+$(XEN_GZ):
+	@echo "$@ is missing: install the Debian package xen-hypervisor-4.17-amd64 (make deps)"
+	@exit 1
+
+$(BUILD)/xen-4.17-amd64: $(XEN_GZ)
+	@mkdir -p $(@D)
+	@echo "  GUNZIP  $@"
+	@gunzip -c $< > $@
+
+.PHONY: run-xen
+run-xen: deps $(BUILD)/clockbench-xenpv.elf $(BUILD)/xen-4.17-amd64
+	$(PYTHON) tools/clockbench run --boot xen --no-build $(RUN_FLAGS) -- $(ARGS)
 
 # --- environment matrix (docs/compare.md) -----------------------------------
 # Boots the image in every environment this machine can run; MATRIX_FLAGS are
@@ -247,7 +293,7 @@ deps:
 clean:
 	rm -rf $(filter-out $(NEWLIB),$(wildcard $(BUILD)/*))
 
--include $(shell find $(OBJDIR) -name '*.d' 2>/dev/null)
+-include $(shell find $(addprefix $(BUILD)/,$(ENVS)) -name '*.d' 2>/dev/null)
 
 # --- benchmarks --------------------------------------------------------------
 # Boots the default run under TCG and KVM and prints each clock's costs.

@@ -10,6 +10,7 @@
 #define BOOT_PROTO_MULTIBOOT1 1
 #define BOOT_PROTO_MULTIBOOT2 2
 #define BOOT_PROTO_PVH	      3
+#define BOOT_PROTO_XEN_PV     4 /* Xen's start_info, 64-bit PV guest */
 
 /* The image runs identity-mapped where it is loaded: at 1 MiB. */
 #define KERNEL_LOAD_PADDR 0x100000
@@ -37,6 +38,9 @@
 
 #define PAGE_SIZE	4096
 #define LARGE_PAGE_SIZE 0x200000
+
+/* Xen's hypercall page: one 32-byte call sequence per hypercall. */
+#define XEN_HYPERCALL_SLOT_SIZE 32
 
 /* The boot CPU's stack, with one unmapped guard page below it. */
 #define BOOT_STACK_SIZE 0x8000

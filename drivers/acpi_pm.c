@@ -5,6 +5,7 @@
 #include "drivers/acpi.h"
 #include "drivers/acpi_pm.h"
 #include "kernel/cpu.h"
+#include "kernel/platform.h"
 
 /* Reads to wait for the timer to tick (it ticks every 279 ns). */
 #define PM_PROBE_READS 10000
@@ -22,6 +23,7 @@ static int acpi_pm_probe(struct clock *c, const struct clock_env *env)
 	struct acpi_pm_timer timer;
 	const struct acpi_header *fadt;
 	char why[CLOCK_TEXT_LEN];
+	const char *no_io = platform_port_io_unavailable();
 	uint32_t first;
 	size_t len;
 	int i;
@@ -45,7 +47,19 @@ static int acpi_pm_probe(struct clock *c, const struct clock_env *env)
 	pm_port = (uint16_t)timer.port;
 	pm_mask = timer.is_32bit ? 0xffffffffu : 0xffffffu;
 
+	if (no_io) {
+		snprintf(c->absent_reason, sizeof(c->absent_reason), "%s",
+			 no_io);
+		return -1;
+	}
 	first = inl(pm_port);
+	if (first == 0xffffffffu && platform_port_owner()) {
+		snprintf(c->absent_reason, sizeof(c->absent_reason),
+			 "denied by %s: port %#x reads as all ones (%s keeps "
+			 "the PM timer for itself)",
+			 platform_port_owner(), pm_port, platform_port_owner());
+		return -1;
+	}
 	if (first == 0xffffffffu) {
 		snprintf(c->absent_reason, sizeof(c->absent_reason),
 			 "port %#x reads as all ones: no timer answers there",

@@ -5,17 +5,20 @@
 #include "drivers/acpi.h"
 #include "drivers/hpet.h"
 #include "kernel/counter.h"
+#include "kernel/phys.h"
 
 #define HPET_CAPABILITIES  0x000
 #define HPET_CONFIG	   0x010
 #define HPET_COUNTER	   0x0f0
 #define HPET_CONFIG_ENABLE (1u << 0)
+#define HPET_MMIO_LEN	   1024 /* the register block */
 
 /* A torn read needs the low half to carry between two reads a few
  * hundred ns apart; more than a handful of retries means trouble. */
 #define HPET_SPLIT_TRIES 8
 
 static volatile uint32_t *hpet_regs;
+static bool hpet_read_only; /* lent read-only (Xen's ro-hpet): never write */
 static unsigned long hpet_torn_failures;
 
 static uint32_t reg_read(unsigned int offset)
@@ -78,7 +81,13 @@ static int hpet_probe(struct clock *c, const struct clock_env *env)
 			 "ACPI HPET table: %s", why);
 		return -1;
 	}
-	hpet_regs = (volatile uint32_t *)(uintptr_t)info.base;
+	hpet_regs = phys_map_device(info.base, HPET_MMIO_LEN, &hpet_read_only);
+	if (!hpet_regs) {
+		snprintf(c->absent_reason, sizeof(c->absent_reason),
+			 "HPET registers at %#llx cannot be mapped",
+			 (unsigned long long)info.base);
+		return -1;
+	}
 	caps = ((uint64_t)reg_read(HPET_CAPABILITIES + 4) << 32) |
 	       reg_read(HPET_CAPABILITIES);
 	period_fs = caps >> HPET_CAP_PERIOD_SHIFT;
@@ -92,6 +101,13 @@ static int hpet_probe(struct clock *c, const struct clock_env *env)
 		return -1;
 	}
 	if (!(reg_read(HPET_CONFIG) & HPET_CONFIG_ENABLE)) {
+		if (hpet_read_only) {
+			snprintf(c->absent_reason, sizeof(c->absent_reason),
+				 "HPET at %#llx is stopped, and its registers "
+				 "are lent read-only, so it stays stopped",
+				 (unsigned long long)info.base);
+			return -1;
+		}
 		reg_write(HPET_CONFIG,
 			  reg_read(HPET_CONFIG) | HPET_CONFIG_ENABLE);
 		started = true;
@@ -118,7 +134,10 @@ static int hpet_probe(struct clock *c, const struct clock_env *env)
 				       HPET_CAP_NUM_TIM_MASK) +
 				      1),
 		 (unsigned long long)((caps >> HPET_CAP_VENDOR_SHIFT) & 0xffff),
-		 started ? "; it was stopped, clockbench started it" : "");
+		 started	  ? "; it was stopped, clockbench started it"
+		 : hpet_read_only ? "; mapped read-only (as Xen lends it): "
+				    "read, never written"
+				  : "");
 	return 0;
 }
 

@@ -4,6 +4,7 @@
 
 #include "drivers/pit.h"
 #include "kernel/cpu.h"
+#include "kernel/platform.h"
 
 #define PIT_CHANNEL0 0x40
 #define PIT_COMMAND  0x43
@@ -13,7 +14,8 @@
 #define PIT_CMD_CH0_LOHI_MODE2 0x34
 #define PIT_CMD_CH0_LATCH      0x00
 
-#define PIT_PROBE_READS 10000
+#define PIT_PROBE_READS	 10000
+#define PIT_DENIED_READS 3 /* latched reads that must all give 0xffff */
 
 static uint64_t pit_read(void)
 {
@@ -26,12 +28,42 @@ static uint64_t pit_read(void)
 	return (0x10000u - ((unsigned int)high << 8 | low)) & 0xffff;
 }
 
+/* Whether channel 0 reads as all ones (a denied port), latched again and
+ * again: a PIT counting at 1.19 MHz cannot show 0xffff every time. */
+static bool pit_denied(void)
+{
+	int i;
+
+	for (i = 0; i < PIT_DENIED_READS; i++) {
+		outb(PIT_COMMAND, PIT_CMD_CH0_LATCH);
+		if (inb(PIT_CHANNEL0) != 0xff || inb(PIT_CHANNEL0) != 0xff)
+			return false;
+	}
+	return true;
+}
+
 static int pit_probe(struct clock *c, const struct clock_env *env)
 {
+	const char *no_io = platform_port_io_unavailable();
 	uint64_t first;
 	int i;
 
 	(void)env;
+	if (no_io) {
+		snprintf(c->absent_reason, sizeof(c->absent_reason), "%s",
+			 no_io);
+		return -1;
+	}
+	/* Where another owner decides on ports, look before writing: a
+	 * denied PIT reads as all ones, and one that is not ours to program
+	 * must not be reprogrammed. */
+	if (platform_port_owner() && pit_denied()) {
+		snprintf(c->absent_reason, sizeof(c->absent_reason),
+			 "denied by %s: channel 0 reads as all ones (%s keeps "
+			 "the PIT for itself)",
+			 platform_port_owner(), platform_port_owner());
+		return -1;
+	}
 	outb(PIT_COMMAND, PIT_CMD_CH0_LOHI_MODE2);
 	outb(PIT_CHANNEL0, 0);
 	outb(PIT_CHANNEL0, 0);
@@ -42,8 +74,9 @@ static int pit_probe(struct clock *c, const struct clock_env *env)
 	if (i == PIT_PROBE_READS) {
 		snprintf(c->absent_reason, sizeof(c->absent_reason),
 			 "channel 0 stays at one count for %d reads: no PIT "
-			 "answers",
-			 PIT_PROBE_READS);
+			 "answers DEBUG %llx %x",
+			 PIT_PROBE_READS, (unsigned long long)first,
+			 inb(PIT_COMMAND));
 		return -1;
 	}
 	c->width_bits = 16;

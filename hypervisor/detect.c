@@ -153,7 +153,7 @@ void hv_describe_features(const struct hv_leaf *leaf, cpuid_fn cpuid, char *buf,
 	}
 }
 
-static struct cpuid_regs cpu_cpuid(uint32_t leaf, uint32_t subleaf)
+struct cpuid_regs cpu_cpuid(uint32_t leaf, uint32_t subleaf)
 {
 	return cpuid_count(leaf, subleaf);
 }

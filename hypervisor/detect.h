@@ -48,6 +48,9 @@ struct hv_info {
 
 typedef struct cpuid_regs (*cpuid_fn)(uint32_t leaf, uint32_t subleaf);
 
+/** The CPU's own CPUID, as a cpuid_fn. */
+struct cpuid_regs cpu_cpuid(uint32_t leaf, uint32_t subleaf);
+
 /** The kind of hypervisor that uses the 12-byte @signature. */
 enum hv_kind hv_kind_from_signature(const char *signature);
 

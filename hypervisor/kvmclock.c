@@ -5,7 +5,6 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "drivers/tsc.h"
 #include "hypervisor/kvmclock.h"
@@ -169,46 +168,10 @@ static int kvm_clock_setup_cpu(struct clock *c)
 	return kvm_clock_register(kvm_clock_cpu(), &s, why, sizeof(why));
 }
 
-/* Does CPU 0's kvm-clock move between two reads a little apart? */
-static int kvm_clock_check_advance(char *why, size_t whylen)
-{
-	struct pvclock_sample first, later;
-	uint64_t start_cycles = tsc_read_ordered();
-	unsigned int spins;
-
-	if (pvclock_read(&kvm_clock_areas[0], tsc_read_ordered,
-			 KVM_CLOCK_READ_MAX_TRIES, &first))
-		goto stuck;
-	for (spins = 0;
-	     spins < KVM_CLOCK_ADVANCE_MAX_SPINS &&
-	     tsc_read_ordered() - start_cycles < KVM_CLOCK_ADVANCE_CYCLES;
-	     spins++)
-		cpu_relax();
-	if (pvclock_read(&kvm_clock_areas[0], tsc_read_ordered,
-			 KVM_CLOCK_READ_MAX_TRIES, &later))
-		goto stuck;
-	if (later.ns > first.ns)
-		return 0;
-	snprintf(why, whylen,
-		 "kvm-clock did not advance: %llu ns, then %llu ns %llu TSC "
-		 "cycles later",
-		 (unsigned long long)first.ns, (unsigned long long)later.ns,
-		 (unsigned long long)(later.tsc - first.tsc));
-	return -1;
-stuck:
-	snprintf(why, whylen,
-		 "the kvm-clock area's version stayed odd or kept changing "
-		 "over %u reads",
-		 KVM_CLOCK_READ_MAX_TRIES);
-	return -1;
-}
-
 /* Ask KVM for the wall clock once and put it in words into @buf. */
 static void kvm_clock_describe_wall(char *buf, size_t len)
 {
 	uint32_t version, version_after, sec, nsec;
-	time_t t;
-	struct tm tm;
 
 	if (!wrmsr_safe(kvm_clock_msr_wall_clock, (uintptr_t)&kvm_wall_clock)) {
 		snprintf(buf, len, "wall-clock MSR %#x faulted",
@@ -226,17 +189,7 @@ static void kvm_clock_describe_wall(char *buf, size_t len)
 			 version_after);
 		return;
 	}
-	t = (time_t)sec;
-	if (!gmtime_r(&t, &tm)) {
-		snprintf(buf, len, "wall clock at kvm-clock 0: %u.%09u s", sec,
-			 nsec);
-		return;
-	}
-	snprintf(buf, len,
-		 "wall clock at kvm-clock 0: %04d-%02d-%02d "
-		 "%02d:%02d:%02d.%09u UTC",
-		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-		 tm.tm_min, tm.tm_sec, nsec);
+	pvclock_describe_wall("wall clock at kvm-clock 0", sec, nsec, buf, len);
 }
 
 static int kvm_clock_probe(struct clock *c, const struct clock_env *env)
@@ -285,8 +238,11 @@ static int kvm_clock_probe(struct clock *c, const struct clock_env *env)
 	if (kvm_clock_register(0, &s, c->absent_reason,
 			       sizeof(c->absent_reason)))
 		return -1;
-	if (kvm_clock_check_advance(c->absent_reason,
-				    sizeof(c->absent_reason))) {
+	if (pvclock_check_advance(&kvm_clock_areas[0], tsc_read_ordered,
+				  KVM_CLOCK_READ_MAX_TRIES,
+				  KVM_CLOCK_ADVANCE_CYCLES,
+				  KVM_CLOCK_ADVANCE_MAX_SPINS, "kvm-clock",
+				  c->absent_reason, sizeof(c->absent_reason))) {
 		wrmsr_safe(kvm_clock_msr_system_time, 0);
 		return -1;
 	}
@@ -295,12 +251,7 @@ static int kvm_clock_probe(struct clock *c, const struct clock_env *env)
 	tsc_hz = pvclock_tsc_hz(s.mul_frac, s.shift);
 	c->width_bits = 64;
 	c->freq_hz = 1000000000;
-	snprintf(c->freq_source, sizeof(c->freq_source),
-		 "pvclock (ns); TSC %llu.%02llu GHz from tsc_to_system_mul "
-		 "%#x, tsc_shift %d",
-		 (unsigned long long)(tsc_hz / 1000000000),
-		 (unsigned long long)(tsc_hz % 1000000000 / 10000000),
-		 s.mul_frac, s.shift);
+	pvclock_describe_source(&s, c->freq_source, sizeof(c->freq_source));
 	c->flags = CLOCK_PER_CPU | CLOCK_NEEDS_CPU_SETUP | CLOCK_READS_NS;
 	/* KVM's ABI: the area's flags count only with CPUID bit 24. */
 	if (flags_valid && (s.flags & XEN_PVCLOCK_TSC_STABLE_BIT))

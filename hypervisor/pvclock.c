@@ -2,6 +2,7 @@
 /* pvclock arithmetic and the version protocol (see hypervisor/pvclock.h). */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "hypervisor/pvclock.h"
 
@@ -128,5 +129,69 @@ char *pvclock_flags_describe(uint8_t flags, char *buf, size_t len)
 	}
 	if (!flags)
 		append_word(buf, len, "none");
+	return buf;
+}
+
+int pvclock_check_advance(const volatile struct vcpu_time_info *ti,
+			  uint64_t (*read_tsc)(void), unsigned int max_tries,
+			  uint64_t wait_cycles, unsigned int max_spins,
+			  const char *name, char *why, size_t whylen)
+{
+	struct pvclock_sample first, later;
+	uint64_t start_cycles = read_tsc();
+	unsigned int spins;
+
+	if (pvclock_read(ti, read_tsc, max_tries, &first))
+		goto stuck;
+	for (spins = 0;
+	     spins < max_spins && read_tsc() - start_cycles < wait_cycles;
+	     spins++)
+		;
+	if (pvclock_read(ti, read_tsc, max_tries, &later))
+		goto stuck;
+	if (later.ns > first.ns)
+		return 0;
+	snprintf(why, whylen,
+		 "%s did not advance: %llu ns, then %llu ns %llu TSC cycles "
+		 "later",
+		 name, (unsigned long long)first.ns,
+		 (unsigned long long)later.ns,
+		 (unsigned long long)(later.tsc - first.tsc));
+	return -1;
+stuck:
+	snprintf(why, whylen,
+		 "the %s area's version stayed odd or kept changing over %u "
+		 "reads",
+		 name, max_tries);
+	return -1;
+}
+
+char *pvclock_describe_source(const struct pvclock_sample *s, char *buf,
+			      size_t len)
+{
+	uint64_t tsc_hz = pvclock_tsc_hz(s->mul_frac, s->shift);
+
+	snprintf(buf, len,
+		 "pvclock (ns); TSC %llu.%02llu GHz from tsc_to_system_mul "
+		 "%#x, tsc_shift %d",
+		 (unsigned long long)(tsc_hz / 1000000000),
+		 (unsigned long long)(tsc_hz % 1000000000 / 10000000),
+		 s->mul_frac, s->shift);
+	return buf;
+}
+
+char *pvclock_describe_wall(const char *what, uint64_t sec, uint32_t nsec,
+			    char *buf, size_t len)
+{
+	time_t t = (time_t)sec;
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm))
+		snprintf(buf, len, "%s: %llu.%09u s", what,
+			 (unsigned long long)sec, nsec);
+	else
+		snprintf(buf, len, "%s: %04d-%02d-%02d %02d:%02d:%02d.%09u UTC",
+			 what, tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+			 tm.tm_hour, tm.tm_min, tm.tm_sec, nsec);
 	return buf;
 }

@@ -5,9 +5,7 @@
  * host unit tests; the hypervisor-specific drivers only register the area
  * and read the TSC.
  *
- * The record comes from libxen-dev's <xen/xen.h>.  Its `flags` byte exists
- * only from Xen interface version 4.7 on (older ones call it padding), so
- * ask for that version unless the includer already chose one.
+ * The record comes from libxen-dev's <xen/xen.h> (hypervisor/xen_abi.h).
  */
 #ifndef CLOCKBENCH_HYPERVISOR_PVCLOCK_H
 #define CLOCKBENCH_HYPERVISOR_PVCLOCK_H
@@ -15,14 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#ifndef __XEN_INTERFACE_VERSION__
-#define __XEN_INTERFACE_VERSION__ 0x00040700
-#endif
-#include <xen/xen.h>
-
-#if __XEN_INTERFACE_VERSION__ < 0x00040700
-#error "pvclock needs Xen interface 4.7 or later for vcpu_time_info.flags"
-#endif
+#include "hypervisor/xen_abi.h"
 
 _Static_assert(sizeof(struct vcpu_time_info) == 32,
 	       "vcpu_time_info is the 32-byte pvclock record");
@@ -81,5 +72,30 @@ int pvclock_read(const volatile struct vcpu_time_info *ti,
  * Returns @buf.
  */
 char *pvclock_flags_describe(uint8_t flags, char *buf, size_t len);
+
+/**
+ * pvclock_check_advance() - does @ti move?  Reads it, waits @wait_cycles
+ * of @read_tsc (at most @max_spins spins, in case the TSC stands), reads it
+ * again.  Returns 0 when the second reading is later, or -1 with the
+ * reason in @why (@name names the clock in it).
+ */
+int pvclock_check_advance(const volatile struct vcpu_time_info *ti,
+			  uint64_t (*read_tsc)(void), unsigned int max_tries,
+			  uint64_t wait_cycles, unsigned int max_spins,
+			  const char *name, char *why, size_t whylen);
+
+/**
+ * pvclock_describe_source() - "pvclock (ns); TSC 2.30 GHz from
+ * tsc_to_system_mul 0x..., tsc_shift -1" for @s into @buf.  Returns @buf.
+ */
+char *pvclock_describe_source(const struct pvclock_sample *s, char *buf,
+			      size_t len);
+
+/**
+ * pvclock_describe_wall() - "<what>: 2026-11-30 06:23:29.123456789 UTC"
+ * for @sec and @nsec since the epoch into @buf.  Returns @buf.
+ */
+char *pvclock_describe_wall(const char *what, uint64_t sec, uint32_t nsec,
+			    char *buf, size_t len);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include <xen/arch-x86/hvm/start_info.h>
 
+#include "hypervisor/xen_abi.h"
 #include "kernel/boot_info.h"
 #include "kernel/error.h"
 #include "kernel/multiboot.h"
@@ -26,6 +27,8 @@ const char *boot_protocol_name(int protocol)
 		return "multiboot2";
 	case BOOT_PROTO_PVH:
 		return "pvh";
+	case BOOT_PROTO_XEN_PV:
+		return "xen-pv";
 	default:
 		return "unknown";
 	}
@@ -323,6 +326,73 @@ static int parse_pvh(struct boot_info *bi, uint64_t paddr,
 	return 0;
 }
 
+/* start_info's magic is "xen-<version>-<platform>"; this image is x86_64. */
+#define XEN_START_MAGIC_PREFIX "xen-3.0-"
+#define XEN_START_PLATFORM     "x86_64"
+
+static int parse_xen_pv(struct boot_info *bi, uint64_t vaddr,
+			const struct phys_mapper *pm, char *err, size_t errlen)
+{
+	const struct start_info *si = phys_map(pm, vaddr, sizeof(*si));
+	struct boot_xen_pv *x = &bi->xen;
+	size_t len;
+
+	if (!si)
+		return error_set(err, errlen,
+				 "xen-pv: start_info at 0x%llx cannot be read",
+				 (unsigned long long)vaddr);
+	len = strnlen(si->magic, sizeof(si->magic));
+	if (len == sizeof(si->magic) ||
+	    strncmp(si->magic, XEN_START_MAGIC_PREFIX,
+		    strlen(XEN_START_MAGIC_PREFIX)) ||
+	    strcmp(si->magic + strlen(XEN_START_MAGIC_PREFIX),
+		   XEN_START_PLATFORM))
+		return error_set(err, errlen,
+				 "xen-pv: start_info magic is \"%.*s\", not "
+				 "\"" XEN_START_MAGIC_PREFIX XEN_START_PLATFORM
+				 "\"",
+				 (int)len, si->magic);
+	if (si->nr_pages == 0)
+		return error_set(
+			err, errlen,
+			"xen-pv: start_info gives the domain no pages");
+	if (si->shared_info == 0 || si->shared_info % PAGE_SIZE)
+		return error_set(err, errlen,
+				 "xen-pv: shared_info machine address 0x%llx "
+				 "is not a page",
+				 (unsigned long long)si->shared_info);
+	memcpy(x->magic, si->magic, len);
+	x->magic[len] = '\0';
+	x->flags = si->flags;
+	x->dom0 = si->flags & SIF_INITDOMAIN;
+	x->privileged = si->flags & SIF_PRIVILEGED;
+	x->nr_pages = si->nr_pages;
+	x->shared_info_maddr = si->shared_info;
+	x->mfn_list = si->mfn_list;
+	x->pt_base = si->pt_base;
+	x->nr_pt_frames = si->nr_pt_frames;
+	if (!x->dom0) {
+		x->console_mfn = si->console.domU.mfn;
+		x->console_evtchn = si->console.domU.evtchn;
+	}
+
+	/* cmd_line need not be terminated when it is full. */
+	len = strnlen((const char *)si->cmd_line, sizeof(si->cmd_line));
+	bi->cmdline_truncated = len >= sizeof(bi->cmdline);
+	if (bi->cmdline_truncated)
+		len = sizeof(bi->cmdline) - 1;
+	memcpy(bi->cmdline, si->cmd_line, len);
+	bi->cmdline[len] = '\0';
+	drop_image_path(bi->cmdline);
+
+	snprintf(bi->loader, sizeof(bi->loader), "Xen (%s%s)",
+		 x->dom0 ? "dom0" : "domU",
+		 x->privileged && !x->dom0 ? ", privileged" : "");
+	/* A PV guest's memory is pseudo-physical frames 0..nr_pages-1. */
+	add_region(bi, 0, si->nr_pages * PAGE_SIZE, MEM_RAM);
+	return 0;
+}
+
 int boot_info_parse(struct boot_info *bi, int protocol, uint32_t magic,
 		    uint64_t info_paddr, const struct phys_mapper *pm,
 		    char *err, size_t errlen)
@@ -337,6 +407,8 @@ int boot_info_parse(struct boot_info *bi, int protocol, uint32_t magic,
 		return parse_mb2(bi, magic, info_paddr, pm, err, errlen);
 	case BOOT_PROTO_PVH:
 		return parse_pvh(bi, info_paddr, pm, err, errlen);
+	case BOOT_PROTO_XEN_PV:
+		return parse_xen_pv(bi, info_paddr, pm, err, errlen);
 	default:
 		return error_set(err, errlen, "unknown boot protocol %d",
 				 protocol);

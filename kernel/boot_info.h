@@ -37,6 +37,23 @@ struct mem_region {
 	uint32_t type; /* enum mem_type, or whatever else the loader said */
 };
 
+/* What a Xen PV guest learns from start_info, beyond the common fields. */
+struct boot_xen_pv {
+	char magic[32];		    /* "xen-3.0-x86_64" */
+	uint32_t flags;		    /* SIF_* */
+	bool dom0;		    /* SIF_INITDOMAIN */
+	bool privileged;	    /* SIF_PRIVILEGED */
+	uint64_t nr_pages;	    /* pages this domain owns */
+	uint64_t shared_info_maddr; /* machine address of shared_info */
+	uint64_t mfn_list;	    /* virtual address of the p2m list */
+	uint64_t pt_base;	    /* virtual address of the boot L4 table */
+	uint64_t nr_pt_frames;
+	/* domU: the console ring's machine frame and event channel; dom0
+	 * has none and writes through console_io. */
+	uint64_t console_mfn;
+	uint32_t console_evtchn;
+};
+
 struct boot_info {
 	int protocol; /* BOOT_PROTO_* */
 	char cmdline
@@ -52,13 +69,15 @@ struct boot_info {
 	uint8_t rsdp_copy[ACPI_RSDP_V2_LEN];
 	size_t rsdp_copy_len;
 	uint64_t rsdp_paddr;
+	struct boot_xen_pv xen; /* BOOT_PROTO_XEN_PV only */
 };
 
 /** The protocol's name as reports print it: "multiboot1", "pvh", ... */
 const char *boot_protocol_name(int protocol);
 
 /**
- * Fill @bi from the loader structure at @info_paddr, read through @pm.
+ * Fill @bi from the loader structure at @info_paddr, read through @pm (for
+ * BOOT_PROTO_XEN_PV, the virtual address of start_info).
  * Returns 0, or -1 with one sentence in @err saying what was wrong (bad
  * magic, a structure that runs past what is mapped, a malformed tag).
  */

@@ -8,6 +8,7 @@
 #include "drivers/pit.h"
 #include "drivers/tsc.h"
 #include "hypervisor/kvmclock.h"
+#include "hypervisor/xen.h"
 #include "kernel/clocks.h"
 #include "kernel/report.h"
 
@@ -20,8 +21,9 @@
 #define RATE_GOOD_ENOUGH_PPM 1000.0 /* narrow enough: no need to repeat */
 
 static struct clock *const clock_table[] = {
-	&tsc_clock,	&tsc_rdtscp_clock, &tsc_ordered_clock, &hpet_clock,
-	&acpi_pm_clock, &pit_clock,	   &kvm_clock,	       NULL,
+	&tsc_clock,  &tsc_rdtscp_clock, &tsc_ordered_clock,
+	&hpet_clock, &acpi_pm_clock,	&pit_clock,
+	&kvm_clock,  &xen_pvclock,	NULL,
 };
 
 /* Best first: the reference for rates and for TSC calibration. */
@@ -256,6 +258,11 @@ void clocks_check(void)
 		       "kvm_clock: no read met a stuck or ever-changing "
 		       "version (%lu did)",
 		       kvm_clock_failed_reads());
+	if (xen_pvclock.present)
+		report(xen_pvclock_failed_reads() == 0,
+		       "xen_pvclock: no read met a stuck or ever-changing "
+		       "version (%lu did)",
+		       xen_pvclock_failed_reads());
 	if (hpet_clock.present)
 		report(hpet_torn_reads() == 0,
 		       "hpet: 64-bit reads as halves never kept tearing (%lu "

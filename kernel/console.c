@@ -1,14 +1,22 @@
 // SPDX-License-Identifier: MIT
-/* Console: the UART behind newlib's stdio, unbuffered. */
+/*
+ * Console: the UART behind newlib's stdio, unbuffered; under Xen PV, Xen's
+ * console (hypervisor/xen_pv.c).
+ */
 #include <stdio.h>
 #include <string.h>
 
 #include "drivers/uart.h"
+#include "hypervisor/xen_pv.h"
+#include "kernel/config.h"
 #include "kernel/console.h"
 
 void console_init(void)
 {
-	uart_init();
+	if (CONFIG_XEN_PV)
+		xen_console_init();
+	else
+		uart_init();
 	/* No stdio buffering: a line is on the wire before the code after
 	 * the printf runs, even if that code brings the machine down. */
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -17,7 +25,10 @@ void console_init(void)
 
 void console_write(const char *buf, size_t len)
 {
-	uart_write(buf, len);
+	if (CONFIG_XEN_PV)
+		xen_console_write(buf, len);
+	else
+		uart_write(buf, len);
 }
 
 void console_puts(const char *s)
@@ -28,5 +39,8 @@ void console_puts(const char *s)
 void console_flush(void)
 {
 	fflush(stdout);
-	uart_flush();
+	if (CONFIG_XEN_PV)
+		xen_console_flush();
+	else
+		uart_flush();
 }

@@ -11,18 +11,32 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "hypervisor/xen_abi.h" /* XEN_CPUID */
+#include "kernel/config.h"
+
 struct cpuid_regs {
 	uint32_t eax, ebx, ecx, edx;
 };
 
-/** CPUID leaf @leaf, sub-leaf @subleaf. */
+/**
+ * CPUID leaf @leaf, sub-leaf @subleaf.  A Xen PV guest's plain CPUID is
+ * not intercepted and sees the machine (or the hypervisor below Xen), so
+ * there it asks Xen, as Linux does, and sees what Xen offers the guest.
+ */
 static inline struct cpuid_regs cpuid_count(uint32_t leaf, uint32_t subleaf)
 {
 	struct cpuid_regs r;
 
-	asm volatile("cpuid"
-		     : "=a"(r.eax), "=b"(r.ebx), "=c"(r.ecx), "=d"(r.edx)
-		     : "a"(leaf), "c"(subleaf));
+	if (CONFIG_XEN_PV)
+		asm volatile(XEN_CPUID /* Xen's forced-emulation prefix */
+			     : "=a"(r.eax), "=b"(r.ebx), "=c"(r.ecx),
+			       "=d"(r.edx)
+			     : "a"(leaf), "c"(subleaf));
+	else
+		asm volatile("cpuid"
+			     : "=a"(r.eax), "=b"(r.ebx), "=c"(r.ecx),
+			       "=d"(r.edx)
+			     : "a"(leaf), "c"(subleaf));
 	return r;
 }
 

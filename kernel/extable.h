@@ -22,7 +22,10 @@
 	".pushsection __ex_table, \"a\"\n\t.balign 8\n\t.quad " #fault \
 	", " #fixup "\n\t.popsection\n\t"
 
+#include <stdbool.h>
 #include <stdint.h>
+
+struct trap_frame;
 
 struct extable_entry {
 	uint64_t fault_rip;
@@ -31,6 +34,12 @@ struct extable_entry {
 
 /** The fixup address for a fault at @rip, or 0 when @rip has no entry. */
 uint64_t extable_fixup(uint64_t rip);
+
+/**
+ * If @f faulted at an instruction with an entry, resume it at the fixup
+ * with RDI = EXTABLE_FAULTED | vector and return true.
+ */
+bool extable_apply(struct trap_frame *f);
 #endif
 
 #endif

@@ -12,11 +12,15 @@
 #include "drivers/acpi.h"
 #include "drivers/tsc.h"
 #include "hypervisor/detect.h"
+#include "hypervisor/xen.h"
+#include "hypervisor/xen_pv.h"
 #include "kernel/boot_info.h"
+#include "kernel/config.h"
 #include "kernel/clocks.h"
 #include "kernel/console.h"
 #include "kernel/cpuinfo.h"
 #include "kernel/crosscpu.h"
+#include "kernel/entry.h"
 #include "kernel/libc.h"
 #include "kernel/measure.h"
 #include "kernel/options.h"
@@ -29,8 +33,6 @@
 #include "kernel/summary.h"
 
 #define MIB (1024 * 1024)
-
-void kernel_boot(uint32_t protocol, uint32_t info_paddr, uint32_t magic);
 
 static struct boot_info boot_info;
 static struct cpu_info cpu_info;
@@ -62,6 +64,24 @@ static void print_cpu(void)
 	ENV_LINE("cpu", "%s", report_env.cpu);
 }
 
+/* What Xen's CPUID leaves say about time. */
+static void print_xen(const struct hv_leaf *leaf)
+{
+	struct xen_cpuid_info x;
+	char flags[128];
+
+	xen_cpuid_read(leaf, cpu_cpuid, &x);
+	if (!x.have_tsc_leaf) {
+		ENV_LINE("", "Xen TSC: leaf %#x not listed", leaf->base + 3);
+		return;
+	}
+	ENV_LINE("", "Xen TSC mode %u (%s); %s", x.tsc_mode,
+		 xen_tsc_mode_name(x.tsc_mode),
+		 xen_tsc_flags_describe(x.tsc_flags, flags, sizeof(flags)));
+	ENV_LINE("", "Xen TSC kHz: guest %u, host %u (leaf %#x, 0 = not said)",
+		 x.tsc_khz, x.host_tsc_khz, leaf->base + 3);
+}
+
 static void print_hypervisor(void)
 {
 	const struct hv_info *hv = &hv_info;
@@ -90,7 +110,30 @@ static void print_hypervisor(void)
 		hv_features(&hv->found[i], features, sizeof(features));
 		if (features[0])
 			ENV_LINE("", "%s", features);
+		if (hv->found[i].kind == HV_XEN)
+			print_xen(&hv->found[i]);
 	}
+}
+
+static void print_privilege(void)
+{
+	if (CONFIG_XEN_PV) {
+		if (xen_pv_iopl_rc)
+			ENV_LINE("privilege",
+				 "Xen PV guest kernel (ring 3); no port I/O: "
+				 "PHYSDEVOP_set_iopl failed (%d)",
+				 xen_pv_iopl_rc);
+		else
+			ENV_LINE("privilege",
+				 "Xen PV guest kernel (ring 3), virtual IOPL "
+				 "3: Xen checks and performs each port access");
+		return;
+	}
+	/* The console has done port I/O by now: did IOPL 3 work in ring 3? */
+	ENV_LINE("privilege", "ring 3, IOPL 3%s",
+		 ring0_io_emulations ? " not honoured by the hypervisor: ring "
+				       "0 performs port I/O"
+				     : "");
 }
 
 static void print_memory(const struct boot_info *bi,
@@ -193,11 +236,11 @@ static void dump_acpi(const struct boot_info *bi)
 		dump_bytes("RSDP", 0, bi->rsdp_copy, bi->rsdp_copy_len);
 	else
 		dump_bytes("RSDP", acpi->rsdp_paddr,
-			   phys_map(&phys_identity, acpi->rsdp_paddr, 20),
+			   phys_map(&phys_mem, acpi->rsdp_paddr, 20),
 			   acpi->rsdp_revision >= 2 ? 36 : 20);
 	/* acpi_open() checked the root table's length and checksum. */
-	h = phys_map(&phys_identity, acpi->root_paddr, ACPI_HEADER_LEN);
-	if (h && phys_map(&phys_identity, acpi->root_paddr, h->length))
+	h = phys_map(&phys_mem, acpi->root_paddr, ACPI_HEADER_LEN);
+	if (h && phys_map(&phys_mem, acpi->root_paddr, h->length))
 		dump_bytes(h->signature, acpi->root_paddr, (const uint8_t *)h,
 			   h->length);
 	for (i = 0; i < acpi->nr_entries; i++) {
@@ -208,8 +251,8 @@ static void dump_acpi(const struct boot_info *bi)
 	}
 	h = acpi_find(acpi, "FACP", 0, &len);
 	if (h && acpi_fadt_power(h, len, &power) == 0 &&
-	    (h = phys_map(&phys_identity, power.dsdt_paddr, ACPI_HEADER_LEN)) &&
-	    phys_map(&phys_identity, power.dsdt_paddr, h->length))
+	    (h = phys_map(&phys_mem, power.dsdt_paddr, ACPI_HEADER_LEN)) &&
+	    phys_map(&phys_mem, power.dsdt_paddr, h->length))
 		dump_bytes("DSDT", power.dsdt_paddr, (const uint8_t *)h,
 			   h->length);
 }
@@ -228,7 +271,7 @@ static void fill_report_env(struct report_env *env, const struct options *o)
 					    : "none";
 	env->hypervisor_signature = hv ? hv->signature : NULL;
 	env->memory_mib = boot_info.ram_bytes / MIB;
-	env->iopl_honoured = ring0_io_emulations == 0;
+	env->iopl_honoured = !platform_port_io_emulated();
 	env->budget_ms = o->budget_ms;
 	env->cpus_online = smp_cpus_online();
 }
@@ -245,7 +288,7 @@ void kernel_boot(uint32_t protocol, uint32_t info_paddr, uint32_t magic)
 	printf("\nclockbench %s\n", CLOCKBENCH_VERSION);
 
 	if (boot_info_parse(&boot_info, (int)protocol, magic, info_paddr,
-			    &phys_identity, err, sizeof(err)))
+			    &boot_mem, err, sizeof(err)))
 		fail_early("the boot information is unusable", err);
 	paging_init(&boot_info, &paging);
 
@@ -267,11 +310,7 @@ void kernel_boot(uint32_t protocol, uint32_t info_paddr, uint32_t magic)
 
 	print_cpu();
 	print_hypervisor();
-	/* The console has done port I/O by now: did IOPL 3 work in ring 3? */
-	ENV_LINE("privilege", "ring 3, IOPL 3%s",
-		 ring0_io_emulations ? " not honoured by the hypervisor: ring "
-				       "0 performs port I/O"
-				     : "");
+	print_privilege();
 	print_memory(&boot_info, &paging, opts.verbose);
 	print_acpi(&boot_info, opts.verbose);
 	if (opts.acpi_dump)

@@ -8,9 +8,10 @@
 
 #include "drivers/tsc.h"
 #include "kernel/clocks.h"
+#include "kernel/config.h"
 #include "kernel/measure.h"
+#include "kernel/platform.h"
 #include "kernel/options.h"
-#include "kernel/ring0.h"
 
 #define MAX_CLOCKS	      16
 #define MIN_SAMPLES	      200   /* fewer make the percentiles meaningless */
@@ -70,7 +71,10 @@ static double cycles_to_ns(double cycles)
 
 static uint64_t ns_to_cycles(double ns)
 {
-	return (uint64_t)(ns * tsc_hz / 1e9);
+	double cycles = ns * tsc_hz / 1e9;
+
+	/* Half the wrap of a 64-bit counter does not fit in cycles. */
+	return cycles >= 0x1p64 ? UINT64_MAX : (uint64_t)cycles;
 }
 
 /* Never inlined: the loops below call through a pointer, like c->read. */
@@ -331,12 +335,16 @@ static void judge_trapped(struct clock_result *r)
 				 "part of every read, and conversion_ns "
 				 "measures only the generic path.",
 				 used ? " " : "");
-	if ((c->flags & CLOCK_PORT_IO) && ring0_io_emulations &&
+	if ((c->flags & CLOCK_PORT_IO) && platform_port_io_emulated() &&
 	    used < sizeof(r->notes))
 		snprintf(r->notes + used, sizeof(r->notes) - used,
 			 "%sEach port access here also costs a #GP round trip: "
-			 "the hypervisor ignores IOPL, so ring 0 performs it.",
-			 used ? " " : "");
+			 "%s.",
+			 used ? " " : "",
+			 CONFIG_XEN_PV ? "Xen checks and performs every port "
+					 "access of a PV guest"
+				       : "the hypervisor ignores IOPL, so ring "
+					 "0 performs it");
 }
 
 /* TSC if it claims to be invariant, else the best device clock. */

@@ -109,7 +109,8 @@ static const struct option_desc option_table[] = {
 	  false,
 	  { NULL },
 	  0,
-	  "test only: do not start the CPU with this APIC ID (0 = start all)",
+	  "test only: do not start the CPU with this APIC ID (Xen PV: vCPU id; "
+	  "0 = start all)",
 	  0,
 	  255 },
 	{ "help",

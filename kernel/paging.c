@@ -8,14 +8,6 @@
 #include "kernel/priv.h"
 #include "kernel/phys.h"
 
-#define PTE_P	      (1ull << 0)
-#define PTE_W	      (1ull << 1)
-#define PTE_U	      (1ull << 2)
-#define PTE_PWT	      (1ull << 3)
-#define PTE_PCD	      (1ull << 4)
-#define PTE_PS	      (1ull << 7)
-#define PTE_ADDR_MASK 0x000ffffffffff000ull
-
 #define ENTRIES		512
 #define GIB		(1ull << 30)
 #define LOW_MAPPED	(4 * GIB)   /* what boot/start32.S maps */
@@ -159,26 +151,9 @@ static uint64_t lookup(uint64_t va)
 	}
 }
 
-bool paging_range_mapped(uint64_t va, uint64_t len)
+bool paging_page_mapped(uint64_t va)
 {
-	uint64_t page;
-
-	if (len == 0)
-		return true;
-	if (va + len < va)
-		return false;
-	for (page = va & ~(uint64_t)(PAGE_SIZE - 1); page < va + len;
-	     page += PAGE_SIZE)
-		if (!lookup(page))
-			return false;
-	return true;
-}
-
-bool paging_in_stack_guard(uint64_t va)
-{
-	uint64_t guard = (uint64_t)(uintptr_t)boot_stack_guard;
-
-	return va >= guard && va < guard + PAGE_SIZE;
+	return lookup(va) != 0;
 }
 
 static const void *identity_map(void *ctx, uint64_t paddr, size_t len)
@@ -189,4 +164,14 @@ static const void *identity_map(void *ctx, uint64_t paddr, size_t len)
 	return (const void *)(uintptr_t)paddr;
 }
 
-const struct phys_mapper phys_identity = { .map = identity_map };
+const struct phys_mapper phys_mem = { .map = identity_map };
+const struct phys_mapper boot_mem = { .map = identity_map };
+
+/* paging_init() made every 2 MiB page without RAM below 4 GiB uncached. */
+volatile void *phys_map_device(uint64_t paddr, size_t len, bool *read_only)
+{
+	*read_only = false;
+	if (paddr == 0 || !paging_range_mapped(paddr, len))
+		return NULL;
+	return (volatile void *)(uintptr_t)paddr;
+}

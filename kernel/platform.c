@@ -3,10 +3,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hypervisor/xen_pv.h"
+#include "kernel/config.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"
 #include "kernel/platform.h"
 #include "kernel/priv.h"
+#include "kernel/ring0.h"
 
 #define PM1_SLP_TYP_SHIFT 10
 #define PM1_SLP_EN	  (1u << 13)
@@ -27,17 +30,17 @@ struct acpi *platform_acpi_init(const struct boot_info *bi)
 	uint64_t rsdp;
 
 	if (bi->rsdp_copy_len) {
-		acpi_ok = acpi_open(&acpi_tables, &phys_identity, bi->rsdp_copy,
+		acpi_ok = acpi_open(&acpi_tables, &phys_mem, bi->rsdp_copy,
 				    bi->rsdp_copy_len, 0,
 				    "the multiboot2 ACPI tag") == 0;
 		return &acpi_tables;
 	}
 	if (bi->rsdp_paddr) {
-		acpi_ok = acpi_open(&acpi_tables, &phys_identity, NULL, 0,
+		acpi_ok = acpi_open(&acpi_tables, &phys_mem, NULL, 0,
 				    bi->rsdp_paddr, "hvm_start_info") == 0;
 		return &acpi_tables;
 	}
-	rsdp = acpi_rsdp_scan(&phys_identity, &where);
+	rsdp = acpi_rsdp_scan(&phys_mem, &where);
 	if (!rsdp) {
 		memset(&acpi_tables, 0, sizeof(acpi_tables));
 		acpi_warn(&acpi_tables,
@@ -45,8 +48,7 @@ struct acpi *platform_acpi_init(const struct boot_info *bi)
 			  "the EBDA or 0xE0000-0xFFFFF");
 		return &acpi_tables;
 	}
-	acpi_ok = acpi_open(&acpi_tables, &phys_identity, NULL, 0, rsdp,
-			    where) == 0;
+	acpi_ok = acpi_open(&acpi_tables, &phys_mem, NULL, 0, rsdp, where) == 0;
 	return &acpi_tables;
 }
 
@@ -82,9 +84,9 @@ static void acpi_power_off(void)
 	fadt = acpi_find(&acpi_tables, "FACP", 0, &len);
 	if (!fadt || acpi_fadt_power(fadt, len, &power) || !power.pm1a_cnt_port)
 		return;
-	dsdt = phys_map(&phys_identity, power.dsdt_paddr, ACPI_HEADER_LEN);
+	dsdt = phys_map(&phys_mem, power.dsdt_paddr, ACPI_HEADER_LEN);
 	if (!dsdt || dsdt->length < ACPI_HEADER_LEN ||
-	    !phys_map(&phys_identity, power.dsdt_paddr, dsdt->length))
+	    !phys_map(&phys_mem, power.dsdt_paddr, dsdt->length))
 		return;
 	if (acpi_aml_s5((const uint8_t *)dsdt + ACPI_HEADER_LEN,
 			dsdt->length - ACPI_HEADER_LEN, &typa, &typb))
@@ -107,10 +109,36 @@ static void machine_reset(void)
 	priv_call(PRIV_TRIPLE_FAULT, 0, 0, NULL);
 }
 
+bool platform_port_io_emulated(void)
+{
+	/* A PV guest's every port access traps to Xen, which performs it if
+	 * the port is the guest's; natively, ring 0 counts what it did. */
+	return CONFIG_XEN_PV || ring0_io_emulations != 0;
+}
+
+const char *platform_port_io_unavailable(void)
+{
+	static char why[96];
+
+	if (!CONFIG_XEN_PV || !xen_pv_iopl_rc)
+		return NULL;
+	snprintf(why, sizeof(why),
+		 "no port I/O: Xen refused PHYSDEVOP_set_iopl (%d)",
+		 xen_pv_iopl_rc);
+	return why;
+}
+
+const char *platform_port_owner(void)
+{
+	return CONFIG_XEN_PV ? "Xen" : NULL;
+}
+
 void platform_exit(enum verdict verdict)
 {
 	printf("clockbench: %s\n", verdict_name(verdict));
 	console_flush();
+	if (CONFIG_XEN_PV)
+		xen_pv_exit(verdict, exit_method);
 
 	switch (exit_method) {
 	case EXIT_AUTO:

@@ -31,6 +31,25 @@ struct acpi *platform_acpi(void);
 void platform_set_exit_method(enum exit_method method);
 
 /**
+ * Whether port I/O is performed by someone else on our behalf (ring 0 when
+ * the hypervisor ignores IOPL; Xen for a PV guest), which adds an
+ * exception round trip to every port read.
+ */
+bool platform_port_io_emulated(void);
+
+/**
+ * Why this kernel cannot do port I/O at all (a Xen domU without I/O
+ * privilege), or NULL when it can try.
+ */
+const char *platform_port_io_unavailable(void);
+
+/**
+ * Who decides which ports the kernel may use, when it is not the kernel:
+ * "Xen" for a PV guest (a denied port reads as all ones), else NULL.
+ */
+const char *platform_port_owner(void);
+
+/**
  * End the run: print "clockbench: VERDICT", drain the console, then leave
  * the machine the chosen way.  Never returns; halts when nothing else
  * worked.

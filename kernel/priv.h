@@ -13,9 +13,11 @@
 #define CLOCKBENCH_KERNEL_PRIV_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "boot/boot.h"
+#include "kernel/config.h"
 #include "kernel/extable.h"
 
 /*
@@ -32,6 +34,14 @@ enum priv_op {
 	PRIV_HALT,	   /* cli; hlt for good */
 	PRIV_TRIPLE_FAULT, /* reset by triple fault */
 	PRIV_PROVOKE,	   /* RDI: PRIV_PROVOKE_* in ring 0 (fault tests) */
+	PRIV_HYPERCALL,	   /* RDI struct priv_hypercall * -> RAX result */
+};
+
+/* A Xen hypercall for ring 0 to make (HVM guests may make them only from
+ * ring 0; see hypervisor/hypercall.h). */
+struct priv_hypercall {
+	uint64_t op;
+	uint64_t args[5];
 };
 
 #define PRIV_PROVOKE_DOUBLE_FAULT 1 /* an exception on a guard-page stack */
@@ -58,15 +68,74 @@ static inline uint64_t priv_call(enum priv_op op, uint64_t a1, uint64_t a2,
 	return rax;
 }
 
+/*
+ * The instructions themselves, under exception-table entries: ring 0 runs
+ * them for ring 3 natively; a Xen PV kernel runs them itself and Xen
+ * emulates them (or reflects the #GP, which the fixup turns into a
+ * result).  Each returns 0, or EXTABLE_FAULTED | vector.
+ */
+static inline uint64_t rdmsr_fixup(uint32_t msr, uint64_t *val)
+{
+	uint32_t lo, hi;
+	uint64_t fault;
+
+	asm volatile("1: rdmsr\n\t"
+		     "2:\n\t" EXTABLE_ENTRY(1b, 2b)
+		     : "=a"(lo), "=d"(hi), "=D"(fault)
+		     : "c"(msr), "a"(0), "d"(0), "D"(0));
+	*val = ((uint64_t)hi << 32) | lo;
+	return fault;
+}
+
+static inline uint64_t wrmsr_fixup(uint32_t msr, uint64_t val)
+{
+	uint64_t fault;
+
+	asm volatile("1: wrmsr\n\t"
+		     "2:\n\t" EXTABLE_ENTRY(1b, 2b)
+		     : "=D"(fault)
+		     : "c"(msr), "a"((uint32_t)val), "d"((uint32_t)(val >> 32)),
+		       "D"(0)
+		     : "memory");
+	return fault;
+}
+
+static inline uint64_t read_cr(unsigned int n)
+{
+	uint64_t val = 0;
+
+	switch (n) {
+	case 0:
+		asm volatile("mov %%cr0, %0" : "=r"(val));
+		break;
+	case 2:
+		asm volatile("mov %%cr2, %0" : "=r"(val));
+		break;
+	case 3:
+		asm volatile("mov %%cr3, %0" : "=r"(val));
+		break;
+	case 4:
+		asm volatile("mov %%cr4, %0" : "=r"(val));
+		break;
+	}
+	return val;
+}
+
+/* Xen PV: halting is Xen's business (hypervisor/xen_pv.c). */
+__attribute__((noreturn)) void xen_pv_halt(void);
+
 /**
  * Read MSR @msr, surviving the #GP an absent MSR raises.  Returns true and
  * stores the value on success; false, with *@val = 0, when it faulted.
  */
 static inline bool rdmsr_safe(uint32_t msr, uint64_t *val)
 {
-	uint64_t fault;
-	uint64_t v = priv_call(PRIV_RDMSR, msr, 0, &fault);
+	uint64_t fault, v;
 
+	if (CONFIG_XEN_PV)
+		fault = rdmsr_fixup(msr, &v);
+	else
+		v = priv_call(PRIV_RDMSR, msr, 0, &fault);
 	*val = fault ? 0 : v;
 	return !fault;
 }
@@ -76,12 +145,17 @@ static inline bool wrmsr_safe(uint32_t msr, uint64_t val)
 {
 	uint64_t fault;
 
-	priv_call(PRIV_WRMSR, msr, val, &fault);
+	if (CONFIG_XEN_PV)
+		fault = wrmsr_fixup(msr, val);
+	else
+		priv_call(PRIV_WRMSR, msr, val, &fault);
 	return !fault;
 }
 
 static inline uint64_t priv_read_cr(unsigned int n)
 {
+	if (CONFIG_XEN_PV)
+		return read_cr(n); /* Xen emulates the read */
 	return priv_call(PRIV_READ_CR, n, 0, NULL);
 }
 
@@ -92,6 +166,8 @@ static inline void priv_flush_tlb(void)
 
 static inline __attribute__((noreturn)) void priv_halt(void)
 {
+	if (CONFIG_XEN_PV)
+		xen_pv_halt();
 	priv_call(PRIV_HALT, 0, 0, NULL);
 	__builtin_unreachable();
 }

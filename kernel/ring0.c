@@ -9,6 +9,7 @@
 
 #include "boot/boot.h"
 #include "drivers/uart.h"
+#include "hypervisor/hypercall.h"
 #include "kernel/cpu.h"
 #include "kernel/extable.h"
 #include "kernel/platform.h"
@@ -66,7 +67,6 @@ extern const uint64_t trap_stubs[NR_EXCEPTIONS], priv_stub[1];
 extern uint64_t gdt64[];
 extern char ring0_stack_top[], boot_stack_guard[];
 extern uint64_t ap_boot_ring0_stack;
-extern const struct extable_entry __extable_start[], __extable_end[];
 
 static struct idt_gate idt[NR_VECTORS];
 static struct tss64 tss[MAX_CPUS];
@@ -78,54 +78,6 @@ static int fault_depth;
 unsigned long ring0_io_emulations;
 
 /* --- privileged instructions (ring 0 only) --------------------------------- */
-
-/* rdmsr under an exception-table entry: RDI reports a fault. */
-static uint64_t rdmsr_fixup(uint32_t msr, uint64_t *val)
-{
-	uint32_t lo, hi;
-	uint64_t fault;
-
-	asm volatile("1: rdmsr\n\t"
-		     "2:\n\t" EXTABLE_ENTRY(1b, 2b)
-		     : "=a"(lo), "=d"(hi), "=D"(fault)
-		     : "c"(msr), "a"(0), "d"(0), "D"(0));
-	*val = ((uint64_t)hi << 32) | lo;
-	return fault;
-}
-
-static uint64_t wrmsr_fixup(uint32_t msr, uint64_t val)
-{
-	uint64_t fault;
-
-	asm volatile("1: wrmsr\n\t"
-		     "2:\n\t" EXTABLE_ENTRY(1b, 2b)
-		     : "=D"(fault)
-		     : "c"(msr), "a"((uint32_t)val), "d"((uint32_t)(val >> 32)),
-		       "D"(0)
-		     : "memory");
-	return fault;
-}
-
-static uint64_t read_cr(unsigned int n)
-{
-	uint64_t val = 0;
-
-	switch (n) {
-	case 0:
-		asm volatile("mov %%cr0, %0" : "=r"(val));
-		break;
-	case 2:
-		asm volatile("mov %%cr2, %0" : "=r"(val));
-		break;
-	case 3:
-		asm volatile("mov %%cr3, %0" : "=r"(val));
-		break;
-	case 4:
-		asm volatile("mov %%cr4, %0" : "=r"(val));
-		break;
-	}
-	return val;
-}
 
 static __attribute__((noreturn)) void halt_forever(void)
 {
@@ -206,16 +158,6 @@ void ring0_init(void)
 }
 
 /* --- dispatch ----------------------------------------------------------------- */
-
-uint64_t extable_fixup(uint64_t rip)
-{
-	const struct extable_entry *e;
-
-	for (e = __extable_start; e < __extable_end; e++)
-		if (e->fault_rip == rip)
-			return e->fixup_rip;
-	return 0;
-}
 
 static void provoke(uint64_t what)
 {
@@ -343,6 +285,15 @@ static void priv_request(struct trap_frame *f)
 	case PRIV_PROVOKE:
 		provoke(f->rdi);
 		break;
+	case PRIV_HYPERCALL: {
+		const struct priv_hypercall *h =
+			(const struct priv_hypercall *)(uintptr_t)f->rdi;
+
+		f->rax = (uint64_t)xen_hypercall_direct(
+			(unsigned int)h->op, h->args[0], h->args[1], h->args[2],
+			h->args[3], h->args[4]);
+		break;
+	}
 	default:
 		f->rdx = PRIV_BAD_REQUEST;
 		break;
@@ -397,7 +348,6 @@ static void hand_to_ring3(struct trap_frame *f)
 
 void trap_handle(struct trap_frame *f)
 {
-	uint64_t fixup;
 
 	if (f->vector == PRIV_VECTOR) {
 		priv_request(f);
@@ -410,12 +360,8 @@ void trap_handle(struct trap_frame *f)
 	}
 	if (f->vector == X86_EXC_GP && emulate_io(f))
 		return;
-	fixup = extable_fixup(f->rip);
-	if (fixup) {
-		f->rip = fixup;
-		f->rdi = EXTABLE_FAULTED | f->vector;
+	if (extable_apply(f))
 		return;
-	}
 	/* A fault while reporting one: say so without ring 3, and stop. */
 	if (fault_depth++) {
 		ring0_puts("\nFAULT: vector ");

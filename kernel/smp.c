@@ -5,6 +5,8 @@
 
 #include "drivers/lapic.h"
 #include "drivers/tsc.h"
+#include "hypervisor/xen_pv.h"
+#include "kernel/config.h"
 #include "kernel/cpu.h"
 #include "kernel/report.h"
 #include "kernel/smp.h"
@@ -38,6 +40,9 @@ static uint8_t ap_ring0_stacks[MAX_CPUS][RING0_STACK_SIZE]
 	__attribute__((aligned(PAGE_SIZE)));
 static char start_problem[160];
 static uint64_t cycles_per_us;
+/* The hardware's name for each CPU as the CPU itself reported it at start
+ * (Xen PV: the vCPU id Xen started it with). */
+static uint32_t started_as[MAX_CPUS];
 
 unsigned int cpu_index(void)
 {
@@ -91,6 +96,17 @@ void ap_main(unsigned int cpu)
 		}
 		cpu_relax();
 	}
+}
+
+/* Under Xen PV, where VCPUOP_initialise starts an AP: on the stack it was
+ * given (which tells cpu_index()), with its vCPU id as the argument. */
+static void xen_ap_start(unsigned int vcpu)
+{
+	unsigned int cpu = cpu_index();
+
+	started_as[cpu] = vcpu;
+	xen_pv_ap_setup();
+	ap_main(cpu);
 }
 
 bool on_cpu_post(unsigned int cpu, void (*fn)(void *), void *arg)
@@ -197,10 +213,30 @@ static bool install_trampoline(void)
 	return true;
 }
 
+/* Start @c under Xen PV; its "APIC ID" is its vCPU id. */
+static bool start_vcpu(struct cpu *c)
+{
+	char why[sizeof(start_problem)];
+
+	/* A stack as a call leaves it: 8 bytes below 16-byte alignment. */
+	if (xen_pv_vcpu_up(c->apic_id, xen_ap_start,
+			   ap_user_stacks[c->index] + AP_STACK_SIZE - 8, why,
+			   sizeof(why))) {
+		printf("clockbench: %s\n", why);
+		return false;
+	}
+	return true;
+}
+
 static bool start_ap(struct cpu *c)
 {
 	uint64_t waited_us;
 
+	if (CONFIG_XEN_PV) {
+		if (!start_vcpu(c))
+			return false;
+		goto wait;
+	}
 	ap_boot_cpu = c->index;
 	ap_boot_ring0_stack = (uint64_t)(uintptr_t)(ap_ring0_stacks[c->index] +
 						    RING0_STACK_SIZE);
@@ -219,11 +255,56 @@ static bool start_ap(struct cpu *c)
 			       LAPIC_ICR_STARTUP | (AP_TRAMPOLINE >> 12));
 		delay_us(STARTUP_WAIT_US);
 	}
+wait:
 	for (waited_us = 0; waited_us < AP_START_TIMEOUT_MS * 1000ull &&
 			    !__atomic_load_n(&c->online, __ATOMIC_ACQUIRE);
 	     waited_us += 100)
 		delay_us(100);
 	return c->online;
+}
+
+/* A CPU in the table, numbered next; started unless held. */
+static void add_cpu(uint32_t id, uint32_t hold_id)
+{
+	struct cpu *c = &cpus[nr_cpus];
+
+	*c = (struct cpu){ .index = nr_cpus, .apic_id = id };
+	nr_cpus++;
+	if (hold_id && c->apic_id == hold_id) {
+		c->held = true;
+		return;
+	}
+	printf("# starting CPU %u (%s %u)\n", c->index, smp_id_name(),
+	       c->apic_id);
+	c->failed = !start_ap(c);
+	if (c->failed)
+		printf("clockbench: CPU %u (%s %u) did not come online within "
+		       "%u ms; left out\n",
+		       c->index, smp_id_name(), c->apic_id,
+		       AP_START_TIMEOUT_MS);
+}
+
+/* Xen PV: the vCPUs Xen gave the domain, found by asking for each id. */
+static void xen_start_vcpus(uint32_t hold_id)
+{
+	uint32_t vcpu;
+
+	for (vcpu = 1; vcpu < MAX_CPUS; vcpu++) {
+		char why[sizeof(start_problem)];
+
+		if (xen_pv_vcpu_exists(vcpu, why, sizeof(why)) <= 0) {
+			if (why[0])
+				snprintf(start_problem, sizeof(start_problem),
+					 "%s", why);
+			break;
+		}
+		add_cpu(vcpu, hold_id);
+	}
+}
+
+const char *smp_id_name(void)
+{
+	return CONFIG_XEN_PV ? "vCPU" : "APIC ID";
 }
 
 void smp_start(struct acpi *acpi, uint32_t hold_apic_id, uint64_t tsc_hz)
@@ -237,6 +318,14 @@ void smp_start(struct acpi *acpi, uint32_t hold_apic_id, uint64_t tsc_hz)
 
 	cpus[0] = (struct cpu){ .index = 0, .online = true };
 	cycles_per_us = tsc_hz / 1000000;
+	if (CONFIG_XEN_PV) {
+		if (cycles_per_us)
+			xen_start_vcpus(hold_apic_id);
+		else
+			snprintf(start_problem, sizeof(start_problem),
+				 "no TSC frequency for the start-up waits");
+		return;
+	}
 	madt = acpi ? acpi_find(acpi, "APIC", 0, &len) : NULL;
 	if (!madt) {
 		snprintf(start_problem, sizeof(start_problem),
@@ -260,27 +349,9 @@ void smp_start(struct acpi *acpi, uint32_t hold_apic_id, uint64_t tsc_hz)
 			 "no TSC frequency or no room for the AP trampoline");
 		return;
 	}
-	for (i = 0; i < count && i < MAX_CPUS && nr_cpus < MAX_CPUS; i++) {
-		struct cpu *c;
-
-		if (!listed[i].enabled || listed[i].apic_id == bsp_id)
-			continue;
-		c = &cpus[nr_cpus];
-		*c = (struct cpu){ .index = nr_cpus,
-				   .apic_id = listed[i].apic_id };
-		nr_cpus++;
-		if (hold_apic_id && c->apic_id == hold_apic_id) {
-			c->held = true;
-			continue;
-		}
-		printf("# starting CPU %u (APIC ID %u)\n", c->index,
-		       c->apic_id);
-		c->failed = !start_ap(c);
-		if (c->failed)
-			printf("clockbench: CPU %u (APIC ID %u) did not come "
-			       "online within %u ms; left out\n",
-			       c->index, c->apic_id, AP_START_TIMEOUT_MS);
-	}
+	for (i = 0; i < count && i < MAX_CPUS && nr_cpus < MAX_CPUS; i++)
+		if (listed[i].enabled && listed[i].apic_id != bsp_id)
+			add_cpu(listed[i].apic_id, hold_apic_id);
 }
 
 struct whoami {
@@ -293,7 +364,7 @@ static void report_whoami(void *arg)
 	struct whoami *w = arg;
 
 	w->index = cpu_index();
-	w->apic_id = lapic_id();
+	w->apic_id = CONFIG_XEN_PV ? started_as[w->index] : lapic_id();
 }
 
 void smp_print(void)
@@ -301,10 +372,11 @@ void smp_print(void)
 	unsigned int i;
 
 	printf("  %-16s %u online of %u started or listed%s%s%s\n", "cpus",
-	       smp_cpus_online(), nr_cpus, lapic_x2apic() ? ", x2APIC" : "",
+	       smp_cpus_online(), nr_cpus,
+	       !CONFIG_XEN_PV && lapic_x2apic() ? ", x2APIC" : "",
 	       start_problem[0] ? "; " : "", start_problem);
 	for (i = 0; i < nr_cpus; i++)
-		printf("  %-16s CPU %u: APIC ID %u, %s\n", "", i,
+		printf("  %-16s CPU %u: %s %u, %s\n", "", i, smp_id_name(),
 		       cpus[i].apic_id,
 		       cpus[i].online ? "online"
 		       : cpus[i].held ? "held back on purpose (hold_ap)"
@@ -320,19 +392,18 @@ void smp_checks(void)
 		bool ran;
 
 		if (cpus[i].held) {
-			report_skip("CPU %u (APIC ID %u) held back by hold_ap",
-				    i, cpus[i].apic_id);
+			report_skip("CPU %u (%s %u) held back by hold_ap", i,
+				    smp_id_name(), cpus[i].apic_id);
 			continue;
 		}
 		if (!cpus[i].online) {
-			report(false, "CPU %u (APIC ID %u) came online", i,
-			       cpus[i].apic_id);
+			report(false, "CPU %u (%s %u) came online", i,
+			       smp_id_name(), cpus[i].apic_id);
 			continue;
 		}
 		ran = on_cpu(i, report_whoami, &w, 1000);
 		report(ran && w.index == i && w.apic_id == cpus[i].apic_id,
-		       "on_cpu(%u) ran on CPU %u with APIC ID %u (expected "
-		       "APIC ID %u)",
-		       i, w.index, w.apic_id, cpus[i].apic_id);
+		       "on_cpu(%u) ran on CPU %u with %s %u (expected %u)", i,
+		       w.index, smp_id_name(), w.apic_id, cpus[i].apic_id);
 	}
 }

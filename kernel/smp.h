@@ -15,7 +15,7 @@
 
 struct cpu {
 	unsigned int index;
-	uint32_t apic_id;
+	uint32_t apic_id; /* or the vCPU id under Xen PV */
 	volatile bool online;
 	bool held;   /* kept from starting on purpose (hold_ap=) */
 	bool failed; /* did not come online in time */
@@ -28,6 +28,9 @@ struct cpu {
  * problem; the run goes on whatever happens.
  */
 void smp_start(struct acpi *acpi, uint32_t hold_apic_id, uint64_t tsc_hz);
+
+/** What the hardware calls a CPU here: "APIC ID", or "vCPU" under Xen PV. */
+const char *smp_id_name(void);
 
 /** CPUs known (online or not), and CPU @i of them. */
 unsigned int smp_nr_cpus(void);

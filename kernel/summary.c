@@ -9,8 +9,8 @@
 #include "kernel/smp.h"
 #include "kernel/json.h"
 #include "kernel/measure.h"
+#include "kernel/platform.h"
 #include "kernel/report.h"
-#include "kernel/ring0.h"
 #include "kernel/summary.h"
 
 #define JSON_BEGIN  "clockbench-json begin\n"
@@ -95,7 +95,7 @@ void summary_checks(void)
 		report(r->changed, "%s advances", name);
 		if (r->backward_steps &&
 		    (r->clock->flags & CLOCK_MULTI_ACCESS) &&
-		    ring0_io_emulations)
+		    platform_port_io_emulated())
 			/* Each access is a #GP the hypervisor hands to ring
 			 * 0 here; an access lost or repeated on the way
 			 * leaves a latch stale, so a step back says as much
@@ -140,7 +140,7 @@ void summary_print_xcpu(void)
 
 		if (!smp_cpu(cpu)->online)
 			continue;
-		printf("  CPU %-3u APIC ID %-3u TSC_ADJUST ", cpu,
+		printf("  CPU %-3u %s %-3u TSC_ADJUST ", cpu, smp_id_name(),
 		       smp_cpu(cpu)->apic_id);
 		if (m->tsc_adjust_ok)
 			printf("%lld", (long long)m->tsc_adjust);

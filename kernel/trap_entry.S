@@ -8,10 +8,7 @@
  * general registers only (kernel/ring0.h), so SSE state needs no saving.
  */
 #include "boot/boot.h"
-
-/* Vectors for which the CPU pushes an error code. */
-#define HAS_ERROR(v) ((v) == 8 || ((v) >= 10 && (v) <= 14) || (v) == 17 || \
-		      (v) == 21 || (v) == 29 || (v) == 30)
+#include "kernel/trap_regs.inc"
 
 	.text
 	.altmacro
@@ -33,42 +30,9 @@ trap_stub_\vec:
 	trap_stub %PRIV_VECTOR
 
 trap_common:
-	pushq	%rax
-	pushq	%rbx
-	pushq	%rcx
-	pushq	%rdx
-	pushq	%rsi
-	pushq	%rdi
-	pushq	%rbp
-	pushq	%r8
-	pushq	%r9
-	pushq	%r10
-	pushq	%r11
-	pushq	%r12
-	pushq	%r13
-	pushq	%r14
-	pushq	%r15
-	movq	%rsp, %rbx		/* the frame; callee-saved across the call */
-	andq	$~15, %rsp
-	movq	%rbx, %rdi
-	cld
-	call	trap_handle
-	movq	%rbx, %rsp
-	popq	%r15
-	popq	%r14
-	popq	%r13
-	popq	%r12
-	popq	%r11
-	popq	%r10
-	popq	%r9
-	popq	%r8
-	popq	%rbp
-	popq	%rdi
-	popq	%rsi
-	popq	%rdx
-	popq	%rcx
-	popq	%rbx
-	popq	%rax
+	save_all_regs
+	call_with_frame trap_handle
+	restore_all_regs
 	addq	$16, %rsp		/* vector and error code */
 	iretq
 

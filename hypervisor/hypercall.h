@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Xen hypercalls: a call to hypercall_page + 32 * op, arguments in RDI,
+ * RSI, RDX, R10 and R8, the result in RAX.  Xen fills the page: a PV
+ * guest's at domain build (XEN_ELFNOTE_HYPERCALL_PAGE), an HVM guest's when
+ * it writes the page's address to the MSR that CPUID leaf base + 2 names.
+ * Until then every slot is a `ret` (hypervisor/hypercall_page.S), which
+ * xen_hypercall_page_ready() recognises.
+ *
+ * A PV kernel calls the page itself.  An HVM guest must call it from ring
+ * 0, which clockbench's native kernel proper is not (kernel/ring0.h), so
+ * there the call goes through the PRIV_HYPERCALL request.
+ */
+#ifndef CLOCKBENCH_HYPERVISOR_HYPERCALL_H
+#define CLOCKBENCH_HYPERVISOR_HYPERCALL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "boot/boot.h"
+#include "kernel/config.h"
+#include "kernel/priv.h"
+
+extern uint8_t hypercall_page[PAGE_SIZE];
+
+/** Whether Xen has filled the hypercall page (its first slot is no `ret`). */
+bool xen_hypercall_page_ready(void);
+
+/** Hypercall @op with five arguments, made from the current privilege. */
+static inline long xen_hypercall_direct(unsigned int op, uint64_t a1,
+					uint64_t a2, uint64_t a3, uint64_t a4,
+					uint64_t a5)
+{
+	register uint64_t r10 asm("r10") = a4;
+	register uint64_t r8 asm("r8") = a5;
+	long ret;
+
+	asm volatile(
+		"call *%[entry]"
+		: "=a"(ret), "+D"(a1), "+S"(a2), "+d"(a3), "+r"(r10), "+r"(r8)
+		: [entry] "r"(hypercall_page + op * XEN_HYPERCALL_SLOT_SIZE)
+		: "rcx", "r11", "memory");
+	return ret;
+}
+
+/** Hypercall @op: directly as a PV kernel, through ring 0 as HVM. */
+static inline long xen_hypercall(unsigned int op, uint64_t a1, uint64_t a2,
+				 uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	struct priv_hypercall call = { op, { a1, a2, a3, a4, a5 } };
+
+	if (CONFIG_XEN_PV)
+		return xen_hypercall_direct(op, a1, a2, a3, a4, a5);
+	return (long)priv_call(PRIV_HYPERCALL, (uintptr_t)&call, 0, NULL);
+}
+
+#define HYPERCALL1(op, a) xen_hypercall(op, (uint64_t)(a), 0, 0, 0, 0)
+#define HYPERCALL2(op, a, b) \
+	xen_hypercall(op, (uint64_t)(a), (uint64_t)(b), 0, 0, 0)
+#define HYPERCALL3(op, a, b, c) \
+	xen_hypercall(op, (uint64_t)(a), (uint64_t)(b), (uint64_t)(c), 0, 0)
+#define HYPERCALL4(op, a, b, c, d)                                     \
+	xen_hypercall(op, (uint64_t)(a), (uint64_t)(b), (uint64_t)(c), \
+		      (uint64_t)(d), 0)
+
+#endif

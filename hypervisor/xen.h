@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Xen as clockbench talks to it, PV and HVM alike: the shared_info page
+ * (each vCPU's pvclock record, the wall clock), Xen's CPUID leaves, and
+ * the xen_pvclock clock.  The PV-only parts (start, traps, console, vCPU
+ * bring-up, memory) are in hypervisor/xen_pv.h.
+ */
+#ifndef CLOCKBENCH_HYPERVISOR_XEN_H
+#define CLOCKBENCH_HYPERVISOR_XEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hypervisor/detect.h"
+#include "hypervisor/xen_abi.h"
+#include "kernel/clock.h"
+
+/* shared_info, once mapped (PV: at start; HVM: by xen_pvclock's probe). */
+extern volatile struct shared_info *xen_shared_info;
+
+/* What Xen's CPUID leaves say (base + 1 to base + 4). */
+struct xen_cpuid_info {
+	uint32_t base; /* 0x40000000 or 0x40000100 */
+	uint32_t max_leaf;
+	unsigned int major, minor;    /* base + 1 */
+	unsigned int hypercall_pages; /* base + 2: EAX */
+	uint32_t hypercall_msr;	      /* base + 2: EBX */
+	bool have_tsc_leaf;	      /* base + 3 is listed */
+	uint32_t tsc_flags;    /* base + 3.0 EAX: emulated, reliable, ... */
+	uint32_t tsc_mode;     /* base + 3.0 EBX */
+	uint32_t tsc_khz;      /* base + 3.0 ECX */
+	uint32_t host_tsc_khz; /* base + 3.2 ECX */
+	bool have_hvm_leaf;    /* base + 4 is listed */
+	uint32_t hvm_features; /* base + 4 EAX */
+	bool vcpu_id_valid;    /* base + 4: EBX holds this vCPU's id */
+	uint32_t vcpu_id;
+};
+
+/**
+ * Fill @out from the leaves at @leaf (the Xen entry of hv_detect()),
+ * through @cpuid (the real instruction, or a host test's table).
+ */
+void xen_cpuid_read(const struct hv_leaf *leaf, cpuid_fn cpuid,
+		    struct xen_cpuid_info *out);
+
+/** Xen's TSC mode number (XEN_CPUID_TSC_MODE_*) in words. */
+const char *xen_tsc_mode_name(uint32_t mode);
+
+/** The TSC flags of leaf base + 3 in words into @buf. */
+char *xen_tsc_flags_describe(uint32_t flags, char *buf, size_t len);
+
+/**
+ * Xen's wall clock (shared_info wc_*) under its version protocol, at most
+ * @max_tries attempts.  Returns 0 with seconds and ns since the epoch at
+ * Xen system time 0, or -1 when the version never settled.
+ */
+int xen_wallclock_read(const volatile struct shared_info *s,
+		       unsigned int max_tries, uint64_t *sec, uint32_t *nsec);
+
+/** The Xen entry among the hypervisor leaves, or NULL. */
+const struct hv_leaf *xen_leaf(const struct hv_info *hv);
+
+/**
+ * As an HVM or PVH guest: fill the hypercall page and map shared_info
+ * (hypervisor/xen_hvm.c).  Returns 0 (also when already done), or -1 with
+ * the reason in @why.
+ */
+int xen_hvm_setup(const struct xen_cpuid_info *x, char *why, size_t whylen);
+
+extern struct clock xen_pvclock;
+
+/** Reads of xen_pvclock whose version never settled. */
+unsigned long xen_pvclock_failed_reads(void);
+
+#endif

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The PV console ring a Xen domU writes (struct xencons_interface from
+ * libxen-dev's <xen/io/console.h>).  Pure C over the page: the host unit
+ * tests drive it with a page in memory.
+ */
+#ifndef CLOCKBENCH_HYPERVISOR_XEN_CONSOLE_H
+#define CLOCKBENCH_HYPERVISOR_XEN_CONSOLE_H
+
+#include <stddef.h>
+
+#include "hypervisor/xen_abi.h"
+
+#include <xen/io/console.h>
+
+/**
+ * Copy as much of @buf (@len bytes) into @ring's output as fits now, and
+ * publish it (the producer index moves after the bytes are written).
+ * Returns the bytes taken; 0 when the ring is full — or when its indexes
+ * are inconsistent (the consumer ahead of the producer, or more than a ring
+ * apart), which a caller must treat as a broken console, not as full.
+ */
+size_t xencons_put(volatile struct xencons_interface *ring, const char *buf,
+		   size_t len);
+
+/** Whether @ring's indexes are consistent (see xencons_put()). */
+int xencons_sane(const volatile struct xencons_interface *ring);
+
+#endif

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Xen PV exception entry: Xen bounces an exception to the handler the trap
+ * table names with RCX and R11 on top of a frame shaped like the CPU's
+ * (error code, RIP, CS, RFLAGS, RSP, SS), since it may have arrived there
+ * by SYSRET.  Each stub restores those two, pushes a zero where there is
+ * no error code, then its vector, and joins the common path, which saves
+ * every general register (struct trap_frame, as kernel/trap_entry.S lays
+ * it out natively), calls xen_pv_trap() and returns through the iret
+ * hypercall: the frame plus a flags word of 0 (not a SYSRET return).
+ */
+#define __ASSEMBLY__ /* the Xen headers ask for it in assembly */
+#include <xen/xen.h>
+
+#include "boot/boot.h"
+#include "kernel/trap_regs.inc"
+
+	.text
+	.altmacro
+.macro xen_trap_stub vec
+	.balign 16
+xen_trap_stub_\vec:
+	popq	%rcx
+	popq	%r11
+	.if !HAS_ERROR(\vec)
+	pushq	$0
+	.endif
+	pushq	$\vec
+	jmp	xen_trap_common
+.endm
+
+.set vec, 0
+.rept 32
+	xen_trap_stub %vec
+	.set vec, vec + 1
+.endr
+
+xen_trap_common:
+	save_all_regs
+	call_with_frame xen_pv_trap
+	restore_all_regs
+	addq	$16, %rsp		/* vector and error code */
+	pushq	$0			/* iret flags: not in a syscall */
+	jmp	hypercall_page + __HYPERVISOR_iret * XEN_HYPERCALL_SLOT_SIZE
+
+.macro stub_addr vec
+	.quad xen_trap_stub_\vec
+.endm
+
+	.section .rodata
+	.balign 8
+	.globl xen_trap_stubs
+xen_trap_stubs:
+.set vec, 0
+.rept 32
+	stub_addr %vec
+	.set vec, vec + 1
+.endr

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: MIT
+/*
+ * xen_pvclock: Xen's per-vCPU time record (vcpu_time_info, a pvclock
+ * record) in the shared_info page — mirrored, where Xen offers it, into an
+ * area of our own with VCPUOP_register_vcpu_time_memory_area, as Linux
+ * does for its vDSO — read and scaled by the same code as kvm-clock.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <xen/vcpu.h>
+
+#include "drivers/tsc.h"
+#include "hypervisor/hypercall.h"
+#include "hypervisor/pvclock.h"
+#include "hypervisor/xen.h"
+#include "kernel/config.h"
+#include "kernel/cpu.h"
+#include "kernel/smp.h"
+
+/* Xen rewrites a vCPU's record while that vCPU is descheduled or at its
+ * own timer tick; a hundred attempts is far beyond need and still bounded. */
+#define XEN_PVCLOCK_READ_MAX_TRIES 100
+#define XEN_PVCLOCK_ADVANCE_CYCLES 100000ull
+#define XEN_PVCLOCK_ADVANCE_SPINS  1000000u
+#define XEN_WALLCLOCK_MAX_TRIES	   100
+
+struct xen_pvclock_cpu {
+	volatile struct vcpu_time_info *area; /* what read() uses */
+	uint32_t vcpu;
+	int register_rc; /* VCPUOP_register_vcpu_time_memory_area */
+};
+
+static struct xen_pvclock_cpu per_cpu[MAX_CPUS];
+static volatile struct vcpu_time_info own_areas[MAX_CPUS]
+	__attribute__((aligned(32)));
+static uint64_t last_ns[MAX_CPUS];
+static unsigned long read_failures;
+static struct xen_cpuid_info xen_cpuid;
+
+static uint64_t xen_pvclock_read(void)
+{
+	unsigned int cpu = cpu_index();
+	struct pvclock_sample s;
+
+	if (!per_cpu[cpu].area ||
+	    pvclock_read(per_cpu[cpu].area, tsc_read_ordered,
+			 XEN_PVCLOCK_READ_MAX_TRIES, &s)) {
+		__atomic_fetch_add(&read_failures, 1, __ATOMIC_RELAXED);
+		return last_ns[cpu];
+	}
+	last_ns[cpu] = s.ns;
+	return s.ns;
+}
+
+/* This CPU's vCPU id: PV vCPUs are started by id (kernel/smp.c keeps it
+ * where the APIC ID would be); an HVM guest asks leaf base + 4. */
+static uint32_t this_vcpu(unsigned int cpu)
+{
+	const struct cpu *c = smp_cpu(cpu);
+	struct xen_cpuid_info x;
+
+	if (CONFIG_XEN_PV)
+		return c ? c->apic_id : cpu;
+	xen_cpuid_read(&(struct hv_leaf){ .base = xen_cpuid.base,
+					  .max_leaf = xen_cpuid.max_leaf },
+		       cpu_cpuid, &x);
+	return x.vcpu_id_valid ? x.vcpu_id : cpu;
+}
+
+/*
+ * Point CPU @cpu at its record: shared_info's, or the mirror Xen fills
+ * when it accepts our area.  Checks that the record is filled in.
+ */
+static int setup_cpu(unsigned int cpu, char *why, size_t whylen)
+{
+	struct xen_pvclock_cpu *p = &per_cpu[cpu];
+	struct vcpu_register_time_memory_area reg;
+	struct pvclock_sample s;
+
+	p->vcpu = this_vcpu(cpu);
+	if (p->vcpu >= XEN_LEGACY_MAX_VCPUS) {
+		snprintf(why, whylen,
+			 "vCPU %u has no vcpu_info in shared_info (it has "
+			 "%u)",
+			 p->vcpu, XEN_LEGACY_MAX_VCPUS);
+		return -1;
+	}
+	p->area = &xen_shared_info->vcpu_info[p->vcpu].time;
+	reg.addr.v = (struct vcpu_time_info *)&own_areas[cpu];
+	p->register_rc = (int)HYPERCALL3(__HYPERVISOR_vcpu_op,
+					 VCPUOP_register_vcpu_time_memory_area,
+					 p->vcpu, &reg);
+	if (p->register_rc == 0 && own_areas[cpu].version != 0)
+		p->area = &own_areas[cpu];
+	if (pvclock_read(p->area, tsc_read_ordered, XEN_PVCLOCK_READ_MAX_TRIES,
+			 &s))
+		snprintf(why, whylen,
+			 "vCPU %u's time record version stayed odd or kept "
+			 "changing (last %u)",
+			 p->vcpu, s.version);
+	else if (s.version == 0 || s.mul_frac == 0)
+		snprintf(why, whylen,
+			 "vCPU %u's time record is not filled in (version %u, "
+			 "tsc_to_system_mul %#x)",
+			 p->vcpu, s.version, s.mul_frac);
+	else
+		return 0;
+	p->area = NULL;
+	return -1;
+}
+
+static int xen_pvclock_setup_cpu(struct clock *c)
+{
+	char why[CLOCK_TEXT_LEN];
+
+	(void)c;
+	return setup_cpu(cpu_index(), why, sizeof(why));
+}
+
+static void describe(struct clock *c, const struct pvclock_sample *s)
+{
+	char flags[PVCLOCK_FLAGS_TEXT_LEN], wall[96], mirror[96];
+	uint64_t sec;
+	uint32_t nsec;
+
+	if (xen_wallclock_read(xen_shared_info, XEN_WALLCLOCK_MAX_TRIES, &sec,
+			       &nsec))
+		snprintf(wall, sizeof(wall),
+			 "wall clock version never settled");
+	else
+		pvclock_describe_wall("wall clock at Xen time 0", sec, nsec,
+				      wall, sizeof(wall));
+	if (per_cpu[0].area == &own_areas[0])
+		snprintf(mirror, sizeof(mirror),
+			 "read from our own area (VCPUOP_register_vcpu_time_"
+			 "memory_area)");
+	else
+		snprintf(mirror, sizeof(mirror),
+			 "read from shared_info (registering an area of our "
+			 "own: %d)",
+			 per_cpu[0].register_rc);
+	snprintf(c->notes, sizeof(c->notes), "vCPU %u, %s; flags: %s; %s",
+		 per_cpu[0].vcpu, mirror,
+		 pvclock_flags_describe(s->flags, flags, sizeof(flags)), wall);
+}
+
+static int xen_pvclock_probe(struct clock *c, const struct clock_env *env)
+{
+	const struct hv_leaf *leaf = xen_leaf(env->hv);
+	struct pvclock_sample s;
+
+	if (!leaf) {
+		const struct hv_leaf *hv = env->hv ? hv_primary(env->hv) : NULL;
+
+		snprintf(c->absent_reason, sizeof(c->absent_reason),
+			 "no Xen signature in the hypervisor leaves (%s%s): "
+			 "xen_pvclock needs Xen",
+			 hv ? "the hypervisor is " : "no hypervisor found",
+			 hv ? hv_kind_name(hv->kind) : "");
+		return -1;
+	}
+	xen_cpuid_read(leaf, cpu_cpuid, &xen_cpuid);
+	if (!CONFIG_XEN_PV && xen_hvm_setup(&xen_cpuid, c->absent_reason,
+					    sizeof(c->absent_reason)))
+		return -1;
+	if (setup_cpu(0, c->absent_reason, sizeof(c->absent_reason)))
+		return -1;
+	if (pvclock_check_advance(per_cpu[0].area, tsc_read_ordered,
+				  XEN_PVCLOCK_READ_MAX_TRIES,
+				  XEN_PVCLOCK_ADVANCE_CYCLES,
+				  XEN_PVCLOCK_ADVANCE_SPINS, "xen_pvclock",
+				  c->absent_reason, sizeof(c->absent_reason)))
+		return -1;
+	pvclock_read(per_cpu[0].area, tsc_read_ordered,
+		     XEN_PVCLOCK_READ_MAX_TRIES, &s);
+	c->width_bits = 64;
+	c->freq_hz = 1000000000;
+	pvclock_describe_source(&s, c->freq_source, sizeof(c->freq_source));
+	c->flags = CLOCK_PER_CPU | CLOCK_NEEDS_CPU_SETUP | CLOCK_READS_NS;
+	if (s.flags & XEN_PVCLOCK_TSC_STABLE_BIT)
+		c->flags |= CLOCK_CLAIMS_STABLE;
+	describe(c, &s);
+	return 0;
+}
+
+unsigned long xen_pvclock_failed_reads(void)
+{
+	return __atomic_load_n(&read_failures, __ATOMIC_RELAXED);
+}
+
+struct clock xen_pvclock = {
+	.name = "xen_pvclock",
+	.description = "Xen paravirtual clock (vcpu_time_info per vCPU, in ns)",
+	.probe = xen_pvclock_probe,
+	.read = xen_pvclock_read,
+	.setup_cpu = xen_pvclock_setup_cpu,
+	/* An rdtsc and a little arithmetic when rdtsc is not intercepted. */
+	.native_read_ns_max = 100,
+};
