@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests: struct boot_info from Multiboot 1, Multiboot 2 and PVH
- * structures built in memory (kernel/boot_info.c, kernel/phys.c).
+ * Unit tests: struct boot_info from Multiboot 1, Multiboot 2, PVH and Xen
+ * PV start_info structures built in memory (kernel/boot_info.c,
+ * kernel/phys.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 
 #include <xen/arch-x86/hvm/start_info.h>
 
+#include "hypervisor/xen_abi.h"
 #include "kernel/boot_info.h"
 #include "kernel/multiboot.h"
 
@@ -428,6 +430,109 @@ static void memory_map_overflow_is_flagged(void **state)
 	assert_int_equal(bi.ram_bytes, (uint64_t)(BOOT_MEMMAP_MAX + 5) << 20);
 }
 
+/* --- Xen PV start_info ------------------------------------------------------ */
+
+/* start_info as Xen 4.17 filled it for a dom0 here (flags 0x303 seen). */
+static struct start_info *xen_pv_build(uint32_t flags)
+{
+	struct start_info *si = at(0x100);
+
+	_Static_assert(0x100 + sizeof(struct start_info) <= MEM_SIZE,
+		       "start_info fits the fake memory");
+	strcpy(si->magic, "xen-3.0-x86_64");
+	si->nr_pages = 32768; /* 128 MiB */
+	si->shared_info = 0x1fbff000;
+	si->flags = flags;
+	si->pt_base = 0x5e9000;
+	si->nr_pt_frames = 6;
+	si->mfn_list = 0x5a9000;
+	si->console.domU.mfn = 0x1234;
+	si->console.domU.evtchn = 3;
+	strcpy((char *)si->cmd_line, "/boot/clockbench-xenpv.elf verbose=1");
+	return si;
+}
+
+static void xen_pv_dom0(void **state)
+{
+	(void)state;
+	xen_pv_build(SIF_PRIVILEGED | SIF_INITDOMAIN | 0x300);
+	assert_int_equal(boot_info_parse(&bi, BOOT_PROTO_XEN_PV, 0,
+					 paddr(0x100), &fake, err, sizeof(err)),
+			 0);
+	assert_string_equal(boot_protocol_name(bi.protocol), "xen-pv");
+	assert_string_equal(bi.cmdline, "verbose=1");
+	assert_string_equal(bi.loader, "Xen (dom0)");
+	assert_true(bi.xen.dom0);
+	assert_true(bi.xen.privileged);
+	assert_string_equal(bi.xen.magic, "xen-3.0-x86_64");
+	assert_int_equal(bi.xen.shared_info_maddr, 0x1fbff000);
+	/* dom0's console union holds info_off/size, not a ring. */
+	assert_int_equal(bi.xen.console_mfn, 0);
+	assert_int_equal(bi.nr_memmap, 1);
+	assert_int_equal(bi.ram_bytes, 128ull << 20);
+	assert_int_equal(bi.rsdp_paddr, 0);
+}
+
+static void xen_pv_domu(void **state)
+{
+	(void)state;
+	xen_pv_build(0);
+	assert_int_equal(boot_info_parse(&bi, BOOT_PROTO_XEN_PV, 0,
+					 paddr(0x100), &fake, err, sizeof(err)),
+			 0);
+	assert_string_equal(bi.loader, "Xen (domU)");
+	assert_false(bi.xen.dom0);
+	assert_int_equal(bi.xen.console_mfn, 0x1234);
+	assert_int_equal(bi.xen.console_evtchn, 3);
+}
+
+static void xen_pv_full_command_line_is_truncated(void **state)
+{
+	struct start_info *si = xen_pv_build(SIF_INITDOMAIN);
+
+	(void)state;
+	/* A full cmd_line need not be terminated. */
+	memset(si->cmd_line, 'a', sizeof(si->cmd_line));
+	memcpy(si->cmd_line, "x=", 2);
+	assert_int_equal(boot_info_parse(&bi, BOOT_PROTO_XEN_PV, 0,
+					 paddr(0x100), &fake, err, sizeof(err)),
+			 0);
+	assert_true(bi.cmdline_truncated);
+	assert_int_equal(strlen(bi.cmdline), sizeof(bi.cmdline) - 1);
+}
+
+static void xen_pv_bad_start_info(void **state)
+{
+	struct start_info *si = xen_pv_build(SIF_INITDOMAIN);
+
+	(void)state;
+	strcpy(si->magic, "xen-3.0-x86_32p");
+	assert_int_equal(boot_info_parse(&bi, BOOT_PROTO_XEN_PV, 0,
+					 paddr(0x100), &fake, err, sizeof(err)),
+			 -1);
+	assert_string_equal(err, "xen-pv: start_info magic is "
+				 "\"xen-3.0-x86_32p\", not \"xen-3.0-x86_64\"");
+	memset(si->magic, 'x', sizeof(si->magic)); /* unterminated */
+	assert_int_equal(boot_info_parse(&bi, BOOT_PROTO_XEN_PV, 0,
+					 paddr(0x100), &fake, err, sizeof(err)),
+			 -1);
+	xen_pv_build(SIF_INITDOMAIN)->shared_info = 0x1fbff800;
+	assert_int_equal(boot_info_parse(&bi, BOOT_PROTO_XEN_PV, 0,
+					 paddr(0x100), &fake, err, sizeof(err)),
+			 -1);
+	assert_non_null(strstr(err, "is not a page"));
+	xen_pv_build(SIF_INITDOMAIN)->nr_pages = 0;
+	assert_int_equal(boot_info_parse(&bi, BOOT_PROTO_XEN_PV, 0,
+					 paddr(0x100), &fake, err, sizeof(err)),
+			 -1);
+	assert_string_equal(err, "xen-pv: start_info gives the domain no pages");
+	assert_int_equal(boot_info_parse(&bi, BOOT_PROTO_XEN_PV, 0,
+					 paddr(MEM_SIZE - 8), &fake, err,
+					 sizeof(err)),
+			 -1);
+	assert_non_null(strstr(err, "cannot be read"));
+}
+
 static void unknown_protocol(void **state)
 {
 	(void)state;
@@ -460,6 +565,11 @@ int main(void)
 		cmocka_unit_test_setup(pvh_version_0_has_no_map, setup),
 		cmocka_unit_test_setup(pvh_bad_magic_and_map, setup),
 		cmocka_unit_test_setup(memory_map_overflow_is_flagged, setup),
+		cmocka_unit_test_setup(xen_pv_dom0, setup),
+		cmocka_unit_test_setup(xen_pv_domu, setup),
+		cmocka_unit_test_setup(xen_pv_full_command_line_is_truncated,
+				       setup),
+		cmocka_unit_test_setup(xen_pv_bad_start_info, setup),
 		cmocka_unit_test_setup(unknown_protocol, setup),
 	};
 

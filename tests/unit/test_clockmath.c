@@ -67,6 +67,18 @@ static uint32_t fake_read32(void *ctx, int high)
 	return high ? (uint32_t)(v >> 32) : (uint32_t)v;
 }
 
+static void ns_to_counts_saturates(void **state)
+{
+	(void)state;
+	assert_int_equal(clock_ns_to_counts(1000, 2300000000ull), 2300);
+	assert_int_equal(clock_ns_to_counts(0, 2300000000ull), 0);
+	/* Half the wrap of a 64-bit ns clock, in 2.3 GHz TSC cycles. */
+	assert_int_equal(clock_ns_to_counts(1ull << 63, 2300000000ull),
+			 UINT64_MAX);
+	assert_int_equal(clock_ns_to_counts(UINT64_MAX, 1000000000ull),
+			 UINT64_MAX);
+}
+
 static void split_reads_do_not_tear(void **state)
 {
 	struct fake_counter f = { .value = 0x00000001fffffffeull, .step = 1 };
@@ -120,6 +132,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(wraps_are_followed),
 		cmocka_unit_test(counts_to_ns),
+		cmocka_unit_test(ns_to_counts_saturates),
 		cmocka_unit_test(split_reads_do_not_tear),
 		cmocka_unit_test(split_reads_give_up),
 		cmocka_unit_test(hpet_period),

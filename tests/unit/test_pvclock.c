@@ -290,6 +290,65 @@ static void flags_in_words(void **state)
 			    "TSC ");
 }
 
+/* A TSC that moves 1000 cycles a read, and a record Xen left as it was. */
+static void tsc_runs(unsigned int call)
+{
+	(void)call;
+	fake_tsc_value += 1000;
+}
+
+static void advance_detected(void **state)
+{
+	char why[128] = "";
+
+	(void)state;
+	before_tsc = tsc_runs;
+	assert_int_equal(pvclock_check_advance(&fake, fake_read_tsc, 10, 5000,
+					       100, "xen_pvclock", why,
+					       sizeof(why)),
+			 0);
+	assert_string_equal(why, "");
+}
+
+static void standing_clock_is_refused(void **state)
+{
+	char why[128];
+
+	(void)state;
+	/* The TSC stands, so the record gives the same ns both times; the
+	 * spin bound ends the wait. */
+	assert_int_equal(pvclock_check_advance(&fake, fake_read_tsc, 10, 5000,
+					       100, "xen_pvclock", why,
+					       sizeof(why)),
+			 -1);
+	assert_string_equal(why, "xen_pvclock did not advance: 5500 ns, then "
+				 "5500 ns 0 TSC cycles later");
+	fake.version = 5;
+	assert_int_equal(pvclock_check_advance(&fake, fake_read_tsc, 3, 5000,
+					       100, "kvm-clock", why,
+					       sizeof(why)),
+			 -1);
+	assert_string_equal(why, "the kvm-clock area's version stayed odd or "
+				 "kept changing over 3 reads");
+}
+
+static void source_and_wall_in_words(void **state)
+{
+	struct pvclock_sample s = { .mul_frac = 0xde9bcf6bu, .shift = -1 };
+	char buf[160];
+
+	(void)state;
+	/* Xen's dom0 record seen here: 2.3 GHz. */
+	assert_string_equal(pvclock_describe_source(&s, buf, sizeof(buf)),
+			    "pvclock (ns); TSC 2.30 GHz from tsc_to_system_mul "
+			    "0xde9bcf6b, tsc_shift -1");
+	assert_string_equal(pvclock_describe_wall("wall clock at Xen time 0",
+						  1796020000, 5, buf,
+						  sizeof(buf)),
+			    "wall clock at Xen time 0: 2026-11-30 "
+			    "06:26:40.000000005 UTC");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -304,6 +363,9 @@ int main(void)
 		cmocka_unit_test_setup(read_odd_then_even, setup),
 		cmocka_unit_test_setup(read_changes_forever, setup),
 		cmocka_unit_test(flags_in_words),
+		cmocka_unit_test_setup(advance_detected, setup),
+		cmocka_unit_test_setup(standing_clock_is_refused, setup),
+		cmocka_unit_test(source_and_wall_in_words),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

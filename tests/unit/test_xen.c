@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests: Xen's CPUID leaves and wall clock (hypervisor/xen.c) and the
+ * PV console ring (hypervisor/xen_console.c), over fake leaves and pages.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "hypervisor/xen.h"
+#include "hypervisor/xen_console.h"
+
+/* --- CPUID leaves --------------------------------------------------------- */
+
+#define BASE 0x40000000u
+
+/* What Xen 4.17 answered a PV dom0 here (leaf 3.0 all zero, 3.2 the host
+ * kHz), plus an HVM leaf 4 with a vCPU id. */
+static struct cpuid_regs fake_cpuid(uint32_t leaf, uint32_t sub)
+{
+	switch (leaf - BASE) {
+	case 1:
+		return (struct cpuid_regs){ 0x00040011, 0, 0, 0 };
+	case 2:
+		return (struct cpuid_regs){ 1, 0x40000000, 0, 0 };
+	case 3:
+		if (sub == 2)
+			return (struct cpuid_regs){ 2300000, 0, 0, 0 };
+		return (struct cpuid_regs){ 0x5, 2, 2300000, 1 };
+	case 4:
+		return (struct cpuid_regs){ 0x8 | 0x10, 3, 7, 0 };
+	default:
+		return (struct cpuid_regs){ 0, 0, 0, 0 };
+	}
+}
+
+static void cpuid_leaves_all_listed(void **state)
+{
+	struct hv_leaf leaf = { .base = BASE, .max_leaf = BASE + 5 };
+	struct xen_cpuid_info x;
+
+	(void)state;
+	xen_cpuid_read(&leaf, fake_cpuid, &x);
+	assert_int_equal(x.major, 4);
+	assert_int_equal(x.minor, 17);
+	assert_int_equal(x.hypercall_pages, 1);
+	assert_int_equal(x.hypercall_msr, 0x40000000);
+	assert_true(x.have_tsc_leaf);
+	assert_int_equal(x.tsc_mode, 2);
+	assert_int_equal(x.tsc_khz, 2300000);
+	assert_int_equal(x.host_tsc_khz, 2300000);
+	assert_true(x.have_hvm_leaf);
+	assert_true(x.vcpu_id_valid);
+	assert_int_equal(x.vcpu_id, 3);
+}
+
+static void cpuid_leaves_beyond_max_are_not_read(void **state)
+{
+	struct hv_leaf leaf = { .base = BASE, .max_leaf = BASE + 2 };
+	struct xen_cpuid_info x;
+
+	(void)state;
+	xen_cpuid_read(&leaf, fake_cpuid, &x);
+	assert_int_equal(x.major, 4);
+	assert_int_equal(x.hypercall_msr, 0x40000000);
+	assert_false(x.have_tsc_leaf);
+	assert_int_equal(x.tsc_khz, 0);
+	assert_false(x.have_hvm_leaf);
+	assert_false(x.vcpu_id_valid);
+}
+
+static void tsc_mode_and_flags_in_words(void **state)
+{
+	char buf[128];
+
+	(void)state;
+	assert_string_equal(xen_tsc_mode_name(1), "always emulate");
+	assert_string_equal(xen_tsc_mode_name(9), "unknown");
+	assert_string_equal(xen_tsc_flags_describe(0x5, buf, sizeof(buf)),
+			    "rdtsc emulated by Xen, host TSC not known "
+			    "reliable, rdtscp offered");
+	assert_string_equal(xen_tsc_flags_describe(0x2 | 0x80, buf,
+						   sizeof(buf)),
+			    "rdtsc native, host TSC reliable, rdtscp not "
+			    "offered, other bits set");
+}
+
+/* --- wall clock ------------------------------------------------------------ */
+
+static struct shared_info shared;
+
+static void wallclock_reads_all_64_bits(void **state)
+{
+	uint64_t sec;
+	uint32_t nsec;
+
+	(void)state;
+	memset(&shared, 0, sizeof(shared));
+	shared.wc_version = 4;
+	shared.wc_sec = 5;
+	shared.xen_wc_sec_hi = 1;
+	shared.wc_nsec = 7;
+	assert_int_equal(xen_wallclock_read(&shared, 3, &sec, &nsec), 0);
+	assert_int_equal(sec, (1ull << 32) + 5);
+	assert_int_equal(nsec, 7);
+}
+
+static void wallclock_odd_version_fails(void **state)
+{
+	uint64_t sec;
+	uint32_t nsec;
+
+	(void)state;
+	memset(&shared, 0, sizeof(shared));
+	shared.wc_version = 5;
+	assert_int_equal(xen_wallclock_read(&shared, 3, &sec, &nsec), -1);
+	assert_int_equal(xen_wallclock_read(&shared, 0, &sec, &nsec), -1);
+}
+
+/* --- console ring ---------------------------------------------------------- */
+
+static struct xencons_interface ring;
+
+static void console_ring_takes_and_publishes(void **state)
+{
+	(void)state;
+	memset(&ring, 0, sizeof(ring));
+	assert_int_equal(xencons_put(&ring, "hello", 5), 5);
+	assert_int_equal(ring.out_prod, 5);
+	assert_int_equal(ring.out_cons, 0);
+	assert_memory_equal(ring.out, "hello", 5);
+}
+
+static void console_ring_wraps_and_fills(void **state)
+{
+	char big[sizeof(ring.out) + 10];
+
+	(void)state;
+	memset(&ring, 0, sizeof(ring));
+	/* Indexes near the 32-bit wrap, and the consumer 2 bytes behind. */
+	ring.out_cons = 0xfffffffe;
+	ring.out_prod = 0xfffffffe;
+	memset(big, 'x', sizeof(big));
+	big[0] = 'a';
+	big[2] = 'c';
+	assert_int_equal(xencons_put(&ring, big, sizeof(big)),
+			 sizeof(ring.out));
+	assert_int_equal(ring.out_prod - ring.out_cons, sizeof(ring.out));
+	assert_int_equal(ring.out[sizeof(ring.out) - 2], 'a');
+	assert_int_equal(ring.out[0], 'c');
+	/* Full: nothing more is taken until the consumer moves. */
+	assert_int_equal(xencons_put(&ring, "y", 1), 0);
+	assert_true(xencons_sane(&ring));
+	ring.out_cons += 1;
+	assert_int_equal(xencons_put(&ring, "y", 1), 1);
+}
+
+static void console_ring_with_broken_indexes_takes_nothing(void **state)
+{
+	(void)state;
+	memset(&ring, 0, sizeof(ring));
+	ring.out_cons = 100; /* the consumer ahead of the producer */
+	ring.out_prod = 10;
+	assert_false(xencons_sane(&ring));
+	assert_int_equal(xencons_put(&ring, "z", 1), 0);
+	assert_int_equal(ring.out_prod, 10);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(cpuid_leaves_all_listed),
+		cmocka_unit_test(cpuid_leaves_beyond_max_are_not_read),
+		cmocka_unit_test(tsc_mode_and_flags_in_words),
+		cmocka_unit_test(wallclock_reads_all_64_bits),
+		cmocka_unit_test(wallclock_odd_version_fails),
+		cmocka_unit_test(console_ring_takes_and_publishes),
+		cmocka_unit_test(console_ring_wraps_and_fills),
+		cmocka_unit_test(console_ring_with_broken_indexes_takes_nothing),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
