@@ -525,7 +525,8 @@ static void xen_pv_bad_start_info(void **state)
 	assert_int_equal(boot_info_parse(&bi, BOOT_PROTO_XEN_PV, 0,
 					 paddr(0x100), &fake, err, sizeof(err)),
 			 -1);
-	assert_string_equal(err, "xen-pv: start_info gives the domain no pages");
+	assert_string_equal(err,
+			    "xen-pv: start_info gives the domain no pages");
 	assert_int_equal(boot_info_parse(&bi, BOOT_PROTO_XEN_PV, 0,
 					 paddr(MEM_SIZE - 8), &fake, err,
 					 sizeof(err)),

@@ -83,10 +83,10 @@ static void tsc_mode_and_flags_in_words(void **state)
 	assert_string_equal(xen_tsc_flags_describe(0x5, buf, sizeof(buf)),
 			    "rdtsc emulated by Xen, host TSC not known "
 			    "reliable, rdtscp offered");
-	assert_string_equal(xen_tsc_flags_describe(0x2 | 0x80, buf,
-						   sizeof(buf)),
-			    "rdtsc native, host TSC reliable, rdtscp not "
-			    "offered, other bits set");
+	assert_string_equal(
+		xen_tsc_flags_describe(0x2 | 0x80, buf, sizeof(buf)),
+		"rdtsc native, host TSC reliable, rdtscp not "
+		"offered, other bits set");
 }
 
 /* --- wall clock ------------------------------------------------------------ */
@@ -180,7 +180,8 @@ int main(void)
 		cmocka_unit_test(wallclock_odd_version_fails),
 		cmocka_unit_test(console_ring_takes_and_publishes),
 		cmocka_unit_test(console_ring_wraps_and_fills),
-		cmocka_unit_test(console_ring_with_broken_indexes_takes_nothing),
+		cmocka_unit_test(
+			console_ring_with_broken_indexes_takes_nothing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
