@@ -160,6 +160,8 @@ void xen_pv_trap(struct trap_frame *f)
 		crash_now("\nclockbench: an exception while reporting an "
 			  "exception; crashing the domain\n");
 	fault_record.frame = *f;
+	/* Xen keeps the event mask in the CS slot's upper bits. */
+	fault_record.frame.cs &= 0xffff;
 	/* Xen keeps a PV vCPU's CR2 in its vcpu_info. */
 	fault_record.cr2 =
 		xen_shared_info ? xen_shared_info->vcpu_info[vcpu].arch.cr2 : 0;
