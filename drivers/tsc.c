@@ -125,6 +125,41 @@ static bool frequency_from_hypervisor(const struct clock_env *env)
 	return false;
 }
 
+/*
+ * Last resort under Xen: leaf base + 3, sub-leaf 2, the host TSC's kHz as
+ * Xen calibrated it.  It is the guest's rate too only while Xen does not
+ * emulate rdtsc (sub-leaf 0 EAX bit 0 clear).
+ */
+#define XEN_TIME_HOST_KHZ 2
+#define XEN_TSC_EMULATED  (1u << 0)
+
+static bool frequency_from_xen_host(const struct clock_env *env)
+{
+	unsigned int i;
+
+	for (i = 0; i < env->hv->nr; i++) {
+		const struct hv_leaf *leaf = &env->hv->found[i];
+		uint32_t khz;
+
+		if (leaf->kind != HV_XEN ||
+		    leaf->max_leaf < leaf->base + XEN_LEAF_TIME ||
+		    (cpuid_count(leaf->base + XEN_LEAF_TIME, 0).eax &
+		     XEN_TSC_EMULATED))
+			continue;
+		khz = cpuid_count(leaf->base + XEN_LEAF_TIME, XEN_TIME_HOST_KHZ)
+			      .eax;
+		if (!khz)
+			continue;
+		tsc_hz = (uint64_t)khz * 1000;
+		snprintf(tsc_hz_source, sizeof(tsc_hz_source),
+			 "Xen's host TSC kHz (CPUID leaf 0x%x.2; no clock to "
+			 "calibrate against)",
+			 leaf->base + XEN_LEAF_TIME);
+		return true;
+	}
+	return false;
+}
+
 /* The TSC counted as a clock of unknown frequency, for calibration. */
 static struct clock raw_tsc = {
 	.name = "tsc",
@@ -168,7 +203,8 @@ static int find_frequency(const struct clock_env *env, char *why, size_t whylen)
 	}
 	read_features(env);
 	if (!frequency_from_cpuid(env) && !frequency_from_hypervisor(env) &&
-	    !frequency_from_calibration(why, whylen))
+	    !frequency_from_calibration(why, whylen) &&
+	    !frequency_from_xen_host(env))
 		return -1;
 	frequency_found = true;
 	return 0;
