@@ -229,7 +229,8 @@ $(BUILD)/xen-4.17-amd64: $(XEN_GZ)
 
 .PHONY: run-xen
 run-xen: deps $(BUILD)/clockbench-xenpv.elf $(BUILD)/xen-4.17-amd64
-	$(PYTHON) tools/clockbench run --boot xen --no-build $(RUN_FLAGS) -- $(ARGS)
+	$(PYTHON) tools/clockbench run --boot xen --smp 2 --no-build $(RUN_FLAGS) \
+		-- $(ARGS)
 
 # --- environment matrix (docs/compare.md) -----------------------------------
 # Boots the image in every environment this machine can run; MATRIX_FLAGS are

@@ -3,7 +3,10 @@
 """A stand-in for qemu-system-x86_64, for testing the runner (set CLOCKBENCH_QEMU to it).
 
 It prints a clockbench-like console, with ANSI escapes mixed in, reporting the -append
-text as the command line, then exits like isa-debug-exit would.  Environment:
+text as the command line, then exits like isa-debug-exit would.  Given -initrd (a Xen
+boot: -kernel is Xen, -initrd dom0 and its options), it reports the boot protocol as
+xen-pv and the command line as Xen hands it to dom0: the -initrd text after the file name,
+with QEMU's doubled commas made single.  Environment:
   FAKE_QEMU_STATUS   exit status (default 3 = PASS)
   FAKE_QEMU_FINAL    final console line (default: derived from the status)
   FAKE_QEMU_HANG     if set, sleep forever after printing instead of exiting
@@ -12,6 +15,10 @@ text as the command line, then exits like isa-debug-exit would.  Environment:
   FAKE_QEMU_REPORT   if set, a console log (tests/tools/fixtures/*.log) whose JSON report,
                      from 'clockbench-json begin' to its end marker or the end of the file,
                      is printed after the KTAP summary
+  FAKE_QEMU_XEN      if set, a log of Xen's own lines (tests/tools/fixtures/xen/*.log),
+                     printed before the guest's console, as Xen boots first
+  FAKE_QEMU_XEN_END  if set, a log of Xen's lines printed after the final line, when
+                     dom0 has ended; then it sleeps forever, as Xen halts the machine
 """
 
 import json
@@ -41,6 +48,19 @@ def report_lines(path):
     return lines
 
 
+def print_file(path):
+    """Print the lines of the file at `path` as a serial console would (CR LF)."""
+    with open(path, encoding="utf-8") as lines:
+        for line in lines.read().splitlines():
+            sys.stdout.write(line + "\r\n")
+
+
+def dom0_command_line(initrd):
+    """What Xen hands dom0: the module text after its file name, commas undoubled."""
+    module = initrd.replace(",,", "\0").replace(",", "\n").split("\n")[0]
+    return module.replace("\0", ",").partition(" ")[2]
+
+
 def main():
     """Print the fake console and exit."""
     if os.environ.get("FAKE_QEMU_ARGV"):
@@ -49,10 +69,16 @@ def main():
     status = int(os.environ.get("FAKE_QEMU_STATUS", "3"))
     final = os.environ.get("FAKE_QEMU_FINAL", FINALS.get(status, ""))
     print("\x1b[2J\x1b[01;01HSeaBIOS (fake)\r")
+    if os.environ.get("FAKE_QEMU_XEN"):
+        print_file(os.environ["FAKE_QEMU_XEN"])
     print("clockbench 0.1.0")
     print("# environment")
-    print("  boot protocol    multiboot1")
-    print(f'  command line     "{option("-append")}"')
+    if "-initrd" in sys.argv:
+        print("  boot protocol    xen-pv")
+        print(f'  command line     "{dom0_command_line(option("-initrd"))}"')
+    else:
+        print("  boot protocol    multiboot1")
+        print(f'  command line     "{option("-append")}"')
     print("  hypervisor       \x1b[1mTCG\x1b[0m (\"TCGTCGTCGTCG\") max leaf 0x40000001")
     print("  cpus (firmware)  1 (ACPI MADT)")
     print("KTAP version 1")
@@ -72,6 +98,10 @@ def main():
         time.sleep(3600)
     if final:
         print(final)
+    if os.environ.get("FAKE_QEMU_XEN_END"):
+        print_file(os.environ["FAKE_QEMU_XEN_END"])
+        sys.stdout.flush()
+        time.sleep(3600)
     # The console first, as QEMU's unbuffered serial output would come.
     sys.stdout.flush()
     print("fake qemu: exiting", file=sys.stderr)

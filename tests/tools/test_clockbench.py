@@ -135,6 +135,9 @@ groups=iso,uefi nomatch='#PF' nomatch=a#b
         # The negative tests the foundation requires are there (others may join them).
         self.assertLessEqual({"bogus=1", "verbose=7", "fault=ud", "fault=pf", "fault=stack"},
                              {t.spec.cmdline for t in boots if t.expect == "fail"})
+        # Under Xen too a fault in dom0 must fail the run.
+        self.assertIn("fault=pf", {t.spec.cmdline for t in boots
+                                   if t.expect == "fail" and t.spec.boot == "xen"})
 
 
 class Verdicts(unittest.TestCase):
@@ -348,6 +351,9 @@ class QemuCommands(unittest.TestCase):
         self.assertEqual(qemu.BootSpec(boot="multiboot1").image, "build/clockbench-mb1.elf")
         self.assertEqual(qemu.BootSpec(boot="pvh").image, "build/clockbench.elf")
         self.assertEqual(qemu.BootSpec(boot="iso-uefi").image, "build/clockbench.iso")
+        self.assertEqual(qemu.BootSpec(boot="xen").image, "build/clockbench-xenpv.elf")
+        self.assertIsNone(qemu.BootSpec(boot="pvh").hypervisor)
+        self.assertEqual(qemu.BootSpec(boot="pvh").build_targets, ("build/clockbench.elf",))
 
     def test_required_programs(self):
         spec = qemu.BootSpec(boot="iso-uefi", cmdline="a=1")

@@ -46,12 +46,13 @@ def run_tool(*args):
 
 
 class MatrixTest(unittest.TestCase):
-    def test_xen_environments_are_listed_and_skipped(self):
+    def test_environments(self):
         names = [env.name for env in matrix.ENVIRONMENTS]
         self.assertEqual(names, ["tcg-pc", "tcg-q35", "kvm-pc", "xen-hpet", "xen-tsc"])
-        for env in matrix.ENVIRONMENTS[3:]:
-            self.assertEqual(matrix.skip_reason(env),
-                             "the Xen guest image is not built yet (issue 6)")
+        for env in matrix.ENVIRONMENTS[:3]:
+            self.assertEqual((env.spec().boot, env.spec().smp, env.spec().memory_mib),
+                             ("multiboot1", 2, 64))
+            self.assertIsNone(env.xen_options)
 
     def test_kvm_skipped_with_the_reason_when_unusable(self):
         kvm = matrix.ENVIRONMENTS[2]

@@ -91,6 +91,32 @@ def kvm_document():
     return document
 
 
+def xen_document():
+    """The SMP document as Xen PV dom0 would give it: the PM timer and PIT denied by Xen,
+    QEMU's HPET kept (read-only), xen_pvclock present, three CPUs compared."""
+    document = smp_document()
+    document["env"].update(boot="xen-pv", hypervisor="Xen",
+                           hypervisor_signature="XenVMMXenVMM")
+    absent = document["clocks"][6]
+    document["clocks"][4] = dict(copy.deepcopy(absent), name="acpi_pm", absent_reason=(
+        "port 0x608 is denied by Xen: dom0 reads 0xffffffff from the PM timer"))
+    document["clocks"][5] = dict(copy.deepcopy(absent), name="pit", absent_reason=(
+        "ports 0x40-0x43 are denied by Xen: dom0 reads 0xff from the PIT"))
+    document["clocks"][3]["rate_reference"] = "xen_pvclock"
+    tsc = document["clocks"][0]
+    document["clocks"].append(dict(copy.deepcopy(tsc), name="xen_pvclock",
+                                   freq_hz=1000000000, freq_source="pvclock (ns)",
+                                   flags=["per_cpu", "reads_ns"], rate_ppm=1.2,
+                                   rate_uncertainty_ppm=300.0, rate_reference="hpet"))
+    cross = document["cross_cpu"]
+    cross["clocks"] = [clock for clock in cross["clocks"]
+                       if clock["clock"] not in ("acpi_pm", "pit")]
+    # As seen under QEMU TCG, -smp 2: vCPU 1's pvclock ms behind vCPU 0's, and warping.
+    cross["clocks"].append(dict(copy.deepcopy(cross["clocks"][0]), clock="xen_pvclock",
+                                warps=5019, worst_warp_ns=3101925))
+    return document
+
+
 def json_lines(document, width=37):
     """A document as the guest may print it: `json| ` lines cut every `width` characters,
     even inside strings and numbers."""
@@ -333,7 +359,7 @@ class Validation(unittest.TestCase):
                             "verdict: 'PASS' is not one of ['pass', 'fail', 'skip']")
         self.assert_invalid(lambda d: d["env"].update(boot="floppy"),
                             "env.boot: 'floppy' is not one of ['multiboot1', 'multiboot2', "
-                            "'pvh']")
+                            "'pvh', 'xen-pv']")
 
     def test_clock_order_and_count(self):
         self.assert_invalid(lambda d: d["clocks"].insert(3, d["clocks"].pop(4)),
@@ -594,6 +620,74 @@ class Checks(unittest.TestCase):
         document["env"]["cpus"] = 4
         self.assertEqual(self.problems("smp_facts", held_back, document), [])
 
+    def test_xen_pv_facts(self):
+        self.assertEqual(self.problems("xen_pv_facts", document=xen_document()), [])
+        self.assertEqual(self.problems("smp_facts", document=xen_document()), [])
+
+        def pvclock(document):
+            return document["clocks"][7]
+
+        def one_cpu(document):
+            document["env"]["cpus_online"] = 1
+            document["cross_cpu"] = {"applies": False, "cpus": 1, "clocks": [],
+                                     "reason": "Only one CPU is online: nothing to compare."}
+
+        def stable_pvclock(document):
+            pvclock(document)["flags"].append("claims_stable")
+            document["cross_cpu"]["clocks"][4]["claims_stable"] = True
+
+        def without_pvclock(document):
+            document["clocks"].pop()
+            document["clocks"][3]["rate_reference"] = "tsc_ordered"
+            document["cross_cpu"]["clocks"].pop()
+
+        cases = [
+            (lambda d: d["env"].update(hypervisor="TCG"),
+             ["env.hypervisor is 'TCG', expected 'Xen'"]),
+            (lambda d: d["env"].update(boot="pvh"), ["env.boot is 'pvh', expected 'xen-pv'"]),
+            (without_pvclock, ["xen_pvclock is absent: not listed"]),
+            (lambda d: pvclock(d).update(freq_hz=2300000000),
+             ["xen_pvclock: freq_hz is 2300000000, expected 1000000000 (it counts ns)"]),
+            (lambda d: pvclock(d)["flags"].remove("reads_ns"),
+             ["xen_pvclock: flags ['per_cpu'] lack reads_ns"]),
+            (lambda d: d["clocks"][3].update(freq_hz=14318180),
+             ["hpet: freq_hz is 14318180, expected 100000000"]),
+            (lambda d: d["clocks"][5].update(absent_reason="no PIT here"),
+             ["pit: absent_reason 'no PIT here' does not say 'denied by Xen'"]),
+            (lambda d: d["cross_cpu"]["clocks"][3].update(warps=2, worst_warp_ns=80.0),
+             ["cross_cpu: hpet: warps is 2 (worst 80.0 ns), expected 0"]),
+            (lambda d: d.pop("cross_cpu"),
+             ["cross_cpu is missing although env.cpus_online is 3"]),
+            (stable_pvclock,
+             ["cross_cpu: xen_pvclock: warps is 5019 (worst 3101925 ns), expected 0"]),
+        ]
+        for change, expected in cases:
+            with self.subTest(expected[0]):
+                self.assertEqual(self.problems("xen_pv_facts", change, xen_document()),
+                                 expected)
+        # One CPU: nothing compared, nothing required.
+        self.assertEqual(self.problems("xen_pv_facts", one_cpu, xen_document()), [])
+
+    def test_xen_pv_facts_on_other_machines(self):
+        """Under TCG the PM timer and PIT are present and xen_pvclock is missing; an HPET
+        Xen left unusable is absent."""
+        self.assertEqual(self.problems("xen_pv_facts", document=smp_document()), [
+            "env.hypervisor is 'TCG', expected 'Xen'",
+            "env.boot is 'multiboot1', expected 'xen-pv'",
+            "xen_pvclock is absent: not listed",
+            "acpi_pm is present, expected it absent: Xen denies dom0 its ports",
+            "pit is present, expected it absent: Xen denies dom0 its ports"])
+
+        def hpet_absent(document):
+            document["clocks"][3] = dict(copy.deepcopy(document["clocks"][4]), name="hpet",
+                                         absent_reason="Xen's platform timer owns it")
+            document["cross_cpu"]["clocks"].pop(3)
+            for clock in document["clocks"][1:3]:
+                clock["rate_reference"] = "xen_pvclock"
+            document["clocks"][7]["rate_reference"] = "tsc"
+        self.assertEqual(self.problems("xen_pv_facts", hpet_absent, xen_document()),
+                         ["hpet is absent: Xen's platform timer owns it"])
+
     def test_absent_tsc(self):
         absent = dict(_GOOD["clocks"][6], name="tsc", absent_reason="no TSC")
         self.assertEqual(self.problems("tcg_facts", lambda d: d["clocks"].__setitem__(0, absent)),
@@ -640,7 +734,7 @@ class TestsCfgReportKey(unittest.TestCase):
             testlist.parse_tests_cfg("boot t report=fast\n", "t.cfg")
         self.assertEqual(str(caught.exception), "t.cfg:1: report=fast is not a report check "
                                                 "(known: valid, tcg_facts, kvm_facts, "
-                                                "smp_facts, single_cpu_facts).")
+                                                "xen_pv_facts, smp_facts, single_cpu_facts).")
 
     def test_repository_report_tests(self):
         tests = testlist.load_tests_cfg(os.path.join(ROOT, "tests", "tests.cfg"))
@@ -654,7 +748,16 @@ class TestsCfgReportKey(unittest.TestCase):
             "smp-2": ("tcg", "pc", ["valid", "smp_facts"]),
             "smp-4": ("tcg", "pc", ["valid", "smp_facts"]),
             "smp-2-kvm": ("kvm", "pc", ["valid", "smp_facts"]),
+            "xen-report-1": ("tcg", "pc", ["valid", "xen_pv_facts", "single_cpu_facts"]),
+            "xen-report-2": ("tcg", "pc", ["valid", "xen_pv_facts", "smp_facts"]),
+            "xen-hpet": ("tcg", "pc", ["valid", "xen_pv_facts", "smp_facts"]),
+            "xen-tsc": ("tcg", "pc", ["valid", "xen_pv_facts", "smp_facts"]),
         })
+        xen = {t.name: (t.spec.smp, t.spec.xen_args) for t in tests
+               if isinstance(t, testlist.BootTest) and t.spec.boot == "xen" and t.report}
+        self.assertEqual(xen, {"xen-report-1": (1, ""), "xen-report-2": (2, ""),
+                               "xen-hpet": (2, "clocksource=hpet"),
+                               "xen-tsc": (2, "clocksource=tsc")})
 
     def test_evaluation(self):
         (test,) = testlist.parse_tests_cfg("boot t report=valid report=tcg_facts\n")

@@ -7,8 +7,12 @@ Modules:
   report    the guest's JSON report (clockbench/1): extraction, validation, tables
   reportchecks  facts tests.cfg's report= checks require of that report
   qemu      KVM detection, dependency checks and QEMU command lines
+  xen       Xen under QEMU: its command line, and what Xen's own console lines say
   process   running QEMU with a timeout while logging its output
   testlist  reading tests/tests.cfg
   boot      one boot from start to verdict (shared by `run` and `test`)
-  cli       the `run`, `test` and `parse` subcommands
+  matrix    `clockbench matrix`: every environment, N runs each, and a manifest
+  compare   `clockbench compare`: reports side by side across environments
+  plot      compare's plots
+  cli       the `run`, `test`, `parse`, `matrix` and `compare` subcommands
 """

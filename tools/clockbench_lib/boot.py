@@ -6,9 +6,9 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
-from . import qemu
+from . import qemu, xen
 from .console import parse_report
-from .outcome import RunnerError, judge
+from .outcome import RunnerError, judge, status_verdict
 from .process import run_process
 
 JSON_SCHEMA = "clockbench-run/0"
@@ -26,6 +26,7 @@ class BootOutcome:
     lines: list
     report: dict
     command: list
+    xen_facts: xen.XenFacts = None  # what Xen's own lines said (xen boot path only)
 
     def to_json(self):
         """The `--json` object (schema clockbench-run/0)."""
@@ -45,6 +46,7 @@ class BootOutcome:
                 "qemu_command": self.command,
                 "seconds": round(self.seconds, 3),
             },
+            "xen": self.xen_facts.to_json() if self.xen_facts else None,
         }
 
 
@@ -65,7 +67,8 @@ def build_images(root, images):
 
 
 def check_image(root, image, built):
-    """RunnerError unless the image exists under `root`; returns its absolute path."""
+    """RunnerError unless the image (or the hypervisor) exists under `root`; returns its
+    absolute path."""
     path = os.path.join(root, image)
     if not os.path.isfile(path):
         hint = "" if built else f"; run `make {image}` or drop --no-build"
@@ -81,22 +84,33 @@ def hang_reason(timeout_s, last_line):
 def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.environ):
     """Boot the image for `spec` (built and checked by the caller) once and judge the result.
 
-    Per-boot files go to `work_dir`, the cleaned console to `log_path`.
+    Per-boot files go to `work_dir`, the cleaned console to `log_path`.  Under Xen, a run
+    that ends without QEMU's verdict status but with Xen saying how dom0 ended (the guest
+    shut dom0 down, or it crashed) is judged by xen.judge_end().
     """
     image = os.path.join(root, spec.image)
+    hypervisor = os.path.join(root, spec.hypervisor) if spec.hypervisor else None
     files = qemu.prepare_boot_files(spec, work_dir)
-    command = qemu.build_qemu_command(spec, qemu.qemu_program(environ), image, files)
-    result = run_process(command, timeout_s, log_path, echo)
+    command = qemu.build_qemu_command(spec, qemu.qemu_program(environ), image, files,
+                                      hypervisor)
+    result = run_process(command, timeout_s, log_path, echo,
+                         end_line=xen.END_LINE if spec.hypervisor else None)
     report = parse_report(result.console_lines)
+    facts = (xen.parse_xen_log(result.console_lines, xen.xen_options(spec.smp, spec.xen_args))
+             if spec.hypervisor else None)
     if result.timed_out:
         verdict, reason = "hang", hang_reason(timeout_s, result.last_line)
     elif result.stalled:
         verdict, reason = "error", (f"QEMU stopped the guest: {result.stall_line} "
                                     f"(the log has QEMU's register dump)")
+    elif facts and facts.end and status_verdict(result.status) is None:
+        verdict, reason = xen.judge_end(facts.end, report["final"])
+    elif result.ended:
+        verdict, reason = "error", f"Xen stopped the machine: {result.end_line}"
     else:
         verdict, reason = judge(result.status, report["final"])
         if result.status == 1 and result.stderr_lines:
             reason += ": " + result.stderr_lines[-1].strip()
     return BootOutcome(spec=spec, verdict=verdict, reason=reason, qemu_status=result.status,
                        seconds=result.seconds, lines=result.lines, report=report,
-                       command=command)
+                       command=command, xen_facts=facts)

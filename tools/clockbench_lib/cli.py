@@ -6,11 +6,12 @@ import concurrent.futures
 import json
 import os
 import re
+import shlex
 import signal
 import sys
 from dataclasses import dataclass
 
-from . import compare, matrix, qemu, report
+from . import compare, matrix, qemu, report, xen
 from .boot import JSON_SCHEMA, BootOutcome, boot_once, build_images, check_image
 from .console import parse_report
 from .outcome import (EXIT_ERROR, EXIT_FAIL, EXIT_INTERRUPTED, EXIT_PASS, EXIT_TABLE,
@@ -53,13 +54,16 @@ def root_path(*parts):
 
 # ---------------------------------------------------------------------------- run
 
-def choose_accel(requested, kvm_path=qemu.KVM_DEVICE):
+def choose_accel(requested, kvm_path=qemu.KVM_DEVICE, boot="multiboot1"):
     """Pick the accelerator: returns (accel, note to print or None).
 
     With no request, KVM when usable, else TCG with a note saying why; an explicit
-    request for an unusable KVM is a RunnerError.
+    request for an unusable KVM is a RunnerError.  Xen boots run under TCG only, and
+    asking for KVM with one is a RunnerError too.
     """
-    if requested == "tcg":
+    if boot == "xen" and requested == "kvm":
+        raise RunnerError(xen.KVM_REFUSAL)
+    if requested == "tcg" or boot == "xen":
         return "tcg", None
     usable, reason = qemu.kvm_status(kvm_path)
     if usable:
@@ -96,8 +100,9 @@ def prepare_run(args, spec):
     build = not args.no_build
     qemu.check_dependencies(qemu.required_programs(spec, qemu.qemu_program(), build))
     if build:
-        build_images(ROOT, [spec.image])
-    check_image(ROOT, spec.image, built=build)
+        build_images(ROOT, list(spec.build_targets))
+    for target in spec.build_targets:
+        check_image(ROOT, target, built=build)
 
 
 def run_json_document(outcome, log_shown):
@@ -123,12 +128,14 @@ def cmd_run(args):
     """`clockbench run`: boot once, stream the console, exit with the verdict."""
     if args.json:
         report.require_jsonschema()
-    accel, note = choose_accel(args.accel)
+    accel, note = choose_accel(args.accel, boot=args.boot)
     if note:
         say("run", note)
     spec = qemu.BootSpec(boot=args.boot, machine=args.machine, accel=accel, smp=args.smp,
-                         memory_mib=args.memory, cmdline=" ".join(args.guest_options),
-                         machine_opts=args.machine_opts, cpu=args.cpu)
+                         memory_mib=args.memory or qemu.default_memory_mib(args.boot),
+                         cmdline=" ".join(args.guest_options),
+                         machine_opts=args.machine_opts, cpu=args.cpu,
+                         xen_args=args.xen_args)
     timeout_s = args.timeout or qemu.default_timeout_s(accel, args.boot)
     log_shown = args.log or os.path.join(RUN_DIR, "last.log")
     try:
@@ -142,6 +149,8 @@ def cmd_run(args):
     document = run_json_document(outcome, log_shown) if args.json else None
     if outcome.reason:
         say("run", outcome.reason)
+    for line in outcome.xen_facts.summary_lines() if outcome.xen_facts else ():
+        print(f"clockbench run: {line}", flush=True)
     print(f"clockbench run: {outcome.verdict.upper()} ({spec.describe()}, "
           f"{outcome.seconds:.1f} s)", flush=True)
     if args.json:
@@ -187,7 +196,8 @@ def evaluate_boot_test(test, verdict, reason, lines, log_name="the log"):
 
     A guest SKIP that the line did not expect makes the test a skip; otherwise the
     verdict must equal expect=, every match= / no nomatch= regex must be found, and the
-    guest's JSON report must pass every report= check (`log_name` names the log).
+    guest's JSON report must pass every report= check (`log_name` names the log).  A
+    verdict that comes with a reason (Xen saying dom0 crashed) gives it when it is wrong.
     """
     if verdict in ("error", "hang"):
         return "not ok", reason
@@ -195,7 +205,8 @@ def evaluate_boot_test(test, verdict, reason, lines, log_name="the log"):
         return "skip", f"the guest reported SKIP; last lines: {' | '.join(lines[-3:])}"
     problems = []
     if verdict != test.expect:
-        problems.append(f"expected {test.expect.upper()}, the guest reported {verdict.upper()}")
+        problems.append(f"expected {test.expect.upper()}, the guest reported {verdict.upper()}"
+                        + (f": {reason}" if reason else ""))
     text = "\n".join(lines)
     for pattern in test.match:
         if not re.search(pattern, text, re.MULTILINE):
@@ -245,10 +256,12 @@ def format_summary(results):
 
 
 def format_test_listing(tests):
-    """One line per test for --list: name, boot path, machine, accel, expect, groups."""
+    """One line per test for --list: name, boot path, machine, accel, expect, groups, and
+    the Xen options when there are any."""
     width = max((len(test.name) for test in tests), default=0)
     return [f"{test.name:<{width}}  {test.spec.boot:<10} {test.spec.machine:<3} "
             f"{test.spec.accel} expect={test.expect} groups={','.join(test.groups) or '-'}"
+            + (f" xen_args={shlex.quote(test.spec.xen_args)}" if test.spec.xen_args else "")
             for test in tests]
 
 
@@ -270,11 +283,11 @@ def prepare_tests(tests, build):
     for test in tests:
         needed += qemu.required_programs(test.spec, qemu.qemu_program(), build)
     qemu.check_dependencies(needed)
-    images = list(dict.fromkeys(test.spec.image for test in tests))
-    if build and images:
-        build_images(ROOT, images)
-    for image in images:
-        check_image(ROOT, image, built=build)
+    targets = list(dict.fromkeys(target for test in tests for target in test.spec.build_targets))
+    if build and targets:
+        build_images(ROOT, targets)
+    for target in targets:
+        check_image(ROOT, target, built=build)
 
 
 def run_boot_tests(tests, skips, jobs):
@@ -346,22 +359,31 @@ def add_run_parser(subparsers):
                     "stream its serial console, and exit with the guest's verdict.",
         epilog=NOTES, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--accel", choices=qemu.ACCELS,
-                        help="accelerator (default: kvm when /dev/kvm is usable, else tcg)")
+                        help="accelerator (default: kvm when /dev/kvm is usable, else tcg; "
+                             "always tcg for --boot xen)")
     parser.add_argument("--machine", choices=qemu.MACHINES, default="pc",
                         help="QEMU machine (default: pc)")
     parser.add_argument("--boot", choices=qemu.BOOTS, default="multiboot1",
-                        help="boot path (default: multiboot1)")
+                        help="boot path (default: multiboot1); xen boots "
+                             f"{qemu.BOOT_IMAGES['xen']} as dom0 of Xen 4.17 "
+                             f"({xen.XEN_BINARY}, from {xen.XEN_GZ}) under TCG, "
+                             "see docs/xen.md")
+    parser.add_argument("--xen-args", default="", metavar="OPTS",
+                        help="--boot xen: appended to Xen's command line, after "
+                             f"'{xen.xen_options('N')}' (N: --smp), so they override it; "
+                             "e.g. clocksource=tsc")
     parser.add_argument("--machine-opts", default="", metavar="OPTS",
                         help="appended to QEMU's -machine, e.g. hpet=off or acpi=off")
     parser.add_argument("--cpu", default="", metavar="MODEL",
                         help="QEMU -cpu model (default: host under kvm, max under tcg)")
     parser.add_argument("--smp", type=positive_int, default=1, metavar="N",
                         help="vCPUs (default: 1)")
-    parser.add_argument("--memory", type=positive_int, default=64, metavar="MiB",
-                        help="guest RAM in MiB (default: 64)")
+    parser.add_argument("--memory", type=positive_int, metavar="MiB",
+                        help=f"guest RAM in MiB (default: {qemu.DEFAULT_MEMORY_MIB}; "
+                             f"{xen.XEN_MEMORY_MIB} for --boot xen, shared by Xen and dom0)")
     parser.add_argument("--timeout", type=positive_float, metavar="S",
                         help="seconds before QEMU is killed (default: 60 tcg, 120 kvm, "
-                             f"{qemu.KVM_ISO_TIMEOUT_S} kvm ISO)")
+                             f"{qemu.KVM_ISO_TIMEOUT_S} kvm ISO, {xen.XEN_TIMEOUT_S} xen)")
     parser.add_argument("--log", metavar="FILE",
                         help=f"where to save the console (default: {RUN_DIR}/last.log)")
     parser.add_argument("--json", metavar="FILE",
@@ -371,7 +393,9 @@ def add_run_parser(subparsers):
                              "and the guest printed one; otherwise (a fault, hang or "
                              "error before the report, an older guest) the runner's "
                              f"summary (schema {JSON_SCHEMA}). A report that is there "
-                             "but broken ends the run as an error (exit 2)")
+                             "but broken ends the run as an error (exit 2). For --boot xen "
+                             "the summary also holds what Xen's own lines said (version, "
+                             "options, platform timer, TSC lines, how dom0 ended)")
     parser.add_argument("--no-build", action="store_true", help="don't run make first")
     parser.add_argument("guest_options", nargs="*", metavar="-- guest options",
                         help="options passed to the guest, e.g. -- verbose=1")
@@ -425,13 +449,16 @@ def add_matrix_parser(subparsers):
     """The `matrix` subcommand's options."""
     parser = subparsers.add_parser(
         "matrix", help="run the image in every environment this machine can run, N times",
-        description="Boot the image (multiboot1, --smp 2) in every environment: "
+        description="Boot the image (--smp 2) in every environment: "
                     f"{', '.join(matrix.ENVIRONMENT_NAMES)}.\n"
-                    "Ones this machine cannot run (KVM unusable, Xen not built yet) are listed\n"
-                    "as skipped with the reason. Each run leaves DIR/ENV/run-K.log and, with a\n"
-                    "valid report, DIR/ENV/run-K.json; DIR/manifest.json records the host, the\n"
-                    "QEMU version, the date and every QEMU command line. A failed run is\n"
-                    "recorded with its reason and the matrix goes on. docs/compare.md.",
+                    "QEMU boots the multiboot1 image; in xen-* Xen 4.17 (under TCG) boots the\n"
+                    "PV image as its dom0. Ones this machine cannot run (KVM unusable; Xen not\n"
+                    "installed, or its PV image missing) are listed as skipped with the reason.\n"
+                    "Each run leaves DIR/ENV/run-K.log and, with a valid report,\n"
+                    "DIR/ENV/run-K.json; DIR/manifest.json records the host, the QEMU and Xen\n"
+                    "versions, the date, every QEMU command line and, for Xen, its options and\n"
+                    "the platform timer it chose. A failed run is recorded with its reason and\n"
+                    "the matrix goes on. docs/compare.md.",
         epilog="exit statuses:\n  0   every run gave a report\n"
                "  1   some run gave none (see the manifest)\n"
                "  2   the matrix could not start (missing QEMU or image, unwritable DIR)",

@@ -4,6 +4,8 @@
 Every run leaves DIR/ENV/run-K.log (the cleaned console) and, when the guest printed a valid
 report, DIR/ENV/run-K.json; DIR/manifest.json says what ran where, with what, and why
 anything did not.  A run that fails is recorded with its reason and the matrix goes on.
+The xen-* environments boot the PV image as dom0 of Xen under TCG (docs/xen.md); they are
+skipped, saying why, when Xen is not installed or their files cannot be built.
 """
 
 import datetime
@@ -13,7 +15,7 @@ import platform
 import subprocess
 from dataclasses import dataclass
 
-from . import qemu, report
+from . import qemu, report, xen
 from .boot import boot_once, build_images, check_image
 from .outcome import EXIT_FAIL, EXIT_PASS, RunnerError
 
@@ -22,46 +24,88 @@ MANIFEST_SCHEMA = "clockbench-matrix/0"
 RESULTS_DIR = "results"
 DEFAULT_REPEATS = 3
 MATRIX_SMP = 2  # two vCPUs, so that cross_cpu (warps, offsets, drift) is measured
-XEN_SKIP_REASON = "the Xen guest image is not built yet (issue 6)"
 
 
 @dataclass(frozen=True)
 class Environment:
-    """One column of the matrix: how to boot, or why it cannot be booted here."""
+    """One column of the matrix: how to boot it."""
 
     name: str
     description: str
-    accel: str = None
-    machine: str = None
-    skip_reason: str = None  # set for environments that can never run yet
+    accel: str = "tcg"
+    machine: str = "pc"
+    boot: str = "multiboot1"
+    xen_args: str = ""       # appended to Xen's command line (boot "xen")
 
     def spec(self):
         """The BootSpec of one run in this environment."""
-        return qemu.BootSpec(boot="multiboot1", machine=self.machine, accel=self.accel,
-                             smp=MATRIX_SMP)
+        return qemu.BootSpec(boot=self.boot, machine=self.machine, accel=self.accel,
+                             smp=MATRIX_SMP, memory_mib=qemu.default_memory_mib(self.boot),
+                             xen_args=self.xen_args)
+
+    @property
+    def xen_options(self):
+        """Xen's whole command line in this environment, or None without Xen."""
+        return xen.xen_options(MATRIX_SMP, self.xen_args) if self.boot == "xen" else None
 
 
 ENVIRONMENTS = (
     Environment("tcg-pc", "QEMU TCG, i440FX machine (pc)", accel="tcg", machine="pc"),
     Environment("tcg-q35", "QEMU TCG, Q35 machine", accel="tcg", machine="q35"),
     Environment("kvm-pc", "QEMU with KVM, i440FX machine (pc)", accel="kvm", machine="pc"),
-    Environment("xen-hpet", "Xen HVM guest, Xen booted with clocksource=hpet",
-                skip_reason=XEN_SKIP_REASON),
-    Environment("xen-tsc", "Xen HVM guest, Xen booted with clocksource=tsc",
-                skip_reason=XEN_SKIP_REASON),
+    Environment("xen-hpet", "Xen 4.17 PV dom0 under QEMU TCG (pc), Xen booted with "
+                "clocksource=hpet", boot="xen", xen_args="clocksource=hpet"),
+    Environment("xen-tsc", "Xen 4.17 PV dom0 under QEMU TCG (pc), Xen booted with "
+                "clocksource=tsc", boot="xen", xen_args="clocksource=tsc"),
 )
 ENVIRONMENT_NAMES = tuple(env.name for env in ENVIRONMENTS)
 
 
-def skip_reason(env, kvm_status=qemu.kvm_status):
-    """Why `env` cannot run on this machine, or None when it can."""
-    if env.skip_reason:
-        return env.skip_reason
+def skip_reason(env, kvm_status=qemu.kvm_status, xen_gz=xen.XEN_GZ):
+    """Why `env` cannot run on this machine before anything is built, or None."""
     if env.accel == "kvm":
         usable, reason = kvm_status()
         if not usable:
             return reason
+    if env.boot == "xen" and not os.path.exists(xen_gz):
+        return qemu.missing_dependency_message(xen_gz)
     return None
+
+
+def missing_file_reason(env, root, built):
+    """Why `env` cannot run because a file it boots is missing under `root`, or None."""
+    for target in env.spec().build_targets:
+        if not os.path.isfile(os.path.join(root, target)):
+            hint = "" if built else f"; run `make {target}` or drop --no-build"
+            return f"{target} does not exist{hint}"
+    return None
+
+
+def prepare_environments(chosen, reasons, root, build):
+    """Build (unless not `build`) and check the files of every runnable environment.
+
+    A QEMU environment's missing image stops the matrix (RunnerError); a Xen
+    environment whose files cannot be built or are missing is skipped instead, with the
+    reason stored in `reasons`: Xen's PV image may not be built on every checkout.
+    """
+    runnable = [env for env in chosen if reasons[env.name] is None]
+    native = [env for env in runnable if env.boot != "xen"]
+    on_xen = [env for env in runnable if env.boot == "xen"]
+    targets = list(dict.fromkeys(t for env in native for t in env.spec().build_targets))
+    if build and targets:
+        build_images(root, targets)
+    for target in targets:
+        check_image(root, target, built=build)
+    xen_targets = list(dict.fromkeys(t for env in on_xen for t in env.spec().build_targets))
+    if build and xen_targets:
+        try:
+            build_images(root, xen_targets)
+        except RunnerError as error:
+            for env in on_xen:
+                reasons[env.name] = str(error)
+    for env in on_xen:
+        if reasons[env.name] is None:
+            reasons[env.name] = missing_file_reason(env, root, build)
 
 
 def _first_line(command):
@@ -88,8 +132,12 @@ def host_cpu(cpuinfo="/proc/cpuinfo"):
     return None
 
 
-def new_manifest(out_dir, repeats, started):
-    """The manifest before any run: host, versions, date, and no environments yet."""
+def new_manifest(out_dir, repeats, started, with_xen=False):
+    """The manifest before any run: host, versions, date, and no environments yet.
+
+    `xen_version` is the installed Xen package's version when `with_xen` (a Xen
+    environment was chosen) and the package is there, else null.
+    """
     uname = platform.uname()
     return {
         "schema": MANIFEST_SCHEMA,
@@ -99,7 +147,7 @@ def new_manifest(out_dir, repeats, started):
             "kernel": f"{uname.system} {uname.release} {uname.version} {uname.machine}",
         },
         "qemu_version": _first_line([qemu.qemu_program(), "--version"]),
-        "xen_version": None,
+        "xen_version": xen.installed_version() if with_xen else None,
         "repeats": repeats,
         "smp": MATRIX_SMP,
         "environments": [],
@@ -127,7 +175,8 @@ def run_once(env, number, out_dir, timeout_s):
                         os.path.join(env_dir, "work"), log_path)
     entry = {"run": number, "verdict": outcome.verdict, "reason": outcome.reason,
              "seconds": round(outcome.seconds, 3), "qemu_command": outcome.command,
-             "log": os.path.relpath(log_path, out_dir), "json": None}
+             "log": os.path.relpath(log_path, out_dir), "json": None,
+             "xen": outcome.xen_facts.to_json() if outcome.xen_facts else None}
     if outcome.verdict in ("pass", "fail", "skip"):
         try:
             document = report.load_report(outcome.lines, log_path)
@@ -139,6 +188,19 @@ def run_once(env, number, out_dir, timeout_s):
                 out.write("\n")
             entry["json"] = os.path.relpath(json_path, out_dir)
     return entry
+
+
+def xen_note(facts):
+    """What a progress line says about Xen's platform timer ("" without Xen)."""
+    if not facts:
+        return ""
+    if not facts["platform_timer"]:
+        return "; Xen's platform timer: not in the log"
+    asked = facts["clocksource"]
+    kept = (f", asked for clocksource={asked}"
+            if asked and xen.CLOCKSOURCE_NAMES.get(asked) != facts["platform_timer"] else "")
+    return (f"; Xen's platform timer: {facts['platform_timer_mhz']:.3f} MHz "
+            f"{facts['platform_timer']}{kept}")
 
 
 def default_out_dir(now):
@@ -158,32 +220,31 @@ def cmd_matrix(args):
     out_dir = os.path.abspath(args.out or default_out_dir(started))
     chosen = [env for env in ENVIRONMENTS if not args.env or env.name in args.env]
     reasons = {env.name: skip_reason(env) for env in chosen}
-    runnable = [env for env in chosen if reasons[env.name] is None]
-    if runnable:
+    if any(reason is None for reason in reasons.values()):
         qemu.check_dependencies([qemu.qemu_program()])
-        image = runnable[0].spec().image
-        if not args.no_build:
-            build_images(report.ROOT, [image])
-        check_image(report.ROOT, image, built=not args.no_build)
+        prepare_environments(chosen, reasons, report.ROOT, not args.no_build)
+    runnable = [env for env in chosen if reasons[env.name] is None]
     try:
         os.makedirs(out_dir, exist_ok=True)
     except OSError as error:
         raise RunnerError(f"cannot create {out_dir}: {error.strerror}.") from None
-    manifest = new_manifest(out_dir, args.repeats, started)
+    manifest = new_manifest(out_dir, args.repeats, started,
+                            with_xen=any(env.boot == "xen" for env in chosen))
     progress(f"{len(runnable)} of {len(chosen)} environments can run here, "
              f"{args.repeats} run{'s' * (args.repeats != 1)} each, results in {out_dir}")
     failed = 0
     for env in chosen:
         entry = {"name": env.name, "description": env.description, "accel": env.accel,
-                 "machine": env.machine, "skipped": reasons[env.name] is not None,
-                 "reason": reasons[env.name], "runs": []}
+                 "machine": env.machine, "boot": env.boot, "xen_options": env.xen_options,
+                 "skipped": reasons[env.name] is not None, "reason": reasons[env.name],
+                 "runs": []}
         manifest["environments"].append(entry)
         if entry["skipped"]:
             progress(f"{env.name}: skipped: {entry['reason']}")
             write_manifest(out_dir, manifest)
             continue
         os.makedirs(os.path.join(out_dir, env.name), exist_ok=True)
-        timeout_s = qemu.default_timeout_s(env.accel)
+        timeout_s = qemu.default_timeout_s(env.accel, env.boot)
         for number in range(1, args.repeats + 1):
             progress(f"{env.name}: run {number}/{args.repeats} ...")
             run = run_once(env, number, out_dir, timeout_s)
@@ -192,7 +253,7 @@ def cmd_matrix(args):
             status = run["verdict"].upper() if run["json"] else "FAILED"
             reason = f": {run['reason']}" if run["reason"] and not run["json"] else ""
             progress(f"{env.name}: run {number}/{args.repeats} {status} "
-                     f"({run['seconds']:.1f} s){reason}")
+                     f"({run['seconds']:.1f} s){reason}{xen_note(run['xen'])}")
             failed += run["json"] is None
     progress(f"done: {out_dir} ({failed} run{'s' * (failed != 1)} without a report); "
              f"compare with `tools/clockbench compare {os.path.relpath(out_dir)}`")

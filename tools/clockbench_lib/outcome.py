@@ -22,7 +22,8 @@ GUEST_EXIT_CODES = {1: "pass", 2: "fail", 3: "skip"}
 EXIT_TABLE = """\
 exit statuses:
   0   pass      the guest reported PASS
-  1   fail      the guest reported FAIL (for `test`: some test failed)
+  1   fail      the guest reported FAIL, or Xen said dom0 crashed
+                (for `test`: some test failed)
   77  skip      the guest reported SKIP
   2   error     missing dependency, build failed, bad option or tests.cfg,
                 QEMU failed, no verdict, or verdict mismatch

@@ -3,7 +3,8 @@
 
 QEMU pauses the guest for good after a KVM internal error (it prints the error and a
 register dump on stderr, then waits); such a run is stopped at once instead of waiting
-for the timeout.
+for the timeout.  So is a run whose console shows a caller's `end_line` (Xen halting the
+machine after dom0 ended, xen.END_LINE).
 """
 
 import os
@@ -21,8 +22,10 @@ _READ_CHUNK_BYTES = 4096
 _POLL_S = 0.2
 _TERMINATE_GRACE_S = 2.0
 _READER_JOIN_S = 5.0
-# Time left after a stall line for the register dump that follows it to arrive.
+# Time left after a stall line for the register dump that follows it to arrive, and
+# after an end line for whatever the machine prints last.
 _STALL_DUMP_S = 1.0
+_END_GRACE_S = 1.0
 # QEMU stderr lines after which the guest never runs again.
 _STALL_LINE = re.compile(r"^KVM internal error")
 
@@ -35,9 +38,10 @@ class ProcessResult:
     """What one QEMU run left behind.
 
     `status` is QEMU's exit status (negative: killed by that signal), or None when the
-    runner killed it: `stop_reason` then says why ("timeout" or "stalled", with the QEMU
-    line in `stall_line`).  `lines` holds stdout and stderr lines in arrival order, cleaned
-    of escape sequences; `console_lines` only stdout's, `stderr_lines` only stderr's.
+    runner killed it: `stop_reason` then says why ("timeout"; "stalled", with the QEMU
+    line in `stall_line`; "ended", with the console's end line in `end_line`).  `lines`
+    holds stdout and stderr lines in arrival order, cleaned of escape sequences;
+    `console_lines` only stdout's, `stderr_lines` only stderr's.
     """
 
     status: int
@@ -47,6 +51,7 @@ class ProcessResult:
     stderr_lines: list = field(default_factory=list)
     stop_reason: str = None
     stall_line: str = None
+    end_line: str = None
 
     @property
     def timed_out(self):
@@ -59,6 +64,11 @@ class ProcessResult:
         return self.stop_reason == "stalled"
 
     @property
+    def ended(self):
+        """True when the runner stopped QEMU after the console's end line."""
+        return self.stop_reason == "ended"
+
+    @property
     def last_line(self):
         """The last non-blank line of the serial console, or ""."""
         return last_nonblank(self.console_lines)
@@ -67,16 +77,19 @@ class ProcessResult:
 class LineSink:
     """Collects lines from both QEMU streams, writes them to the log and echoes them."""
 
-    def __init__(self, log_path, echo=None):
+    def __init__(self, log_path, echo=None, end_pattern=None):
         os.makedirs(os.path.dirname(os.path.abspath(log_path)), exist_ok=True)
         self._log = open(log_path, "w", encoding="utf-8")
         self._echo = echo
+        self._end_pattern = end_pattern
         self._lock = threading.Lock()
         self.lines = []
         self.console_lines = []
         self.stderr_lines = []
         self.stall_line = None
         self.stall_time = None
+        self.end_line = None
+        self.end_time = None
 
     def add(self, line, stream):
         """Record one line that arrived on `stream` ("stdout" or "stderr")."""
@@ -90,15 +103,26 @@ class LineSink:
                     self.stall_line, self.stall_time = line.strip(), time.monotonic()
             else:
                 self.console_lines.append(line)
+                if (self.end_line is None and self._end_pattern is not None
+                        and self._end_pattern.match(line)):
+                    self.end_line, self.end_time = line.strip(), time.monotonic()
             self._log.write(line + "\n")
             self._log.flush()
             if self._echo:
                 self._echo(line, stream)
 
-    def stalled_for(self):
-        """Seconds since QEMU reported that it stopped the guest, or None."""
+    def stop_due(self):
+        """Why QEMU must be stopped now ("stalled" or "ended"), or None.
+
+        A grace time after the line lets what follows it reach the log.
+        """
         with self._lock:
-            return None if self.stall_time is None else time.monotonic() - self.stall_time
+            now = time.monotonic()
+            if self.stall_time is not None and now - self.stall_time >= _STALL_DUMP_S:
+                return "stalled"
+            if self.end_time is not None and now - self.end_time >= _END_GRACE_S:
+                return "ended"
+            return None
 
     def close(self):
         """Close the log file."""
@@ -165,17 +189,19 @@ def _wait(process, sink, deadline):
         try:
             return process.wait(timeout=min(remaining, _POLL_S)), None
         except subprocess.TimeoutExpired:
-            stalled_s = sink.stalled_for()
-            if stalled_s is not None and stalled_s >= _STALL_DUMP_S:
-                return None, "stalled"
+            reason = sink.stop_due()
+            if reason:
+                return None, reason
 
 
-def run_process(command, timeout_s, log_path, echo=None):
+def run_process(command, timeout_s, log_path, echo=None, end_line=None):
     """Run `command`, logging its output to `log_path`, killing it after `timeout_s` seconds.
 
-    `echo(line, stream)`, when given, is called for every line as it arrives.
+    `echo(line, stream)`, when given, is called for every line as it arrives.  `end_line`,
+    a compiled regex, marks a console line after which the machine never comes back:
+    QEMU is then stopped soon after it.
     """
-    sink = LineSink(log_path, echo)
+    sink = LineSink(log_path, echo, end_line)
     start = time.monotonic()
     try:
         process = _start(command)
@@ -202,4 +228,5 @@ def run_process(command, timeout_s, log_path, echo=None):
         sink.close()
     return ProcessResult(status=status, seconds=seconds, lines=sink.lines,
                          console_lines=sink.console_lines, stderr_lines=sink.stderr_lines,
-                         stop_reason=stop_reason, stall_line=sink.stall_line)
+                         stop_reason=stop_reason, stall_line=sink.stall_line,
+                         end_line=sink.end_line)

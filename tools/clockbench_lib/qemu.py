@@ -12,6 +12,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 
+from . import xen
 from .outcome import RunnerError
 
 QEMU_PROGRAM = "qemu-system-x86_64"
@@ -20,6 +21,7 @@ OVMF_CODE = "/usr/share/OVMF/OVMF_CODE_4M.fd"
 OVMF_VARS = "/usr/share/OVMF/OVMF_VARS_4M.fd"
 KVM_DEVICE = "/dev/kvm"
 KVM_ISO_TIMEOUT_S = 300
+DEFAULT_MEMORY_MIB = 64
 
 # From <linux/kvm.h>: KVM_GET_API_VERSION is _IO(KVMIO = 0xAE, 0x00); the only
 # API version Linux has ever returned is KVM_API_VERSION = 12.
@@ -32,6 +34,7 @@ BOOT_IMAGES = {
     "pvh": "build/clockbench.elf",
     "iso-bios": "build/clockbench.iso",
     "iso-uefi": "build/clockbench.iso",
+    "xen": "build/clockbench-xenpv.elf",   # dom0 of Xen (xen.XEN_BINARY), under TCG only
 }
 BOOTS = tuple(BOOT_IMAGES)
 MACHINES = ("pc", "q35")
@@ -45,26 +48,39 @@ DEBIAN_PACKAGES = {
     "mcopy": "mtools",
     OVMF_CODE: "ovmf",
     OVMF_VARS: "ovmf",
+    xen.XEN_GZ: xen.XEN_PACKAGE,
 }
 
 
 @dataclass(frozen=True)
 class BootSpec:
-    """How to boot one image: the QEMU machine and the guest's command line."""
+    """How to boot one image: the QEMU machine, the guest's command line and, for the xen
+    boot path, options for Xen itself."""
 
     boot: str = "multiboot1"
     machine: str = "pc"
     accel: str = "tcg"
     smp: int = 1
-    memory_mib: int = 64
+    memory_mib: int = DEFAULT_MEMORY_MIB
     cmdline: str = ""
     machine_opts: str = ""  # appended to -machine, e.g. "hpet=off" or "acpi=off"
     cpu: str = ""           # -cpu model; default "host" under KVM, "max" under TCG
+    xen_args: str = ""      # appended to Xen's own command line (boot "xen" only)
 
     @property
     def image(self):
         """The image path relative to the repository root."""
         return BOOT_IMAGES[self.boot]
+
+    @property
+    def hypervisor(self):
+        """The hypervisor image relative to the repository root, or None (no hypervisor)."""
+        return xen.XEN_BINARY if self.boot == "xen" else None
+
+    @property
+    def build_targets(self):
+        """The files this boot needs from make, relative to the repository root."""
+        return (self.image,) + ((self.hypervisor,) if self.hypervisor else ())
 
     @property
     def is_iso(self):
@@ -86,11 +102,19 @@ def default_timeout_s(accel, boot="multiboot1"):
 
     Under the nested KVM of these machines the firmware's real-mode work is slow:
     a `-kernel` boot needs seconds, but a GRUB ISO boot took ~110 s (BIOS) even for
-    a tiny kernel, so ISO boots under KVM get more time.
+    a tiny kernel, so ISO boots under KVM get more time.  Xen under TCG boots in a
+    second or two, then dom0's run takes as long as a native one under TCG.
     """
+    if boot == "xen":
+        return xen.XEN_TIMEOUT_S
     if accel != "kvm":
         return 60
     return KVM_ISO_TIMEOUT_S if boot.startswith("iso-") else 120
+
+
+def default_memory_mib(boot="multiboot1"):
+    """Default guest RAM in MiB: Xen boots share it between Xen and dom0."""
+    return xen.XEN_MEMORY_MIB if boot == "xen" else DEFAULT_MEMORY_MIB
 
 
 def kvm_status(path=KVM_DEVICE):
@@ -136,6 +160,8 @@ def required_programs(spec, qemu, build):
         needed += ["mformat", "mcopy"]
     if spec.boot == "iso-uefi":
         needed += [OVMF_CODE, OVMF_VARS]
+    if spec.hypervisor and build:
+        needed.append(xen.XEN_GZ)
     return needed
 
 
@@ -163,9 +189,15 @@ def iso_args_file_text(cmdline):
 
 
 def validate_spec(spec):
-    """Refuse, before anything is built, guest options that this boot path cannot carry."""
+    """Refuse, before anything is built, what this boot path cannot do: guest options it
+    cannot carry, Xen under KVM, Xen options without Xen."""
     if spec.is_iso:
         iso_args_file_text(spec.cmdline)
+    if spec.boot == "xen" and spec.accel == "kvm":
+        raise RunnerError(xen.KVM_REFUSAL)
+    if spec.xen_args and spec.boot != "xen":
+        raise RunnerError("Xen options (--xen-args, xen_args=) apply only to the xen boot "
+                          "path (--boot xen, boot=xen).")
 
 
 def make_args_disk(disk_path, cmdline):
@@ -217,8 +249,9 @@ def prepare_boot_files(spec, work_dir):
     return files
 
 
-def build_qemu_command(spec, qemu, image, files=BootFiles()):
-    """The full QEMU argument vector for one boot of `image` (an absolute or relative path)."""
+def build_qemu_command(spec, qemu, image, files=BootFiles(), hypervisor=None):
+    """The full QEMU argument vector for one boot of `image` (an absolute or relative path);
+    `hypervisor` is the path of spec.hypervisor, for the xen boot path."""
     command = [
         qemu,
         "-display", "none",
@@ -232,13 +265,17 @@ def build_qemu_command(spec, qemu, image, files=BootFiles()):
         "-m", str(spec.memory_mib),
         "-smp", str(spec.smp),
     ]
-    return command + _boot_arguments(spec, image, files)
+    return command + _boot_arguments(spec, image, files, hypervisor)
 
 
-def _boot_arguments(spec, image, files):
+def _boot_arguments(spec, image, files, hypervisor):
     """The QEMU arguments that differ between boot paths."""
     if spec.boot in ("multiboot1", "pvh"):
         return ["-kernel", image, "-append", spec.cmdline]
+    if spec.boot == "xen":
+        return ["-kernel", xen.kernel_argument(hypervisor or spec.hypervisor),
+                "-append", xen.xen_options(spec.smp, spec.xen_args),
+                "-initrd", xen.initrd_argument(image, spec.cmdline)]
     arguments = []
     if spec.boot == "iso-uefi":
         arguments += [

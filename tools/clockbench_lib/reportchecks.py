@@ -12,6 +12,8 @@ from .outcome import RunnerError
 
 HPET_QEMU_HZ = 100_000_000    # QEMU's HPET: period 10,000,000 fs
 ACPI_PM_HZ = 3_579_545        # fixed by the ACPI specification
+PVCLOCK_HZ = 1_000_000_000    # kvm-clock and Xen's pvclock count ns
+DENIED_BY_XEN = "denied by Xen"
 RATE_LIMIT_PPM = 10_000       # 1 %: the guest's own rate check uses the same limit
 EMPTY_BRACKET_P50_LIMIT_CYCLES = 1000
 MAX_PROBLEMS_SHOWN = 5
@@ -190,6 +192,54 @@ def check_kvm_facts(document):
     return problems
 
 
+def check_xen_pv_facts(document):
+    """xen_pv_facts: a run as a Xen PV dom0 under QEMU (boot=xen): xen_pvclock present and
+    counting ns, QEMU's HPET (which Xen maps read-only for dom0) present, the PM timer and
+    the PIT absent because Xen denies dom0 their ports, and sanity.  When several CPUs are
+    online, no clock compared across them warped, except xen_pvclock when it does not
+    claim stability: Xen computes each vCPU's time from its own CPU's calibration, and
+    without Xen's TSC-stable flag (Xen's platform timer is not the TSC) those may
+    disagree by milliseconds under TCG, which Linux hides by clamping every read."""
+    problems = _sanity(document, "Xen")
+    if document["env"]["boot"] != "xen-pv":
+        problems.append(f"env.boot is '{document['env']['boot']}', expected 'xen-pv'")
+    pvclock = _clock(document, "xen_pvclock")
+    if pvclock is None or not pvclock["present"]:
+        reason = pvclock["absent_reason"] if pvclock else "not listed"
+        problems.append(f"xen_pvclock is absent: {reason}")
+    else:
+        if pvclock["freq_hz"] != PVCLOCK_HZ:
+            problems.append(f"xen_pvclock: freq_hz is {pvclock['freq_hz']}, expected "
+                            f"{PVCLOCK_HZ} (it counts ns)")
+        if "reads_ns" not in pvclock["flags"]:
+            problems.append(f"xen_pvclock: flags {pvclock['flags']} lack reads_ns")
+    hpet = _clock(document, "hpet")
+    if not hpet["present"]:
+        problems.append(f"hpet is absent: {hpet['absent_reason']}")
+    problems += _nominal_frequency(document, "hpet", HPET_QEMU_HZ)
+    for name in ("acpi_pm", "pit"):
+        clock = _clock(document, name)
+        if clock["present"]:
+            problems.append(f"{name} is present, expected it absent: Xen denies dom0 its "
+                            f"ports")
+        elif DENIED_BY_XEN not in clock["absent_reason"]:
+            problems.append(f"{name}: absent_reason '{clock['absent_reason']}' does not say "
+                            f"'{DENIED_BY_XEN}'")
+    online = document["env"].get("cpus_online")
+    cross = document.get("cross_cpu")
+    if cross is not None and cross["applies"]:
+        for clock in cross["clocks"]:
+            if clock["clock"] == "xen_pvclock" and not clock["claims_stable"]:
+                continue
+            if clock["warps"] != 0:
+                problems.append(f"cross_cpu: {clock['clock']}: warps is {clock['warps']} "
+                                f"(worst {clock['worst_warp_ns']} ns), expected 0")
+    elif online is not None and online > 1:
+        why = "is missing" if cross is None else f"does not apply ({cross['reason']})"
+        problems.append(f"cross_cpu {why} although env.cpus_online is {online}")
+    return problems
+
+
 def check_smp_facts(document):
     """smp_facts: several CPUs ran and cross_cpu shows, for each shared clock, an offset and a
     drift for every CPU but 0, and no warp where the clock claims stability."""
@@ -233,6 +283,7 @@ CHECKS = {
     "valid": check_valid,
     "tcg_facts": check_tcg_facts,
     "kvm_facts": check_kvm_facts,
+    "xen_pv_facts": check_xen_pv_facts,
     "smp_facts": check_smp_facts,
     "single_cpu_facts": check_single_cpu_facts,
 }

@@ -19,17 +19,22 @@ tests.cfg:
   One test per line, `KIND NAME key=value...`, split like a shell would (shlex);
   `#` at the start of a word begins a comment. `unit` lines belong to the Makefile.
   boot keys [defaults]:
-    boot=multiboot1|pvh|iso-bios|iso-uefi [multiboot1]   machine=pc|q35 [pc]
+    boot=multiboot1|pvh|iso-bios|iso-uefi|xen [multiboot1]   machine=pc|q35 [pc]
+                    xen: build/clockbench-xenpv.elf as dom0 of Xen 4.17, under TCG
+                    only (docs/xen.md)
     machine_opts=a=b,c=d  appended to -machine (e.g. hpet=off, acpi=off) [none]
     cpu=MODEL  QEMU -cpu (e.g. host,-kvmclock) [host under kvm, max under tcg]
-    accel=tcg|kvm [tcg]   smp=N [1]   memory=MiB [64]
-    timeout=S [60 tcg, 120 kvm, 300 kvm ISO]
+    accel=tcg|kvm [tcg]   smp=N [1]   memory=MiB [64; 512 xen]
+    timeout=S [60 tcg, 120 kvm, 300 kvm ISO, 120 xen]
     args="guest options" [none]   expect=pass|fail|skip [pass]
+    xen_args="Xen options"  appended to Xen's command line, after its defaults
+                    (console=com1 com1=115200,8n1 dom0_mem=128M dom0_max_vcpus=SMP
+                    noreboot), e.g. "clocksource=tsc" [none; boot=xen only]
     match=REGEX     must be found in the log (repeatable)
     nomatch=REGEX   must not be found in the log (repeatable)
     report=CHECK    the guest's JSON report must pass CHECK (repeatable): valid,
-                    tcg_facts, kvm_facts, smp_facts or single_cpu_facts
-                    (tools/clockbench_lib/reportchecks.py)
+                    tcg_facts, kvm_facts, xen_pv_facts, smp_facts or
+                    single_cpu_facts (tools/clockbench_lib/reportchecks.py)
     groups=a,b      groups for --group
   A test passes when the guest's verdict equals expect=, the regexes hold and the
   report checks pass. A guest SKIP that was not expected makes the test a skip."""
@@ -37,7 +42,7 @@ tests.cfg:
 KINDS = ("unit", "boot")
 EXPECTS = ("pass", "fail", "skip")
 BOOT_KEYS = ("boot", "machine", "machine_opts", "cpu", "accel", "smp", "memory", "timeout",
-             "args", "expect", "match", "nomatch", "report", "groups")
+             "args", "xen_args", "expect", "match", "nomatch", "report", "groups")
 REPEATABLE_KEYS = ("match", "nomatch", "report")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _GROUP = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
@@ -174,15 +179,17 @@ def parse_boot_test(name, keys, line_no, where):
     if unknown:
         raise RunnerError(f"{where}: unknown key '{unknown[0]}' "
                           f"(known keys: {', '.join(BOOT_KEYS)}).")
+    boot = _choice(keys, "boot", qemu.BOOTS, where, "multiboot1")
     spec = qemu.BootSpec(
-        boot=_choice(keys, "boot", qemu.BOOTS, where, "multiboot1"),
+        boot=boot,
         machine=_choice(keys, "machine", qemu.MACHINES, where, "pc"),
         accel=_choice(keys, "accel", qemu.ACCELS, where, "tcg"),
         smp=_number(keys, "smp", where, 1),
-        memory_mib=_number(keys, "memory", where, 64, minimum=8),
+        memory_mib=_number(keys, "memory", where, qemu.default_memory_mib(boot), minimum=8),
         cmdline=_single(keys, "args", where, ""),
         machine_opts=_single(keys, "machine_opts", where, ""),
         cpu=_single(keys, "cpu", where, ""),
+        xen_args=_single(keys, "xen_args", where, ""),
     )
     try:
         qemu.validate_spec(spec)

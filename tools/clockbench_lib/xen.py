@@ -1,0 +1,263 @@
+# SPDX-License-Identifier: MIT
+"""Xen under QEMU: the hypervisor file, Xen's command line, and what Xen's own console says.
+
+Debian's Xen 4.17 boots under QEMU TCG as a multiboot1 kernel, with clockbench's PV image
+as its dom0 module (docs/xen.md).  Xen's lines share the serial console with the guest's,
+each prefixed `(XEN) `; parse_xen_log() reads from them the Xen version, the platform timer
+Xen chose, its TSC lines and warnings, and how dom0 ended when Xen had to say so.  The
+wording matched here is Xen 4.17's (xen/arch/x86/time.c, xen/common/shutdown.c,
+xen/drivers/char/console.c), checked against its output under QEMU 7.2.
+"""
+
+import re
+import subprocess
+from dataclasses import dataclass, field
+
+from .outcome import RunnerError
+
+XEN_PACKAGE = "xen-hypervisor-4.17-amd64"
+XEN_GZ = "/boot/xen-4.17-amd64.gz"
+# QEMU's multiboot loader takes only the raw ELF32, so the Makefile decompresses XEN_GZ here.
+XEN_BINARY = "build/xen-4.17-amd64"
+XEN_TIMEOUT_S = 120
+XEN_MEMORY_MIB = 512   # Xen, dom0 and Xen's heap share the QEMU machine's RAM
+DOM0_MEM = "128M"
+
+# Xen's serial console needs this spelling ("com1=115200,,8n1" prints nothing).  noreboot
+# keeps Xen from rebooting 5 s after dom0 crashes: it halts at once, and the runner stops
+# QEMU as soon as Xen says why (END_LINE).
+BASE_OPTIONS = ("console=com1", "com1=115200,8n1", f"dom0_mem={DOM0_MEM}")
+FINAL_OPTIONS = ("noreboot",)
+
+KVM_REFUSAL = ("Xen boots run under TCG only: Xen lives in guest ring 0, which this "
+               "machine's KVM (kvm-pvm) runs only through a limited emulator, so it cannot "
+               "host Xen; use TCG (drop --accel kvm, or accel=kvm in tests.cfg).")
+
+# Xen's names for its platform timers (struct platform_timesource .name) and the
+# clocksource= words that ask for them.
+CLOCKSOURCE_NAMES = {"hpet": "HPET", "acpi": "ACPI PM Timer", "pit": "PIT", "tsc": "TSC"}
+
+_XEN_LINE = re.compile(r"^\(XEN\) (?:\[[^\]]*\] )?(.*)$")
+_VERSION = re.compile(r"^Xen version (\S+)(?: \(([^)]*)\))?")
+_COMMAND_LINE = re.compile(r"^Command line: (.*)$")
+# "Platform timer is 100.000MHz HPET"; clocksource=tsc, once the TSC proves reliable
+# after every CPU is up: "Switched to Platform timer 2300.000MHz TSC".
+_PLATFORM_TIMER = re.compile(r"^(?:Platform timer is|Switched to Platform timer) "
+                             r"([0-9.]+)MHz (.+?)\s*$")
+_TSC = re.compile(r"\bTSC\b|^Detected [0-9.]+ MHz processor")
+_WARNING = re.compile(r"^WARNING\b")
+_PANIC = re.compile(r"^Panic on CPU \d+:")
+_PANIC_END = re.compile(r"^(?:Manual reset required|Reboot in five seconds)")
+_DOM0_END = re.compile(r"^Hardware Dom\d+ (crashed|halted|shutdown)\b")
+
+# A console line after which Xen never hands the machine back: run_process() stops QEMU.
+END_LINE = re.compile(r"^\(XEN\) (?:\[[^\]]*\] )?(?:Hardware Dom\d+ (?:crashed|halted)"
+                      r"|.*'noreboot' set - not rebooting"
+                      r"|Manual reset required|Reboot in five seconds)")
+
+DOM0_END_WORDS = {"crashed": "dom0 crashed", "halted": "dom0 powered off",
+                  "shutdown": "dom0 shut down", "panic": "Xen panicked"}
+
+
+def xen_options(smp, xen_args=""):
+    """Xen's command line: the console, dom0's memory and every vCPU, then `xen_args`.
+
+    Xen reads its options in order and the last value of a key wins, so `xen_args`
+    (e.g. "clocksource=tsc dom0_max_vcpus=1") overrides the defaults.
+    """
+    words = [*BASE_OPTIONS, f"dom0_max_vcpus={smp}", *FINAL_OPTIONS]
+    if xen_args.strip():
+        words.append(xen_args.strip())
+    return " ".join(words)
+
+
+def _no_blank(path, what):
+    """RunnerError when `path` holds whitespace, which ends a file name where it is used."""
+    if any(char.isspace() for char in path):
+        raise RunnerError(f"{path} contains a space, but {what} ends a file name at its "
+                          f"first space; move the tree to a path without spaces.")
+    return path
+
+
+def kernel_argument(hypervisor):
+    """-kernel's value: Xen itself (QEMU hands Xen "PATH OPTIONS" and Xen drops PATH)."""
+    return _no_blank(hypervisor, "Xen's command line").replace(",", ",,")
+
+
+def initrd_argument(image, cmdline):
+    """-initrd's value: dom0's image and its command line, as one multiboot module.
+
+    QEMU splits -initrd at commas (a comma is written twice) and ends the file name at the
+    first space; Xen hands dom0 what follows the file name.
+    """
+    module = _no_blank(image, "QEMU's -initrd")
+    if cmdline:
+        module += " " + cmdline
+    return module.replace(",", ",,")
+
+
+def xen_text(line):
+    """The text of a line Xen printed (without `(XEN) ` and a timestamp), or None."""
+    match = _XEN_LINE.match(line)
+    return match.group(1).strip() if match else None
+
+
+def requested_clocksource(options):
+    """The clocksource= value of Xen's command line `options` (the last one), or None."""
+    found = re.findall(r"(?:^|\s)clocksource=(\S*)", options or "")
+    return found[-1] if found else None
+
+
+@dataclass
+class XenEnd:
+    """How Xen said dom0 (or Xen itself) ended: kind is crashed, halted (dom0 powered off),
+    shutdown (dom0 asked for a reboot, or its watchdog fired) or panic."""
+
+    kind: str
+    line: str
+    detail: str = None  # a panic's message
+
+    def describe(self):
+        """In words, e.g. "dom0 crashed (Xen: Hardware Dom0 crashed: ...)"."""
+        if self.kind == "panic" and self.detail:
+            return f"Xen panicked: {self.detail}"
+        return f"{DOM0_END_WORDS[self.kind]} (Xen: {self.line})"
+
+
+@dataclass
+class XenFacts:
+    """What Xen's console lines said in one boot; None or [] where Xen did not say."""
+
+    options: str = None            # the command line the runner gave Xen
+    version: str = None            # "4.17.7"
+    build: str = None              # the version line's first parenthesis: Debian's
+                                   # package version, "Debian 4.17.7+13-g2445b30a44-0+deb12u1"
+    command_line: str = None       # Xen's echo of its command line
+    platform_timer: str = None     # "HPET"
+    platform_timer_mhz: float = None
+    tsc_lines: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)
+    end: XenEnd = None
+
+    @property
+    def clocksource(self):
+        """The clocksource= Xen was given, or None."""
+        return requested_clocksource(self.command_line or self.options)
+
+    def clocksource_note(self):
+        """A sentence when Xen was asked for a platform timer it did not choose, else None."""
+        asked = self.clocksource
+        if not asked or not self.platform_timer:
+            return None
+        wanted = CLOCKSOURCE_NAMES.get(asked)
+        if wanted == self.platform_timer:
+            return None
+        if wanted is None:
+            return f"clocksource={asked} is not a platform timer Xen knows"
+        return f"clocksource={asked} was asked for, but Xen kept {self.platform_timer}"
+
+    def to_json(self):
+        """The facts as JSON (for run --json summaries and matrix manifests)."""
+        return {
+            "options": self.options,
+            "version": self.version,
+            "build": self.build,
+            "command_line": self.command_line,
+            "clocksource": self.clocksource,
+            "platform_timer": self.platform_timer,
+            "platform_timer_mhz": self.platform_timer_mhz,
+            "tsc_lines": list(self.tsc_lines),
+            "warnings": list(self.warnings),
+            "end": None if self.end is None else {
+                "kind": self.end.kind, "line": self.end.line, "detail": self.end.detail},
+        }
+
+    def summary_lines(self):
+        """What `clockbench run` prints about Xen after a boot (how dom0 ended is the run's
+        reason, printed apart)."""
+        version = self.version or "(no version line seen)"
+        lines = [f"Xen {version}{f' ({self.build})' if self.build else ''}, options: "
+                 f"{self.command_line or self.options}"]
+        if self.platform_timer:
+            note = self.clocksource_note()
+            lines.append(f"Xen's platform timer: {self.platform_timer_mhz:.3f} MHz "
+                         f"{self.platform_timer}{f' ({note})' if note else ''}")
+        else:
+            lines.append("Xen's platform timer: not in the log (Xen stopped before choosing "
+                         "one)")
+        if self.tsc_lines:
+            lines.append(f"Xen's TSC lines: {' | '.join(self.tsc_lines)}")
+        lines += [f"Xen: {warning}" for warning in self.warnings]
+        return lines
+
+
+def parse_xen_log(lines, options=None):
+    """Read Xen's own lines among the console `lines`; returns XenFacts.
+
+    `options` is the command line the runner gave Xen (kept as it is).  When a line says
+    a thing twice (a platform timer switched after boot), the last one wins.
+    """
+    facts = XenFacts(options=options)
+    panic = None
+    for line in lines:
+        text = xen_text(line)
+        if text is None:
+            continue
+        if panic is not None and not panic and text and not text.startswith("*"):
+            panic.append(text)
+        if match := _VERSION.match(text):
+            facts.version, facts.build = match.group(1), match.group(2)
+        elif match := _COMMAND_LINE.match(text):
+            facts.command_line = match.group(1).strip()
+        elif match := _PLATFORM_TIMER.match(text):
+            facts.platform_timer_mhz = float(match.group(1))
+            facts.platform_timer = match.group(2)
+        elif _PANIC.match(text):
+            panic = []
+        elif _PANIC_END.match(text) and panic is not None:
+            facts.end = XenEnd("panic", text, panic[0] if panic else None)
+        elif match := _DOM0_END.match(text):
+            facts.end = XenEnd(match.group(1), text)
+        if _TSC.search(text) and not _COMMAND_LINE.match(text):
+            facts.tsc_lines.append(text)
+        if _WARNING.match(text):
+            facts.warnings.append(text)
+    return facts
+
+
+def judge_end(end, console_verdict):
+    """The verdict of a boot whose end Xen reported: returns (verdict, reason).
+
+    The guest writes its verdict to isa-debug-exit, which ends QEMU with a status that says
+    it; only when that failed does it shut dom0 down: power off after PASS or SKIP, crash
+    after FAIL.  So a crash is a failure whatever the console said, a power-off carries
+    the console's PASS or SKIP, and anything else (a reboot, a Xen panic) has no verdict.
+    """
+    said = f"'clockbench: {console_verdict.upper()}'" if console_verdict else None
+    if end.kind == "crashed":
+        if console_verdict == "fail":
+            return "fail", (f"{end.describe()} after {said}: the guest could not end QEMU "
+                            f"through isa-debug-exit")
+        return "fail", end.describe() + (f", although the console said {said}" if said
+                                         else ", before the guest printed a verdict")
+    if end.kind == "halted" and console_verdict in ("pass", "skip"):
+        return console_verdict, (f"{end.describe()} after {said}: the guest could not end "
+                                 f"QEMU through isa-debug-exit")
+    if end.kind == "halted" and console_verdict == "fail":
+        return "error", (f"verdict mismatch: {end.describe()}, which the guest does after "
+                         f"PASS or SKIP, but the console said {said}")
+    return "error", end.describe() + (f", although the console said {said}" if said
+                                      else " without a verdict")
+
+
+def installed_version(package=XEN_PACKAGE):
+    """The Debian version of the Xen package, or None when it is not installed."""
+    try:
+        result = subprocess.run(["dpkg-query", "-W", "-f=${Status}|${Version}", package],
+                                capture_output=True, text=True, check=False, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    status, _, version = result.stdout.partition("|")
+    if result.returncode != 0 or not status.endswith(" installed") or not version:
+        return None
+    return version.strip()
