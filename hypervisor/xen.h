@@ -68,6 +68,15 @@ const struct hv_leaf *xen_leaf(const struct hv_info *hv);
  */
 int xen_hvm_setup(const struct xen_cpuid_info *x, char *why, size_t whylen);
 
+/**
+ * As an HVM or PVH guest of Xen, find Xen's PV console (HVM params) and
+ * write it beside the UART: a PVH guest has no UART.  Does nothing where
+ * CPUID shows no Xen.
+ */
+void xen_hvm_console_init(void);
+void xen_hvm_console_write(const char *buf, size_t len);
+void xen_hvm_console_flush(void);
+
 extern struct clock xen_pvclock;
 
 /** Reads of xen_pvclock whose version never settled. */

@@ -26,3 +26,34 @@ size_t xencons_put(volatile struct xencons_interface *ring, const char *buf,
 	ring->out_prod = prod;
 	return sent;
 }
+
+int xencons_write(struct xencons *c, const char *buf, size_t len)
+{
+	unsigned int spins = 0;
+
+	while (len && !c->broken) {
+		size_t n = xencons_put(c->ring, buf, len);
+
+		if (n) {
+			c->kick(c->evtchn);
+			buf += n;
+			len -= n;
+			spins = 0;
+		} else if (!xencons_sane(c->ring) || ++spins > c->max_spins) {
+			c->broken = 1;
+		} else {
+			c->relax();
+		}
+	}
+	return c->broken ? -1 : 0;
+}
+
+void xencons_flush(struct xencons *c)
+{
+	unsigned int spins;
+
+	for (spins = 0; !c->broken && c->ring->out_cons != c->ring->out_prod &&
+			spins < c->max_spins;
+	     spins++)
+		c->relax();
+}

@@ -26,4 +26,24 @@ size_t xencons_put(volatile struct xencons_interface *ring, const char *buf,
 /** Whether @ring's indexes are consistent (see xencons_put()). */
 int xencons_sane(const volatile struct xencons_interface *ring);
 
+/* A console ring in use: where it is, and how to tell and wait for Xen. */
+struct xencons {
+	volatile struct xencons_interface *ring;
+	uint32_t evtchn;
+	void (*kick)(uint32_t evtchn); /* EVTCHNOP_send */
+	void (*relax)(void);	       /* one short wait (pause) */
+	unsigned int max_spins;	       /* waits for room before giving up */
+	int broken;		       /* set once nobody drains the ring */
+};
+
+/**
+ * Write all of @buf (@len bytes) to @c's ring, telling Xen after each
+ * piece, waiting for room at most max_spins waits at a time.  Returns 0,
+ * or -1 when the ring is (now) broken: inconsistent, or not drained.
+ */
+int xencons_write(struct xencons *c, const char *buf, size_t len);
+
+/** Wait, at most max_spins waits, for Xen to drain @c's ring. */
+void xencons_flush(struct xencons *c);
+
 #endif

@@ -32,11 +32,12 @@
 
 /* Trap-table flags: the privilege that may raise the vector with `int`
  * (bits 0-1), and bit 2, "mask events on entry" (xen/arch-x86/xen.h). */
-#define TRAP_DPL0	   0
-#define TRAP_DPL3	   3
-#define TRAP_MASK_EVENTS   4
-#define RFLAGS_IOPL1	   0x1000    /* a new vCPU's RFLAGS, as Linux sets */
-#define CONSOLE_WAIT_SPINS 10000000u /* a full domU ring: ~10 ms of pause */
+#define TRAP_DPL0	 0
+#define TRAP_DPL3	 3
+#define TRAP_MASK_EVENTS 4
+#define RFLAGS_IOPL1	 0x1000 /* a new vCPU's RFLAGS, as Linux sets */
+#define CONSOLE_WAIT_SPINS \
+	10000000u /* pauses for room: a fraction of a second */
 
 extern const uint64_t xen_trap_stubs[NR_EXCEPTIONS];
 
@@ -48,9 +49,6 @@ static struct trap_info trap_table[NR_EXCEPTIONS + 1];
 static uint8_t fault_stack[FAULT_STACK_SIZE] __attribute__((aligned(16)));
 static struct fault_record fault_record;
 static int fault_depth;
-static volatile struct xencons_interface *console_ring;
-static uint32_t console_evtchn;
-static bool console_broken;
 
 /* --- console -------------------------------------------------------------- */
 
@@ -59,6 +57,25 @@ static void console_io_write(const char *buf, size_t len)
 	HYPERCALL3(__HYPERVISOR_console_io, CONSOLEIO_write, len, buf);
 }
 
+static void console_kick(uint32_t evtchn)
+{
+	struct evtchn_send send = { .port = evtchn };
+
+	HYPERCALL2(__HYPERVISOR_event_channel_op, EVTCHNOP_send, &send);
+}
+
+static void console_relax(void)
+{
+	cpu_relax();
+}
+
+/* A domU's PV console ring; dom0 writes through console_io. */
+static struct xencons console = {
+	.kick = console_kick,
+	.relax = console_relax,
+	.max_spins = CONSOLE_WAIT_SPINS,
+};
+
 void xen_console_init(void)
 {
 	const struct start_info *si = xen_start_info;
@@ -66,58 +83,30 @@ void xen_console_init(void)
 
 	if (si->flags & SIF_INITDOMAIN)
 		return;
-	console_evtchn = si->console.domU.evtchn;
-	console_ring =
+	console.evtchn = si->console.domU.evtchn;
+	console.ring =
 		xen_pv_map(si->console.domU.mfn << 12, PAGE_SIZE, PTE_W, &rc);
-	console_broken = !console_ring || !xencons_sane(console_ring);
-}
-
-static void console_kick(void)
-{
-	struct evtchn_send send = { .port = console_evtchn };
-
-	HYPERCALL2(__HYPERVISOR_event_channel_op, EVTCHNOP_send, &send);
+	console.broken = !console.ring || !xencons_sane(console.ring);
 }
 
 void xen_console_write(const char *buf, size_t len)
 {
 	static const char ring_stuck[] =
 		"clockbench: the PV console ring is stuck; output lost\n";
-	unsigned int spins = 0;
 
-	if (!console_ring) {
+	if (!console.ring) {
 		console_io_write(buf, len);
 		return;
 	}
-	while (len && !console_broken) {
-		size_t n = xencons_put(console_ring, buf, len);
-
-		if (n) {
-			console_kick();
-			buf += n;
-			len -= n;
-			spins = 0;
-		} else if (!xencons_sane(console_ring) ||
-			   ++spins > CONSOLE_WAIT_SPINS) {
-			/* Nobody drains the ring: say so where Xen might
-			 * still show it, and stop waiting on it. */
-			console_broken = true;
-			console_io_write(ring_stuck, sizeof(ring_stuck) - 1);
-		} else {
-			cpu_relax();
-		}
-	}
+	/* Nobody drains the ring: say so where Xen might still show it. */
+	if (!console.broken && xencons_write(&console, buf, len))
+		console_io_write(ring_stuck, sizeof(ring_stuck) - 1);
 }
 
 void xen_console_flush(void)
 {
-	unsigned int spins;
-
-	for (spins = 0; console_ring && !console_broken &&
-			console_ring->out_cons != console_ring->out_prod &&
-			spins < CONSOLE_WAIT_SPINS;
-	     spins++)
-		cpu_relax();
+	if (console.ring)
+		xencons_flush(&console);
 }
 
 /* --- exceptions -------------------------------------------------------------- */

@@ -7,16 +7,19 @@
 #include <string.h>
 
 #include "drivers/uart.h"
+#include "hypervisor/xen.h"
 #include "hypervisor/xen_pv.h"
 #include "kernel/config.h"
 #include "kernel/console.h"
 
 void console_init(void)
 {
-	if (CONFIG_XEN_PV)
+	if (CONFIG_XEN_PV) {
 		xen_console_init();
-	else
+	} else {
 		uart_init();
+		xen_hvm_console_init();
+	}
 	/* No stdio buffering: a line is on the wire before the code after
 	 * the printf runs, even if that code brings the machine down. */
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -25,10 +28,12 @@ void console_init(void)
 
 void console_write(const char *buf, size_t len)
 {
-	if (CONFIG_XEN_PV)
+	if (CONFIG_XEN_PV) {
 		xen_console_write(buf, len);
-	else
+	} else {
 		uart_write(buf, len);
+		xen_hvm_console_write(buf, len);
+	}
 }
 
 void console_puts(const char *s)
@@ -39,8 +44,10 @@ void console_puts(const char *s)
 void console_flush(void)
 {
 	fflush(stdout);
-	if (CONFIG_XEN_PV)
+	if (CONFIG_XEN_PV) {
 		xen_console_flush();
-	else
+	} else {
 		uart_flush();
+		xen_hvm_console_flush();
+	}
 }

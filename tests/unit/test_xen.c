@@ -170,6 +170,47 @@ static void console_ring_with_broken_indexes_takes_nothing(void **state)
 	assert_int_equal(ring.out_prod, 10);
 }
 
+/* A fake Xen: counts notifications, and drains the ring on the Nth wait. */
+static unsigned int kicks, relaxes, drain_on_relax;
+
+static void count_kick(uint32_t evtchn)
+{
+	assert_int_equal(evtchn, 7);
+	kicks++;
+}
+
+static void fake_relax(void)
+{
+	if (++relaxes == drain_on_relax)
+		ring.out_cons = ring.out_prod;
+}
+
+static void console_write_waits_for_room_then_gives_up(void **state)
+{
+	struct xencons c = { &ring, 7, count_kick, fake_relax, 100, 0 };
+	char big[sizeof(ring.out) + 100];
+
+	(void)state;
+	memset(&ring, 0, sizeof(ring));
+	memset(big, 'q', sizeof(big));
+	kicks = relaxes = 0;
+	drain_on_relax = 3; /* Xen drains the full ring once, late */
+	assert_int_equal(xencons_write(&c, big, sizeof(big)), 0);
+	assert_int_equal(kicks, 2);
+	assert_int_equal(ring.out_prod, sizeof(big));
+	/* Nobody drains any more: the writer stops after max_spins. */
+	drain_on_relax = 0;
+	relaxes = 0;
+	assert_int_equal(xencons_write(&c, big, sizeof(big)), -1);
+	assert_true(c.broken);
+	assert_int_equal(relaxes, 100);
+	/* Broken stays broken, without waiting again. */
+	relaxes = 0;
+	assert_int_equal(xencons_write(&c, "x", 1), -1);
+	xencons_flush(&c);
+	assert_int_equal(relaxes, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -182,6 +223,7 @@ int main(void)
 		cmocka_unit_test(console_ring_wraps_and_fills),
 		cmocka_unit_test(
 			console_ring_with_broken_indexes_takes_nothing),
+		cmocka_unit_test(console_write_waits_for_room_then_gives_up),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
