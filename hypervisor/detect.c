@@ -168,6 +168,17 @@ void hv_features(const struct hv_leaf *leaf, char *buf, size_t len)
 	hv_describe_features(leaf, cpu_cpuid, buf, len);
 }
 
+void hv_describe_missing(const struct hv_info *info, const char *want,
+			 const char *clock, char *buf, size_t len)
+{
+	const struct hv_leaf *hv = info ? hv_primary(info) : NULL;
+
+	snprintf(buf, len,
+		 "no %s signature in the hypervisor leaves (%s%s): %s needs %s",
+		 want, hv ? "the hypervisor is " : "no hypervisor found",
+		 hv ? hv_kind_name(hv->kind) : "", clock, want);
+}
+
 const struct hv_leaf *hv_primary(const struct hv_info *info)
 {
 	return info->nr ? &info->found[0] : NULL;

@@ -77,4 +77,12 @@ void hv_features(const struct hv_leaf *leaf, char *buf, size_t len);
 /** The hypervisor proper (not a compatibility interface), or NULL. */
 const struct hv_leaf *hv_primary(const struct hv_info *info);
 
+/**
+ * Why a paravirtual @clock that needs hypervisor @want ("KVM", "Xen") is
+ * absent, given what @info found, into @buf: "no KVM signature in the
+ * hypervisor leaves (the hypervisor is Xen): kvm-clock needs KVM".
+ */
+void hv_describe_missing(const struct hv_info *info, const char *want,
+			 const char *clock, char *buf, size_t len);
+
 #endif

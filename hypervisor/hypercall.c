@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* Has Xen filled the hypercall page yet? */
+#include <stdint.h>
+
+#include <xen/event_channel.h>
+
 #include "hypervisor/hypercall.h"
 
 #define RET_OPCODE 0xc3
@@ -8,4 +12,11 @@ bool xen_hypercall_page_ready(void)
 {
 	/* hypervisor/hypercall_page.S fills the page with `ret`. */
 	return hypercall_page[0] != RET_OPCODE;
+}
+
+void xen_evtchn_notify(uint32_t port)
+{
+	struct evtchn_send send = { .port = port };
+
+	HYPERCALL2(__HYPERVISOR_event_channel_op, EVTCHNOP_send, &send);
 }

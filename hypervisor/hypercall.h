@@ -26,6 +26,9 @@ extern uint8_t hypercall_page[PAGE_SIZE];
 /** Whether Xen has filled the hypercall page (its first slot is no `ret`). */
 bool xen_hypercall_page_ready(void);
 
+/** EVTCHNOP_send: notify the other end of event channel @port. */
+void xen_evtchn_notify(uint32_t port);
+
 /** Hypercall @op with five arguments, made from the current privilege. */
 static inline long xen_hypercall_direct(unsigned int op, uint64_t a1,
 					uint64_t a2, uint64_t a3, uint64_t a4,

@@ -202,13 +202,8 @@ static int kvm_clock_probe(struct clock *c, const struct clock_env *env)
 	bool flags_valid;
 
 	if (!kvm) {
-		const struct hv_leaf *hv = env->hv ? hv_primary(env->hv) : NULL;
-
-		snprintf(c->absent_reason, sizeof(c->absent_reason),
-			 "no KVM signature in the hypervisor leaves (%s%s): "
-			 "kvm-clock needs KVM",
-			 hv ? "the hypervisor is " : "no hypervisor found",
-			 hv ? hv_kind_name(hv->kind) : "");
+		hv_describe_missing(env->hv, "KVM", "kvm-clock",
+				    c->absent_reason, sizeof(c->absent_reason));
 		return -1;
 	}
 	/* Old KVMs answer 0 in the signature leaf's EAX; only a non-zero

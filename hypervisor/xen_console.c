@@ -2,6 +2,14 @@
 /* Writing the Xen PV console ring (pure; host-tested). */
 #include "hypervisor/xen_console.h"
 
+static void relax(const struct xencons *c)
+{
+	if (c->relax)
+		c->relax();
+	else
+		__builtin_ia32_pause();
+}
+
 int xencons_sane(const volatile struct xencons_interface *ring)
 {
 	XENCONS_RING_IDX used = ring->out_prod - ring->out_cons;
@@ -42,7 +50,7 @@ int xencons_write(struct xencons *c, const char *buf, size_t len)
 		} else if (!xencons_sane(c->ring) || ++spins > c->max_spins) {
 			c->broken = 1;
 		} else {
-			c->relax();
+			relax(c);
 		}
 	}
 	return c->broken ? -1 : 0;
@@ -55,5 +63,5 @@ void xencons_flush(struct xencons *c)
 	for (spins = 0; !c->broken && c->ring->out_cons != c->ring->out_prod &&
 			spins < c->max_spins;
 	     spins++)
-		c->relax();
+		relax(c);
 }

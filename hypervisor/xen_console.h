@@ -11,6 +11,10 @@
 
 #include "hypervisor/xen_abi.h"
 
+/* Waits for room in a full ring before calling it stuck: with pause, a
+ * fraction of a second. */
+#define XENCONS_WAIT_SPINS 10000000u
+
 #include <xen/io/console.h>
 
 /**
@@ -31,7 +35,7 @@ struct xencons {
 	volatile struct xencons_interface *ring;
 	uint32_t evtchn;
 	void (*kick)(uint32_t evtchn); /* EVTCHNOP_send */
-	void (*relax)(void);	       /* one short wait (pause) */
+	void (*relax)(void);	       /* one short wait; NULL: pause */
 	unsigned int max_spins;	       /* waits for room before giving up */
 	int broken;		       /* set once nobody drains the ring */
 };

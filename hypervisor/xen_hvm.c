@@ -8,7 +8,6 @@
  */
 #include <stdio.h>
 
-#include <xen/event_channel.h>
 #include <xen/hvm/hvm_op.h>
 #include <xen/hvm/params.h>
 #include <xen/memory.h>
@@ -24,9 +23,6 @@
 /* Where shared_info appears: a page of the image's own .bss, whose frame
  * Xen replaces (the image is identity-mapped, so address = frame << 12). */
 static uint8_t shared_info_page[PAGE_SIZE] __attribute__((aligned(PAGE_SIZE)));
-
-#define CONSOLE_WAIT_SPINS \
-	10000000u /* pauses for room: a fraction of a second */
 
 static int fill_hypercall_page(const struct xen_cpuid_info *x, char *why,
 			       size_t whylen)
@@ -91,22 +87,9 @@ int xen_hvm_setup(const struct xen_cpuid_info *x, char *why, size_t whylen)
 
 /* --- the PV console ----------------------------------------------------------- */
 
-static void console_kick(uint32_t evtchn)
-{
-	struct evtchn_send send = { .port = evtchn };
-
-	HYPERCALL2(__HYPERVISOR_event_channel_op, EVTCHNOP_send, &send);
-}
-
-static void console_relax(void)
-{
-	cpu_relax();
-}
-
 static struct xencons console = {
-	.kick = console_kick,
-	.relax = console_relax,
-	.max_spins = CONSOLE_WAIT_SPINS,
+	.kick = xen_evtchn_notify,
+	.max_spins = XENCONS_WAIT_SPINS,
 };
 
 static uint64_t hvm_param(uint32_t index)

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include <xen/errno.h>
-#include <xen/event_channel.h>
 #include <xen/physdev.h>
 #include <xen/sched.h>
 #include <xen/vcpu.h>
@@ -36,9 +35,6 @@
 #define TRAP_DPL3	 3
 #define TRAP_MASK_EVENTS 4
 #define RFLAGS_IOPL1	 0x1000 /* a new vCPU's RFLAGS, as Linux sets */
-#define CONSOLE_WAIT_SPINS \
-	10000000u /* pauses for room: a fraction of a second */
-
 extern const uint64_t xen_trap_stubs[NR_EXCEPTIONS];
 
 const struct start_info *xen_start_info;
@@ -57,23 +53,10 @@ static void console_io_write(const char *buf, size_t len)
 	HYPERCALL3(__HYPERVISOR_console_io, CONSOLEIO_write, len, buf);
 }
 
-static void console_kick(uint32_t evtchn)
-{
-	struct evtchn_send send = { .port = evtchn };
-
-	HYPERCALL2(__HYPERVISOR_event_channel_op, EVTCHNOP_send, &send);
-}
-
-static void console_relax(void)
-{
-	cpu_relax();
-}
-
 /* A domU's PV console ring; dom0 writes through console_io. */
 static struct xencons console = {
-	.kick = console_kick,
-	.relax = console_relax,
-	.max_spins = CONSOLE_WAIT_SPINS,
+	.kick = xen_evtchn_notify,
+	.max_spins = XENCONS_WAIT_SPINS,
 };
 
 void xen_console_init(void)

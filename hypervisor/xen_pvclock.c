@@ -151,13 +151,8 @@ static int xen_pvclock_probe(struct clock *c, const struct clock_env *env)
 	struct pvclock_sample s;
 
 	if (!leaf) {
-		const struct hv_leaf *hv = env->hv ? hv_primary(env->hv) : NULL;
-
-		snprintf(c->absent_reason, sizeof(c->absent_reason),
-			 "no Xen signature in the hypervisor leaves (%s%s): "
-			 "xen_pvclock needs Xen",
-			 hv ? "the hypervisor is " : "no hypervisor found",
-			 hv ? hv_kind_name(hv->kind) : "");
+		hv_describe_missing(env->hv, "Xen", "xen_pvclock",
+				    c->absent_reason, sizeof(c->absent_reason));
 		return -1;
 	}
 	xen_cpuid_read(leaf, cpu_cpuid, &xen_cpuid);

@@ -179,6 +179,26 @@ static void features_in_words(void **state)
 	assert_int_equal(strlen(buf), 19);
 }
 
+static void missing_hypervisor_in_words(void **state)
+{
+	struct hv_info info = { .present = true, .nr = 1 };
+	char buf[160];
+
+	(void)state;
+	info.found[0].kind = HV_XEN;
+	hv_describe_missing(&info, "KVM", "kvm-clock", buf, sizeof(buf));
+	assert_string_equal(buf,
+			    "no KVM signature in the hypervisor leaves "
+			    "(the hypervisor is Xen): kvm-clock needs KVM");
+	info.nr = 0;
+	hv_describe_missing(&info, "Xen", "xen_pvclock", buf, sizeof(buf));
+	assert_string_equal(buf,
+			    "no Xen signature in the hypervisor leaves (no "
+			    "hypervisor found): xen_pvclock needs Xen");
+	hv_describe_missing(NULL, "Xen", "xen_pvclock", buf, sizeof(buf));
+	assert_non_null(strstr(buf, "no hypervisor found"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -189,6 +209,7 @@ int main(void)
 		cmocka_unit_test_setup(bit_set_but_no_signature, setup),
 		cmocka_unit_test_setup(unknown_signature_is_kept, setup),
 		cmocka_unit_test_setup(features_in_words, setup),
+		cmocka_unit_test(missing_hypervisor_in_words),
 	};
 
 	return cmocka_run_group_tests_name("detect", tests, NULL, NULL);
