@@ -236,7 +236,7 @@ run-xen: deps $(BUILD)/clockbench-xenpv.elf $(BUILD)/xen-4.17-amd64
 # Boots the image in every environment this machine can run; MATRIX_FLAGS are
 # options of tools/clockbench matrix (e.g. --repeats 5).
 .PHONY: matrix
-matrix: deps images iso
+matrix: deps images iso $(BUILD)/xen-4.17-amd64
 	$(PYTHON) tools/clockbench matrix $(MATRIX_FLAGS)
 
 # --- tests -----------------------------------------------------------------
@@ -272,7 +272,7 @@ unit-tests: $(UNIT_BINS)
 tool-tests:
 	@$(PYTHON) -m unittest discover -s tests/tools -t .
 
-boot-tests: images iso
+boot-tests: images iso $(BUILD)/xen-4.17-amd64
 	@$(PYTHON) tools/clockbench test --no-build
 
 # --- packages --------------------------------------------------------------
