@@ -212,7 +212,7 @@ $(BUILD)/host/test_$(1): tests/unit/test_$(1).c $(call unit_sources,$(1)) \
 		| $(BUILD)/include/xen
 	@mkdir -p $$(@D)
 	@echo "  HOSTCC  $$@"
-	@$(CC) $(HOST_CFLAGS) -o $$@ $$^ -lcmocka
+	@$(CC) $(HOST_CFLAGS) -o $$@ $$^ -lcmocka -lm
 endef
 $(foreach t,$(UNIT_TESTS),$(eval $(call unit_rule,$(t))))
 
