@@ -135,7 +135,8 @@ $(OBJDIR)/%.o: %.S $(NEWLIB_STAMP) | $(GENERATED)
 
 # Ring 0 code runs under hypervisors that may emulate guest ring 0 without
 # SSE (kernel/ring0.h): general registers only, and no library idioms.
-RING0_OBJS := $(OBJDIR)/kernel/ring0.o $(OBJDIR)/drivers/uart.o
+RING0_OBJS := $(OBJDIR)/kernel/ring0.o $(OBJDIR)/drivers/uart.o \
+	$(OBJDIR)/kernel/tick_irq.o
 $(RING0_OBJS): KERNEL_CFLAGS += -mgeneral-regs-only -fno-builtin \
 	-fno-tree-loop-distribute-patterns
 

@@ -81,10 +81,16 @@ static inline void cpu_relax(void)
 	asm volatile("pause" ::: "memory");
 }
 
-/* Allowed in ring 3 because the kernel runs with IOPL 3. */
+/* Allowed in ring 3 because the kernel runs with IOPL 3 (where the
+ * hypervisor ignores IOPL, ring 0 performs them: kernel/ring0.c). */
 static inline void irq_disable(void)
 {
 	asm volatile("cli" ::: "memory");
+}
+
+static inline void irq_enable(void)
+{
+	asm volatile("sti" ::: "memory");
 }
 
 #define X86_CR0_PE (1u << 0)

@@ -63,6 +63,8 @@ struct descriptor_ptr {
 } __attribute__((packed));
 
 extern const uint64_t trap_stubs[NR_EXCEPTIONS], priv_stub[1];
+extern const uint64_t stray_stubs[IRQ_PIC_COUNT + 1];
+extern const char tick_stub[];
 extern uint64_t gdt64[];
 extern char ring0_stack_top[], boot_stack_guard[];
 extern uint64_t ap_boot_ring0_stack;
@@ -76,6 +78,7 @@ static uint8_t fault_stack[FAULT_STACK_SIZE] __attribute__((aligned(16)));
 static struct fault_record fault_record;
 static int fault_depth;
 unsigned long ring0_io_emulations;
+unsigned long ring0_stray_interrupts;
 
 /* --- privileged instructions (ring 0 only) --------------------------------- */
 
@@ -202,6 +205,10 @@ void ring0_init(void)
 			 v == X86_EXC_BP ? GATE_DPL3 : 0);
 	}
 	set_gate(PRIV_VECTOR, priv_stub[0], 0, GATE_DPL3);
+	for (v = 0; v < IRQ_PIC_COUNT; v++)
+		set_gate(IRQ_PIC_BASE + v, stray_stubs[v], 0, 0);
+	set_gate(SPURIOUS_VECTOR, stray_stubs[IRQ_PIC_COUNT], 0, 0);
+	set_gate(TICK_VECTOR, (uint64_t)(uintptr_t)tick_stub, 0, 0);
 	load_idt();
 }
 
@@ -410,6 +417,12 @@ void trap_handle(struct trap_frame *f)
 	}
 	if (f->vector == X86_EXC_GP && emulate_io(f))
 		return;
+	/* A PIC interrupt (they are masked) or the APIC's spurious vector:
+	 * neither takes an end of interrupt at the local APIC. */
+	if (f->vector >= IRQ_PIC_BASE && f->vector != PRIV_VECTOR) {
+		ring0_stray_interrupts++;
+		return;
+	}
 	fixup = extable_fixup(f->rip);
 	if (fixup) {
 		f->rip = fixup;

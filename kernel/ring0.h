@@ -19,6 +19,10 @@
  */
 extern unsigned long ring0_io_emulations;
 
+/* Interrupts ring 0 took on a vector nothing uses: a PIC interrupt (the
+ * PICs are masked) or the local APIC's spurious vector. */
+extern unsigned long ring0_stray_interrupts;
+
 /** Install the TSS (RSP0 and IST stacks) and the IDT; ring 0 only. */
 void ring0_init(void);
 
