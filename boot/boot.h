@@ -39,11 +39,13 @@
  * Interrupt vectors.  The 8259 PICs are moved to IRQ_PIC_BASE and masked
  * before interrupts are ever enabled, so those vectors and the local
  * APIC's spurious one only count strays.  TICK_VECTOR is the timer being
- * measured (kernel/tick_irq.h).
+ * measured (kernel/tick_irq.h); WAKE_VECTOR an IPI that wakes a halted
+ * CPU.
  */
 #define IRQ_PIC_BASE	0x20
 #define IRQ_PIC_COUNT	16
 #define TICK_VECTOR	0x40
+#define WAKE_VECTOR	0x50 /* ends an idle CPU's PRIV_IDLE (kernel/idle.c) */
 #define SPURIOUS_VECTOR 0xff
 
 #define PAGE_SIZE	4096

@@ -153,8 +153,9 @@ static const struct option_desc option_table[] = {
 	  false,
 	  { NULL },
 	  100,
-	  "time each tick source runs at each rate, in ms (the idle loop is "
-	  "timed for half as long around it)",
+	  "time each tick source runs at each rate, in ms (the same work "
+	  "loop without a timer is timed for a quarter of it before and "
+	  "after)",
 	  10,
 	  60000,
 	  NULL },

@@ -15,10 +15,12 @@
 /* The rate the delivery check is made at, when it is in tick_rates. */
 #define CHECKED_RATE_HZ 1000
 
-/* The least noise allowed for when judging a stolen share below 0: two
- * timings of the idle loop can agree by chance more closely than a third
- * one will. */
-#define STOLEN_NOISE_FLOOR_PCT 1.0
+/* How far below 0 a CPU share lost may lie and still count as noise,
+ * at least: a host shared with other work (a busy SMT sibling, another
+ * emulator) moves the work loop's speed by several % between the idle
+ * timings and the window, more than the two idle timings show.  A sign
+ * error or a runaway figure still fails. */
+#define STOLEN_NOISE_FLOOR_PCT 10.0
 
 static const char *state_name(enum tick_rate_state state)
 {
@@ -60,7 +62,7 @@ void summary_print_ticks(void)
 {
 	const struct tick_source_result *res;
 	const char *why;
-	unsigned int n, i, j;
+	unsigned int n, i, j, parked, not_woken;
 
 	printf("# ticks\n");
 	if (!ticks_applied(&why)) {
@@ -112,6 +114,10 @@ void summary_print_ticks(void)
 		printf("  %lu stray interrupts (a masked PIC's, or the APIC's "
 		       "spurious vector) arrived meanwhile\n",
 		       ring0_stray_interrupts);
+	parked = ticks_cpus_parked(&not_woken);
+	if (parked)
+		printf("  the other %u CPUs halted meanwhile%s\n", parked,
+		       not_woken ? "; some did not wake again" : "");
 }
 
 static const struct tick_rate_result *
@@ -138,6 +144,17 @@ static void check_delivery(const struct tick_source_result *res)
 	else if (r->state == TICK_RATE_FAILED)
 		report(false, "ticks: %s at %u Hz: %s", name, CHECKED_RATE_HZ,
 		       r->problem);
+	else if (!r->reached &&
+		 tick_rate_reached(r->typical_hz, r->requested_hz))
+		/* The timer kept time while the guest ran; the host held the
+		 * guest up and expiries were lost meanwhile. */
+		report_skip("ticks: %s at %u Hz delivered %.1f interrupts a "
+			    "second, but its median interval gives %.1f: %llu "
+			    "gaps over %.1f periods, where the host held the "
+			    "guest up, so delivery is not judged",
+			    name, CHECKED_RATE_HZ, r->delivered_hz,
+			    r->typical_hz, (unsigned long long)r->long_gaps,
+			    TICK_LONG_GAP_PERIODS);
 	else
 		report(r->reached,
 		       "ticks: %s at %u Hz delivered %.1f interrupts a second, "
@@ -173,8 +190,9 @@ static void check_stolen(const struct tick_source_result *res)
 	if (measured)
 		report(ok,
 		       "ticks: %s: CPU lost is between 0 and 100 %% at every "
-		       "rate, within the idle loop's own variation (%s)",
-		       res->source->name, text);
+		       "rate, give or take the idle loop's variation (at least "
+		       "%.0f points): %s",
+		       res->source->name, STOLEN_NOISE_FLOOR_PCT, text);
 }
 
 static void check_lateness(const struct tick_source_result *res)
@@ -284,6 +302,8 @@ static void json_rate(struct json_writer *w, const struct tick_rate_result *r)
 	json_uint(w, "interrupts", r->interrupts);
 	json_double(w, "interrupts_per_s", r->delivered_hz);
 	json_bool(w, "reached", r->reached);
+	json_number_or_null(w, "typical_hz", r->typical_hz);
+	json_uint(w, "long_gaps", r->long_gaps);
 	json_number_or_null(w, "cpu_stolen_pct", r->stolen_pct);
 	json_number_or_null(w, "noise_pct", r->noise_pct);
 	json_number_or_null(w, "cycles_per_interrupt", r->cycles_per_interrupt);
@@ -310,7 +330,7 @@ void summary_json_ticks(struct json_writer *w)
 	const struct tick_source_result *res;
 	const char *why;
 	bool applies = ticks_applied(&why);
-	unsigned int n, i, j;
+	unsigned int n, i, j, not_woken;
 
 	json_object_begin(w, "ticks");
 	json_bool(w, "applies", applies);
@@ -319,6 +339,8 @@ void summary_json_ticks(struct json_writer *w)
 	json_number_or_null(w, "chunk_cycles",
 			    applies ? ticks_chunk_cycles() : NAN);
 	json_uint(w, "stray_interrupts", ring0_stray_interrupts);
+	json_uint(w, "cpus_parked", ticks_cpus_parked(&not_woken));
+	json_uint(w, "cpus_not_woken", not_woken);
 	json_array_begin(w, "sources");
 	res = ticks_results(&n);
 	for (i = 0; applies && i < n; i++, res++) {

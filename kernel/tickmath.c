@@ -88,6 +88,27 @@ void tick_grid_lateness(const uint64_t *entry_tsc, size_t n, uint64_t t0,
 	}
 }
 
+void tick_intervals(const uint64_t *entry_tsc, size_t n, double period_cycles,
+		    uint64_t *scratch, double *median_cycles,
+		    uint64_t *long_gaps)
+{
+	struct stats_summary st;
+	size_t i;
+
+	*median_cycles = 0;
+	*long_gaps = 0;
+	if (n < 2)
+		return;
+	for (i = 1; i < n; i++) {
+		scratch[i - 1] = entry_tsc[i] - entry_tsc[i - 1];
+		if ((double)scratch[i - 1] >
+		    TICK_LONG_GAP_PERIODS * period_cycles)
+			(*long_gaps)++;
+	}
+	stats_summarize(scratch, n - 1, &st);
+	*median_cycles = (double)st.p50;
+}
+
 /* Signed order as unsigned order: flip the sign bit. */
 #define SIGN_FLIP (1ull << 63)
 

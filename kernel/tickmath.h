@@ -94,6 +94,21 @@ bool tick_rate_reached(double delivered_hz, double wanted_hz);
 void tick_grid_lateness(const uint64_t *entry_tsc, size_t n, uint64_t t0,
 			double period, int64_t *lateness_cycles);
 
+/* Gaps between interrupts over this many periods count as long. */
+#define TICK_LONG_GAP_PERIODS 1.5
+
+/**
+ * The intervals between @n interrupts entered at @entry_tsc (ascending):
+ * their median, in *@median_cycles (0 with fewer than two), and how many
+ * exceed TICK_LONG_GAP_PERIODS × @period_cycles, in *@long_gaps: expiries
+ * dropped or held up.  1 / median is the rate the timer keeps while the
+ * guest runs; a host that holds the guest up adds long gaps, not shorter
+ * intervals.  @scratch holds n values.
+ */
+void tick_intervals(const uint64_t *entry_tsc, size_t n, double period_cycles,
+		    uint64_t *scratch, double *median_cycles,
+		    uint64_t *long_gaps);
+
 /* A distribution of signed values: min, percentiles, max. */
 struct tick_spread {
 	size_t n;

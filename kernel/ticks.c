@@ -10,6 +10,7 @@
 
 #include "drivers/tsc.h"
 #include "kernel/cpu.h"
+#include "kernel/idle.h"
 #include "kernel/tick_irq.h"
 #include "kernel/ticks.h"
 
@@ -25,16 +26,17 @@
 #define BASELINE_SHARE	  4	    /* baseline = tick_ms / 4, each side */
 #define DRAIN_NS	  1000000.0 /* interrupts on after stop() */
 #define GIVE_UP_MIN_NS	  10000000.0
+#define WARM_UP_NS	  2000000.0
 #define NS_PER_S	  1e9
 
 static struct tick_irq_record records[MAX_RECORDS];
-static uint64_t scratch_u64[MAX_RECORDS];
+static uint64_t scratch_u64[MAX_RECORDS], window_entries[MAX_RECORDS];
 static int64_t scratch_i64[MAX_RECORDS];
 static struct tick_source_result results[MAX_TICK_SOURCES];
 static unsigned int nr_results;
 static bool applied;
 static char not_applied[TICK_TEXT_LEN];
-static unsigned int window_ms;
+static unsigned int window_ms, cpus_parked, cpus_not_woken;
 static double tsc_hz, chunk_cycles;
 static uint64_t chunk_iterations, disturbed_cycles;
 static volatile uint64_t work_sink;
@@ -64,6 +66,12 @@ double ticks_chunk_cycles(void)
 double ticks_tsc_hz(void)
 {
 	return tsc_hz;
+}
+
+unsigned int ticks_cpus_parked(unsigned int *not_woken)
+{
+	*not_woken = cpus_not_woken;
+	return cpus_parked;
 }
 
 static uint64_t ns_to_cycles(double ns)
@@ -239,20 +247,23 @@ static void lateness(const struct tick_source *s, struct tick_rate_result *r,
  * where the window cut the period; over the whole window when fewer than
  * two are on record.
  */
-static double delivered_hz(const struct tick_rate_result *r, uint64_t n,
+static double delivered_hz(struct tick_rate_result *r, uint64_t n,
 			   uint64_t start, uint64_t end)
 {
-	uint64_t i, first = 0, last = 0, k = 0;
+	uint64_t i, k = 0;
+	double median;
 
-	for (i = 0; i < n; i++) {
-		if (records[i].entry_tsc < start || records[i].entry_tsc > end)
-			continue;
-		if (!k++)
-			first = records[i].entry_tsc;
-		last = records[i].entry_tsc;
-	}
-	if (k >= 2 && k == r->interrupts && last > first)
-		return (double)(k - 1) * tsc_hz / (double)(last - first);
+	for (i = 0; i < n; i++)
+		if (records[i].entry_tsc >= start &&
+		    records[i].entry_tsc <= end)
+			window_entries[k++] = records[i].entry_tsc;
+	tick_intervals(window_entries, k, tsc_hz / r->start.programmed_hz,
+		       scratch_u64, &median, &r->long_gaps);
+	r->typical_hz = median > 0 ? tsc_hz / median : NAN;
+	if (k >= 2 && k == r->interrupts &&
+	    window_entries[k - 1] > window_entries[0])
+		return (double)(k - 1) * tsc_hz /
+		       (double)(window_entries[k - 1] - window_entries[0]);
 	return (double)r->interrupts * tsc_hz / (double)(end - start);
 }
 
@@ -295,9 +306,12 @@ static void summarize(const struct tick_source *s, struct tick_rate_result *r,
 	else if (!r->reached)
 		snprintf(r->problem, sizeof(r->problem),
 			 "%.0f arrived a second, %.0f %% of the rate asked "
-			 "for",
+			 "for (median interval: %.0f a second; %llu gaps over "
+			 "%.1f periods)",
 			 r->delivered_hz,
-			 100.0 * r->delivered_hz / r->requested_hz);
+			 100.0 * r->delivered_hz / r->requested_hz,
+			 r->typical_hz, (unsigned long long)r->long_gaps,
+			 TICK_LONG_GAP_PERIODS);
 }
 
 static void measure_rate(struct tick_source *s, struct tick_rate_result *r,
@@ -359,7 +373,7 @@ void ticks_measure(const struct options *opts, const struct clock_env *cenv)
 		.hv = cenv->hv,
 		.cpu = cenv->cpu,
 	};
-	uint64_t base_cycles;
+	uint64_t base_cycles, disturbed_warm_up = 0;
 	unsigned int i;
 
 	window_ms = opts->tick_ms;
@@ -376,10 +390,15 @@ void ticks_measure(const struct options *opts, const struct clock_env *cenv)
 	}
 	applied = true;
 	irq_disable();
+	/* Spinning idle CPUs would compete with CPU 0 for the host's. */
+	cpus_parked = idle_park_others();
 	size_chunk();
 	chunk_cycles = chunk_median_cycles();
 	disturbed_cycles = (uint64_t)(DISTURBED_FACTOR * chunk_cycles);
 	base_cycles = ns_to_cycles(window_ms * 1e6 / BASELINE_SHARE);
+	/* Once unmeasured: an emulator translates the loop on its first run,
+	 * which would slow the first baseline. */
+	baseline(ns_to_cycles(WARM_UP_NS), &disturbed_warm_up);
 	for (sp = tick_sources_all(); *sp && nr_results < MAX_TICK_SOURCES;
 	     sp++) {
 		struct tick_source_result *res = &results[nr_results++];
@@ -400,4 +419,5 @@ void ticks_measure(const struct options *opts, const struct clock_env *cenv)
 				     opts->tick_rates_hz[i], &base,
 				     &res->baseline_disturbed_cycles);
 	}
+	cpus_not_woken = idle_unpark_others();
 }

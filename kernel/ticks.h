@@ -3,6 +3,7 @@
  * What timer ticks cost (issue 7).  For each tick source and each rate, a
  * work loop runs on CPU 0 for tick_ms while the timer interrupts it; the
  * same loop without a timer, timed before and after, is the baseline.
+ * The other CPUs halt meanwhile (kernel/idle.h).
  * From the two: the share of the CPU the interrupts took, the cycles each
  * took, how many arrived a second, and how late each came against the
  * expiry it was for.
@@ -112,8 +113,10 @@ struct tick_rate_result {
 	double window_s;     /* the loop's time with the timer on */
 	uint64_t interrupts; /* arrived in that window */
 	double delivered_hz;
-	bool reached;	 /* delivered within 10 % of requested */
-	uint64_t chunks; /* of work done in the window, disturbed ones out */
+	bool reached;	    /* delivered within 10 % of requested */
+	double typical_hz;  /* 1 / the median interval; NaN with < 2 */
+	uint64_t long_gaps; /* intervals over 1.5 periods */
+	uint64_t chunks;    /* of work done in the window, disturbed ones out */
 	double disturbed_ms; /* chunks the host held up, left out */
 	double baseline_cycles_per_chunk, window_cycles_per_chunk;
 	double stolen_pct;	     /* share of the CPU the loop lost */
@@ -155,5 +158,9 @@ double ticks_chunk_cycles(void);
 
 /** The TSC frequency the measurements converted cycles with. */
 double ticks_tsc_hz(void);
+
+/** How many other CPUs halted during the measurements (kernel/idle.h),
+ * and in *@not_woken how many of them did not come back. */
+unsigned int ticks_cpus_parked(unsigned int *not_woken);
 
 #endif

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Ring 0 entry stubs: exceptions 0-31, the privileged-call gate
- * (PRIV_VECTOR) and stray interrupts (the PIC's vectors, the APIC's
- * spurious one).  Each pushes a zero where the CPU pushes no error code,
+ * (PRIV_VECTOR), stray interrupts (the PIC's vectors, the APIC's spurious
+ * one) and the wake-up IPI (WAKE_VECTOR).  Each pushes a zero where the CPU pushes no error code,
  * then its vector, and joins trap_common, which saves every general
  * register (the layout of struct trap_frame), calls trap_handle(), and
  * returns with whatever the handler left in the frame.  Ring 0 code uses
@@ -42,6 +42,7 @@ trap_stub_\vec:
 	.set vec, vec + 1
 .endr
 	trap_stub %SPURIOUS_VECTOR
+	trap_stub %WAKE_VECTOR
 
 /*
  * TICK_VECTOR, always from ring 3 (ring 0 runs with interrupts off), so
@@ -142,3 +143,6 @@ stray_stubs:
 	.set vec, vec + 1
 .endr
 	stub_addr %SPURIOUS_VECTOR
+	.globl wake_stub
+wake_stub:
+	stub_addr %WAKE_VECTOR

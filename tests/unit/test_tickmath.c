@@ -169,6 +169,24 @@ static void grid_lateness_slow_grid(void **state)
 	}
 }
 
+static void intervals_and_long_gaps(void **state)
+{
+	/* 1000-cycle period; one expiry dropped (a 2000-cycle gap) and one
+	 * held up by 1600 cycles. */
+	const uint64_t entries[] = { 1000, 2010, 3000, 5005, 6000, 7600, 8000 };
+	uint64_t scratch[7], gaps = 99;
+	double median = -1;
+
+	(void)state;
+	tick_intervals(entries, 7, 1000.0, scratch, &median, &gaps);
+	/* Intervals 1010, 990, 2005, 995, 1600, 400: sorted, the third. */
+	assert_float_equal(median, 995.0, 1e-9);
+	assert_int_equal(gaps, 2);
+	tick_intervals(entries, 1, 1000.0, scratch, &median, &gaps);
+	assert_float_equal(median, 0.0, 1e-9);
+	assert_int_equal(gaps, 0);
+}
+
 static void spread_of_signed_values(void **state)
 {
 	int64_t v[] = { 5, -3, 100, 0, -40, 7, 7, 2, 1, 9 };
@@ -236,6 +254,7 @@ int main(void)
 		cmocka_unit_test(grid_lateness_dropped_expiries),
 		cmocka_unit_test(grid_lateness_burst),
 		cmocka_unit_test(grid_lateness_slow_grid),
+		cmocka_unit_test(intervals_and_long_gaps),
 		cmocka_unit_test(spread_of_signed_values),
 		cmocka_unit_test(next_deadline),
 	};
