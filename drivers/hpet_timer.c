@@ -37,7 +37,6 @@
 #define ISA_IRQS       16
 #define LEGACY_T0_IRQ  0	     /* legacy replacement: timer 0 on IRQ 0 */
 #define COMPARATOR_MAX 0x7fffffffull /* 32-bit mode: half the range */
-#define FIRST_LEAD_NS  1000000ull    /* the first expiry at least 1 ms on */
 #define REARM_MARGIN_NS \
 	10000ull /* one-shot: a closer deadline is
 					* skipped */
@@ -153,8 +152,8 @@ static enum tick_start_result hpet_tick_start(struct tick_source *s,
 					      size_t whylen)
 {
 	struct tick_divisor d;
-	uint64_t lead, first, t_before, t_after, now;
-	uint32_t config;
+	uint64_t first, t_before, t_after, now;
+	uint32_t config, general;
 	double tsc_hz = (double)tsc_clock.freq_hz;
 
 	(void)s;
@@ -174,22 +173,23 @@ static enum tick_start_result hpet_tick_start(struct tick_source *s,
 	}
 	tick_irq.config = (struct tick_irq_config){ .rearm = TICK_REARM_NONE };
 	intc_eoi_config(&tick_irq.config);
-	/* Legacy replacement first, which silences the PIT on the same
-	 * input; the comparator set while the timer is off (an enabled
-	 * timer would fire at once on the last run's stale comparator); the
-	 * route; then on. */
+	/*
+	 * As Linux does, with the main counter stopped: the timer is set up
+	 * without racing it (a first expiry that passes before the period is
+	 * written, an old comparator that fires on enable), and the grid
+	 * starts when the counter does.  Legacy replacement first, which
+	 * silences the PIT on the same input; then the comparator, the
+	 * route, the timer on, and the counter again.
+	 */
+	general = reg_read(HPET_CONFIG) & ~HPET_CONFIG_ENABLE;
+	reg_write(HPET_CONFIG, general);
 	timer0_off();
 	if (legacy)
-		reg_write(HPET_CONFIG,
-			  reg_read(HPET_CONFIG) | HPET_CONFIG_LEGACY);
+		general |= HPET_CONFIG_LEGACY;
+	reg_write(HPET_CONFIG, general);
 	config = TN_32MODE | (legacy ? 0 : route.gsi << TN_INT_ROUTE_SHIFT);
-	lead = hpet_hz * FIRST_LEAD_NS / 1000000000ull;
-	if (lead < d.divisor)
-		lead = d.divisor;
-	t_before = tsc_read_ordered();
 	now = counter_low();
-	t_after = tsc_read_ordered();
-	first = (now + lead) & 0xffffffffull;
+	first = (now + d.divisor) & 0xffffffffull;
 	if (periodic) {
 		config |= TN_TYPE_PERIODIC;
 		/* The first write sets the comparator, the second (value-set
@@ -208,24 +208,27 @@ static enum tick_start_result hpet_tick_start(struct tick_source *s,
 			hpet_hz * REARM_MARGIN_NS / 1000000000ull;
 		tick_irq.config.mask = 0xffffffffull;
 		tick_irq.deadline = first;
-		map_counter = now;
-		map_tsc = t_before;
 		reg_write(HPET_T0_CONFIG, config);
 		reg_write(HPET_T0_CMP, (uint32_t)first);
 	}
 	if (intc_route_gsi(route.gsi, route.level, route.active_low,
 			   TICK_VECTOR, why, whylen)) {
 		timer0_off();
+		reg_write(HPET_CONFIG, general | HPET_CONFIG_ENABLE);
 		return TICK_FAILED;
 	}
 	reg_write(HPET_T0_CONFIG, config | TN_INT_ENB);
+	/* The counter restarts from `now` somewhere within this write:
+	 * taking the TSC before it puts the grid early, never late. */
+	t_before = tsc_read_ordered();
+	reg_write(HPET_CONFIG, general | HPET_CONFIG_ENABLE);
+	t_after = tsc_read_ordered();
+	map_counter = now;
+	map_tsc = t_before;
 	out->oneshot = !periodic;
 	out->programmed_hz = (double)hpet_hz / (double)d.divisor;
-	/* The counter read `now` somewhere in [t_before, t_after]: taking
-	 * t_before puts the grid early, never late. */
 	out->period_cycles = (double)d.divisor * tsc_hz / (double)hpet_hz;
-	out->t0_tsc = t_before + (uint64_t)((double)(lead - d.divisor) *
-					    tsc_hz / (double)hpet_hz);
+	out->t0_tsc = t_before;
 	out->grid_ppm = tsc_freq_uncertainty_ppm();
 	out->arm_cycles = t_after - t_before;
 	snprintf(out->notes, sizeof(out->notes), "%s, %llu counts a period",
