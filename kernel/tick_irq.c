@@ -67,21 +67,15 @@ static void rearm(struct tick_irq_state *s)
 	s->deadline = deadline;
 }
 
-void tick_irq_handle(uint64_t entry_tsc, struct tick_iret_frame *frame)
+void tick_irq_record(uint64_t entry_tsc, uint64_t deadline, uint64_t *rflags)
 {
 	struct tick_irq_state *s = &tick_irq;
-	const struct tick_irq_config *c = &s->config;
-	uint64_t n = s->count, deadline = s->deadline;
+	uint64_t n = s->count;
 
-	if (c->rearm != TICK_REARM_NONE)
-		rearm(s);
-	if (c->eoi == TICK_EOI_MMIO32)
-		*(volatile uint32_t *)(uintptr_t)c->eoi_target = 0;
-	else if (c->eoi == TICK_EOI_MSR)
-		wrmsr_ring0((uint32_t)c->eoi_target, 0);
 	s->count = n + 1;
 	if (entry_tsc > s->give_up_tsc) {
-		frame->rflags &= ~X86_EFLAGS_IF;
+		if (rflags)
+			*rflags &= ~X86_EFLAGS_IF;
 		s->gave_up = true;
 	}
 	if (n < s->capacity) {
@@ -91,4 +85,19 @@ void tick_irq_handle(uint64_t entry_tsc, struct tick_iret_frame *frame)
 		r->deadline = deadline;
 		r->exit_tsc = rdtsc_ring0();
 	}
+}
+
+void tick_irq_handle(uint64_t entry_tsc, struct tick_iret_frame *frame)
+{
+	struct tick_irq_state *s = &tick_irq;
+	const struct tick_irq_config *c = &s->config;
+	uint64_t deadline = s->deadline;
+
+	if (c->rearm != TICK_REARM_NONE)
+		rearm(s);
+	if (c->eoi == TICK_EOI_MMIO32)
+		*(volatile uint32_t *)(uintptr_t)c->eoi_target = 0;
+	else if (c->eoi == TICK_EOI_MSR)
+		wrmsr_ring0((uint32_t)c->eoi_target, 0);
+	tick_irq_record(entry_tsc, deadline, &frame->rflags);
 }

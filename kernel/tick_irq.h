@@ -77,4 +77,14 @@ extern struct tick_irq_state tick_irq;
 /** Ring 0: one timer interrupt, entered at @entry_tsc. */
 void tick_irq_handle(uint64_t entry_tsc, struct tick_iret_frame *frame);
 
+/**
+ * Count and record one interrupt entered at @entry_tsc for @deadline (0
+ * for a periodic timer), its exit TSC read last.  Past give_up_tsc, IF is
+ * cleared in *@rflags (when given: the interrupted code's flags) and
+ * gave_up set.  General registers only: an interrupt path that does not
+ * go through tick_irq_handle() (a Xen event-channel upcall) records with
+ * it too.
+ */
+void tick_irq_record(uint64_t entry_tsc, uint64_t deadline, uint64_t *rflags);
+
 #endif
