@@ -46,9 +46,13 @@ static void write_deadline(const struct tick_irq_config *c, uint64_t deadline)
 			(uint32_t)deadline;
 }
 
-/* The next deadline, past expiries skipped; written, and written again
- * if the counter passed it meanwhile (a 32-bit comparator would otherwise
- * wait a whole wrap). */
+/*
+ * The next deadline, past expiries skipped, written.  A TSC deadline that
+ * passes while it is written still fires (at once), so it is written once:
+ * writing another would leave that interrupt pending and counted against
+ * the later deadline.  A 32-bit comparator the counter passed would wait a
+ * whole wrap, so it is checked and written again (bounded).
+ */
 static void rearm(struct tick_irq_state *s)
 {
 	const struct tick_irq_config *c = &s->config;
@@ -61,7 +65,8 @@ static void rearm(struct tick_irq_state *s)
 					   c->margin, c->mask, &skipped);
 		s->skipped += skipped;
 		write_deadline(c, deadline);
-		if (((deadline - counter_now(c)) & c->mask) <= c->mask / 2)
+		if (c->rearm != TICK_REARM_MMIO32 ||
+		    ((deadline - counter_now(c)) & c->mask) <= c->mask / 2)
 			break;
 	}
 	s->deadline = deadline;
