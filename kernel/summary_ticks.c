@@ -311,6 +311,8 @@ static void json_rate(struct json_writer *w, const struct tick_rate_result *r)
 	json_double(w, "disturbed_ms", r->disturbed_ms);
 	json_number_or_null(w, "baseline_cycles_per_chunk",
 			    r->baseline_cycles_per_chunk);
+	json_number_or_null(w, "quiet_cycles_per_chunk",
+			    r->quiet_cycles_per_chunk);
 	json_uint(w, "records", r->recorded);
 	if (r->recorded) {
 		json_cycles(w, "handler_cycles", &r->handler_cycles);

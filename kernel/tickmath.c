@@ -52,14 +52,20 @@ double tick_cycles_per_interrupt(double baseline_cycles_per_chunk,
 }
 
 double tick_noise_pct(double before_cycles_per_chunk,
-		      double after_cycles_per_chunk)
+		      double after_cycles_per_chunk,
+		      double quiet_cycles_per_chunk)
 {
 	double mean = (before_cycles_per_chunk + after_cycles_per_chunk) / 2;
+	double low = fmin(before_cycles_per_chunk, after_cycles_per_chunk);
+	double high = fmax(before_cycles_per_chunk, after_cycles_per_chunk);
 
 	if (!(before_cycles_per_chunk > 0) || !(after_cycles_per_chunk > 0))
 		return NAN;
-	return 100.0 * fabs(before_cycles_per_chunk - after_cycles_per_chunk) /
-	       mean;
+	if (quiet_cycles_per_chunk > 0) {
+		low = fmin(low, quiet_cycles_per_chunk);
+		high = fmax(high, quiet_cycles_per_chunk);
+	}
+	return 100.0 * (high - low) / mean;
 }
 
 bool tick_rate_reached(double delivered_hz, double wanted_hz)

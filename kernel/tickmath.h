@@ -66,12 +66,18 @@ double tick_cycles_per_interrupt(double baseline_cycles_per_chunk,
 				 uint64_t interrupts);
 
 /**
- * How far two measurements of the same idle work loop (cycles per chunk,
- * before and after a window) differ, in % of their mean: the noise the
- * stolen share carries.  NaN when either is not positive.
+ * How far the work loop's own speed moved, in % of the baseline (the mean
+ * of @before_cycles_per_chunk and @after_cycles_per_chunk, the idle
+ * timings around a window): the spread, largest less smallest, of those
+ * two and @quiet_cycles_per_chunk, the window's chunks that no interrupt
+ * held up (left out when not positive or NaN).  The noise the CPU lost
+ * carries: a host that shares the CPU's core or time with other work moves
+ * the loop's speed between and during the timings.  NaN when either idle
+ * timing is not positive.
  */
 double tick_noise_pct(double before_cycles_per_chunk,
-		      double after_cycles_per_chunk);
+		      double after_cycles_per_chunk,
+		      double quiet_cycles_per_chunk);
 
 /** Whether @delivered_hz lies within TICK_DELIVERED_TOLERANCE_PCT of
  * @wanted_hz. */

@@ -23,6 +23,7 @@
 #define CHUNK_MAX_ITERS	  (1ull << 32)
 #define CHUNK_MEDIAN_RUNS 64
 #define DISTURBED_FACTOR  4
+#define MIN_QUIET_CHUNKS  16	    /* to judge the loop's speed in a window */
 #define BASELINE_SHARE	  4	    /* baseline = tick_ms / 4, each side */
 #define DRAIN_NS	  1000000.0 /* interrupts on after stop() */
 #define GIVE_UP_MIN_NS	  10000000.0
@@ -107,6 +108,9 @@ struct loop_run {
 	 * away (another process, its own interrupts), not the timer.  They
 	 * are left out of both the time and the work. */
 	uint64_t disturbed_chunks, disturbed_cycles;
+	/* Chunks that no interrupt and nothing else held up: the loop's own
+	 * speed during the run, whatever else the host was doing. */
+	uint64_t quiet_chunks, quiet_cycles;
 };
 
 /* Chunks of work until @cycles have passed since the TSC read @start,
@@ -126,6 +130,9 @@ static void run_loop(uint64_t start, uint64_t seen, uint64_t cycles,
 		if (count == seen && now - prev > disturbed_cycles) {
 			run->disturbed_chunks++;
 			run->disturbed_cycles += now - prev;
+		} else if (count == seen) {
+			run->quiet_chunks++;
+			run->quiet_cycles += now - prev;
 		}
 		seen = count;
 		prev = now;
@@ -282,7 +289,12 @@ static void summarize(const struct tick_source *s, struct tick_rate_result *r,
 	r->window_cycles_per_chunk =
 		chunks ? (double)cycles / (double)chunks : NAN;
 	r->stolen_pct = tick_stolen_pct(base, chunks, cycles);
-	r->noise_pct = tick_noise_pct(base_before, base_after);
+	r->quiet_cycles_per_chunk =
+		run->quiet_chunks >= MIN_QUIET_CHUNKS
+			? (double)run->quiet_cycles / (double)run->quiet_chunks
+			: NAN;
+	r->noise_pct = tick_noise_pct(base_before, base_after,
+				      r->quiet_cycles_per_chunk);
 	r->cycles_per_interrupt =
 		tick_cycles_per_interrupt(base, chunks, cycles, r->interrupts);
 	r->delivered_hz = delivered_hz(r, n, run->start, run->end);

@@ -119,8 +119,10 @@ struct tick_rate_result {
 	uint64_t chunks;    /* of work done in the window, disturbed ones out */
 	double disturbed_ms; /* chunks the host held up, left out */
 	double baseline_cycles_per_chunk, window_cycles_per_chunk;
+	/* the window's chunks that no interrupt held up (NaN with too few) */
+	double quiet_cycles_per_chunk;
 	double stolen_pct;	     /* share of the CPU the loop lost */
-	double noise_pct;	     /* how much the baseline itself moved */
+	double noise_pct;	     /* how far the loop's own speed moved */
 	double cycles_per_interrupt; /* from the stolen time */
 	uint64_t recorded;	     /* interrupts ring 0 kept records of */
 	struct stats_summary handler_cycles; /* entry to exit, per record */
