@@ -75,8 +75,9 @@ void summary_print_ticks(void)
 	}
 	printf("  CPU 0 runs a work loop for %u ms at each rate with the "
 	       "timer on. CPU lost = the loop's slowdown against the same "
-	       "loop with no timer (± how much that loop moved between "
-	       "before and after); cyc/intr = cycles lost per interrupt; "
+	       "loop with no timer (± how far the loop's own speed moved "
+	       "before, after and during); cyc/intr = cycles lost per "
+	       "interrupt; "
 	       "handler = ring 0 entry to exit (p50, cycles); lateness = "
 	       "entry against the expiry each interrupt was for (us)\n",
 	       ticks_window_ms());

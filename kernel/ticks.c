@@ -26,8 +26,9 @@
 #define CHUNK_MAX_ITERS	  (1ull << 32)
 #define CHUNK_MEDIAN_RUNS 64
 #define DISTURBED_FACTOR  4
-#define MIN_QUIET_CHUNKS  16	    /* to judge the loop's speed in a window */
-#define BASELINE_SHARE	  4	    /* baseline = tick_ms / 4, each side */
+#define MIN_QUIET_CHUNKS  16 /* to judge the loop's speed in a window */
+#define MIN_QUIET_SHARE	  4  /* ... and a quarter of its chunks at least */
+#define BASELINE_SHARE	  4  /* baseline = tick_ms / 4, each side */
 #define DRAIN_NS	  1000000.0 /* interrupts on after stop() */
 #define GIVE_UP_MIN_NS	  10000000.0
 #define WARM_UP_NS	  2000000.0
@@ -114,8 +115,9 @@ struct loop_run {
 	 * away (another process, its own interrupts), not the timer.  They
 	 * are left out of both the time and the work. */
 	uint64_t disturbed_chunks, disturbed_cycles;
-	/* Chunks that no interrupt and nothing else held up: the loop's own
-	 * speed during the run, whatever else the host was doing. */
+	/* Chunks that no interrupt and nothing else held up, nor followed an
+	 * interrupt: the loop's own speed during the run, whatever else the
+	 * host was doing. */
 	uint64_t quiet_chunks, quiet_cycles;
 };
 
@@ -125,6 +127,7 @@ static void run_loop(uint64_t start, uint64_t seen, uint64_t cycles,
 		     struct loop_run *run)
 {
 	uint64_t prev, now, x = work_sink, count;
+	bool after_interrupt = false;
 
 	*run = (struct loop_run){ .start = start };
 	prev = start;
@@ -136,10 +139,13 @@ static void run_loop(uint64_t start, uint64_t seen, uint64_t cycles,
 		if (count == seen && now - prev > disturbed_cycles) {
 			run->disturbed_chunks++;
 			run->disturbed_cycles += now - prev;
-		} else if (count == seen) {
+		} else if (count == seen && !after_interrupt) {
+			/* Not the chunk after an interrupt either, which may
+			 * still pay for it (caches, TLB). */
 			run->quiet_chunks++;
 			run->quiet_cycles += now - prev;
 		}
+		after_interrupt = count != seen;
 		seen = count;
 		prev = now;
 	} while (now - run->start < cycles);
@@ -294,8 +300,13 @@ static void summarize(const struct tick_source *s, struct tick_rate_result *r,
 	r->window_cycles_per_chunk =
 		chunks ? (double)cycles / (double)chunks : NAN;
 	r->stolen_pct = tick_stolen_pct(base, chunks, cycles);
+	/* Where quiet chunks are few, the rate is high and the host's side
+	 * of the timer (its exits, its injection) may slow them too: they
+	 * would count tick cost as noise. */
 	r->quiet_cycles_per_chunk =
-		run->quiet_chunks >= MIN_QUIET_CHUNKS
+		run->quiet_chunks >= MIN_QUIET_CHUNKS &&
+				run->quiet_chunks * MIN_QUIET_SHARE >=
+					run->chunks
 			? (double)run->quiet_cycles / (double)run->quiet_chunks
 			: NAN;
 	r->noise_pct = tick_noise_pct(base_before, base_after,
