@@ -26,9 +26,9 @@
 #define CHUNK_MAX_ITERS	  (1ull << 32)
 #define CHUNK_MEDIAN_RUNS 64
 #define DISTURBED_FACTOR  4
-#define MIN_QUIET_CHUNKS  16 /* to judge the loop's speed in a window */
-#define MIN_QUIET_SHARE	  4  /* ... and a quarter of its chunks at least */
-#define BASELINE_SHARE	  4  /* baseline = tick_ms / 4, each side */
+#define MIN_QUIET_CHUNKS  16	    /* to judge the loop's speed in a window */
+#define MIN_QUIET_SHARE	  2	    /* ... and half of its chunks at least */
+#define BASELINE_SHARE	  4	    /* baseline = tick_ms / 4, each side */
 #define DRAIN_NS	  1000000.0 /* interrupts on after stop() */
 #define GIVE_UP_MIN_NS	  10000000.0
 #define WARM_UP_NS	  2000000.0
