@@ -68,7 +68,8 @@ KERNEL_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none \
 HVM64_ONLY := kernel/ring0.c kernel/trap_entry.S kernel/paging.c \
 	boot/start32.S boot/trampoline.S
 PV64_ONLY := hypervisor/xen_pv.c hypervisor/xen_pv_mm.c \
-	hypervisor/xen_pv_entry.S
+	hypervisor/xen_pv_entry.S hypervisor/xen_pv_events.c \
+	hypervisor/xen_pv_ticks.c
 COMMON_SRCS := $(filter-out $(HVM64_ONLY) $(PV64_ONLY),$(wildcard \
 	kernel/*.c kernel/*.S drivers/*.c hypervisor/*.c hypervisor/*.S))
 env_objs = $(patsubst %,$(BUILD)/$(1)/%.o,$(basename $(2)))
@@ -152,13 +153,15 @@ $(BUILD)/$(1)/%.o: %.S $(NEWLIB_STAMP) | $(GENERATED)
 endef
 $(foreach e,$(ENVS),$(eval $(call env_rules,$(e))))
 
-# Exception handlers that return to the interrupted code must not touch its
-# SSE registers, and ring 0 runs under hypervisors that may emulate guest
-# ring 0 without SSE (kernel/ring0.h): general registers only, and no
-# library idioms.
+# Exception and interrupt handlers that return to the interrupted code must
+# not touch its SSE registers, and ring 0 runs under hypervisors that may
+# emulate guest ring 0 without SSE (kernel/ring0.h): general registers
+# only, and no library idioms.
 GPR_ONLY_OBJS := $(OBJDIR)/kernel/ring0.o $(OBJDIR)/drivers/uart.o \
-	$(OBJDIR)/kernel/extable.o $(BUILD)/pv64/kernel/extable.o \
-	$(BUILD)/pv64/hypervisor/xen_pv.o
+	$(foreach e,$(ENVS),$(BUILD)/$(e)/kernel/extable.o \
+		$(BUILD)/$(e)/kernel/tick_irq.o) \
+	$(BUILD)/pv64/hypervisor/xen_pv.o $(BUILD)/pv64/hypervisor/xen_pv_events.o \
+	$(foreach e,$(ENVS),$(BUILD)/$(e)/hypervisor/pvclock.o)
 $(GPR_ONLY_OBJS): KERNEL_CFLAGS += -mgeneral-regs-only -fno-builtin \
 	-fno-tree-loop-distribute-patterns
 
@@ -259,7 +262,7 @@ $(BUILD)/host/test_$(1): tests/unit/test_$(1).c $(call unit_sources,$(1)) \
 		| $(BUILD)/include/xen
 	@mkdir -p $$(@D)
 	@echo "  HOSTCC  $$@"
-	@$(CC) $(HOST_CFLAGS) -o $$@ $$^ -lcmocka
+	@$(CC) $(HOST_CFLAGS) -o $$@ $$^ -lcmocka -lm
 endef
 $(foreach t,$(UNIT_TESTS),$(eval $(call unit_rule,$(t))))
 

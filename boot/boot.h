@@ -36,6 +36,21 @@
 /* The gate through which ring 3 asks ring 0 for privileged work. */
 #define PRIV_VECTOR 0x80
 
+/*
+ * Interrupt vectors.  The 8259 PICs are moved to IRQ_PIC_BASE and masked
+ * before interrupts are ever enabled, so those vectors and the local
+ * APIC's spurious one only count strays.  TICK_VECTOR is the timer being
+ * measured (kernel/tick_irq.h); WAKE_VECTOR an IPI that wakes a halted
+ * CPU.
+ */
+#define IRQ_PIC_BASE	0x20
+#define IRQ_PIC_COUNT	16
+#define TICK_VECTOR	0x40
+#define WAKE_VECTOR	0x50 /* ends an idle CPU's PRIV_IDLE (kernel/idle.c) */
+#define SPURIOUS_VECTOR 0xff
+/* Not a vector: what a Xen PV event upcall's frame says in place of one. */
+#define XEN_EVENT_VECTOR 0x100
+
 #define PAGE_SIZE	4096
 #define LARGE_PAGE_SIZE 0x200000
 

@@ -42,6 +42,21 @@
 #define MADT_X2APIC_UID		12
 #define MADT_CPU_ENABLED	(1u << 0)
 #define MADT_CPU_ONLINE_CAP	(1u << 1)
+#define MADT_TYPE_IOAPIC	1
+#define MADT_TYPE_OVERRIDE	2
+#define MADT_IOAPIC_LEN		12
+#define MADT_IOAPIC_ID		2
+#define MADT_IOAPIC_ADDR	4
+#define MADT_IOAPIC_GSI_BASE	8
+#define MADT_OVERRIDE_LEN	10
+#define MADT_OVERRIDE_BUS	2
+#define MADT_OVERRIDE_SOURCE	3
+#define MADT_OVERRIDE_GSI	4
+#define MADT_OVERRIDE_FLAGS	8
+#define MADT_POLARITY_MASK	0x3 /* MPS INTI flags (5.2.12.5) */
+#define MADT_POLARITY_LOW	0x3
+#define MADT_TRIGGER_MASK	0xc
+#define MADT_TRIGGER_LEVEL	0xc
 
 /* Generic address structure (5.2.3.2): 12 bytes. */
 #define GAS_LEN		    12
@@ -497,6 +512,94 @@ int acpi_madt_cpus(const struct acpi_header *madt, size_t len,
 	if (count)
 		*count = list.count;
 	return ret;
+}
+
+/*
+ * The interrupt controller entries of a MADT: IOAPICs (type 1) and ISA
+ * interrupt source overrides (type 2).  The same length checks as
+ * madt_walk(), plus each of these two types' own length.
+ */
+int acpi_madt_interrupts(const struct acpi_header *madt, size_t len,
+			 struct acpi_madt_interrupts *out, char *why,
+			 size_t whylen)
+{
+	const uint8_t *p = (const uint8_t *)madt;
+	size_t off, elen;
+
+	memset(out, 0, sizeof(*out));
+	if (len < MADT_ENTRIES) {
+		snprintf(why, whylen, "MADT is %zu bytes, shorter than 44",
+			 len);
+		return -1;
+	}
+	for (off = MADT_ENTRIES; off + 2 <= len; off += elen) {
+		const uint8_t *e = p + off;
+		size_t need = e[0] == MADT_TYPE_IOAPIC	   ? MADT_IOAPIC_LEN
+			      : e[0] == MADT_TYPE_OVERRIDE ? MADT_OVERRIDE_LEN
+							   : 2;
+
+		elen = e[1];
+		if (elen < 2 || elen > len - off) {
+			snprintf(why, whylen,
+				 "MADT entry at offset %zu has length %zu", off,
+				 elen);
+			return -1;
+		}
+		if (elen < need) {
+			snprintf(why, whylen,
+				 "MADT type %u entry at offset %zu is %zu "
+				 "bytes, shorter than %zu",
+				 e[0], off, elen, need);
+			return -1;
+		}
+		if (e[0] == MADT_TYPE_IOAPIC) {
+			if (out->nr_ioapics < ACPI_MAX_IOAPICS) {
+				struct acpi_ioapic *io =
+					&out->ioapics[out->nr_ioapics];
+
+				io->id = e[MADT_IOAPIC_ID];
+				io->address = get32(e + MADT_IOAPIC_ADDR);
+				io->gsi_base = get32(e + MADT_IOAPIC_GSI_BASE);
+			}
+			out->nr_ioapics++;
+		} else if (e[0] == MADT_TYPE_OVERRIDE) {
+			if (out->nr_overrides < ACPI_MAX_OVERRIDES) {
+				struct acpi_irq_override *o =
+					&out->overrides[out->nr_overrides];
+
+				o->bus = e[MADT_OVERRIDE_BUS];
+				o->source_irq = e[MADT_OVERRIDE_SOURCE];
+				o->gsi = get32(e + MADT_OVERRIDE_GSI);
+				o->flags = get16(e + MADT_OVERRIDE_FLAGS);
+			}
+			out->nr_overrides++;
+		}
+	}
+	return 0;
+}
+
+void acpi_isa_irq_route(const struct acpi_madt_interrupts *m, unsigned int irq,
+			struct acpi_isa_route *out)
+{
+	unsigned int i, n = m->nr_overrides < ACPI_MAX_OVERRIDES
+				    ? m->nr_overrides
+				    : ACPI_MAX_OVERRIDES;
+
+	/* ISA's own conventions: GSI = IRQ, active high, edge. */
+	*out = (struct acpi_isa_route){ .gsi = irq };
+	for (i = 0; i < n; i++) {
+		const struct acpi_irq_override *o = &m->overrides[i];
+
+		if (o->bus != 0 || o->source_irq != irq)
+			continue;
+		out->gsi = o->gsi;
+		out->overridden = true;
+		out->active_low =
+			(o->flags & MADT_POLARITY_MASK) == MADT_POLARITY_LOW;
+		out->level =
+			(o->flags & MADT_TRIGGER_MASK) == MADT_TRIGGER_LEVEL;
+		return;
+	}
 }
 
 int acpi_fadt_power(const struct acpi_header *fadt, size_t len,

@@ -124,6 +124,57 @@ int acpi_madt_cpus(const struct acpi_header *madt, size_t len,
 		   struct acpi_cpu *cpus, unsigned int max, unsigned int *count,
 		   uint64_t *lapic_base, char *why, size_t whylen);
 
+/* MADT: the IOAPICs and how ISA IRQs reach them. */
+#define ACPI_MAX_IOAPICS   8
+#define ACPI_MAX_OVERRIDES 16
+
+struct acpi_ioapic {
+	uint8_t id;
+	uint32_t address;  /* physical address of its registers */
+	uint32_t gsi_base; /* the GSI of its input 0 */
+};
+
+/* A type 2 entry: ISA IRQ @source_irq arrives at GSI @gsi. */
+struct acpi_irq_override {
+	uint8_t bus; /* 0: ISA */
+	uint8_t source_irq;
+	uint32_t gsi;
+	uint16_t flags; /* MPS INTI flags: polarity bits 1:0, trigger 3:2 */
+};
+
+struct acpi_madt_interrupts {
+	struct acpi_ioapic ioapics[ACPI_MAX_IOAPICS];
+	unsigned int nr_ioapics; /* listed; only the first 8 are kept */
+	struct acpi_irq_override overrides[ACPI_MAX_OVERRIDES];
+	unsigned int nr_overrides; /* listed; only the first 16 are kept */
+};
+
+/**
+ * The IOAPIC and interrupt source override entries of a MADT of @len
+ * bytes, in table order.  Returns 0, or -1 with the reason in @why when
+ * the table is malformed (as acpi_madt_cpus() judges it, and an IOAPIC
+ * entry shorter than 12 bytes or an override shorter than 10).
+ */
+int acpi_madt_interrupts(const struct acpi_header *madt, size_t len,
+			 struct acpi_madt_interrupts *out, char *why,
+			 size_t whylen);
+
+/* Where an ISA IRQ arrives and how it signals. */
+struct acpi_isa_route {
+	uint32_t gsi;
+	bool active_low; /* else active high */
+	bool level;	 /* else edge */
+	bool overridden; /* an override said so; else ISA's defaults */
+};
+
+/**
+ * The route of ISA IRQ @irq: an override's GSI, polarity and trigger
+ * ("conforms to the bus" meaning ISA's active high, edge), else GSI @irq,
+ * active high, edge.
+ */
+void acpi_isa_irq_route(const struct acpi_madt_interrupts *m, unsigned int irq,
+			struct acpi_isa_route *out);
+
 /* What the FADT tells about power-off. */
 struct acpi_fadt_power {
 	uint32_t pm1a_cnt_port;

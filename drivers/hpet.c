@@ -42,6 +42,11 @@ static uint32_t read_half(void *ctx, int high)
 	return reg_read(HPET_COUNTER + (high ? 4 : 0));
 }
 
+volatile uint32_t *hpet_registers(void)
+{
+	return hpet_clock.present ? hpet_regs : NULL;
+}
+
 unsigned long hpet_torn_reads(void)
 {
 	return hpet_torn_failures;

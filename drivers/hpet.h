@@ -39,6 +39,9 @@ static inline uint64_t hpet_hz_from_period(uint64_t period_fs)
  */
 uint64_t hpet_read64(void);
 
+/** The register block of the HPET the clock found; NULL when absent. */
+volatile uint32_t *hpet_registers(void);
+
 /** How many hpet_read64() calls gave up on a consistent pair. */
 unsigned long hpet_torn_reads(void);
 

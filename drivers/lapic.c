@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Local APIC: ID and IPIs, xAPIC (MMIO) or x2APIC (MSRs). */
+/* Local APIC: ID, IPIs and registers, xAPIC (MMIO) or x2APIC (MSRs). */
 #include <stdio.h>
 
 #include "drivers/lapic.h"
@@ -16,8 +16,11 @@
 #define XAPIC_ICR_HIGH	  0x310
 #define XAPIC_ICR_PENDING (1u << 12) /* delivery status: send pending */
 
-#define MSR_X2APIC_ID  0x802
-#define MSR_X2APIC_ICR 0x830
+#define MSR_X2APIC_ID	0x802
+#define MSR_X2APIC_ICR	0x830
+#define MSR_X2APIC_BASE 0x800 /* + xAPIC offset / 16 */
+
+#define APIC_SVR_ENABLE (1u << 8)
 
 /* An APIC accepts an IPI within microseconds; this many reads is ample
  * even when each read traps to a hypervisor. */
@@ -76,4 +79,43 @@ bool lapic_send_ipi(uint32_t apic_id, uint32_t icr_low)
 		cpu_relax();
 	}
 	return false;
+}
+
+bool lapic_ready(void)
+{
+	return xapic || x2apic;
+}
+
+uint32_t lapic_read(unsigned int reg)
+{
+	uint64_t val;
+
+	if (x2apic)
+		return rdmsr_safe(MSR_X2APIC_BASE + reg / 16, &val)
+			       ? (uint32_t)val
+			       : 0;
+	return xapic[reg / 4];
+}
+
+void lapic_write(unsigned int reg, uint32_t val)
+{
+	if (x2apic)
+		wrmsr_safe(MSR_X2APIC_BASE + reg / 16, val);
+	else
+		xapic[reg / 4] = val;
+}
+
+uint64_t lapic_eoi_register(bool *is_msr)
+{
+	*is_msr = x2apic;
+	return x2apic ? MSR_X2APIC_BASE + LAPIC_EOI / 16
+		      : (uint64_t)(uintptr_t)&xapic[LAPIC_EOI / 4];
+}
+
+void lapic_accept_interrupts(uint8_t spurious_vector)
+{
+	lapic_write(LAPIC_TPR, 0);
+	lapic_write(LAPIC_LVT_LINT0, LAPIC_LVT_MASKED);
+	lapic_write(LAPIC_LVT_ERROR, LAPIC_LVT_MASKED);
+	lapic_write(LAPIC_SVR, APIC_SVR_ENABLE | spurious_vector);
 }

@@ -6,13 +6,7 @@
 #include "kernel/cpu.h"
 #include "kernel/platform.h"
 
-#define PIT_CHANNEL0 0x40
-#define PIT_COMMAND  0x43
-
-/* Command bytes: channel 0, low byte then high byte, mode 2 (rate
- * generator: counts down by one, reloads), binary. */
-#define PIT_CMD_CH0_LOHI_MODE2 0x34
-#define PIT_CMD_CH0_LATCH      0x00
+#define PIT_CMD_CH0_LATCH 0x00
 
 #define PIT_PROBE_READS	 10000
 #define PIT_DENIED_READS 3 /* latched reads that must all give 0xffff */

@@ -44,6 +44,7 @@
 
 static struct tsc_features features;
 static uint64_t tsc_hz;
+static double tsc_hz_uncertainty_ppm;
 static const struct clock *tsc_calibrated_against;
 static char tsc_hz_source[CLOCK_TEXT_LEN];
 static bool frequency_found;
@@ -51,6 +52,11 @@ static bool frequency_found;
 const struct tsc_features *tsc_features(void)
 {
 	return &features;
+}
+
+double tsc_freq_uncertainty_ppm(void)
+{
+	return tsc_hz_uncertainty_ppm;
 }
 
 static void read_features(const struct clock_env *env)
@@ -186,6 +192,7 @@ static bool frequency_from_calibration(char *why, size_t whylen)
 		return false;
 	}
 	tsc_hz = (uint64_t)(rate.hz + 0.5);
+	tsc_hz_uncertainty_ppm = rate.uncertainty_ppm;
 	tsc_calibrated_against = ref;
 	snprintf(tsc_hz_source, sizeof(tsc_hz_source),
 		 "calibrated against %s over %.0f ms, +/- %.0f ppm", ref->name,

@@ -27,6 +27,10 @@ struct tsc_features {
 
 const struct tsc_features *tsc_features(void);
 
+/** How far the TSC frequency may be off, in ppm, when it was calibrated;
+ * 0 when CPUID or a hypervisor leaf gave it. */
+double tsc_freq_uncertainty_ppm(void);
+
 /** rdtsc, not ordered against anything. */
 static inline uint64_t tsc_read(void)
 {

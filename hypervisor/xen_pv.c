@@ -148,6 +148,34 @@ void xen_pv_trap(struct trap_frame *f)
 	__builtin_unreachable();
 }
 
+/* From hypervisor/xen_pv_entry.S: Xen could not return to the guest. */
+void xen_pv_failsafe(void);
+void xen_pv_failsafe(void)
+{
+	crash_now("\nclockbench: Xen's failsafe callback: a segment could not "
+		  "be restored on return to the guest\n");
+}
+
+/* --- event delivery (interrupts, for a PV guest) ------------------------------ */
+
+void xen_pv_irq_disable(void)
+{
+	xen_shared_info->vcpu_info[cpu_index()].evtchn_upcall_mask = 1;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+void xen_pv_irq_enable(void)
+{
+	volatile struct vcpu_info *v = &xen_shared_info->vcpu_info[cpu_index()];
+
+	v->evtchn_upcall_mask = 0;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	/* An event that came while masked waits for Xen's next return to
+	 * the guest: any hypercall makes one. */
+	if (v->evtchn_upcall_pending)
+		HYPERCALL2(__HYPERVISOR_xen_version, 0, NULL);
+}
+
 /* --- leaving ------------------------------------------------------------------ */
 
 static void shutdown(unsigned int reason)

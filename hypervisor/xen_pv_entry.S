@@ -56,3 +56,39 @@ xen_trap_stubs:
 	stub_addr %vec
 	.set vec, vec + 1
 .endr
+
+/*
+ * The event upcall (CALLBACKTYPE_event): Xen enters it like an exception,
+ * RCX and R11 on top and no error code, with events masked.  The TSC is
+ * read once the registers are saved, and xen_pv_event(frame, tsc) sees
+ * which channels fired; the iret hypercall restores the event mask from
+ * the frame's RFLAGS.IF.
+ */
+	.text
+	.globl xen_event_entry
+xen_event_entry:
+	popq	%rcx
+	popq	%r11
+	pushq	$0			/* no error code */
+	pushq	$XEN_EVENT_VECTOR
+	save_all_regs
+	rdtsc
+	shlq	$32, %rdx
+	orq	%rdx, %rax
+	movq	%rax, %rsi		/* entry TSC */
+	call_with_frame xen_pv_event
+	restore_all_regs
+	addq	$16, %rsp
+	pushq	$0
+	jmp	hypercall_page + __HYPERVISOR_iret * XEN_HYPERCALL_SLOT_SIZE
+
+/*
+ * The failsafe callback: Xen could not restore a segment register on the
+ * way back to the guest.  clockbench loads none, so this is a bug: say so
+ * and end the run.
+ */
+	.globl xen_failsafe_entry
+xen_failsafe_entry:
+	andq	$~15, %rsp
+	call	xen_pv_failsafe
+	ud2

@@ -95,10 +95,30 @@ static inline void cpu_relax(void)
 	asm volatile("pause" ::: "memory");
 }
 
-/* Allowed in ring 3 because the kernel runs with IOPL 3. */
+/* Xen PV: interrupts are event upcalls, masked per vCPU
+ * (hypervisor/xen_pv.c). */
+void xen_pv_irq_disable(void);
+void xen_pv_irq_enable(void);
+
+/*
+ * Natively allowed in ring 3 because the kernel runs with IOPL 3 (where
+ * the hypervisor ignores IOPL, ring 0 performs them: kernel/ring0.c).  A
+ * Xen PV guest masks event delivery instead (Xen makes cli/sti no-ops).
+ */
 static inline void irq_disable(void)
 {
-	asm volatile("cli" ::: "memory");
+	if (CONFIG_XEN_PV)
+		xen_pv_irq_disable();
+	else
+		asm volatile("cli" ::: "memory");
+}
+
+static inline void irq_enable(void)
+{
+	if (CONFIG_XEN_PV)
+		xen_pv_irq_enable();
+	else
+		asm volatile("sti" ::: "memory");
 }
 
 #define X86_CR0_PE (1u << 0)

@@ -31,6 +31,7 @@
 #include "kernel/selftest.h"
 #include "kernel/smp.h"
 #include "kernel/summary.h"
+#include "kernel/ticks.h"
 
 #define MIB (1024 * 1024)
 
@@ -337,12 +338,15 @@ void kernel_boot(uint32_t protocol, uint32_t info_paddr, uint32_t magic)
 	xcpu_measure(&(struct xcpu_options){ .warp_ms = opts.warp_ms,
 					     .drift_ms = opts.drift_ms });
 	summary_print_xcpu();
+	ticks_measure(&opts, &clock_env);
+	summary_print_ticks();
 
 	selftest_run();
 	clocks_check();
 	smp_checks();
 	summary_checks();
 	summary_xcpu_checks();
+	summary_ticks_checks();
 	verdict = report_end();
 	fill_report_env(&report_env, &opts);
 	summary_print_json(&report_env, verdict);

@@ -20,10 +20,26 @@ struct option_desc {
 					   * for a number */
 	int def;
 	const char *help;
-	unsigned int min, max; /* a number's bounds */
+	unsigned int min, max; /* a number's bounds (each of a list's) */
+	const struct option_list *list; /* a list of numbers; else NULL */
+};
+
+/* A list of numbers, "a,b,c" (empty allowed): up to max_items of them go
+ * to the unsigned int array at the option's offset, their count to
+ * count_offset. */
+struct option_list {
+	unsigned int max_items;
+	size_t count_offset;
+	const char *def; /* the default, as it would be written */
 };
 
 #define FIELD(f) offsetof(struct options, f)
+
+static const struct option_list tick_rates_list = {
+	TICK_MAX_RATES,
+	FIELD(nr_tick_rates),
+	"100,1000,10000,100000",
+};
 
 static const struct option_desc option_table[] = {
 	{ "exit",
@@ -34,7 +50,8 @@ static const struct option_desc option_table[] = {
 	  "how the run ends: auto = QEMU isa-debug-exit, else ACPI power-off, "
 	  "else halt; reset reboots; halt stops the CPU",
 	  0,
-	  0 },
+	  0,
+	  NULL },
 	{ "fault",
 	  FIELD(fault),
 	  false,
@@ -43,7 +60,8 @@ static const struct option_desc option_table[] = {
 	  "test only: provoke this exception after the environment section "
 	  "(the run must end as failed)",
 	  0,
-	  0 },
+	  0,
+	  NULL },
 	{ "verbose",
 	  FIELD(verbose),
 	  true,
@@ -51,7 +69,8 @@ static const struct option_desc option_table[] = {
 	  0,
 	  "1 prints the memory map and the ACPI tables found",
 	  0,
-	  0 },
+	  0,
+	  NULL },
 	{ "acpi_dump",
 	  FIELD(acpi_dump),
 	  true,
@@ -61,7 +80,8 @@ static const struct option_desc option_table[] = {
 	  "\"acpi-dump \"; tests/fixtures/acpi/extract turns them into "
 	  "files)",
 	  0,
-	  0 },
+	  0,
+	  NULL },
 	{ "budget_ms",
 	  FIELD(budget_ms),
 	  false,
@@ -70,7 +90,8 @@ static const struct option_desc option_table[] = {
 	  "time for all measurements of the run, in ms (split among the "
 	  "clocks)",
 	  100,
-	  600000 },
+	  600000,
+	  NULL },
 	{ "samples",
 	  FIELD(samples),
 	  false,
@@ -78,7 +99,8 @@ static const struct option_desc option_table[] = {
 	  0,
 	  "per-read samples for each clock; 0 = as many as the budget allows",
 	  0,
-	  MEASURE_MAX_SAMPLES },
+	  MEASURE_MAX_SAMPLES,
+	  NULL },
 	{ "rate_ms",
 	  FIELD(rate_ms),
 	  false,
@@ -86,7 +108,8 @@ static const struct option_desc option_table[] = {
 	  100,
 	  "reference time over which each clock's rate is measured, in ms",
 	  10,
-	  60000 },
+	  60000,
+	  NULL },
 	{ "warp_ms",
 	  FIELD(warp_ms),
 	  false,
@@ -94,7 +117,8 @@ static const struct option_desc option_table[] = {
 	  100,
 	  "time for the cross-CPU warp test of each clock, in ms",
 	  1,
-	  60000 },
+	  60000,
+	  NULL },
 	{ "drift_ms",
 	  FIELD(drift_ms),
 	  false,
@@ -103,7 +127,8 @@ static const struct option_desc option_table[] = {
 	  "span over which each CPU's offset is followed to fit its drift, in "
 	  "ms",
 	  10,
-	  600000 },
+	  600000,
+	  NULL },
 	{ "hold_ap",
 	  FIELD(hold_ap),
 	  false,
@@ -112,7 +137,29 @@ static const struct option_desc option_table[] = {
 	  "test only: do not start the CPU with this APIC ID (Xen PV: vCPU id; "
 	  "0 = start all)",
 	  0,
-	  255 },
+	  255,
+	  NULL },
+	{ "tick_rates",
+	  FIELD(tick_rates_hz),
+	  false,
+	  { NULL },
+	  0,
+	  "timer interrupt rates to measure each tick source at, in Hz, "
+	  "comma-separated; empty (tick_rates=) skips the tick measurements",
+	  1,
+	  1000000,
+	  &tick_rates_list },
+	{ "tick_ms",
+	  FIELD(tick_ms),
+	  false,
+	  { NULL },
+	  100,
+	  "time each tick source runs at each rate, in ms (the same work "
+	  "loop without a timer is timed for a quarter of it before and "
+	  "after)",
+	  10,
+	  60000,
+	  NULL },
 	{ "help",
 	  FIELD(help),
 	  true,
@@ -120,14 +167,20 @@ static const struct option_desc option_table[] = {
 	  0,
 	  "1 prints this list of options and ends the run as skipped",
 	  0,
-	  0 },
+	  0,
+	  NULL },
 };
 
 #define NR_OPTIONS (sizeof(option_table) / sizeof(option_table[0]))
 
+static bool is_list(const struct option_desc *d)
+{
+	return d->list != NULL;
+}
+
 static bool is_number(const struct option_desc *d)
 {
-	return !d->choices[0];
+	return !d->choices[0] && !is_list(d);
 }
 
 static void set_field(struct options *opts, const struct option_desc *d,
@@ -162,6 +215,41 @@ static int parse_number(const struct option_desc *d, const char *text,
 				 "whole number from %u to %u)",
 				 d->key, (int)len, text, d->min, d->max);
 	set_field(opts, d, (int)value);
+	return 0;
+}
+
+/* "a,b,c" within the option's bounds, or nothing; -1 with a sentence. */
+static int parse_list(const struct option_desc *d, const char *text, size_t len,
+		      struct options *opts, char *err, size_t errlen)
+{
+	unsigned int *items = (unsigned int *)((char *)opts + d->offset);
+	unsigned int *count =
+		(unsigned int *)((char *)opts + d->list->count_offset);
+	unsigned int n = 0;
+	size_t i = 0;
+
+	while (i < len) {
+		unsigned long long value = 0;
+		size_t start = i;
+
+		for (; i < len && text[i] >= '0' && text[i] <= '9' &&
+		       value <= d->max;
+		     i++)
+			value = value * 10 + (unsigned int)(text[i] - '0');
+		if (i == start || (i < len && text[i] != ',') ||
+		    value < d->min || value > d->max ||
+		    n == d->list->max_items || (i + 1 == len && text[i] == ','))
+			return error_set(err, errlen,
+					 "option '%s': '%.*s' is not valid "
+					 "(expected up to %u whole numbers "
+					 "from %u to %u, separated by commas, "
+					 "or nothing)",
+					 d->key, (int)len, text,
+					 d->list->max_items, d->min, d->max);
+		items[n++] = (unsigned int)value;
+		i += i < len; /* the comma */
+	}
+	*count = n;
 	return 0;
 }
 
@@ -238,6 +326,8 @@ static int parse_word(const char *word, size_t len, struct options *opts,
 				 d->key);
 	*seen |= 1u << (d - option_table);
 
+	if (is_list(d))
+		return parse_list(d, eq + 1, vallen, opts, err, errlen);
 	if (is_number(d))
 		return parse_number(d, eq + 1, vallen, opts, err, errlen);
 	n = nr_choices(d);
@@ -263,8 +353,15 @@ int options_parse(const char *cmdline, struct options *opts, char *err,
 
 	err[0] = '\0';
 	memset(opts, 0, sizeof(*opts));
-	for (i = 0; i < NR_OPTIONS; i++)
-		set_field(opts, &option_table[i], option_table[i].def);
+	for (i = 0; i < NR_OPTIONS; i++) {
+		const struct option_desc *d = &option_table[i];
+
+		if (is_list(d))
+			parse_list(d, d->list->def, strlen(d->list->def), opts,
+				   err, errlen);
+		else
+			set_field(opts, d, d->def);
+	}
 
 	for (;;) {
 		size_t len;
@@ -287,6 +384,14 @@ void options_describe(FILE *out)
 		const struct option_desc *d = &option_table[i];
 		char valid[160];
 
+		if (is_list(d)) {
+			fprintf(out,
+				"  %-9s up to %u of %u to %u, comma-separated "
+				"(default %s)\n            %s\n",
+				d->key, d->list->max_items, d->min, d->max,
+				d->list->def, d->help);
+			continue;
+		}
 		if (is_number(d)) {
 			fprintf(out,
 				"  %-9s %u to %u (default %d)\n            "
@@ -305,7 +410,7 @@ const char *options_value_name(const char *key, const struct options *opts)
 {
 	const struct option_desc *d = find_option(key, strlen(key));
 
-	if (!d || is_number(d))
+	if (!d || is_number(d) || is_list(d))
 		return "?";
 	return d->choices[get_field(opts, d)];
 }

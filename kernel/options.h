@@ -14,6 +14,9 @@
 /* The most per-read samples kept for one clock. */
 #define MEASURE_MAX_SAMPLES 20000
 
+/* The most timer rates one run measures each tick source at. */
+#define TICK_MAX_RATES 8
+
 /* How the run ends once the verdict is known (see kernel/exit.c). */
 enum exit_method {
 	EXIT_AUTO,  /* isa-debug-exit, then ACPI power-off, then halt */
@@ -47,6 +50,9 @@ struct options {
 	unsigned int hold_ap;	/* APIC ID not to start; 0 = none */
 	unsigned int warp_ms;	/* cross-CPU warp test per clock */
 	unsigned int drift_ms;	/* span of the drift fit */
+	unsigned int tick_rates_hz[TICK_MAX_RATES]; /* rates to measure */
+	unsigned int nr_tick_rates; /* 0: no tick measurements */
+	unsigned int tick_ms;	    /* per tick source and rate */
 	bool help;
 };
 

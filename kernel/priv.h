@@ -35,6 +35,7 @@ enum priv_op {
 	PRIV_TRIPLE_FAULT, /* reset by triple fault */
 	PRIV_PROVOKE,	   /* RDI: PRIV_PROVOKE_* in ring 0 (fault tests) */
 	PRIV_HYPERCALL,	   /* RDI struct priv_hypercall * -> RAX result */
+	PRIV_IDLE,	   /* sti; hlt; cli: sleep until an interrupt */
 };
 
 /* A Xen hypercall for ring 0 to make (HVM guests may make them only from
@@ -162,6 +163,13 @@ static inline uint64_t priv_read_cr(unsigned int n)
 static inline void priv_flush_tlb(void)
 {
 	priv_call(PRIV_FLUSH_TLB, 0, 0, NULL);
+}
+
+/** Sleep until an interrupt (WAKE_VECTOR) arrives, with interrupts on
+ * only while halted. */
+static inline void priv_idle(void)
+{
+	priv_call(PRIV_IDLE, 0, 0, NULL);
 }
 
 static inline __attribute__((noreturn)) void priv_halt(void)

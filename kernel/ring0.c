@@ -64,6 +64,8 @@ struct descriptor_ptr {
 } __attribute__((packed));
 
 extern const uint64_t trap_stubs[NR_EXCEPTIONS], priv_stub[1];
+extern const uint64_t stray_stubs[IRQ_PIC_COUNT + 1], wake_stub[1];
+extern const char tick_stub[];
 extern uint64_t gdt64[];
 extern char ring0_stack_top[], boot_stack_guard[];
 extern uint64_t ap_boot_ring0_stack;
@@ -76,6 +78,8 @@ static uint8_t fault_stack[FAULT_STACK_SIZE] __attribute__((aligned(16)));
 static struct fault_record fault_record;
 static int fault_depth;
 unsigned long ring0_io_emulations;
+unsigned long ring0_stray_interrupts;
+struct ring0_eoi ring0_wake_eoi;
 
 /* --- privileged instructions (ring 0 only) --------------------------------- */
 
@@ -154,6 +158,11 @@ void ring0_init(void)
 			 v == X86_EXC_BP ? GATE_DPL3 : 0);
 	}
 	set_gate(PRIV_VECTOR, priv_stub[0], 0, GATE_DPL3);
+	for (v = 0; v < IRQ_PIC_COUNT; v++)
+		set_gate(IRQ_PIC_BASE + v, stray_stubs[v], 0, 0);
+	set_gate(SPURIOUS_VECTOR, stray_stubs[IRQ_PIC_COUNT], 0, 0);
+	set_gate(TICK_VECTOR, (uint64_t)(uintptr_t)tick_stub, 0, 0);
+	set_gate(WAKE_VECTOR, wake_stub[0], 0, 0);
 	load_idt();
 }
 
@@ -294,6 +303,10 @@ static void priv_request(struct trap_frame *f)
 			h->args[3], h->args[4]);
 		break;
 	}
+	case PRIV_IDLE:
+		/* The interrupt that ends hlt is taken here, in ring 0. */
+		asm volatile("sti; hlt; cli" ::: "memory");
+		break;
 	default:
 		f->rdx = PRIV_BAD_REQUEST;
 		break;
@@ -360,6 +373,20 @@ void trap_handle(struct trap_frame *f)
 	}
 	if (f->vector == X86_EXC_GP && emulate_io(f))
 		return;
+	if (f->vector == WAKE_VECTOR) {
+		if (ring0_wake_eoi.mmio)
+			*(volatile uint32_t *)(uintptr_t)ring0_wake_eoi.mmio =
+				0;
+		else if (ring0_wake_eoi.msr)
+			wrmsr_fixup(ring0_wake_eoi.msr, 0);
+		return;
+	}
+	/* A PIC interrupt (they are masked) or the APIC's spurious vector:
+	 * neither takes an end of interrupt at the local APIC. */
+	if (f->vector >= IRQ_PIC_BASE && f->vector != PRIV_VECTOR) {
+		ring0_stray_interrupts++;
+		return;
+	}
 	if (extable_apply(f))
 		return;
 	/* A fault while reporting one: say so without ring 3, and stop. */

@@ -11,6 +11,8 @@
 #ifndef CLOCKBENCH_KERNEL_RING0_H
 #define CLOCKBENCH_KERNEL_RING0_H
 
+#include <stdint.h>
+
 #include "kernel/traps.h"
 
 /*
@@ -18,6 +20,19 @@
  * because the hypervisor did not honour IOPL 3 (0 natively and on TCG).
  */
 extern unsigned long ring0_io_emulations;
+
+/* Interrupts ring 0 took on a vector nothing uses: a PIC interrupt (the
+ * PICs are masked) or the local APIC's spurious vector. */
+extern unsigned long ring0_stray_interrupts;
+
+/* Where ring 0 ends a WAKE_VECTOR interrupt: the local APIC's EOI register
+ * (xAPIC, the same address on every CPU) or MSR (x2APIC); set by ring 3
+ * before any CPU idles (kernel/idle.c). */
+struct ring0_eoi {
+	uint64_t mmio;
+	uint32_t msr;
+};
+extern struct ring0_eoi ring0_wake_eoi;
 
 /** Install the TSS (RSP0 and IST stacks) and the IDT; ring 0 only. */
 void ring0_init(void);

@@ -447,6 +447,7 @@ void summary_print_json(const struct report_env *env, enum verdict verdict)
 		json_clock(&w, &r[i]);
 	json_array_end(&w);
 	json_xcpu(&w);
+	summary_json_ticks(&w);
 	json_object_begin(&w, "checks");
 	json_uint(&w, "passed", passed);
 	json_uint(&w, "failed", failed);

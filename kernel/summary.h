@@ -43,6 +43,17 @@ void summary_print_xcpu(void);
 /** Checks from the cross-CPU measurements. */
 void summary_xcpu_checks(void);
 
+/** The tick section of the table, after ticks_measure(). */
+void summary_print_ticks(void);
+
+/** Checks from the tick measurements: each source present or absent with
+ * a reason; at 1000 Hz the rate delivered; the CPU lost; the lateness. */
+void summary_ticks_checks(void);
+
+struct json_writer;
+/** The "ticks" member of the JSON document (kernel/summary_ticks.c). */
+void summary_json_ticks(struct json_writer *w);
+
 /** The JSON document between its console markers. */
 void summary_print_json(const struct report_env *env, enum verdict verdict);
 

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
 """Unit tests for `clockbench matrix` (environment list, manifest) and `clockbench compare`
-(reading matrix folders and single reports, spreads, ratios, missing clocks, output
-formats, clear errors on malformed input, and --plot end to end) on the real reports in
-tests/tools/fixtures/matrix/ (see its README.md).
+(reading matrix folders and single reports, spreads, ratios, missing clocks, tick costs,
+output formats, clear errors on malformed input, and --plot end to end) on the real
+reports in tests/tools/fixtures/matrix/ (see its README.md).
 
 Run: /usr/bin/python3 -m unittest discover -s tests/tools -t .
 """
@@ -38,6 +38,11 @@ def load(env, number):
 
 def clock(document, name):
     return next(c for c in document["clocks"] if c["name"] == name)
+
+
+def tick_rate(document, source, hz):
+    entry = next(s for s in document["ticks"]["sources"] if s["name"] == source)
+    return next(r for r in entry["rates"] if r["requested_hz"] == hz)
 
 
 def run_tool(*args):
@@ -132,6 +137,82 @@ class CompareTest(unittest.TestCase):
         self.assertEqual(list(inputs.runs), ["tcg-pc", "kvm-pc"])
 
 
+class TickCompareTest(unittest.TestCase):
+    """The tick-cost table: per source, rate and environment."""
+
+    def setUp(self):
+        self.inputs = compare.load_inputs([SAMPLE])
+        self.table = dict(compare.compare_ticks(self.inputs, "tcg-pc"))
+
+    def cell(self, source, hz, env):
+        return next(c for c in self.table[(source, hz)] if c.env == env)
+
+    def test_order_sources_and_rates(self):
+        self.assertTrue(compare.has_ticks(self.inputs))
+        self.assertEqual(list(self.table),
+                         [(source, hz) for source in ("lapic", "tsc_deadline", "hpet", "pit")
+                          for hz in (100, 1000, 10000, 100000)])
+
+    def test_median_range_and_ratio(self):
+        ratios = 0
+        for source, hz in (("hpet", 10000), ("lapic", 100000)):
+            with self.subTest(source=source, hz=hz):
+                base = [tick_rate(load("tcg-pc", n), source, hz) for n in (1, 2)]
+                kvm = [tick_rate(load("kvm-pc", n), source, hz) for n in (1, 2)]
+                stolen = self.cell(source, hz, "kvm-pc").metrics["stolen"]
+                values = [r["cpu_stolen_pct"] for r in kvm]
+                self.assertEqual(stolen.median, sum(values) / 2)
+                self.assertEqual((stolen.low, stolen.high), (min(values), max(values)))
+                cycles = self.cell(source, hz, "kvm-pc")
+                measured = all(r["cpu_stolen_pct"] > r["noise_pct"] for r in base + kvm)
+                if measured:
+                    expected = (sum(r["cycles_per_interrupt"] for r in kvm) /
+                                sum(r["cycles_per_interrupt"] for r in base))
+                    self.assertAlmostEqual(cycles.ratios["cycles"], expected)
+                    self.assertEqual(self.cell(source, hz, "tcg-pc").ratios["cycles"], 1.0)
+                    ratios += 1
+        self.assertTrue(ratios, "the fixture has no rate costly enough for a ratio")
+
+    def test_no_ratio_below_the_noise(self):
+        for (source, hz), cells in self.table.items():
+            base = next(c for c in cells if c.env == "tcg-pc")
+            for cell in cells:
+                if cell.ratios.get("stolen") is not None:
+                    self.assertTrue(compare.tick_cost_measured(cell), (source, hz, cell.env))
+                    self.assertTrue(compare.tick_cost_measured(base), (source, hz))
+
+    def test_absent_source_is_missing_with_its_reason(self):
+        cell = self.cell("tsc_deadline", 1000, "tcg-pc")
+        self.assertTrue(cell.missing)
+        self.assertEqual(cell.missing_reason, "absent: not offered: CPUID.1:ECX[24] "
+                                              "(TSC-deadline timer) is clear")
+        self.assertFalse(self.cell("tsc_deadline", 1000, "kvm-pc").missing)
+        text = "\n".join(compare.format_tick_table(list(self.table.items()), "tcg-pc"))
+        self.assertRegex(text, r"tsc_deadline\s+1000\s+tcg-pc\s+2\s+missing: absent: not "
+                               r"offered")
+        self.assertIn("stolen / tcg-pc", text)
+
+    def test_reports_without_ticks(self):
+        old = os.path.join(HERE, "fixtures", "good.log")
+        inputs = compare.load_inputs([old])
+        self.assertFalse(compare.has_ticks(inputs))
+        self.assertEqual(compare.compare_ticks(inputs), [])
+        result = run_tool("compare", old, "--table", "ticks")
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("no report has tick measurements", result.stderr)
+
+    def test_tick_csv(self):
+        rows = list(csv.DictReader(compare.format_tick_csv(list(self.table.items()),
+                                                           "tcg-pc")))
+        row = next(r for r in rows if (r["source"], r["rate_hz"], r["env"]) ==
+                   ("pit", "1000", "kvm-pc"))
+        self.assertAlmostEqual(float(row["cpu_stolen_pct_median"]),
+                               self.cell("pit", 1000, "kvm-pc").metrics["stolen"].median)
+        row = next(r for r in rows if (r["source"], r["env"]) == ("tsc_deadline", "tcg-q35"))
+        self.assertEqual(row["measured_runs"], "0")
+        self.assertIn("TSC-deadline", row["missing_reason"])
+
+
 class MalformedTest(unittest.TestCase):
     """Each bad input gives one sentence naming the file, exit 2, no traceback."""
 
@@ -179,20 +260,38 @@ class EndToEndTest(unittest.TestCase):
             self.assertEqual(result.returncode, 0, result.stderr)
             self.assertRegex(result.stdout, r"hpet\s+kvm-pc\s+2\s+\S+")
             self.assertIn("p50 / tcg-pc", result.stdout)
-            for stem in ("read-cost-cdf", "cross-cpu"):
+            self.assertRegex(result.stdout, r"tick costs: .*\n.*stolen / tcg-pc")
+            self.assertRegex(result.stdout, r"hpet\s+10000\s+kvm-pc\s+2\s+\S+")
+            for stem in ("read-cost-cdf", "cross-cpu", "tick-cost"):
                 for ext in ("png", "svg"):
                     path = os.path.join(plots, f"{stem}.{ext}")
                     self.assertTrue(os.path.getsize(path) > 1000, path)
-            self.assertIn("no report has a 'ticks' section", result.stderr)
+            self.assertNotIn("not written", result.stderr)
+
+    def test_plots_without_ticks_say_so(self):
+        with tempfile.TemporaryDirectory() as plots:
+            result = run_tool("compare", os.path.join(HERE, "fixtures", "good.log"),
+                              "--plot", plots)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            self.assertIn("no report has tick measurements (a 'ticks' section that "
+                          "applies), so the tick rate vs CPU stolen plot is not written.",
+                          result.stderr)
+            self.assertFalse(os.path.exists(os.path.join(plots, "tick-cost.png")))
 
     def test_markdown_and_csv(self):
         markdown = run_tool("compare", SAMPLE, "--format", "markdown", "--baseline", "kvm-pc")
         self.assertEqual(markdown.returncode, 0, markdown.stderr)
         self.assertIn("| clock | env | runs |", markdown.stdout)
         self.assertIn("p50 / kvm-pc", markdown.stdout)
+        self.assertIn("| source | rate Hz | env | runs |", markdown.stdout)
         result = run_tool("compare", SAMPLE, "--format", "csv")
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertTrue(result.stdout.startswith("clock,env,runs,present_runs,missing_reason,"))
+        result = run_tool("compare", SAMPLE, "--format", "csv", "--table", "ticks")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertTrue(result.stdout.startswith("source,rate_hz,env,runs,measured_runs,"))
+        result = run_tool("compare", SAMPLE, "--table", "clocks")
+        self.assertNotIn("tick costs", result.stdout)
 
     def test_unknown_baseline(self):
         result = run_tool("compare", SAMPLE, "--baseline", "xen-tsc")

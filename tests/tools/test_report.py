@@ -68,6 +68,20 @@ def smp_document():
     return copy.deepcopy(_SMP)
 
 
+_TICKS = report.load_report(fixture_lines("ticks.log"), "ticks.log")
+
+
+def ticks_document():
+    """A fresh copy of the ticks fixture's document: TCG pc, every default rate."""
+    return copy.deepcopy(_TICKS)
+
+
+def tick_rate(document, source, hz):
+    """The entry of tick source `source` at `hz` in `document`."""
+    entry = next(s for s in document["ticks"]["sources"] if s["name"] == source)
+    return next(r for r in entry["rates"] if r["requested_hz"] == hz)
+
+
 def single_cpu_document():
     """The good document as a guest with cross-CPU measurements prints it on one CPU."""
     document = good_document()
@@ -270,6 +284,43 @@ class Validation(unittest.TestCase):
                         field),
                     f"cross_cpu.clocks[0].{key}[1]: '{field}' is a required property")
 
+    def test_ticks_are_optional_but_checked(self):
+        """Older logs (good.log) lack ticks; when there, they are validated fully."""
+        self.assertNotIn("ticks", _GOOD)
+        report.validate_document(ticks_document(), "x")
+        cases = [
+            (lambda d: d["ticks"].pop("sources"), "ticks: 'sources' is a required property"),
+            (lambda d: d["ticks"]["sources"][1].update(absent_reason=""),
+             "ticks.sources[1].absent_reason: '' is too short"),
+            (lambda d: tick_rate(d, "pit", 1000).pop("lateness_ns"),
+             "ticks.sources[3].rates[1]: 'lateness_ns' is a required property"),
+            (lambda d: tick_rate(d, "pit", 1000).update(state="unreachable", problem=None),
+             "ticks.sources[3].rates[1].problem: null is not of type string"),
+            (lambda d: tick_rate(d, "pit", 1000)["lateness_ns"].update(p50=1.5),
+             "ticks.sources[3].rates[1].lateness_ns.p50: 1.5 is not of type integer"),
+            (lambda d: d["ticks"].update(applies=False),
+             "ticks.reason: null is not of type string"),
+        ]
+        for change, sentence in cases:
+            with self.subTest(sentence):
+                document = ticks_document()
+                change(document)
+                with self.assertRaises(RunnerError) as caught:
+                    report.validate_document(document, "x")
+                self.assertTrue(str(caught.exception).startswith("x: " + sentence),
+                                str(caught.exception))
+        # A rate nothing could measure keeps only its reason; no records, no distributions.
+        document = ticks_document()
+        rate = tick_rate(document, "pit", 100)
+        for key in list(rate):
+            if key not in ("requested_hz", "state", "problem"):
+                del rate[key]
+        rate.update(state="unreachable", problem="its 16-bit divisor allows no fewer")
+        report.validate_document(document, "x")
+        rate = tick_rate(document, "pit", 1000)
+        rate.update(records=0, handler_cycles=None, lateness_ns=None)
+        report.validate_document(document, "x")
+
     def assert_invalid_smp(self, change, sentence):
         """Validating the SMP document after `change(document)` must say `sentence`."""
         document = smp_document()
@@ -409,6 +460,21 @@ class ParseCommand(unittest.TestCase):
         self.assertEqual(lines[-1], "kvm_clock    absent: no KVM signature (the hypervisor "
                                     "is TCG)")
         self.assertEqual(len(lines), 3 + 7)
+
+    def test_summary_with_ticks(self):
+        result = run_tool(["parse", fixture("ticks.log")])
+        self.assertEqual(result.returncode, 0, result.stderr)
+        lines = result.stdout.splitlines()
+        start = lines.index("ticks: 100 ms a rate")
+        self.assertEqual(lines[start + 1].split()[:4], ["source", "rate", "Hz", "intr/s"])
+        rows = [line.split() for line in lines[start + 2:start + 14]]
+        self.assertEqual([(row[0], row[1]) for row in rows],
+                         [(name, hz) for name in ("lapic", "hpet", "pit")
+                          for hz in ("100", "1000", "10000", "100000")])
+        self.assertIn("tsc_deadline: absent: not offered: CPUID.1:ECX[24] (TSC-deadline "
+                      "timer) is clear", lines)
+        without = run_tool(["parse", fixture("good.log")]).stdout.splitlines()
+        self.assertFalse([line for line in without if line.startswith("ticks")])
 
     def test_json_and_quiet(self):
         with tempfile.TemporaryDirectory() as directory:
@@ -693,6 +759,74 @@ class Checks(unittest.TestCase):
         self.assertEqual(self.problems("tcg_facts", lambda d: d["clocks"].__setitem__(0, absent)),
                          ["tsc is absent"])
 
+    def tick_problems(self, change=None):
+        return self.problems("ticks_facts", change, document=ticks_document())
+
+    def test_ticks_facts_on_the_fixture(self):
+        self.assertEqual(self.tick_problems(), [])
+        self.assertEqual(self.problems("tcg_facts", document=ticks_document()), [])
+        self.assertEqual(self.problems("ticks_facts"),
+                         ["ticks is missing (a guest from before the tick measurements?)"])
+
+    def test_ticks_facts(self):
+        def not_applied(document):
+            document["ticks"].update(applies=False, reason="tick_rates is empty: no tick "
+                                     "measurements asked for", sources=[])
+
+        def rate(hz, source="pit"):
+            return lambda d: tick_rate(d, source, hz)
+
+        pit100, pit1000 = tick_rate(_TICKS, "pit", 100), tick_rate(_TICKS, "pit", 1000)
+        noise = pit100["noise_pct"]
+        floor = -max(noise + 2.0, 10.0)
+        cases = [
+            (not_applied, ["ticks did not apply: tick_rates is empty: no tick measurements "
+                           "asked for"]),
+            (lambda d: d["ticks"]["sources"].append(copy.deepcopy(d["ticks"]["sources"][0])),
+             ["ticks: the source 'lapic' is listed more than once"]),
+            (lambda d: [s.update(present=False, absent_reason="gone", notes="", rates=[],
+                                 baseline_disturbed_ms=None)
+                        for s in d["ticks"]["sources"]],
+             ["ticks: no tick source is present"]),
+            (lambda d: rate(1000)(d).update(reached=False),
+             [f"ticks: pit at 1000 Hz: reached is false but interrupts_per_s is "
+              f"{pit1000['interrupts_per_s']:.1f}"]),
+            (lambda d: rate(100)(d).update(cpu_stolen_pct=100.5),
+             [f"ticks: pit at 100 Hz: cpu_stolen_pct is 100.50, outside {floor:.2f} to 100 "
+              f"(noise {noise})"]),
+            (lambda d: rate(100)(d).update(cpu_stolen_pct=floor - 0.5),
+             [f"ticks: pit at 100 Hz: cpu_stolen_pct is {floor - 0.5:.2f}, outside "
+              f"{floor:.2f} to 100 (noise {noise})"]),
+            (lambda d: rate(100)(d).update(cpu_stolen_pct=None),
+             ["ticks: pit at 100 Hz: cpu_stolen_pct is null"]),
+            (lambda d: rate(100)(d).update(cycles_per_interrupt=None),
+             [f"ticks: pit at 100 Hz: cycles_per_interrupt is None with "
+              f"{pit100['interrupts']} interrupts"]),
+            (lambda d: rate(100)(d)["lateness_ns"].update(min=-10 ** 9),
+             [f"ticks: pit at 100 Hz: lateness_ns.min is -1000000000: an interrupt came "
+              f"before its expiry (grid known to {pit100['grid_uncertainty_ns']:.0f} ns)"]),
+            (lambda d: rate(100)(d)["handler_cycles"].update(min=10 ** 12),
+             [f"ticks: pit at 100 Hz: handler_cycles is out of order: min 1000000000000 > "
+              f"p50 {pit100['handler_cycles']['p50']}"]),
+            (lambda d: rate(100)(d).update(records=0, handler_cycles=None, lateness_ns=None),
+             []),
+            (lambda d: rate(100)(d).update(records=0),
+             ["ticks: pit at 100 Hz: distributions without records"]),
+            (lambda d: rate(1000)(d).update(interrupts_per_s=700.0, reached=False,
+                                            typical_hz=990.0),
+             []),
+            (lambda d: rate(1000)(d).update(interrupts_per_s=700.0, reached=False,
+                                            typical_hz=500.0),
+             ["ticks: pit at 1000 Hz delivered 700.0 interrupts a second, more than 10 % "
+              "off"]),
+            (lambda d: rate(1000)(d).update(state="failed", problem="writing it faulted"),
+             ["ticks: pit at 1000 Hz failed: writing it faulted"]),
+            (lambda d: rate(1000)(d).update(state="unreachable", problem="too fast"), []),
+        ]
+        for change, expected in cases:
+            with self.subTest(expected[0] if expected else "passes"):
+                self.assertEqual(self.tick_problems(change), expected)
+
     def test_run_report_checks(self):
         lines = fixture_lines("good.log")
         self.assertEqual(reportchecks.run_report_checks(["valid", "tcg_facts"], lines, "g"), [])
@@ -734,7 +868,8 @@ class TestsCfgReportKey(unittest.TestCase):
             testlist.parse_tests_cfg("boot t report=fast\n", "t.cfg")
         self.assertEqual(str(caught.exception), "t.cfg:1: report=fast is not a report check "
                                                 "(known: valid, tcg_facts, kvm_facts, "
-                                                "xen_pv_facts, smp_facts, single_cpu_facts).")
+                                                "xen_pv_facts, smp_facts, single_cpu_facts, "
+                                                "ticks_facts).")
 
     def test_repository_report_tests(self):
         tests = testlist.load_tests_cfg(os.path.join(ROOT, "tests", "tests.cfg"))
@@ -752,12 +887,20 @@ class TestsCfgReportKey(unittest.TestCase):
             "xen-report-2": ("tcg", "pc", ["valid", "xen_pv_facts", "smp_facts"]),
             "xen-hpet": ("tcg", "pc", ["valid", "xen_pv_facts", "smp_facts"]),
             "xen-tsc": ("tcg", "pc", ["valid", "xen_pv_facts", "smp_facts"]),
+            "xen-ticks": ("tcg", "pc", ["valid", "xen_pv_facts", "ticks_facts"]),
+            "ticks-pc": ("tcg", "pc", ["valid", "ticks_facts"]),
+            "ticks-q35": ("tcg", "q35", ["valid", "ticks_facts"]),
+            "ticks-kvm": ("kvm", "pc", ["valid", "ticks_facts", "kvm_facts"]),
+            "ticks-hpet-off": ("tcg", "pc", ["valid", "ticks_facts"]),
+            "ticks-slow": ("tcg", "pc", ["valid", "ticks_facts"]),
+            "ticks-smp": ("tcg", "pc", ["valid", "ticks_facts", "smp_facts"]),
+            "ticks-none": ("tcg", "pc", ["valid"]),
         })
         xen = {t.name: (t.spec.smp, t.spec.xen_args) for t in tests
                if isinstance(t, testlist.BootTest) and t.spec.boot == "xen" and t.report}
         self.assertEqual(xen, {"xen-report-1": (1, ""), "xen-report-2": (2, ""),
                                "xen-hpet": (2, "clocksource=hpet"),
-                               "xen-tsc": (2, "clocksource=tsc")})
+                               "xen-tsc": (2, "clocksource=tsc"), "xen-ticks": (2, "")})
 
     def test_evaluation(self):
         (test,) = testlist.parse_tests_cfg("boot t report=valid report=tcg_facts\n")

@@ -353,6 +353,62 @@ static void madt_cpu_list(void **state)
 	assert_string_equal(why, "MADT entry at offset 68 has length 29");
 }
 
+static void madt_interrupt_entries(void **state)
+{
+	/* ISA IRQ 0 at GSI 2 (conforms), IRQ 9 at GSI 9 level, active low;
+	 * a PCI-bus entry that ISA lookups must not take. */
+	static const uint8_t overrides[] = {
+		2, 10, 0, 0, 2,	 0, 0, 0, 0,	0, /* IRQ0 -> GSI 2 */
+		2, 10, 0, 9, 9,	 0, 0, 0, 0x0f, 0, /* IRQ9 level, low */
+		2, 10, 1, 4, 20, 0, 0, 0, 0,	0, /* bus 1: not ISA */
+	};
+	struct acpi_madt_interrupts m;
+	struct acpi_isa_route route;
+	char why[80];
+	uint32_t len = madt();
+	const struct acpi_header *h = (const void *)(mem + APIC_AT);
+
+	(void)state;
+	assert_int_equal(acpi_madt_interrupts(h, len, &m, why, sizeof(why)), 0);
+	assert_int_equal(m.nr_ioapics, 1);
+	assert_int_equal(m.ioapics[0].id, 0);
+	assert_int_equal(m.ioapics[0].address, 0xfec00000);
+	assert_int_equal(m.ioapics[0].gsi_base, 0);
+	assert_int_equal(m.nr_overrides, 0);
+	/* No override: ISA's own GSI, active high, edge. */
+	acpi_isa_irq_route(&m, 0, &route);
+	assert_int_equal(route.gsi, 0);
+	assert_false(route.overridden);
+	assert_false(route.level);
+	assert_false(route.active_low);
+
+	memcpy(mem + APIC_AT + len, overrides, sizeof(overrides));
+	len += sizeof(overrides);
+	assert_int_equal(acpi_madt_interrupts(h, len, &m, why, sizeof(why)), 0);
+	assert_int_equal(m.nr_overrides, 3);
+	acpi_isa_irq_route(&m, 0, &route);
+	assert_int_equal(route.gsi, 2);
+	assert_true(route.overridden);
+	assert_false(route.level);
+	assert_false(route.active_low);
+	acpi_isa_irq_route(&m, 9, &route);
+	assert_int_equal(route.gsi, 9);
+	assert_true(route.level);
+	assert_true(route.active_low);
+	acpi_isa_irq_route(&m, 4, &route);
+	assert_int_equal(route.gsi, 4);
+	assert_false(route.overridden);
+
+	/* An override too short for its fields is malformed. */
+	mem[APIC_AT + len - 10 + 1] = 8;
+	assert_int_equal(acpi_madt_interrupts(h, len - 2, &m, why, sizeof(why)),
+			 -1);
+	assert_string_equal(why, "MADT type 2 entry at offset 116 is 8 "
+				 "bytes, shorter than 10");
+	assert_int_equal(acpi_madt_interrupts(h, 40, &m, why, sizeof(why)), -1);
+	assert_string_equal(why, "MADT is 40 bytes, shorter than 44");
+}
+
 static void fadt_and_s5(void **state)
 {
 	static const uint8_t rooted[] = { 0x08, 0x5c, '_',  'S',  '5', '_',
@@ -847,6 +903,40 @@ static void real_madt_cpus(void **state)
 	assert_int_equal(counted.x2apic_entries, 0);
 }
 
+static void real_madt_interrupts(void **state)
+{
+	struct fixture *fx = *state;
+	const struct acpi_header *madt;
+	struct acpi_madt_interrupts m;
+	struct acpi_isa_route route;
+	char why[120];
+	size_t len;
+
+	assert_int_equal(fx_open(fx), 0);
+	madt = acpi_find(&fx->acpi, "APIC", 0, &len);
+	assert_non_null(madt);
+	assert_int_equal(acpi_madt_interrupts(madt, len, &m, why, sizeof(why)),
+			 0);
+	/* QEMU: one IOAPIC; the PIT's IRQ 0 at GSI 2; PCI-style IRQs 5, 9,
+	 * 10 and 11 level-triggered, active high (flags 0xd). */
+	assert_int_equal(m.nr_ioapics, 1);
+	assert_int_equal(m.ioapics[0].address, 0xfec00000);
+	assert_int_equal(m.ioapics[0].gsi_base, 0);
+	assert_int_equal(m.nr_overrides, 5);
+	acpi_isa_irq_route(&m, 0, &route);
+	assert_int_equal(route.gsi, 2);
+	assert_true(route.overridden);
+	assert_false(route.level);
+	assert_false(route.active_low);
+	acpi_isa_irq_route(&m, 10, &route);
+	assert_int_equal(route.gsi, 10);
+	assert_true(route.level);
+	assert_false(route.active_low);
+	acpi_isa_irq_route(&m, 8, &route);
+	assert_int_equal(route.gsi, 8);
+	assert_false(route.overridden);
+}
+
 static void real_dsdt_s5(void **state)
 {
 	struct fixture *fx = *state;
@@ -1257,11 +1347,13 @@ int main(void)
 		cmocka_unit_test_setup(bad_root_table, setup),
 		cmocka_unit_test_setup(malformed_madt, setup),
 		cmocka_unit_test_setup(madt_cpu_list, setup),
+		cmocka_unit_test_setup(madt_interrupt_entries, setup),
 		cmocka_unit_test_setup(fadt_and_s5, setup),
 		FX_TEST_ALL(real_tables_are_found),
 		FX_TEST_ALL(real_fadt_pm_timer),
 		FX_TEST_ALL(real_hpet),
 		FX_TEST_ALL(real_madt_cpus),
+		FX_TEST_ALL(real_madt_interrupts),
 		FX_TEST_ALL(real_dsdt_s5),
 		FX_TEST_ALL(bad_checksum_is_skipped),
 		FX_TEST_ALL(length_below_the_header_is_skipped),

@@ -49,7 +49,8 @@ static void unknown_key_is_named_with_the_valid_keys(void **state)
 	assert_non_null(strstr(err, "unknown option 'bogus'"));
 	assert_non_null(strstr(err, "exit, fault, verbose, acpi_dump, "
 				    "budget_ms, samples, rate_ms, warp_ms, "
-				    "drift_ms, hold_ap or help"));
+				    "drift_ms, hold_ap, tick_rates, tick_ms "
+				    "or help"));
 }
 
 static void bad_value_is_named_with_the_valid_values(void **state)
@@ -131,12 +132,79 @@ static void numbers_within_bounds(void **state)
 	assert_string_equal(options_value_name("budget_ms", &opts), "?");
 }
 
+static void tick_rates_list(void **state)
+{
+	(void)state;
+	/* The default list. */
+	assert_int_equal(options_parse("", &opts, err, sizeof(err)), 0);
+	assert_int_equal(opts.nr_tick_rates, 4);
+	assert_int_equal(opts.tick_rates_hz[0], 100);
+	assert_int_equal(opts.tick_rates_hz[1], 1000);
+	assert_int_equal(opts.tick_rates_hz[2], 10000);
+	assert_int_equal(opts.tick_rates_hz[3], 100000);
+	assert_int_equal(opts.tick_ms, 100);
+	/* Another list, one rate, and none at all (no tick phase). */
+	assert_int_equal(options_parse("tick_rates=1000,50 tick_ms=20", &opts,
+				       err, sizeof(err)),
+			 0);
+	assert_int_equal(opts.nr_tick_rates, 2);
+	assert_int_equal(opts.tick_rates_hz[0], 1000);
+	assert_int_equal(opts.tick_rates_hz[1], 50);
+	assert_int_equal(opts.tick_ms, 20);
+	assert_int_equal(
+		options_parse("tick_rates=1000000", &opts, err, sizeof(err)),
+		0);
+	assert_int_equal(opts.nr_tick_rates, 1);
+	assert_int_equal(opts.tick_rates_hz[0], 1000000);
+	assert_int_equal(options_parse("tick_rates=", &opts, err, sizeof(err)),
+			 0);
+	assert_int_equal(opts.nr_tick_rates, 0);
+	assert_string_equal(options_value_name("tick_rates", &opts), "?");
+}
+
+static void tick_rates_refused(void **state)
+{
+	static const char *const bad[] = {
+		"tick_rates=0",
+		"tick_rates=1000001",
+		"tick_rates=100,",
+		",100",
+		"tick_rates=100,,200",
+		"tick_rates=1e3",
+		"tick_rates=100;200",
+		"tick_rates=-5",
+		"tick_rates=99999999999999999999",
+		"tick_rates=1,2,3,4,5,6,7,8,9",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(options_parse(bad[i], &opts, err, sizeof(err)),
+				 -1);
+	assert_int_equal(
+		options_parse("tick_rates=100,x", &opts, err, sizeof(err)), -1);
+	assert_string_equal(err, "option 'tick_rates': '100,x' is not valid "
+				 "(expected up to 8 whole numbers from 1 to "
+				 "1000000, separated by commas, or nothing)");
+	/* Eight is the most. */
+	assert_int_equal(options_parse("tick_rates=1,2,3,4,5,6,7,8", &opts, err,
+				       sizeof(err)),
+			 0);
+	assert_int_equal(opts.nr_tick_rates, 8);
+	assert_int_equal(opts.tick_rates_hz[7], 8);
+	assert_int_equal(options_parse("tick_ms=9", &opts, err, sizeof(err)),
+			 -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(defaults_when_empty),
 		cmocka_unit_test(parses_every_key),
 		cmocka_unit_test(unknown_key_is_named_with_the_valid_keys),
+		cmocka_unit_test(tick_rates_list),
+		cmocka_unit_test(tick_rates_refused),
 		cmocka_unit_test(bad_value_is_named_with_the_valid_values),
 		cmocka_unit_test(malformed_words_fail),
 		cmocka_unit_test(values_are_exact_not_prefixes),

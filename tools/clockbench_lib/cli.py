@@ -481,6 +481,8 @@ def add_compare_parser(subparsers):
         description="Per clock and environment: p50 and p99 read cost, batch ns/read,\n"
                     "resolution, warps and max |drift|, as the median over runs with the\n"
                     "min-max range, and cost ratios against the baseline environment.\n"
+                    "Then, per tick source, rate and environment: interrupts a second, CPU\n"
+                    "lost, cycles per interrupt (with ratios) and lateness p50.\n"
                     "RESULTS are matrix folders or single reports (JSON or console log).\n"
                     "docs/compare.md explains every column.",
         epilog="exit statuses:\n  0   the comparison was printed\n"
@@ -492,6 +494,9 @@ def add_compare_parser(subparsers):
                              f"{compare.DEFAULT_BASELINE})")
     parser.add_argument("--format", choices=compare.FORMATS, default="table",
                         help="output format (default: table)")
+    parser.add_argument("--table", choices=("all", "clocks", "ticks"), default=None,
+                        help="which table: clocks, ticks or all (default: all; csv holds "
+                             "one table, clocks unless ticks is chosen)")
     parser.add_argument("--plot", metavar="DIR",
                         help="also write PNG and SVG plots (matplotlib) into DIR")
     parser.add_argument("results", nargs="+", metavar="RESULTS",

@@ -259,6 +259,123 @@ def compare(inputs, baseline=DEFAULT_BASELINE):
     return table
 
 
+# ---------------------------------------------------------------------------- tick costs
+
+def _late_p50(rate):
+    late = rate.get("lateness_ns")
+    return late["p50"] if late else None
+
+
+# Tick metric -> (heading, unit, function of a measured rate entry, ratio shown).
+TICK_METRICS = {
+    "rate": ("intr/s", "", lambda r: r.get("interrupts_per_s"), False),
+    "stolen": ("CPU lost", "%", lambda r: r.get("cpu_stolen_pct"), True),
+    "cycles": ("cyc/intr", "", lambda r: r.get("cycles_per_interrupt"), True),
+    "late": ("late p50", "ns", _late_p50, False),
+}
+# Computed with the others, not shown as a column: what the CPU lost is judged against.
+TICK_NOISE = ("noise", "%", lambda r: r.get("noise_pct"), False)
+
+
+@dataclass
+class TickCell:
+    """One tick source at one rate in one environment: spreads over its runs, or why
+    there are none."""
+
+    source: str
+    rate_hz: int
+    env: str
+    runs: int
+    measured_runs: int
+    metrics: dict = field(default_factory=dict)   # metric -> Spread or None
+    ratios: dict = field(default_factory=dict)    # metric -> float or None
+    missing_reason: str = None
+
+    @property
+    def missing(self):
+        return self.measured_runs == 0
+
+
+def _tick_sources(document):
+    ticks = document.get("ticks") or {}
+    return ticks.get("sources", []) if ticks.get("applies") else []
+
+
+def has_ticks(inputs):
+    """Whether any report holds tick measurements."""
+    return any(_tick_sources(run.document) for runs in inputs.runs.values() for run in runs)
+
+
+def tick_order(inputs):
+    """(source, rate) pairs in report order, first appearance first, rates ascending within
+    a source."""
+    order = {}
+    for runs in inputs.runs.values():
+        for run in runs:
+            for source in _tick_sources(run.document):
+                rates = order.setdefault(source["name"], [])
+                for rate in source["rates"]:
+                    if rate["requested_hz"] not in rates:
+                        rates.append(rate["requested_hz"])
+    return [(name, hz) for name, rates in order.items() for hz in sorted(rates)]
+
+
+def build_tick_cell(source_name, rate_hz, env, runs):
+    """The TickCell of `source_name` at `rate_hz` over `runs` of `env`."""
+    entries, reasons = [], []
+    for run in runs:
+        source = next((s for s in _tick_sources(run.document) if s["name"] == source_name),
+                      None)
+        rate = next((r for r in source["rates"] if r["requested_hz"] == rate_hz),
+                    None) if source else None
+        if source is None:
+            reasons.append("not in the report" if run.document.get("ticks") else
+                           "no tick measurements in the report")
+        elif not source["present"]:
+            reasons.append(f"absent: {source['absent_reason']}")
+        elif rate is None:
+            reasons.append("rate not asked for")
+        elif rate["state"] != "measured":
+            reasons.append(f"{rate['state']}: {rate['problem']}")
+        else:
+            entries.append(rate)
+    cell = TickCell(source_name, rate_hz, env, len(runs), len(entries))
+    if not entries:
+        cell.missing_reason = reasons[0] if reasons else "no run"
+    for metric, (_, _, value_of, _) in {**TICK_METRICS, "noise": TICK_NOISE}.items():
+        cell.metrics[metric] = spread([value_of(rate) for rate in entries])
+    return cell
+
+
+def tick_cost_measured(cell):
+    """Whether a cell's CPU lost stands above its noise (the median of each over the runs):
+    below it, the cost and cycles per interrupt are noise, and so would a ratio be."""
+    stolen, noise = cell.metrics.get("stolen"), cell.metrics.get("noise")
+    return bool(stolen and stolen.median > (noise.median if noise else 0.0))
+
+
+def compare_ticks(inputs, baseline=DEFAULT_BASELINE):
+    """The TickCells grouped per (source, rate) in environment order:
+    [((source, rate_hz), [TickCell])]."""
+    table = []
+    for source_name, rate_hz in tick_order(inputs):
+        cells = [build_tick_cell(source_name, rate_hz, env, runs)
+                 for env, runs in inputs.runs.items()]
+        base = next((cell for cell in cells if cell.env == baseline), None)
+        for cell in cells:
+            for metric, (_, _, _, with_ratio) in TICK_METRICS.items():
+                if not with_ratio:
+                    continue
+                mine = cell.metrics[metric]
+                theirs = base.metrics[metric] if base else None
+                measured = base and tick_cost_measured(cell) and tick_cost_measured(base)
+                cell.ratios[metric] = (mine.median / theirs.median
+                                       if measured and mine and theirs and theirs.median > 0
+                                       and mine.median > 0 else None)
+        table.append(((source_name, rate_hz), cells))
+    return table
+
+
 # ---------------------------------------------------------------------------- output
 
 def _number(value):
@@ -347,6 +464,95 @@ def format_table(table, inputs, baseline, markdown=False):
     return lines
 
 
+def _tick_headings(baseline):
+    headings = ["source", "rate Hz", "env", "runs"]
+    for metric, (heading, unit, _, with_ratio) in TICK_METRICS.items():
+        headings.append(f"{heading} {unit}".strip())
+        if with_ratio:
+            headings.append(f"{metric} / {baseline}")
+    return headings
+
+
+def _tick_row(cell):
+    head = [cell.source, str(cell.rate_hz), cell.env]
+    if cell.missing:
+        return head + [str(cell.runs), f"missing: {cell.missing_reason}"]
+    runs = str(cell.runs) if cell.measured_runs == cell.runs else \
+        f"{cell.measured_runs} of {cell.runs}"
+    row = head + [runs]
+    for metric, (_, _, _, with_ratio) in TICK_METRICS.items():
+        row.append(_spread_text(cell.metrics[metric]))
+        if with_ratio:
+            row.append(_ratio_text(cell.ratios[metric]))
+    return row
+
+
+def format_tick_table(table, baseline, markdown=False):
+    """The tick costs as aligned text columns or a Markdown table (a title line first)."""
+    headings = _tick_headings(baseline)
+    rows = [_tick_row(cell) for _, cells in table for cell in cells]
+    title = ("tick costs: each source at each rate on CPU 0, CPU lost by a work loop "
+             "(docs/report-format.md, ticks)")
+    if markdown:
+        lines = [title, "", "| " + " | ".join(headings) + " |",
+                 "|" + "|".join(" --- " for _ in headings) + "|"]
+        for row in rows:
+            row = row + [""] * (len(headings) - len(row))
+            lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |")
+        return lines
+    full = [row for row in rows if len(row) == len(headings)]
+    widths = [max([len(headings[i])] + [len(row[i]) for row in full])
+              for i in range(len(headings))]
+    for i in range(3):
+        widths[i] = max([widths[i]] + [len(row[i]) for row in rows])
+
+    def line(cells):
+        if len(cells) != len(headings):  # missing: source, rate, env, runs, the reason
+            return "  ".join([f"{cells[0]:<{widths[0]}}", f"{cells[1]:>{widths[1]}}",
+                              f"{cells[2]:<{widths[2]}}", f"{cells[3]:>{widths[3]}}",
+                              cells[4]])
+        return "  ".join(f"{c:<{w}}" if i in (0, 2) else f"{c:>{w}}"
+                         for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+    lines = [title, line(headings)]
+    previous = None
+    for row in rows:
+        if previous is not None and row[0] != previous:
+            lines.append("")
+        previous = row[0]
+        lines.append(line(row))
+    return lines
+
+
+def format_tick_csv(table, baseline):
+    """The tick costs as CSV: one row per source, rate and environment, numbers
+    unformatted."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    heading = ["source", "rate_hz", "env", "runs", "measured_runs", "missing_reason"]
+    suffixes = {"rate": "interrupts_per_s", "stolen": "cpu_stolen_pct",
+                "cycles": "cycles_per_interrupt", "late": "lateness_p50_ns",
+                "noise": "noise_pct"}
+    metrics = {**TICK_METRICS, "noise": TICK_NOISE}
+    for metric, (_, _, _, with_ratio) in metrics.items():
+        name = suffixes[metric]
+        heading += [f"{name}_median", f"{name}_min", f"{name}_max"]
+        if with_ratio:
+            heading.append(f"{name}_ratio_to_{baseline}")
+    writer.writerow(heading)
+    for _, cells in table:
+        for cell in cells:
+            row = [cell.source, cell.rate_hz, cell.env, cell.runs, cell.measured_runs,
+                   cell.missing_reason or ""]
+            for metric, (_, _, _, with_ratio) in metrics.items():
+                value = cell.metrics[metric]
+                row += ["", "", ""] if value is None else [value.median, value.low, value.high]
+                if with_ratio:
+                    ratio = cell.ratios[metric]
+                    row.append("" if ratio is None else round(ratio, 4))
+            writer.writerow(row)
+    return out.getvalue().splitlines()
+
+
 def format_csv(table, baseline):
     """The comparison as CSV: one row per clock and environment, numbers unformatted."""
     out = io.StringIO()
@@ -380,11 +586,26 @@ def cmd_compare(args):
     if args.baseline != DEFAULT_BASELINE and args.baseline not in inputs.runs:
         raise RunnerError(f"--baseline {args.baseline}: no report from that environment in "
                           f"the results (there are: {', '.join(inputs.runs)}).")
-    table = compare(inputs, args.baseline)
-    if args.format == "csv":
-        lines = format_csv(table, args.baseline)
-    else:
-        lines = format_table(table, inputs, args.baseline, markdown=args.format == "markdown")
+    which = args.table or ("clocks" if args.format == "csv" else "all")
+    lines = []
+    if which in ("all", "clocks"):
+        table = compare(inputs, args.baseline)
+        if args.format == "csv":
+            lines = format_csv(table, args.baseline)
+        else:
+            lines = format_table(table, inputs, args.baseline,
+                                 markdown=args.format == "markdown")
+    if which in ("all", "ticks"):
+        ticks = compare_ticks(inputs, args.baseline)
+        if not ticks and which == "ticks":
+            raise RunnerError(f"{', '.join(args.results)}: no report has tick "
+                              f"measurements (a 'ticks' section that applies).")
+        if ticks and args.format == "csv":
+            lines = format_tick_csv(ticks, args.baseline)
+        elif ticks:
+            lines += [""] if lines else []
+            lines += format_tick_table(ticks, args.baseline,
+                                       markdown=args.format == "markdown")
     print("\n".join(lines), flush=True)
     if args.plot:
         from . import plot  # pylint: disable=import-outside-toplevel

@@ -313,6 +313,54 @@ def clock_table(document, columns=SUMMARY_COLUMNS):
     return [line(headings)] + [line(row) for row in rows]
 
 
+TICK_HEADINGS = ("source", "rate Hz", "intr/s", "CPU lost %", "cyc/intr", "late p50 us",
+                 "p99 us", "max us")
+
+
+def _us(value):
+    return "-" if value is None else _number(value / 1000)
+
+
+def tick_table(document):
+    """The tick measurements, one line per source and rate (a heading first), or one line
+    saying why there are none; [] for a report from before them."""
+    ticks = document.get("ticks")
+    if ticks is None:
+        return []
+    if not ticks["applies"]:
+        return [f"ticks: not measured: {ticks['reason']}"]
+    rows, notes = [], []
+    for source in ticks["sources"]:
+        if not source["present"]:
+            notes.append(f"{source['name']}: absent: {source['absent_reason']}")
+            continue
+        for rate in source["rates"]:
+            cells = [source["name"], str(rate["requested_hz"])]
+            if rate["state"] != "measured":
+                notes.append(f"{source['name']} at {rate['requested_hz']} Hz: {rate['state']}: "
+                             f"{rate['problem']}")
+                continue
+            late = rate["lateness_ns"] or {}
+            stolen = _number(rate["cpu_stolen_pct"])
+            if rate["noise_pct"] is not None:
+                stolen += f" ± {_number(rate['noise_pct'], 2)}"
+            cells += [_number(rate["interrupts_per_s"]), stolen,
+                      _number(rate["cycles_per_interrupt"]), _us(late.get("p50")),
+                      _us(late.get("p99")), _us(late.get("max"))]
+            rows.append(cells)
+            if rate["problem"]:
+                notes.append(f"{source['name']} at {rate['requested_hz']} Hz: {rate['problem']}")
+    widths = [max([len(TICK_HEADINGS[i])] + [len(row[i]) for row in rows])
+              for i in range(len(TICK_HEADINGS))]
+
+    def line(cells):
+        return "  ".join(f"{cell:<{w}}" if i == 0 else f"{cell:>{w}}"
+                         for i, (cell, w) in enumerate(zip(cells, widths))).rstrip()
+
+    return ([f"ticks: {ticks['tick_ms']} ms a rate", line(TICK_HEADINGS)]
+            + [line(row) for row in rows] + notes)
+
+
 def summary_lines(document, source):
     """The compact human summary `clockbench parse` prints."""
     env = document["env"]
@@ -327,4 +375,5 @@ def summary_lines(document, source):
         f"TSC {format_hz(env['tsc_hz'])}, budget {_number(document['budget_ms'])} ms, "
         f"empty bracket p50 {bracket['p50']} cycles",
         *clock_table(document, SUMMARY_COLUMNS),
+        *tick_table(document),
     ]

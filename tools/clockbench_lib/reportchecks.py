@@ -17,6 +17,10 @@ DENIED_BY_XEN = "denied by Xen"
 RATE_LIMIT_PPM = 10_000       # 1 %: the guest's own rate check uses the same limit
 EMPTY_BRACKET_P50_LIMIT_CYCLES = 1000
 MAX_PROBLEMS_SHOWN = 5
+TICK_CHECKED_RATE_HZ = 1000      # the guest judges delivery at this rate too
+TICK_DELIVERED_TOLERANCE = 0.10  # kernel/tickmath.h TICK_DELIVERED_TOLERANCE_PCT
+TICK_STOLEN_NOISE_MARGIN_PCT = 2.0  # kernel/summary_ticks.c STOLEN_NOISE_MARGIN_PCT
+TICK_STOLEN_NOISE_FLOOR_PCT = 10.0  # kernel/summary_ticks.c STOLEN_NOISE_FLOOR_PCT
 
 
 def _ordered(values, field):
@@ -279,6 +283,83 @@ def check_single_cpu_facts(document):
     return []
 
 
+def _tick_rate(source, rate):
+    """What one rate entry of a present tick source must show."""
+    problems = []
+    requested = rate["requested_hz"]
+    where = f"{source['name']} at {requested} Hz"
+    if rate["state"] != "measured":
+        return [] if rate["problem"] else [f"{where}: {rate['state']} without a reason"]
+    ips = rate["interrupts_per_s"]
+    reached = abs(ips / requested - 1) <= TICK_DELIVERED_TOLERANCE
+    if rate["reached"] != reached:
+        problems.append(f"{where}: reached is {_json_bool(rate['reached'])} but "
+                        f"interrupts_per_s is {ips:.1f}")
+    stolen, noise = rate["cpu_stolen_pct"], rate["noise_pct"]
+    if stolen is None:
+        problems.append(f"{where}: cpu_stolen_pct is null")
+    else:
+        floor = -max((noise or 0.0) + TICK_STOLEN_NOISE_MARGIN_PCT,
+                     TICK_STOLEN_NOISE_FLOOR_PCT)
+        if not floor <= stolen <= 100:
+            problems.append(f"{where}: cpu_stolen_pct is {stolen:.2f}, outside {floor:.2f} to 100 "
+                            f"(noise {noise})")
+    if (rate["cycles_per_interrupt"] is None) != (rate["interrupts"] == 0):
+        problems.append(f"{where}: cycles_per_interrupt is {rate['cycles_per_interrupt']} with "
+                        f"{rate['interrupts']} interrupts")
+    if rate["records"] == 0:
+        if rate["handler_cycles"] is not None or rate["lateness_ns"] is not None:
+            problems.append(f"{where}: distributions without records")
+        return problems
+    problems += [f"{where}: {p}" for p in _ordered(rate["handler_cycles"], "handler_cycles")]
+    if rate["lateness_ns"] is None:
+        # The timer names no expiry the guest can see (Xen's periodic timer).
+        return problems
+    problems += [f"{where}: {p}" for p in _ordered(rate["lateness_ns"], "lateness_ns")]
+    if rate["lateness_ns"]["min"] < -rate["grid_uncertainty_ns"]:
+        problems.append(f"{where}: lateness_ns.min is {rate['lateness_ns']['min']}: an interrupt "
+                        f"came before its expiry (grid known to {rate['grid_uncertainty_ns']:.0f} "
+                        f"ns)")
+    return problems
+
+
+def check_ticks_facts(document):
+    """ticks_facts: the tick measurements ran; every source is present or says why not; each
+    measured rate is consistent (CPU lost within 0-100 % give or take its noise, no interrupt
+    before its expiry, distributions in order); at 1000 Hz every present source delivered
+    within 10 % of the request, unless its median interval did (the host held the guest up
+    and expiries were lost meanwhile: the guest skips that check too)."""
+    ticks = document.get("ticks")
+    if ticks is None:
+        return ["ticks is missing (a guest from before the tick measurements?)"]
+    if not ticks["applies"]:
+        return [f"ticks did not apply: {ticks['reason']}"]
+    problems = []
+    names = [source["name"] for source in ticks["sources"]]
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        problems.append(f"ticks: the source '{duplicates[0]}' is listed more than once")
+    present = [source for source in ticks["sources"] if source["present"]]
+    if not present:
+        problems.append("ticks: no tick source is present")
+    for source in present:
+        for rate in source["rates"]:
+            problems += [f"ticks: {p}" for p in _tick_rate(source, rate)]
+        checked = [r for r in source["rates"] if r["requested_hz"] == TICK_CHECKED_RATE_HZ]
+        for rate in checked:
+            typical = rate.get("typical_hz")
+            held_up = typical is not None and \
+                abs(typical / TICK_CHECKED_RATE_HZ - 1) <= TICK_DELIVERED_TOLERANCE
+            if rate["state"] == "measured" and not rate["reached"] and not held_up:
+                problems.append(f"ticks: {source['name']} at {TICK_CHECKED_RATE_HZ} Hz delivered "
+                                f"{rate['interrupts_per_s']:.1f} interrupts a second, more than "
+                                f"10 % off")
+            elif rate["state"] == "failed":
+                problems.append(f"ticks: {source['name']} at {TICK_CHECKED_RATE_HZ} Hz failed: "
+                                f"{rate['problem']}")
+    return problems
+
+
 CHECKS = {
     "valid": check_valid,
     "tcg_facts": check_tcg_facts,
@@ -286,6 +367,7 @@ CHECKS = {
     "xen_pv_facts": check_xen_pv_facts,
     "smp_facts": check_smp_facts,
     "single_cpu_facts": check_single_cpu_facts,
+    "ticks_facts": check_ticks_facts,
 }
 
 

@@ -33,8 +33,9 @@ tests.cfg:
     match=REGEX     must be found in the log (repeatable)
     nomatch=REGEX   must not be found in the log (repeatable)
     report=CHECK    the guest's JSON report must pass CHECK (repeatable): valid,
-                    tcg_facts, kvm_facts, xen_pv_facts, smp_facts or
-                    single_cpu_facts (tools/clockbench_lib/reportchecks.py)
+                    tcg_facts, kvm_facts, xen_pv_facts, smp_facts,
+                    single_cpu_facts or ticks_facts
+                    (tools/clockbench_lib/reportchecks.py)
     groups=a,b      groups for --group
   A test passes when the guest's verdict equals expect=, the regexes hold and the
   report checks pass. A guest SKIP that was not expected makes the test a skip."""
