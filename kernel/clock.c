@@ -44,3 +44,14 @@ uint64_t clock_ns_to_counts(uint64_t ns, uint64_t freq_hz)
 
 	return counts > UINT64_MAX ? UINT64_MAX : (uint64_t)counts;
 }
+
+bool clock_gap_ambiguous(uint64_t gap_cycles, uint64_t forward_cycles,
+			 uint64_t half_wrap_cycles)
+{
+	uint64_t slack = half_wrap_cycles / 4;
+
+	if (gap_cycles > half_wrap_cycles)
+		return true;
+	return gap_cycles + slack > forward_cycles &&
+	       gap_cycles < forward_cycles + slack;
+}

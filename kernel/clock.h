@@ -109,6 +109,17 @@ uint64_t clock_counts_to_ns(uint64_t delta, uint64_t freq_hz);
  */
 uint64_t clock_ns_to_counts(uint64_t ns, uint64_t freq_hz);
 
+/**
+ * Whether a step of more than half a narrow counter's wrap, read
+ * @gap_cycles (TSC) after the one before, may as well have been a step
+ * forward of @forward_cycles: the gap exceeds half a wrap (the guest was
+ * away), or it matches the forward step within a quarter of half a wrap
+ * (it was away about as long as the forward reading says, just under half
+ * a wrap).  Such steps are ambiguous, not steps back.
+ */
+bool clock_gap_ambiguous(uint64_t gap_cycles, uint64_t forward_cycles,
+			 uint64_t half_wrap_cycles);
+
 /** clock_counts_to_ns() with @c's frequency (identity for ns clocks). */
 uint64_t clock_ns(const struct clock *c, uint64_t delta);
 

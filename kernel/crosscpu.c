@@ -110,8 +110,13 @@ static void warp_worker(void *arg)
 			if (step == 0) {
 				warp.out->stalls++;
 			} else if (step >= warp.half && gap_cycles > 0 &&
-				   (uint64_t)gap_cycles >
-					   warp.half_wrap_cycles) {
+				   clock_gap_ambiguous(
+					   (uint64_t)gap_cycles,
+					   clock_ns_to_counts(
+						   clock_ns(warp.clock, step),
+						   smp_cycles_per_us() *
+							   1000000),
+					   warp.half_wrap_cycles)) {
 				/* Over half a wrap since the last read (a CPU
 				 * was descheduled holding the lock): forward
 				 * and back cannot be told apart. */

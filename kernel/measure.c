@@ -179,9 +179,13 @@ static void measure_resolution(struct clock_result *r, uint64_t budget_cycles)
 		if (step == 0) {
 			r->stalls++;
 		} else if (step >= half && time_every_read &&
-			   t_now - t_prev > half_wrap_cycles) {
-			/* The guest was away longer than half a wrap: count
-			 * the step forward, and say it was ambiguous. */
+			   clock_gap_ambiguous(
+				   t_now - t_prev,
+				   ns_to_cycles((double)clock_ns(c, step)),
+				   half_wrap_cycles)) {
+			/* The guest was away about as long as the step
+			 * forward says, or longer than half a wrap: count the
+			 * step forward, and say it was ambiguous. */
 			r->ambiguous_gaps++;
 			extended += step;
 		} else if (step >= half) {
@@ -323,12 +327,13 @@ static void judge_trapped(struct clock_result *r)
 				 c->native_read_ns_max);
 	}
 	if (r->ambiguous_gaps && used < sizeof(r->notes))
-		used += snprintf(r->notes + used, sizeof(r->notes) - used,
-				 "%s%llu back-to-back reads were more than "
-				 "half a wrap apart (the guest did not run in "
-				 "between): their steps were counted forward.",
-				 used ? " " : "",
-				 (unsigned long long)r->ambiguous_gaps);
+		used += snprintf(
+			r->notes + used, sizeof(r->notes) - used,
+			"%s%llu back-to-back reads were about as far "
+			"apart as a wrap's worth of steps forward, or "
+			"more than half a wrap (the guest did not run "
+			"in between): their steps were counted forward.",
+			used ? " " : "", (unsigned long long)r->ambiguous_gaps);
 	if ((c->flags & CLOCK_READS_NS) && used < sizeof(r->notes))
 		used += snprintf(r->notes + used, sizeof(r->notes) - used,
 				 "%sIts reads return ns: the scaling to ns is "

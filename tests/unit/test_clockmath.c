@@ -79,6 +79,21 @@ static void ns_to_counts_saturates(void **state)
 			 UINT64_MAX);
 }
 
+static void gap_explains_a_big_step(void **state)
+{
+	const uint64_t half = 27500; /* half the PIT's wrap, in us here */
+
+	(void)state;
+	/* Seen under a loaded TCG: a 28.1 ms gap, and the PIT 26.9 ms "back",
+	 * that is 28.1 ms forward. */
+	assert_true(clock_gap_ambiguous(28100, 28100, half));
+	assert_true(clock_gap_ambiguous(30000, 40000, half)); /* > half */
+	assert_true(clock_gap_ambiguous(25000, 30000, half)); /* in slack */
+	/* A real step back: reads microseconds apart. */
+	assert_false(clock_gap_ambiguous(3, 40000, half));
+	assert_false(clock_gap_ambiguous(20000, 40000, half));
+}
+
 static void split_reads_do_not_tear(void **state)
 {
 	struct fake_counter f = { .value = 0x00000001fffffffeull, .step = 1 };
@@ -133,6 +148,7 @@ int main(void)
 		cmocka_unit_test(wraps_are_followed),
 		cmocka_unit_test(counts_to_ns),
 		cmocka_unit_test(ns_to_counts_saturates),
+		cmocka_unit_test(gap_explains_a_big_step),
 		cmocka_unit_test(split_reads_do_not_tear),
 		cmocka_unit_test(split_reads_give_up),
 		cmocka_unit_test(hpet_period),
