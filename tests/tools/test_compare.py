@@ -70,7 +70,7 @@ class MatrixTest(unittest.TestCase):
         with open(os.path.join(SAMPLE, matrix.MANIFEST), encoding="utf-8") as source:
             manifest = json.load(source)
         self.assertEqual(manifest["schema"], matrix.MANIFEST_SCHEMA)
-        self.assertIsNone(manifest["xen_version"])
+        self.assertTrue(manifest["xen_version"].startswith("4.17"))
         self.assertTrue(manifest["qemu_version"].startswith("QEMU emulator version"))
         runs = [run for env in manifest["environments"] for run in env["runs"]]
         self.assertTrue(runs)
@@ -87,9 +87,11 @@ class CompareTest(unittest.TestCase):
         return next(c for c in self.table[clock_name] if c.env == env)
 
     def test_reads_every_environment_and_skip(self):
-        self.assertEqual(list(self.inputs.runs), ["tcg-pc", "tcg-q35", "kvm-pc"])
+        self.assertEqual(list(self.inputs.runs),
+                         ["tcg-pc", "tcg-q35", "kvm-pc", "xen-hpet", "xen-tsc"])
         self.assertEqual(len(self.inputs.runs["tcg-pc"]), 2)
-        self.assertEqual(set(self.inputs.skipped), {"xen-hpet", "xen-tsc"})
+        self.assertEqual(len(self.inputs.runs["xen-tsc"]), 2)
+        self.assertEqual(set(self.inputs.skipped), set())
 
     def test_median_and_range_across_repeats(self):
         values = [clock(load("tcg-pc", n), "hpet")["read_ns"]["p50"] for n in (1, 2)]
@@ -120,7 +122,10 @@ class CompareTest(unittest.TestCase):
         self.assertIsNone(self.cell("kvm_clock", "kvm-pc").ratios["p50"])
         text = "\n".join(compare.format_table(list(self.table.items()), self.inputs, "tcg-pc"))
         self.assertRegex(text, r"kvm_clock\s+tcg-pc\s+2\s+missing: no KVM signature")
-        self.assertIn("xen-hpet: skipped: the Xen guest image is not built yet (issue 6)", text)
+        # Under Xen the PM timer is denied, and xen_pvclock has no TCG baseline.
+        self.assertRegex(text, r"acpi_pm\s+xen-hpet\s+2\s+missing: denied by Xen")
+        self.assertIsNone(self.cell("xen_pvclock", "xen-hpet").ratios["p50"])
+        self.assertFalse(self.cell("xen_pvclock", "xen-hpet").missing)
 
     def test_csv_numbers(self):
         rows = list(csv.DictReader(compare.format_csv(list(self.table.items()), "tcg-pc")))
@@ -150,7 +155,8 @@ class TickCompareTest(unittest.TestCase):
     def test_order_sources_and_rates(self):
         self.assertTrue(compare.has_ticks(self.inputs))
         self.assertEqual(list(self.table),
-                         [(source, hz) for source in ("lapic", "tsc_deadline", "hpet", "pit")
+                         [(source, hz) for source in ("lapic", "tsc_deadline", "hpet", "pit",
+                                                      "xen_periodic", "xen_oneshot")
                           for hz in (100, 1000, 10000, 100000)])
 
     def test_median_range_and_ratio(self):
@@ -294,9 +300,9 @@ class EndToEndTest(unittest.TestCase):
         self.assertNotIn("tick costs", result.stdout)
 
     def test_unknown_baseline(self):
-        result = run_tool("compare", SAMPLE, "--baseline", "xen-tsc")
+        result = run_tool("compare", SAMPLE, "--baseline", "xen-pvh")
         self.assertEqual(result.returncode, 2)
-        self.assertIn("--baseline xen-tsc: no report from that environment", result.stderr)
+        self.assertIn("--baseline xen-pvh: no report from that environment", result.stderr)
 
 
 if __name__ == "__main__":
