@@ -242,6 +242,24 @@ run-xen: deps $(BUILD)/clockbench-xenpv.elf $(BUILD)/xen-4.17-amd64
 matrix: deps images iso $(BUILD)/xen-4.17-amd64
 	$(PYTHON) tools/clockbench matrix $(MATRIX_FLAGS)
 
+# One small matrix, booted for real (TCG pc and Xen), then compared and
+# plotted: the path `make matrix && tools/clockbench compare` takes.
+MATRIX_CHECK := $(BUILD)/matrix-check
+.PHONY: matrix-check
+matrix-check: images $(BUILD)/xen-4.17-amd64
+	@rm -rf $(MATRIX_CHECK)
+	@$(PYTHON) tools/clockbench matrix --no-build --repeats 1 \
+		--env tcg-pc xen-hpet --out $(MATRIX_CHECK)/results
+	@$(PYTHON) tools/clockbench compare $(MATRIX_CHECK)/results \
+		--plot $(MATRIX_CHECK)/plots > $(MATRIX_CHECK)/compare.txt
+	@grep -q 'p50 / tcg-pc' $(MATRIX_CHECK)/compare.txt && \
+	grep -qE '^xen_pvclock +xen-hpet +1 +[0-9]' $(MATRIX_CHECK)/compare.txt && \
+	for f in read-cost-cdf cross-cpu tick-cost; do \
+		test -s $(MATRIX_CHECK)/plots/$$f.png && \
+		test -s $(MATRIX_CHECK)/plots/$$f.svg || exit 1; done && \
+	echo "matrix-check: tcg-pc and xen-hpet compared; plots written" || \
+	{ echo "matrix-check: FAILED (see $(MATRIX_CHECK))"; exit 1; }
+
 # --- tests -----------------------------------------------------------------
 check: deps
 	@$(MAKE) --no-print-directory images iso
@@ -249,6 +267,7 @@ check: deps
 	@$(MAKE) --no-print-directory unit-tests
 	@$(MAKE) --no-print-directory tool-tests
 	@$(MAKE) --no-print-directory boot-tests
+	@$(MAKE) --no-print-directory matrix-check
 
 format-check:
 	@echo "  FORMAT  checking $(words $(FORMAT_SRCS)) files against .clang-format"
