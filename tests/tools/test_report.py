@@ -778,7 +778,7 @@ class Checks(unittest.TestCase):
 
         pit100, pit1000 = tick_rate(_TICKS, "pit", 100), tick_rate(_TICKS, "pit", 1000)
         noise = pit100["noise_pct"]
-        floor = -max(noise + 2.0, 10.0)
+        floor = -max(2.0 * noise + 2.0, 10.0)
         cases = [
             (not_applied, ["ticks did not apply: tick_rates is empty: no tick measurements "
                            "asked for"]),
