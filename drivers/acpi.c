@@ -405,6 +405,31 @@ static size_t madt_entry_min_len(uint8_t type)
  * Every entry's length is checked, not only the processors', because one
  * bad length makes every later entry unreadable.
  */
+/*
+ * The entry at @off of a @len-byte MADT: its length must keep it inside
+ * the table and be at least @need, its type's size.  0, or -1 with the
+ * reason in @why.
+ */
+static int madt_entry_check(const uint8_t *e, size_t off, size_t len,
+			    size_t need, char *why, size_t whylen)
+{
+	size_t elen = e[1];
+
+	if (elen < 2 || elen > len - off) {
+		snprintf(why, whylen, "MADT entry at offset %zu has length %zu",
+			 off, elen);
+		return -1;
+	}
+	if (elen < need) {
+		snprintf(why, whylen,
+			 "MADT type %u entry at offset %zu is %zu bytes, "
+			 "shorter than %zu",
+			 e[0], off, elen, need);
+		return -1;
+	}
+	return 0;
+}
+
 static int madt_walk(const struct acpi_header *madt, size_t len,
 		     void (*visit)(const struct acpi_cpu *cpu, void *ctx),
 		     void *ctx, uint64_t *lapic_base, char *why, size_t whylen)
@@ -426,19 +451,8 @@ static int madt_walk(const struct acpi_header *madt, size_t len,
 		uint32_t flags;
 
 		elen = e[1];
-		if (elen < 2 || elen > len - off) {
-			snprintf(why, whylen,
-				 "MADT entry at offset %zu has length %zu", off,
-				 elen);
+		if (madt_entry_check(e, off, len, need, why, whylen))
 			return -1;
-		}
-		if (elen < need) {
-			snprintf(why, whylen,
-				 "MADT type %u entry at offset %zu is %zu "
-				 "bytes, shorter than %zu",
-				 e[0], off, elen, need);
-			return -1;
-		}
 		switch (e[0]) {
 		case MADT_TYPE_LAPIC:
 			cpu.uid = e[MADT_LAPIC_UID];
@@ -539,19 +553,8 @@ int acpi_madt_interrupts(const struct acpi_header *madt, size_t len,
 							   : 2;
 
 		elen = e[1];
-		if (elen < 2 || elen > len - off) {
-			snprintf(why, whylen,
-				 "MADT entry at offset %zu has length %zu", off,
-				 elen);
+		if (madt_entry_check(e, off, len, need, why, whylen))
 			return -1;
-		}
-		if (elen < need) {
-			snprintf(why, whylen,
-				 "MADT type %u entry at offset %zu is %zu "
-				 "bytes, shorter than %zu",
-				 e[0], off, elen, need);
-			return -1;
-		}
 		if (e[0] == MADT_TYPE_IOAPIC) {
 			if (out->nr_ioapics < ACPI_MAX_IOAPICS) {
 				struct acpi_ioapic *io =
