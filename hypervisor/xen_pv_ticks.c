@@ -21,7 +21,6 @@
 #include "hypervisor/xen.h"
 #include "hypervisor/xen_pv_events.h"
 #include "kernel/config.h"
-#include "kernel/tick_irq.h"
 
 #define NS_PER_S	  1000000000.0
 #define PVCLOCK_TRIES	  100
@@ -202,7 +201,6 @@ static enum tick_start_result oneshot_start(struct tick_source *s,
 		ps.ns +
 		pvclock_scale_delta(t0 - ps.tsc, ps.mul_frac, ps.shift) +
 		xen_timer.period_ns;
-	tick_irq.deadline = xen_timer.deadline_ns;
 	set.timeout_abs_ns = xen_timer.deadline_ns;
 	rc = (int)HYPERCALL3(__HYPERVISOR_vcpu_op, VCPUOP_set_singleshot_timer,
 			     0, &set);
