@@ -900,7 +900,7 @@ class TestsCfgReportKey(unittest.TestCase):
                if isinstance(t, testlist.BootTest) and t.spec.boot == "xen" and t.report}
         self.assertEqual(xen, {"xen-report-1": (1, ""), "xen-report-2": (2, ""),
                                "xen-hpet": (2, "clocksource=hpet"),
-                               "xen-tsc": (2, "clocksource=tsc"), "xen-ticks": (2, "")})
+                               "xen-tsc": (2, "clocksource=tsc"), "xen-ticks": (1, "")})
 
     def test_evaluation(self):
         (test,) = testlist.parse_tests_cfg("boot t report=valid report=tcg_facts\n")
