@@ -251,8 +251,8 @@ static void emit(void *ctx, const char *text, size_t len)
 	}
 }
 
-static void json_stats(struct json_writer *w, const char *key,
-		       const struct stats_summary *st, bool present)
+void summary_json_stats(struct json_writer *w, const char *key,
+			const struct stats_summary *st, bool present)
 {
 	if (!present) {
 		json_null(w, key);
@@ -321,8 +321,8 @@ static void json_clock(struct json_writer *w, const struct clock_result *r)
 		json_array_end(w);
 	}
 	json_optional_uint(w, "samples", m, r->samples);
-	json_stats(w, "read_cycles", &r->read_cycles, m);
-	json_stats(w, "read_ns", &r->read_ns, m);
+	summary_json_stats(w, "read_cycles", &r->read_cycles, m);
+	summary_json_stats(w, "read_ns", &r->read_ns, m);
 	json_optional_double(w, "batch_ns_per_read", m, r->batch_ns_per_read);
 	json_optional_double(w, "conversion_ns", m, r->conversion_ns);
 	json_optional_double(w, "resolution_ns", m && r->changed,
@@ -440,8 +440,8 @@ void summary_print_json(const struct report_env *env, enum verdict verdict)
 			     measure_tsc_hz());
 	json_object_end(&w);
 	json_uint(&w, "budget_ms", env->budget_ms);
-	json_stats(&w, "empty_bracket_cycles", measure_empty_bracket(),
-		   measure_tsc_hz() > 0);
+	summary_json_stats(&w, "empty_bracket_cycles", measure_empty_bracket(),
+			   measure_tsc_hz() > 0);
 	json_array_begin(&w, "clocks");
 	for (i = 0; i < n; i++)
 		json_clock(&w, &r[i]);

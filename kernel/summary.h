@@ -51,6 +51,12 @@ void summary_print_ticks(void);
 void summary_ticks_checks(void);
 
 struct json_writer;
+struct stats_summary;
+/** @st as {min, p50, p90, p99, p999, max} under @key, or null when not
+ * @present. */
+void summary_json_stats(struct json_writer *w, const char *key,
+			const struct stats_summary *st, bool present);
+
 /** The "ticks" member of the JSON document (kernel/summary_ticks.c). */
 void summary_json_ticks(struct json_writer *w);
 

@@ -287,19 +287,6 @@ static void json_number_or_null(struct json_writer *w, const char *key,
 		json_null(w, key);
 }
 
-static void json_cycles(struct json_writer *w, const char *key,
-			const struct stats_summary *st)
-{
-	json_object_begin(w, key);
-	json_uint(w, "min", st->min);
-	json_uint(w, "p50", st->p50);
-	json_uint(w, "p90", st->p90);
-	json_uint(w, "p99", st->p99);
-	json_uint(w, "p999", st->p999);
-	json_uint(w, "max", st->max);
-	json_object_end(w);
-}
-
 static void json_spread(struct json_writer *w, const char *key,
 			const struct tick_spread *sp)
 {
@@ -344,10 +331,8 @@ static void json_rate(struct json_writer *w, const struct tick_rate_result *r)
 	json_number_or_null(w, "quiet_cycles_per_chunk",
 			    r->quiet_cycles_per_chunk);
 	json_uint(w, "records", r->recorded);
-	if (r->recorded)
-		json_cycles(w, "handler_cycles", &r->handler_cycles);
-	else
-		json_null(w, "handler_cycles");
+	summary_json_stats(w, "handler_cycles", &r->handler_cycles,
+			   r->recorded);
 	if (r->recorded && r->lateness_known)
 		json_spread(w, "lateness_ns", &r->lateness_ns);
 	else
