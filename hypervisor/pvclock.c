@@ -62,9 +62,10 @@ uint64_t pvclock_tsc_hz(uint32_t mul_frac, int8_t shift)
 	return hz << -shift;
 }
 
-int pvclock_read(const volatile struct vcpu_time_info *ti,
-		 uint64_t (*read_tsc)(void), unsigned int max_tries,
-		 struct pvclock_sample *out)
+/* pvclock_read(), or with @read_tsc NULL pvclock_read_at(@tsc). */
+static int read_record(const volatile struct vcpu_time_info *ti,
+		       uint64_t (*read_tsc)(void), uint64_t tsc,
+		       unsigned int max_tries, struct pvclock_sample *out)
 {
 	unsigned int attempt;
 
@@ -76,7 +77,7 @@ int pvclock_read(const volatile struct vcpu_time_info *ti,
 
 		out->version = ti->version;
 		pvclock_read_fence();
-		out->tsc = read_tsc();
+		out->tsc = read_tsc ? read_tsc() : tsc;
 		tsc_timestamp = ti->tsc_timestamp;
 		system_time = ti->system_time;
 		out->mul_frac = ti->tsc_to_system_mul;
@@ -98,6 +99,19 @@ int pvclock_read(const volatile struct vcpu_time_info *ti,
 			return 0;
 	}
 	return -1;
+}
+
+int pvclock_read(const volatile struct vcpu_time_info *ti,
+		 uint64_t (*read_tsc)(void), unsigned int max_tries,
+		 struct pvclock_sample *out)
+{
+	return read_record(ti, read_tsc, 0, max_tries, out);
+}
+
+int pvclock_read_at(const volatile struct vcpu_time_info *ti, uint64_t tsc,
+		    unsigned int max_tries, struct pvclock_sample *out)
+{
+	return read_record(ti, NULL, tsc, max_tries, out);
 }
 
 /* Appends @word to @buf, after ", " unless @buf is empty. */

@@ -67,6 +67,14 @@ int pvclock_read(const volatile struct vcpu_time_info *ti,
 		 struct pvclock_sample *out);
 
 /**
+ * pvclock_read_at() - pvclock_read() for a TSC value already read, @tsc:
+ * the record's time at that TSC, under the same version protocol (an
+ * interrupt handler's entry TSC, say).
+ */
+int pvclock_read_at(const volatile struct vcpu_time_info *ti, uint64_t tsc,
+		    unsigned int max_tries, struct pvclock_sample *out);
+
+/**
  * pvclock_flags_describe() - @flags in words into @buf (@len bytes), e.g.
  * "TSC stable, guest stopped" or "none"; unknown bits are shown in hex.
  * Returns @buf.

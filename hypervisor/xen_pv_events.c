@@ -42,23 +42,12 @@ static uint64_t rdtsc_now(void)
  */
 static uint64_t xen_ns_at(uint64_t tsc)
 {
-	const volatile struct vcpu_time_info *ti =
-		&xen_shared_info->vcpu_info[0].time;
 	const struct xen_timer_state *t = &xen_timer;
-	unsigned int i;
+	struct pvclock_sample s;
 
-	for (i = 0; i < RECORD_READ_TRIES; i++) {
-		uint32_t version = ti->version;
-		uint64_t ns;
-
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		ns = ti->system_time +
-		     pvclock_scale_delta(tsc - ti->tsc_timestamp,
-					 ti->tsc_to_system_mul, ti->tsc_shift);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (!(version & 1) && version == ti->version)
-			return ns;
-	}
+	if (!pvclock_read_at(&xen_shared_info->vcpu_info[0].time, tsc,
+			     RECORD_READ_TRIES, &s))
+		return s.ns;
 	return t->system_time_ns + pvclock_scale_delta(tsc - t->tsc_timestamp,
 						       t->mul_frac, t->shift);
 }

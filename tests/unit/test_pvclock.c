@@ -190,6 +190,21 @@ static void read_good(void **state)
 	assert_int_equal(tsc_calls, 1);
 }
 
+static void read_at_a_given_tsc(void **state)
+{
+	struct pvclock_sample s;
+
+	(void)state;
+	/* The TSC given, not read: 5000 + ((1800 - 1000) << 1) / 2 ns. */
+	assert_int_equal(pvclock_read_at(&fake, 1800, 10, &s), 0);
+	assert_int_equal(s.ns, 5800);
+	assert_int_equal(s.tsc, 1800);
+	assert_int_equal(tsc_calls, 0);
+	fake.version = 3; /* stuck odd: bounded, and says so */
+	assert_int_equal(pvclock_read_at(&fake, 1800, 4, &s), -1);
+	assert_int_equal(s.retries, 3);
+}
+
 static void read_odd_forever(void **state)
 {
 	struct pvclock_sample s;
@@ -358,6 +373,7 @@ int main(void)
 		cmocka_unit_test(scale_matches_reference),
 		cmocka_unit_test(tsc_hz),
 		cmocka_unit_test_setup(read_good, setup),
+		cmocka_unit_test_setup(read_at_a_given_tsc, setup),
 		cmocka_unit_test_setup(read_odd_forever, setup),
 		cmocka_unit_test_setup(read_changes_once, setup),
 		cmocka_unit_test_setup(read_odd_then_even, setup),
