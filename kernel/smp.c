@@ -228,15 +228,9 @@ static bool start_vcpu(struct cpu *c)
 	return true;
 }
 
-static bool start_ap(struct cpu *c)
+/* INIT, STARTUP, STARTUP (the second only if needed) to @c's APIC. */
+static bool start_apic(struct cpu *c)
 {
-	uint64_t waited_us;
-
-	if (CONFIG_XEN_PV) {
-		if (!start_vcpu(c))
-			return false;
-		goto wait;
-	}
 	ap_boot_cpu = c->index;
 	ap_boot_ring0_stack = (uint64_t)(uintptr_t)(ap_ring0_stacks[c->index] +
 						    RING0_STACK_SIZE);
@@ -255,7 +249,16 @@ static bool start_ap(struct cpu *c)
 			       LAPIC_ICR_STARTUP | (AP_TRAMPOLINE >> 12));
 		delay_us(STARTUP_WAIT_US);
 	}
-wait:
+	return true;
+}
+
+/* Start @c and wait, at most AP_START_TIMEOUT_MS, for it to say so. */
+static bool start_ap(struct cpu *c)
+{
+	uint64_t waited_us;
+
+	if (!(CONFIG_XEN_PV ? start_vcpu(c) : start_apic(c)))
+		return false;
 	for (waited_us = 0; waited_us < AP_START_TIMEOUT_MS * 1000ull &&
 			    !__atomic_load_n(&c->online, __ATOMIC_ACQUIRE);
 	     waited_us += 100)
