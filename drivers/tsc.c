@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "drivers/tsc.h"
+#include "hypervisor/xen.h"
 #include "kernel/clocks.h"
 #include "kernel/cpu.h"
 #include "kernel/priv.h"
@@ -134,36 +135,25 @@ static bool frequency_from_hypervisor(const struct clock_env *env)
 /*
  * Last resort under Xen: leaf base + 3, sub-leaf 2, the host TSC's kHz as
  * Xen calibrated it.  It is the guest's rate too only while Xen does not
- * emulate rdtsc (sub-leaf 0 EAX bit 0 clear).
+ * emulate rdtsc.
  */
-#define XEN_TIME_HOST_KHZ 2
-#define XEN_TSC_EMULATED  (1u << 0)
-
 static bool frequency_from_xen_host(const struct clock_env *env)
 {
-	unsigned int i;
+	const struct hv_leaf *leaf = hv_find(env->hv, HV_XEN);
+	struct xen_cpuid_info x;
 
-	for (i = 0; i < env->hv->nr; i++) {
-		const struct hv_leaf *leaf = &env->hv->found[i];
-		uint32_t khz;
-
-		if (leaf->kind != HV_XEN ||
-		    leaf->max_leaf < leaf->base + XEN_LEAF_TIME ||
-		    (cpuid_count(leaf->base + XEN_LEAF_TIME, 0).eax &
-		     XEN_TSC_EMULATED))
-			continue;
-		khz = cpuid_count(leaf->base + XEN_LEAF_TIME, XEN_TIME_HOST_KHZ)
-			      .eax;
-		if (!khz)
-			continue;
-		tsc_hz = (uint64_t)khz * 1000;
-		snprintf(tsc_hz_source, sizeof(tsc_hz_source),
-			 "Xen's host TSC kHz (CPUID leaf 0x%x.2; no clock to "
-			 "calibrate against)",
-			 leaf->base + XEN_LEAF_TIME);
-		return true;
-	}
-	return false;
+	if (!leaf)
+		return false;
+	xen_cpuid_read(leaf, cpu_cpuid, &x);
+	if (!x.have_tsc_leaf || (x.tsc_flags & XEN_TSC_EMULATED) ||
+	    !x.host_tsc_khz)
+		return false;
+	tsc_hz = (uint64_t)x.host_tsc_khz * 1000;
+	snprintf(tsc_hz_source, sizeof(tsc_hz_source),
+		 "Xen's host TSC kHz (CPUID leaf 0x%x.2; no clock to calibrate "
+		 "against)",
+		 leaf->base + XEN_LEAF_TIME);
+	return true;
 }
 
 /* The TSC counted as a clock of unknown frequency, for calibration. */

@@ -179,6 +179,16 @@ void hv_describe_missing(const struct hv_info *info, const char *want,
 		 hv ? hv_kind_name(hv->kind) : "", clock, want);
 }
 
+const struct hv_leaf *hv_find(const struct hv_info *info, enum hv_kind kind)
+{
+	unsigned int i;
+
+	for (i = 0; info && i < info->nr; i++)
+		if (info->found[i].kind == kind)
+			return &info->found[i];
+	return NULL;
+}
+
 const struct hv_leaf *hv_primary(const struct hv_info *info)
 {
 	return info->nr ? &info->found[0] : NULL;

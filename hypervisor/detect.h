@@ -74,6 +74,9 @@ void hv_describe_features(const struct hv_leaf *leaf, cpuid_fn cpuid, char *buf,
 /** hv_describe_features() with the CPU's own CPUID. */
 void hv_features(const struct hv_leaf *leaf, char *buf, size_t len);
 
+/** The interface of @kind among those found (NULL @info: none), or NULL. */
+const struct hv_leaf *hv_find(const struct hv_info *info, enum hv_kind kind);
+
 /** The hypervisor proper (not a compatibility interface), or NULL. */
 const struct hv_leaf *hv_primary(const struct hv_info *info);
 

@@ -101,17 +101,6 @@ static uint64_t kvm_clock_read(void)
 	return s.ns;
 }
 
-/* The KVM interface among the hypervisor leaves, or NULL. */
-static const struct hv_leaf *kvm_leaf(const struct hv_info *hv)
-{
-	unsigned int i;
-
-	for (i = 0; hv && i < hv->nr; i++)
-		if (hv->found[i].kind == HV_KVM)
-			return &hv->found[i];
-	return NULL;
-}
-
 /*
  * Point @cpu's system-time MSR at its area and check what KVM put there:
  * a consistent, non-zero version and a usable multiplier.  On failure the
@@ -194,7 +183,7 @@ static void kvm_clock_describe_wall(char *buf, size_t len)
 
 static int kvm_clock_probe(struct clock *c, const struct clock_env *env)
 {
-	const struct hv_leaf *kvm = kvm_leaf(env->hv);
+	const struct hv_leaf *kvm = hv_find(env->hv, HV_KVM);
 	char flags[PVCLOCK_FLAGS_TEXT_LEN], wall[CLOCK_TEXT_LEN];
 	uint32_t features;
 	struct pvclock_sample s;

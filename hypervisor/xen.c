@@ -16,23 +16,11 @@
 #define XEN_LEAF_TIME	   3
 #define XEN_LEAF_HVM	   4
 
-/* Leaf 3, sub-leaf 0, EAX (xen/arch-x86/cpuid.h documents the bits but
- * names none). */
-#define XEN_TSC_EMULATED (1u << 0)
+/* Leaf 3, sub-leaf 0, EAX (XEN_TSC_EMULATED is in hypervisor/xen.h). */
 #define XEN_TSC_RELIABLE (1u << 1)
 #define XEN_TSC_RDTSCP	 (1u << 2)
 
 volatile struct shared_info *xen_shared_info;
-
-const struct hv_leaf *xen_leaf(const struct hv_info *hv)
-{
-	unsigned int i;
-
-	for (i = 0; hv && i < hv->nr; i++)
-		if (hv->found[i].kind == HV_XEN)
-			return &hv->found[i];
-	return NULL;
-}
 
 static bool listed(const struct hv_leaf *leaf, unsigned int offset)
 {

@@ -19,6 +19,10 @@
 /* shared_info, once mapped (PV: at start; HVM: by xen_pvclock's probe). */
 extern volatile struct shared_info *xen_shared_info;
 
+/* Leaf base + 3, sub-leaf 0, EAX bit 0: Xen emulates rdtsc (the bits are
+ * documented in xen/arch-x86/cpuid.h but not named there). */
+#define XEN_TSC_EMULATED (1u << 0)
+
 /* What Xen's CPUID leaves say (base + 1 to base + 4). */
 struct xen_cpuid_info {
 	uint32_t base; /* 0x40000000 or 0x40000100 */
@@ -57,9 +61,6 @@ char *xen_tsc_flags_describe(uint32_t flags, char *buf, size_t len);
  */
 int xen_wallclock_read(const volatile struct shared_info *s,
 		       unsigned int max_tries, uint64_t *sec, uint32_t *nsec);
-
-/** The Xen entry among the hypervisor leaves, or NULL. */
-const struct hv_leaf *xen_leaf(const struct hv_info *hv);
 
 /**
  * As an HVM or PVH guest: fill the hypercall page and map shared_info

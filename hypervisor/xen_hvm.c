@@ -110,7 +110,7 @@ void xen_hvm_console_init(void)
 	uint64_t pfn, paddr;
 
 	hv_scan(cpu_cpuid, &hv);
-	leaf = xen_leaf(&hv);
+	leaf = hv_find(&hv, HV_XEN);
 	if (!leaf)
 		return;
 	xen_cpuid_read(leaf, cpu_cpuid, &x);

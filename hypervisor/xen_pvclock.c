@@ -147,7 +147,7 @@ static void describe(struct clock *c, const struct pvclock_sample *s)
 
 static int xen_pvclock_probe(struct clock *c, const struct clock_env *env)
 {
-	const struct hv_leaf *leaf = xen_leaf(env->hv);
+	const struct hv_leaf *leaf = hv_find(env->hv, HV_XEN);
 	struct pvclock_sample s;
 
 	if (!leaf) {

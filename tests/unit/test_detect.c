@@ -199,6 +199,18 @@ static void missing_hypervisor_in_words(void **state)
 	assert_non_null(strstr(buf, "no hypervisor found"));
 }
 
+static void find_by_kind(void **state)
+{
+	struct hv_info info = { .present = true, .nr = 2 };
+
+	(void)state;
+	info.found[0].kind = HV_HYPERV;
+	info.found[1].kind = HV_KVM;
+	assert_ptr_equal(hv_find(&info, HV_KVM), &info.found[1]);
+	assert_null(hv_find(&info, HV_XEN));
+	assert_null(hv_find(NULL, HV_KVM));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -210,6 +222,7 @@ int main(void)
 		cmocka_unit_test_setup(unknown_signature_is_kept, setup),
 		cmocka_unit_test_setup(features_in_words, setup),
 		cmocka_unit_test(missing_hypervisor_in_words),
+		cmocka_unit_test(find_by_kind),
 	};
 
 	return cmocka_run_group_tests_name("detect", tests, NULL, NULL);
