@@ -214,7 +214,12 @@ $(BUILD)/clockbench.iso: $(BUILD)/clockbench.elf boot/grub.cfg $(BUILD)/iso-args
 		{ cat $(BUILD)/iso.log; exit 1; }
 
 # --- running -----------------------------------------------------------------
-run: deps images
+# The targets a user types first on a fresh machine (run, run-xen, matrix,
+# check, bench) install the packages (deps) and then run make again: what this
+# Makefile looks up while it is read (the newlib tarball, gcc's paths, git's
+# revision) must be looked up after the install, not before.
+run: deps
+	@$(MAKE) --no-print-directory images
 	$(PYTHON) tools/clockbench run --no-build $(RUN_FLAGS) -- $(ARGS)
 
 # Xen 4.17 (Debian's xen-hypervisor-4.17-amd64) boots the PV image as its dom0
@@ -231,7 +236,9 @@ $(BUILD)/xen-4.17-amd64: $(XEN_GZ)
 	@gunzip -c $< > $@
 
 .PHONY: run-xen
-run-xen: deps $(BUILD)/clockbench-xenpv.elf $(BUILD)/xen-4.17-amd64
+run-xen: deps
+	@$(MAKE) --no-print-directory $(BUILD)/clockbench-xenpv.elf \
+		$(BUILD)/xen-4.17-amd64
 	$(PYTHON) tools/clockbench run --boot xen --smp 2 --no-build $(RUN_FLAGS) \
 		-- $(ARGS)
 
@@ -239,7 +246,8 @@ run-xen: deps $(BUILD)/clockbench-xenpv.elf $(BUILD)/xen-4.17-amd64
 # Boots the image in every environment this machine can run; MATRIX_FLAGS are
 # options of tools/clockbench matrix (e.g. --repeats 5).
 .PHONY: matrix
-matrix: deps images iso $(BUILD)/xen-4.17-amd64
+matrix: deps
+	@$(MAKE) --no-print-directory images iso $(BUILD)/xen-4.17-amd64
 	$(PYTHON) tools/clockbench matrix $(MATRIX_FLAGS)
 
 # One small matrix, booted for real (TCG pc and Xen), then compared and
@@ -322,4 +330,5 @@ clean:
 # Boots the default run under TCG and KVM and prints each clock's costs.
 .PHONY: bench
 bench: deps
-	$(PYTHON) tools/bench
+	@$(MAKE) --no-print-directory images
+	$(PYTHON) tools/bench --no-build
