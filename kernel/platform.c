@@ -133,16 +133,57 @@ const char *platform_port_owner(void)
 	return CONFIG_XEN_PV ? "Xen" : NULL;
 }
 
+/*
+ * Say how the run ends, after the verdict, whenever that is not by
+ * isa-debug-exit: QEMU then ends without the verdict in its status (power
+ * off, reset) or does not end at all (halt), and the runner takes the
+ * console's verdict once this line follows it
+ * (tools/clockbench_lib/console.py: "clockbench: ending the run: ...";
+ * a way that starts with "halt" leaves the machine on).
+ */
+static void announce_end(const char *how)
+{
+	console_puts("clockbench: ending the run: ");
+	console_puts(how);
+	console_puts("\n");
+	console_flush();
+}
+
+/* The way @method ends the run, in words, when it is not isa-debug-exit. */
+static const char *end_words(enum exit_method method)
+{
+	switch (method) {
+	case EXIT_HALT:
+		return CONFIG_XEN_PV ? "power-off of the domain (exit=halt: a "
+				       "PV guest cannot halt for good)"
+				     : "halt (exit=halt); the machine stays on";
+	case EXIT_ACPI:
+		return CONFIG_XEN_PV ? "shutdown of the domain (exit=acpi)"
+				     : "ACPI power-off (exit=acpi)";
+	case EXIT_RESET:
+		return CONFIG_XEN_PV ? "reboot of the domain (exit=reset)"
+				     : "reset (exit=reset)";
+	default:
+		return NULL;
+	}
+}
+
 void platform_exit(enum verdict verdict)
 {
+	const char *how = end_words(exit_method);
+
 	printf("clockbench: %s\n", verdict_name(verdict));
 	console_flush();
+	if (how)
+		announce_end(how);
 	if (CONFIG_XEN_PV)
 		xen_pv_exit(verdict, exit_method);
 
 	switch (exit_method) {
 	case EXIT_AUTO:
 		outb(ISA_DEBUG_EXIT_PORT, (uint8_t)verdict_exit_code(verdict));
+		announce_end("ACPI power-off (exit=auto: isa-debug-exit did "
+			     "not end it)");
 		acpi_power_off();
 		break;
 	case EXIT_ISA:
@@ -158,8 +199,6 @@ void platform_exit(enum verdict verdict)
 		break;
 	}
 	if (exit_method != EXIT_HALT)
-		console_puts("clockbench: could not leave the machine that "
-			     "way; halting.\n");
-	console_flush();
+		announce_end("halt (the machine could not be left that way)");
 	priv_halt();
 }

@@ -51,8 +51,9 @@ const char *platform_port_owner(void);
 
 /**
  * End the run: print "clockbench: VERDICT", drain the console, then leave
- * the machine the chosen way.  Never returns; halts when nothing else
- * worked.
+ * the machine the chosen way, first saying how ("clockbench: ending the
+ * run: ...") unless isa-debug-exit ends it.  Never returns; halts when
+ * nothing else worked.
  */
 __attribute__((noreturn)) void platform_exit(enum verdict verdict);
 

@@ -19,6 +19,9 @@ with QEMU's doubled commas made single.  Environment:
                      printed before the guest's console, as Xen boots first
   FAKE_QEMU_XEN_END  if set, a log of Xen's lines printed after the final line, when
                      dom0 has ended; then it sleeps forever, as Xen halts the machine
+The guest option exit=halt, acpi or reset in -append makes it end as the image does: after
+the final line it says how the run ends, then sleeps forever (halt) or exits with status
+0 (a power-off, or a reset under -no-reboot); FAKE_QEMU_NO_END_LINE leaves that line out.
 """
 
 import json
@@ -27,6 +30,11 @@ import sys
 import time
 
 FINALS = {3: "clockbench: PASS", 5: "clockbench: FAIL", 7: "clockbench: SKIP"}
+# What the image says after its verdict for each exit= that does not use isa-debug-exit
+# (kernel/platform.c).
+END_LINES = {"halt": "clockbench: ending the run: halt (exit=halt); the machine stays on",
+             "acpi": "clockbench: ending the run: ACPI power-off (exit=acpi)",
+             "reset": "clockbench: ending the run: reset (exit=reset)"}
 
 
 def option(name, default=""):
@@ -59,6 +67,28 @@ def dom0_command_line(initrd):
     """What Xen hands dom0: the module text after its file name, commas undoubled."""
     module = initrd.replace(",,", "\0").replace(",", "\n").split("\n")[0]
     return module.replace("\0", ",").partition(" ")[2]
+
+
+def exit_option():
+    """The exit= guest option in -append ("auto" when there is none)."""
+    for word in option("-append").split():
+        key, _, value = word.partition("=")
+        if key == "exit":
+            return value
+    return "auto"
+
+
+def end_as_asked(final):
+    """After the final line, end the way the exit= option says, if not through isa-debug-exit."""
+    method = exit_option()
+    if method not in END_LINES:
+        return
+    if final and not os.environ.get("FAKE_QEMU_NO_END_LINE"):
+        print(END_LINES[method])
+    sys.stdout.flush()
+    if method == "halt":
+        time.sleep(3600)
+    sys.exit(0)
 
 
 def main():
@@ -98,6 +128,7 @@ def main():
         time.sleep(3600)
     if final:
         print(final)
+    end_as_asked(final)
     if os.environ.get("FAKE_QEMU_XEN_END"):
         print_file(os.environ["FAKE_QEMU_XEN_END"])
         sys.stdout.flush()

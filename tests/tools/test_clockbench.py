@@ -172,6 +172,21 @@ class Verdicts(unittest.TestCase):
         self.assertIn("QEMU itself failed", outcome.judge(1, None)[1])
         self.assertIn("signal 9", outcome.judge(-9, None)[1])
 
+    def test_judge_announced_end(self):
+        """A guest that said how it ends after its verdict: a power-off or reset (status 0)
+        or a halt (QEMU stopped by the runner, status None) carries the console's verdict."""
+        for status in (0, None):
+            self.assertEqual(outcome.judge(status, "pass", "ACPI power-off (exit=acpi)"),
+                             ("pass", None))
+            self.assertEqual(outcome.judge(status, "fail", "reset (exit=reset)"),
+                             ("fail", None))
+        # Without a verdict line, or with QEMU failing, the announcement proves nothing.
+        self.assertEqual(outcome.judge(0, None, "reset (exit=reset)")[0], "error")
+        self.assertEqual(outcome.judge(1, "pass", "reset (exit=reset)")[0], "error")
+        self.assertEqual(outcome.judge(-6, "pass", "reset (exit=reset)")[0], "error")
+        # isa-debug-exit's status still wins, and must agree.
+        self.assertEqual(outcome.judge(5, "pass", "reset (exit=reset)")[0], "error")
+
 
 SAMPLE_CONSOLE = (
     "\x1b[2J\x1b[01;01H\x1b[=3h\x1b[2J\x1b[01;01HBdsDxe: loading Boot0001\r\n"
@@ -248,9 +263,20 @@ class ConsoleParsing(unittest.TestCase):
         self.assertIsNone(console.parse_final_verdict(cut))
         self.assertIsNone(console.parse_checks(["ok 1 not ktap"]))
 
+    def test_announced_end(self):
+        lines = ["clockbench: PASS", "clockbench: ending the run: ACPI power-off (exit=acpi)"]
+        self.assertEqual(console.parse_announced_end(lines), "ACPI power-off (exit=acpi)")
+        self.assertTrue(console.HALT_LINE.match(
+            "clockbench: ending the run: halt (exit=halt); the machine stays on"))
+        self.assertFalse(console.HALT_LINE.match(lines[1]))
+        # Only after the last verdict line: an older run's line, or none at all, is not it.
+        self.assertIsNone(console.parse_announced_end(lines[1:]))
+        self.assertIsNone(console.parse_announced_end(lines[::-1]))
+        self.assertIsNone(console.parse_announced_end(["clockbench: PASS"]))
+
     def test_parse_report(self):
         report = console.parse_report(sample_lines())
-        self.assertEqual(set(report), {"env", "checks", "final"})
+        self.assertEqual(set(report), {"env", "checks", "final", "end"})
         self.assertEqual(report["final"], "fail")
 
 
@@ -544,6 +570,22 @@ class CommandLine(unittest.TestCase):
             self.assertRegex(result.stdout, rf"clockbench run: {word} \(tcg pc multiboot1, "
                                             r"[0-9.]+ s\)\n$")
         self.assertNotIn("Traceback", result.stderr)
+
+    def test_run_every_exit(self):
+        """exit=halt, acpi and reset end with the console's verdict, quickly; without the
+        guest's line saying so, QEMU's status 0 has no verdict."""
+        for method in ("halt", "acpi", "reset"):
+            for status, code, word in ((3, 0, "PASS"), (5, 1, "FAIL")):
+                result = self.clockbench("run", "--accel", "tcg", "--timeout", "20", "--",
+                                         f"exit={method}", FAKE_QEMU_FINAL=f"clockbench: {word}")
+                self.assertEqual(result.returncode, code, (method, result.stderr))
+                self.assertIn(f"clockbench run: {word} (tcg pc multiboot1", result.stdout)
+                self.assertIn("clockbench: ending the run: ", result.stdout)
+                self.assertRegex(result.stdout, r", [0-9]\.[0-9] s\)\n$")  # well before 20 s
+        result = self.clockbench("run", "--accel", "tcg", "--", "exit=acpi",
+                                 FAKE_QEMU_NO_END_LINE="1")
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("QEMU exited with status 0 without a verdict", result.stderr)
 
     def test_run_json_and_hang(self):
         result = self.clockbench("run", "--accel", "tcg", "--timeout", "1", "--json", "r.json",

@@ -295,6 +295,21 @@ class XenLog(unittest.TestCase):
             with self.subTest(f"{end.kind} {said}"):
                 self.assertEqual(xen.judge_end(end, said), (verdict, reason))
 
+    def test_judging_an_announced_end(self):
+        """exit=halt, acpi or reset: the guest said how it ends, so dom0's power-off (or
+        its crash after FAIL) carries the console's verdict; a crash after PASS and a
+        panic still do not."""
+        crashed = facts_of("dom0-crashed.log").end
+        halted = facts_of("dom0-halted.log").end
+        panic = facts_of("panic.log").end
+        said = "shutdown of the domain (exit=acpi)"
+        self.assertEqual(xen.judge_end(halted, "pass", said), ("pass", None))
+        self.assertEqual(xen.judge_end(halted, "fail", said), ("fail", None))
+        self.assertEqual(xen.judge_end(crashed, "fail", said), ("fail", None))
+        self.assertEqual(xen.judge_end(crashed, "pass", said)[0], "fail")
+        self.assertEqual(xen.judge_end(panic, "pass", said)[0], "error")
+        self.assertEqual(xen.judge_end(halted, None, said)[0], "error")
+
     def test_json(self):
         facts = xen.parse_xen_log(fixture_lines("boot-tsc.log"), "given options")
         self.assertEqual(facts.to_json(), {

@@ -2,12 +2,13 @@
 """One boot from image to verdict, shared by `clockbench run` and `clockbench test`."""
 
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
 
 from . import qemu, xen
-from .console import parse_report
+from .console import HALT_LINE, parse_report
 from .outcome import RunnerError, judge, status_verdict
 from .process import run_process
 
@@ -81,6 +82,14 @@ def hang_reason(timeout_s, last_line):
     return f"hang: no verdict after {timeout_s:g} s; last line seen: {last_line or '(none)'}"
 
 
+def end_lines(spec):
+    """The console lines after which the machine never comes back, so that QEMU is stopped:
+    the guest's own when it halts after its verdict, and Xen's when dom0 has ended."""
+    if not spec.hypervisor:
+        return HALT_LINE
+    return re.compile(f"(?:{HALT_LINE.pattern})|(?:{xen.END_LINE.pattern})")
+
+
 def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.environ):
     """Boot the image for `spec` (built and checked by the caller) once and judge the result.
 
@@ -93,8 +102,7 @@ def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.e
     files = qemu.prepare_boot_files(spec, work_dir)
     command = qemu.build_qemu_command(spec, qemu.qemu_program(environ), image, files,
                                       hypervisor)
-    result = run_process(command, timeout_s, log_path, echo,
-                         end_line=xen.END_LINE if spec.hypervisor else None)
+    result = run_process(command, timeout_s, log_path, echo, end_line=end_lines(spec))
     report = parse_report(result.console_lines)
     facts = (xen.parse_xen_log(result.console_lines, xen.xen_options(spec.smp, spec.xen_args))
              if spec.hypervisor else None)
@@ -104,11 +112,11 @@ def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.e
         verdict, reason = "error", (f"QEMU stopped the guest: {result.stall_line} "
                                     f"(the log has QEMU's register dump)")
     elif facts and facts.end and status_verdict(result.status) is None:
-        verdict, reason = xen.judge_end(facts.end, report["final"])
-    elif result.ended:
+        verdict, reason = xen.judge_end(facts.end, report["final"], report["end"])
+    elif result.ended and not HALT_LINE.match(result.end_line):
         verdict, reason = "error", f"Xen stopped the machine: {result.end_line}"
     else:
-        verdict, reason = judge(result.status, report["final"])
+        verdict, reason = judge(result.status, report["final"], report["end"])
         if result.status == 1 and result.stderr_lines:
             reason += ": " + result.stderr_lines[-1].strip()
     return BootOutcome(spec=spec, verdict=verdict, reason=reason, qemu_status=result.status,

@@ -31,6 +31,11 @@ _KTAP_RESULT = re.compile(r"^(ok|not ok) \d+\b(.*)$")
 _KTAP_SKIP = re.compile(r"#\s*SKIP\b", re.IGNORECASE)
 _KTAP_TOTALS = re.compile(r"^\s*#\s*(\d+) passed, (\d+) failed, (\d+) skipped\s*$")
 _FINAL_LINE = re.compile(r"^\s*clockbench: (PASS|FAIL|SKIP)\s*$")
+# After its verdict, a guest that does not end QEMU through isa-debug-exit says how the
+# run ends (kernel/platform.c): QEMU then exits without the verdict in its status (power
+# off, reset) or keeps running (a way that starts with "halt": the machine stays on).
+_END_ANNOUNCEMENT = re.compile(r"^\s*clockbench: ending the run: (.*\S)\s*$")
+HALT_LINE = re.compile(r"^\s*clockbench: ending the run: halt\b")
 _LEADING_NUMBER = re.compile(r"^(\d+)\b")
 
 
@@ -139,14 +144,28 @@ def parse_final_verdict(lines):
     return None
 
 
+def parse_announced_end(lines):
+    """How the guest said the run ends ("ACPI power-off (exit=acpi)", ...) when that line
+    comes after its last verdict line; else None."""
+    for line in reversed(lines):
+        if _FINAL_LINE.match(line):
+            return None
+        match = _END_ANNOUNCEMENT.match(line)
+        if match:
+            return match.group(1) if parse_final_verdict(lines) else None
+    return None
+
+
 def parse_report(lines):
     """Parse everything the runner reads from the guest's console.
 
     The one place that knows the console format: returns {"env": ..., "checks": ...,
-    "final": ...} as described by parse_environment, parse_checks and parse_final_verdict.
+    "final": ..., "end": ...} as described by parse_environment, parse_checks,
+    parse_final_verdict and parse_announced_end.
     """
     return {
         "env": parse_environment(lines),
         "checks": parse_checks(lines),
         "final": parse_final_verdict(lines),
+        "end": parse_announced_end(lines),
     }

@@ -69,14 +69,20 @@ def no_verdict_reason(qemu_status):
     return f"QEMU exited with status {qemu_status}, which carries no verdict"
 
 
-def judge(qemu_status, console_verdict):
+def judge(qemu_status, console_verdict, announced_end=None):
     """Combine QEMU's exit status with the guest's final console line.
 
     `console_verdict` is "pass"/"fail"/"skip" from the `clockbench: X` line, or None when
-    the console had none.  Returns (verdict, reason); reason is None for a clean verdict.
-    Both must agree: any disagreement or absence is an "error".
+    the console had none.  `announced_end` is how the guest said, after that line, that the
+    run ends when not through isa-debug-exit (console.parse_announced_end): then QEMU's
+    status 0 (a power-off or reset under -no-reboot), or None (the runner stopped QEMU
+    once the guest halted), carries the console's verdict.  Returns (verdict, reason);
+    reason is None for a clean verdict.  Otherwise both must agree: any disagreement or
+    absence is an "error".
     """
     verdict = status_verdict(qemu_status)
+    if verdict is None and announced_end and console_verdict and qemu_status in (0, None):
+        return console_verdict, None
     if verdict is None:
         reason = no_verdict_reason(qemu_status)
         if console_verdict:

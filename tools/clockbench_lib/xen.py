@@ -225,15 +225,21 @@ def parse_xen_log(lines, options=None):
     return facts
 
 
-def judge_end(end, console_verdict):
+def judge_end(end, console_verdict, announced_end=None):
     """The verdict of a boot whose end Xen reported: returns (verdict, reason).
 
     The guest writes its verdict to isa-debug-exit, which ends QEMU with a status that says
     it; only when that failed does it shut dom0 down: power off after PASS or SKIP, crash
     after FAIL.  So a crash is a failure whatever the console said, a power-off carries
     the console's PASS or SKIP, and anything else (a reboot, a Xen panic) has no verdict.
+    A guest told to end another way (exit=halt, acpi or reset) says so after its verdict
+    (`announced_end`); then dom0's power-off or reboot carries the console's verdict, and
+    so does a crash after FAIL, which is how it shuts down after a failure.
     """
     said = f"'clockbench: {console_verdict.upper()}'" if console_verdict else None
+    if announced_end and console_verdict and end.kind != "panic" and (
+            end.kind != "crashed" or console_verdict == "fail"):
+        return console_verdict, None
     if end.kind == "crashed":
         if console_verdict == "fail":
             return "fail", (f"{end.describe()} after {said}: the guest could not end QEMU "
