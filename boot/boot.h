@@ -12,6 +12,15 @@
 #define BOOT_PROTO_PVH	      3
 #define BOOT_PROTO_XEN_PV     4 /* Xen's start_info, 64-bit PV guest */
 
+/*
+ * QEMU's isa-debug-exit device, as tools/clockbench adds it, and what the
+ * guest writes to it: QEMU then exits with (value << 1) | 1.
+ */
+#define ISA_DEBUG_EXIT_PORT 0xf4
+#define ISA_DEBUG_EXIT_PASS 1
+#define ISA_DEBUG_EXIT_FAIL 2
+#define ISA_DEBUG_EXIT_SKIP 3
+
 /* The image runs identity-mapped where it is loaded: at 1 MiB. */
 #define KERNEL_LOAD_PADDR 0x100000
 

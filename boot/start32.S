@@ -16,6 +16,9 @@
 #define PTE_PCD 0x010
 #define PTE_PS  0x080
 
+#define COM1_PORT 0x3f8
+#define RAM_PATTERN 0x5a5aa5a5
+
 /* First 2 MiB page of the uncached window at 0xfe000000. */
 #define UNCACHED_FIRST_PDE (0xfe000000 >> 21)
 
@@ -85,6 +88,18 @@ start32:
 	xorl	%eax, %eax
 	rep stosb
 
+	/* The whole image must be RAM: on a machine with less, what is
+	 * written past the end is lost, and the stacks (at the end) with it.
+	 * The last word must keep two patterns written to it. */
+	movl	$(__image_end - 4), %edi
+	movl	$RAM_PATTERN, (%edi)
+	cmpl	$RAM_PATTERN, (%edi)
+	jne	too_little_ram
+	notl	(%edi)
+	cmpl	$~RAM_PATTERN, (%edi)
+	jne	too_little_ram
+	movl	$0, (%edi)
+
 	/* CPUID exists when EFLAGS.ID can be toggled; then ask for long mode. */
 	pushfl
 	popl	%eax
@@ -141,18 +156,57 @@ ap_start32:
 	LOAD_DATA_SEGMENTS
 	ENTER_LONG_MODE ap_start64
 
-/* Without long mode there is nothing to run: say so on COM1 and stop. */
-no_long_mode:
-	movl	$no_long_mode_msg, %esi
+/* The string at \msg on COM1 (no stack: clobbers eax, edx, esi). */
+.macro PUTS msg
+	movl	$\msg, %esi
+	movw	$COM1_PORT, %dx
 1:	lodsb
 	testb	%al, %al
 	jz	2f
-	movw	$0x3f8, %dx
 	outb	%al, %dx
 	jmp	1b
-2:	cli
+2:
+.endm
+
+/* Without long mode there is nothing to run: say so on COM1 and stop. */
+no_long_mode:
+	PUTS	no_long_mode_msg
+	jmp	stop
+
+/* Too little RAM for the image: say so with the minimum in MiB (at most
+ * three digits), end the run as failed, and stop. */
+too_little_ram:
+	PUTS	too_little_ram_msg
+	movl	$__image_min_ram_mib, %eax
+	movl	$100, %ecx		/* the digit's place */
+	xorl	%edi, %edi		/* set once a digit is printed */
+1:	xorl	%edx, %edx
+	divl	%ecx			/* eax = this digit, edx = the rest */
+	movl	%edx, %esi
+	orl	%eax, %edi
+	cmpl	$1, %ecx
+	je	2f			/* the last digit, even 0 */
+	testl	%edi, %edi
+	jz	3f			/* no leading zeros */
+2:	addb	$'0', %al
+	movw	$COM1_PORT, %dx
+	outb	%al, %dx
+3:	movl	%ecx, %eax
+	xorl	%edx, %edx
+	movl	$10, %ecx
+	divl	%ecx
+	movl	%eax, %ecx
+	movl	%esi, %eax
+	testl	%ecx, %ecx
+	jnz	1b
+	PUTS	too_little_ram_end_msg
+	movb	$ISA_DEBUG_EXIT_FAIL, %al
+	movw	$ISA_DEBUG_EXIT_PORT, %dx
+	outb	%al, %dx
+stop:
+	cli
 	hlt
-	jmp	2b
+	jmp	stop
 
 	.code64
 ap_start64:
@@ -190,6 +244,10 @@ start64:
 	.section .rodata
 no_long_mode_msg:
 	.asciz "clockbench: this CPU does not support long mode (x86-64); stopping.\r\n"
+too_little_ram_msg:
+	.asciz "\r\nclockbench: too little RAM: the image does not fit; boot it with at least "
+too_little_ram_end_msg:
+	.asciz " MiB.\r\nclockbench: FAIL\r\n"
 
 	.data
 	.balign 16

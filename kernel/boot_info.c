@@ -51,6 +51,27 @@ const char *mem_type_name(uint32_t type)
 	return "other";
 }
 
+bool boot_info_ram_covers(const struct boot_info *bi, uint64_t start,
+			  uint64_t end)
+{
+	unsigned int i, step;
+
+	if (!bi->nr_memmap || bi->memmap_truncated)
+		return true;
+	/* Each step moves start past one RAM region that holds it. */
+	for (step = 0; step < bi->nr_memmap && start < end; step++)
+		for (i = 0; i < bi->nr_memmap; i++) {
+			const struct mem_region *r = &bi->memmap[i];
+
+			if (r->type == MEM_RAM && r->base <= start &&
+			    start - r->base < r->size) {
+				start = r->base + r->size;
+				break;
+			}
+		}
+	return start >= end;
+}
+
 static void add_region(struct boot_info *bi, uint64_t base, uint64_t size,
 		       uint32_t type)
 {

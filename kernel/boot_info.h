@@ -85,6 +85,14 @@ int boot_info_parse(struct boot_info *bi, int protocol, uint32_t magic,
 		    uint64_t info_paddr, const struct phys_mapper *pm,
 		    char *err, size_t errlen);
 
+/**
+ * Whether the memory map lists [@start, @end) as RAM, in one region or in
+ * several that adjoin.  True when the map cannot say otherwise: the loader
+ * gave none, or it was cut short.
+ */
+bool boot_info_ram_covers(const struct boot_info *bi, uint64_t start,
+			  uint64_t end);
+
 /** Short name of a memory type: "RAM", "reserved", "ACPI", ... */
 const char *mem_type_name(uint32_t type);
 

@@ -35,6 +35,8 @@
 
 #define MIB (1024 * 1024)
 
+extern char __image_start[], __image_end[], __image_min_ram_mib[];
+
 static struct boot_info boot_info;
 static struct cpu_info cpu_info;
 static struct hv_info hv_info;
@@ -291,6 +293,17 @@ void kernel_boot(uint32_t protocol, uint32_t info_paddr, uint32_t magic)
 	if (boot_info_parse(&boot_info, (int)protocol, magic, info_paddr,
 			    &boot_mem, err, sizeof(err)))
 		fail_early("the boot information is unusable", err);
+	/* boot/start32.S found RAM there; the map must call it RAM too. */
+	if (!boot_info_ram_covers(&boot_info, (uintptr_t)__image_start,
+				  (uintptr_t)__image_end)) {
+		snprintf(err, sizeof(err),
+			 "the memory map does not list all of the image "
+			 "(0x%lx-0x%lx) as RAM; boot it with at least %lu MiB",
+			 (unsigned long)(uintptr_t)__image_start,
+			 (unsigned long)(uintptr_t)__image_end - 1,
+			 (unsigned long)(uintptr_t)__image_min_ram_mib);
+		fail_early("too little RAM", err);
+	}
 	paging_init(&boot_info, &paging);
 
 	printf("# environment\n");

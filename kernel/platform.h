@@ -8,13 +8,11 @@
 
 #include <stdbool.h>
 
+#include "boot/boot.h"
 #include "drivers/acpi.h"
 #include "kernel/boot_info.h"
 #include "kernel/options.h"
 #include "kernel/verdict.h"
-
-/* QEMU's isa-debug-exit device, as tools/clockbench adds it. */
-#define ISA_DEBUG_EXIT_PORT 0xf4
 
 /**
  * Find and open the ACPI tables: the RSDP the loader handed over, else a

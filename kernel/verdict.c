@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Verdict names and exit codes (pure; host-tested). */
+#include "boot/boot.h"
 #include "kernel/verdict.h"
 
 const char *verdict_name(enum verdict v)
@@ -19,12 +20,12 @@ unsigned int verdict_exit_code(enum verdict v)
 {
 	switch (v) {
 	case VERDICT_PASS:
-		return 1;
+		return ISA_DEBUG_EXIT_PASS;
 	case VERDICT_SKIP:
-		return 3;
+		return ISA_DEBUG_EXIT_SKIP;
 	case VERDICT_FAIL:
 	default:
-		return 2;
+		return ISA_DEBUG_EXIT_FAIL;
 	}
 }
 

@@ -20,9 +20,10 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 # pylint: disable=wrong-import-position
-from clockbench_lib import cli, console, outcome, qemu, testlist  # noqa: E402
+from clockbench_lib import cli, console, outcome, qemu, testlist, xen  # noqa: E402
 from clockbench_lib.outcome import RunnerError  # noqa: E402
 from clockbench_lib.process import run_process  # noqa: E402
+from tests.tools import scratch  # noqa: E402
 
 FAKE_QEMU = os.path.join(HERE, "fake_qemu.py")
 PYTHON = "/usr/bin/python3"
@@ -405,6 +406,52 @@ class QemuCommands(unittest.TestCase):
         self.assertEqual(qemu.qemu_program({"CLOCKBENCH_QEMU": "/x/fake"}), "/x/fake")
 
 
+class MemoryFloor(unittest.TestCase):
+    """The least guest RAM each boot needs, read from the image it loads."""
+
+    def setUp(self):
+        self.root = tempfile.mkdtemp()
+        os.makedirs(os.path.join(self.root, "build"))
+
+    def tearDown(self):
+        shutil.rmtree(self.root)
+
+    def path(self, name):
+        return os.path.join(self.root, "build", name)
+
+    def test_elf_ram_end(self):
+        for wide in (True, False):
+            scratch.write_elf(self.path("x.elf"), 0x7c0000, wide=wide)
+            self.assertEqual(qemu.elf_ram_end(self.path("x.elf")), 0x7c0000)
+        with open(self.path("x.elf"), "wb") as junk:
+            junk.write(b"not an ELF file at all")
+        with self.assertRaisesRegex(RunnerError, "x.elf is not an ELF file"):
+            qemu.elf_ram_end(self.path("x.elf"))
+        with open(self.path("x.elf"), "r+b") as elf:
+            scratch.write_elf(self.path("x.elf"), 0x7c0000)
+            elf.truncate(70)
+        with self.assertRaisesRegex(RunnerError, "truncated program header table"):
+            qemu.elf_ram_end(self.path("x.elf"))
+        with self.assertRaisesRegex(RunnerError, "cannot read the ELF program headers"):
+            qemu.elf_ram_end(self.path("missing.elf"))
+
+    def test_minimum_per_boot(self):
+        scratch.write_elf(self.path("clockbench-mb1.elf"), 0x7c0000, wide=False)
+        scratch.write_elf(self.path("clockbench.elf"), 0x700001)
+        expected = {"multiboot1": 8, "pvh": 8, "iso-bios": 8 + qemu.GRUB_EXTRA_MIB,
+                    "iso-uefi": qemu.OVMF_MIN_MEMORY_MIB, "xen": xen.XEN_MIN_MEMORY_MIB}
+        for boot, need in expected.items():
+            spec = qemu.BootSpec(boot=boot, memory_mib=need)
+            self.assertEqual(qemu.min_memory_mib(spec, self.root)[0], need, boot)
+            qemu.check_memory(spec, self.root)
+            with self.assertRaises(RunnerError) as caught:
+                qemu.check_memory(qemu.BootSpec(boot=boot, memory_mib=need - 1), self.root)
+            self.assertIn(f"{need - 1} MiB of guest RAM is too little for the {boot} boot, "
+                          f"which needs at least {need} MiB: ", str(caught.exception))
+        _, why = qemu.min_memory_mib(qemu.BootSpec(), self.root)
+        self.assertEqual(why, "build/clockbench-mb1.elf fills guest RAM up to 7.75 MiB")
+
+
 class IsoArgsFile(unittest.TestCase):
     """The file GRUB sources for the guest options."""
 
@@ -541,15 +588,7 @@ class CommandLine(unittest.TestCase):
     """The whole tools/clockbench, copied into a scratch tree with a fake QEMU and Makefile."""
 
     def setUp(self):
-        self.root = tempfile.mkdtemp()
-        tools = os.path.join(self.root, "tools")
-        os.makedirs(os.path.join(self.root, "build"))
-        os.makedirs(os.path.join(self.root, "tests"))
-        shutil.copytree(os.path.join(ROOT, "tools", "clockbench_lib"),
-                        os.path.join(tools, "clockbench_lib"))
-        shutil.copy(os.path.join(ROOT, "tools", "clockbench"), tools)
-        with open(os.path.join(self.root, "Makefile"), "w", encoding="utf-8") as makefile:
-            makefile.write("build/%:\n\ttest -z \"$$FAIL_BUILD\" && touch $@\n")
+        self.root = scratch.make_tree()
 
     def tearDown(self):
         shutil.rmtree(self.root)
@@ -586,6 +625,16 @@ class CommandLine(unittest.TestCase):
                                  FAKE_QEMU_NO_END_LINE="1")
         self.assertEqual(result.returncode, 2)
         self.assertIn("QEMU exited with status 0 without a verdict", result.stderr)
+
+    def test_run_refuses_too_little_memory(self):
+        result = self.clockbench("run", "--accel", "tcg", "--memory", "7")
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertEqual(result.stderr.splitlines()[-1],
+                         "clockbench run: 7 MiB of guest RAM is too little for the multiboot1 "
+                         "boot, which needs at least 8 MiB: build/clockbench-mb1.elf fills "
+                         "guest RAM up to 7.50 MiB.")
+        result = self.clockbench("run", "--accel", "tcg", "--memory", "8")
+        self.assertEqual(result.returncode, 0, result.stderr)
 
     def test_run_json_and_hang(self):
         result = self.clockbench("run", "--accel", "tcg", "--timeout", "1", "--json", "r.json",
@@ -653,6 +702,20 @@ class CommandLine(unittest.TestCase):
         result = self.clockbench("test", "nosuch")
         self.assertEqual(result.returncode, 2)
         self.assertIn("no boot test named 'nosuch'", result.stderr)
+
+    def test_test_memory_floor(self):
+        """A boot test with less RAM than its boot needs is refused unless it says
+        memory_check=off (to see what the image says then)."""
+        with open(os.path.join(self.root, "tests", "tests.cfg"), "w", encoding="utf-8") as cfg:
+            cfg.write("boot small memory=7\n")
+        result = self.clockbench("test")
+        self.assertEqual(result.returncode, 2, result.stdout)
+        self.assertIn("clockbench test: tests/tests.cfg:1: small: 7 MiB of guest RAM is too "
+                      "little for the multiboot1 boot, which needs at least 8 MiB", result.stderr)
+        with open(os.path.join(self.root, "tests", "tests.cfg"), "w", encoding="utf-8") as cfg:
+            cfg.write("boot small memory=7 memory_check=off\n")
+        result = self.clockbench("test")
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 # pylint: disable=wrong-import-position
 from clockbench_lib import cli, report, reportchecks, testlist  # noqa: E402
 from clockbench_lib.outcome import RunnerError  # noqa: E402
+from tests.tools import scratch  # noqa: E402
 
 FIXTURES = os.path.join(HERE, "fixtures")
 FAKE_QEMU = os.path.join(HERE, "fake_qemu.py")
@@ -922,19 +923,9 @@ class WithFakeQemu(unittest.TestCase):
     """tools/clockbench run/test and tools/bench in a scratch tree with a fake QEMU."""
 
     def setUp(self):
-        self.root = tempfile.mkdtemp()
-        tools = os.path.join(self.root, "tools")
-        shutil.copytree(os.path.join(ROOT, "tools", "clockbench_lib"),
-                        os.path.join(tools, "clockbench_lib"))
-        for program in ("clockbench", "bench"):
-            shutil.copy(os.path.join(ROOT, "tools", program), tools)
-        os.makedirs(os.path.join(self.root, "docs"))
-        shutil.copy(os.path.join(ROOT, report.SCHEMA_FILE), os.path.join(self.root, "docs"))
-        os.makedirs(os.path.join(self.root, "tests"))
-        os.makedirs(os.path.join(self.root, "build"))
-        with open(os.path.join(self.root, "build", "clockbench-mb1.elf"), "w",
-                  encoding="utf-8"):
-            pass
+        self.root = scratch.make_tree(programs=("clockbench", "bench"))
+        scratch.write_elf(os.path.join(self.root, "build", "clockbench-mb1.elf"),
+                          scratch.FAKE_IMAGE_END, wide=False)
 
     def tearDown(self):
         shutil.rmtree(self.root)

@@ -27,6 +27,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 from clockbench_lib import cli, matrix, qemu, report, testlist, xen  # noqa: E402
 from clockbench_lib.outcome import RunnerError  # noqa: E402
 from clockbench_lib.process import run_process  # noqa: E402
+from tests.tools import scratch  # noqa: E402
 
 FIXTURES = os.path.join(HERE, "fixtures", "xen")
 FAKE_QEMU = os.path.join(HERE, "fake_qemu.py")
@@ -360,17 +361,7 @@ class WithFakeQemu(unittest.TestCase):
     """tools/clockbench run, test and matrix for Xen boots in a scratch tree."""
 
     def setUp(self):
-        self.root = tempfile.mkdtemp()
-        tools = os.path.join(self.root, "tools")
-        shutil.copytree(os.path.join(ROOT, "tools", "clockbench_lib"),
-                        os.path.join(tools, "clockbench_lib"))
-        shutil.copy(os.path.join(ROOT, "tools", "clockbench"), tools)
-        os.makedirs(os.path.join(self.root, "docs"))
-        shutil.copy(os.path.join(ROOT, report.SCHEMA_FILE), os.path.join(self.root, "docs"))
-        os.makedirs(os.path.join(self.root, "tests"))
-        os.makedirs(os.path.join(self.root, "build"))
-        with open(os.path.join(self.root, "Makefile"), "w", encoding="utf-8") as makefile:
-            makefile.write("build/%:\n\ttest -z \"$$FAIL_BUILD\" && touch $@\n")
+        self.root = scratch.make_tree()
 
     def tearDown(self):
         shutil.rmtree(self.root)

@@ -430,6 +430,39 @@ static void memory_map_overflow_is_flagged(void **state)
 	assert_int_equal(bi.ram_bytes, (uint64_t)(BOOT_MEMMAP_MAX + 5) << 20);
 }
 
+/* Whether a range lies in RAM: one region, adjoining ones, a gap, a hole. */
+static void ram_covers(void **state)
+{
+	static const struct mem_region map[] = {
+		{ 0, 0x9fc00, MEM_RAM },
+		{ 0x9fc00, 0x400, MEM_RESERVED },
+		{ 0x100000, 0x300000, MEM_RAM },
+		{ 0x400000, 0x200000, MEM_RAM }, /* adjoins the one before */
+		{ 0x600000, 0x100000, MEM_ACPI },
+		{ 0x800000, 0x100000, MEM_RAM },
+	};
+
+	(void)state;
+	memset(&bi, 0, sizeof(bi));
+	/* No map: nothing says otherwise. */
+	assert_true(boot_info_ram_covers(&bi, 0x100000, 0x7c0000));
+	memcpy(bi.memmap, map, sizeof(map));
+	bi.nr_memmap = sizeof(map) / sizeof(map[0]);
+	assert_true(boot_info_ram_covers(&bi, 0x100000, 0x400000));
+	assert_true(boot_info_ram_covers(&bi, 0x100000, 0x600000));
+	assert_true(boot_info_ram_covers(&bi, 0x0, 0x9fc00));
+	/* Into ACPI tables, across a reserved page, past the end. */
+	assert_false(boot_info_ram_covers(&bi, 0x100000, 0x7c0000));
+	assert_false(boot_info_ram_covers(&bi, 0x9f000, 0xa0000));
+	assert_false(boot_info_ram_covers(&bi, 0x800000, 0x900001));
+	assert_false(boot_info_ram_covers(&bi, 0xa00000, 0xa00001));
+	/* An empty range is always covered. */
+	assert_true(boot_info_ram_covers(&bi, 0x650000, 0x650000));
+	/* A map cut short cannot say. */
+	bi.memmap_truncated = true;
+	assert_true(boot_info_ram_covers(&bi, 0x100000, 0x7c0000));
+}
+
 /* --- Xen PV start_info ------------------------------------------------------ */
 
 /* start_info as Xen 4.17 filled it for a dom0 here (flags 0x303 seen). */
@@ -566,6 +599,7 @@ int main(void)
 		cmocka_unit_test_setup(pvh_version_0_has_no_map, setup),
 		cmocka_unit_test_setup(pvh_bad_magic_and_map, setup),
 		cmocka_unit_test_setup(memory_map_overflow_is_flagged, setup),
+		cmocka_unit_test_setup(ram_covers, setup),
 		cmocka_unit_test_setup(xen_pv_dom0, setup),
 		cmocka_unit_test_setup(xen_pv_domu, setup),
 		cmocka_unit_test_setup(xen_pv_full_command_line_is_truncated,

@@ -103,6 +103,7 @@ def prepare_run(args, spec):
         build_images(ROOT, list(spec.build_targets))
     for target in spec.build_targets:
         check_image(ROOT, target, built=build)
+    qemu.check_memory(spec, ROOT)
 
 
 def run_json_document(outcome, log_shown):
@@ -288,6 +289,13 @@ def prepare_tests(tests, build):
         build_images(ROOT, targets)
     for target in targets:
         check_image(ROOT, target, built=build)
+    for test in tests:
+        if test.memory_check:
+            try:
+                qemu.check_memory(test.spec, ROOT)
+            except RunnerError as error:
+                raise RunnerError(f"{TESTS_CFG}:{test.line_no}: {test.name}: {error} "
+                                  f"(memory_check=off boots it all the same)") from None
 
 
 def run_boot_tests(tests, skips, jobs):
@@ -380,7 +388,12 @@ def add_run_parser(subparsers):
                         help="vCPUs (default: 1)")
     parser.add_argument("--memory", type=positive_int, metavar="MiB",
                         help=f"guest RAM in MiB (default: {qemu.DEFAULT_MEMORY_MIB}; "
-                             f"{xen.XEN_MEMORY_MIB} for --boot xen, shared by Xen and dom0)")
+                             f"{xen.XEN_MEMORY_MIB} for --boot xen, shared by Xen and dom0); "
+                             "less than the boot needs is refused, naming the minimum: "
+                             "what the image fills (read from its ELF headers), "
+                             f"{qemu.GRUB_EXTRA_MIB} MiB more for GRUB, at least "
+                             f"{qemu.OVMF_MIN_MEMORY_MIB} for iso-uefi, "
+                             f"{xen.XEN_MIN_MEMORY_MIB} for xen")
     parser.add_argument("--timeout", type=positive_float, metavar="S",
                         help="seconds before QEMU is killed (default: 60 tcg, 120 kvm, "
                              f"{qemu.KVM_ISO_TIMEOUT_S} kvm ISO, {xen.XEN_TIMEOUT_S} xen)")

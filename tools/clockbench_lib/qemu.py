@@ -9,6 +9,7 @@ import errno
 import fcntl
 import os
 import shutil
+import struct
 import subprocess
 from dataclasses import dataclass
 
@@ -37,6 +38,16 @@ BOOT_IMAGES = {
     "xen": "build/clockbench-xenpv.elf",   # dom0 of Xen (xen.XEN_BINARY), under TCG only
 }
 BOOTS = tuple(BOOT_IMAGES)
+# The ELF each boot path loads into guest RAM (an ISO's is the one GRUB loads).
+BOOT_KERNELS = dict(BOOT_IMAGES, **{"iso-bios": "build/clockbench.elf",
+                                    "iso-uefi": "build/clockbench.elf"})
+
+MIB = 1 << 20
+# What the firmware and loader need beside the image, measured here with an image that
+# ends at 7.75 MiB: GRUB under SeaBIOS booted it in 12 MiB and not in 11 ("error: out of
+# memory"), so 4 MiB more than the image; OVMF needs 60 MiB whatever the image (56 hung).
+GRUB_EXTRA_MIB = 4
+OVMF_MIN_MEMORY_MIB = 60
 MACHINES = ("pc", "q35")
 ACCELS = ("tcg", "kvm")
 
@@ -78,9 +89,16 @@ class BootSpec:
         return xen.XEN_BINARY if self.boot == "xen" else None
 
     @property
+    def kernel(self):
+        """The ELF file loaded into guest RAM, relative to the repository root (for an ISO,
+        the one inside it)."""
+        return BOOT_KERNELS[self.boot]
+
+    @property
     def build_targets(self):
         """The files this boot needs from make, relative to the repository root."""
-        return (self.image,) + ((self.hypervisor,) if self.hypervisor else ())
+        return tuple(dict.fromkeys((self.image, self.kernel)
+                                   + ((self.hypervisor,) if self.hypervisor else ())))
 
     @property
     def is_iso(self):
@@ -115,6 +133,60 @@ def default_timeout_s(accel, boot="multiboot1"):
 def default_memory_mib(boot="multiboot1"):
     """Default guest RAM in MiB: Xen boots share it between Xen and dom0."""
     return xen.XEN_MEMORY_MIB if boot == "xen" else DEFAULT_MEMORY_MIB
+
+
+def elf_ram_end(path):
+    """The highest physical address + 1 that the ELF file at `path` loads into (its
+    PT_LOAD segments, .bss included); RunnerError when it is no ELF file."""
+    try:
+        with open(path, "rb") as elf:
+            header = elf.read(64)
+            if header[:4] != b"\x7fELF" or header[4] not in (1, 2):
+                raise RunnerError(f"{path} is not an ELF file.")
+            wide = header[4] == 2
+            phoff, phentsize, phnum = (struct.unpack_from("<Q", header, 32)[0],
+                                       *struct.unpack_from("<HH", header, 54)) if wide else (
+                struct.unpack_from("<I", header, 28)[0], *struct.unpack_from("<HH", header, 42))
+            elf.seek(phoff)
+            table = elf.read(phentsize * phnum)
+    except (OSError, struct.error) as error:
+        raise RunnerError(f"cannot read the ELF program headers of {path}: {error}.") from None
+    end = 0
+    for index in range(phnum):
+        entry = table[index * phentsize:(index + 1) * phentsize]
+        if len(entry) < (56 if wide else 32):
+            raise RunnerError(f"{path} has a truncated program header table.")
+        if wide:
+            kind, _, _, _, paddr, _, memsz = struct.unpack_from("<IIQQQQQ", entry)
+        else:
+            kind, _, _, paddr, _, memsz = struct.unpack_from("<IIIIII", entry)
+        if kind == 1:  # PT_LOAD
+            end = max(end, paddr + memsz)
+    return end
+
+
+def min_memory_mib(spec, root):
+    """The least guest RAM in MiB that `spec` boots in, and why, in words."""
+    if spec.boot == "xen":
+        return xen.XEN_MIN_MEMORY_MIB, "Xen 4.17 and its dom0 do not boot in less"
+    kernel = spec.kernel
+    end = elf_ram_end(os.path.join(root, kernel))
+    need = -(-end // MIB)
+    why = f"{kernel} fills guest RAM up to {end / MIB:.2f} MiB"
+    if spec.is_iso:
+        need += GRUB_EXTRA_MIB
+        why += f" and GRUB needs {GRUB_EXTRA_MIB} MiB beside it"
+    if spec.boot == "iso-uefi" and need < OVMF_MIN_MEMORY_MIB:
+        need, why = OVMF_MIN_MEMORY_MIB, "OVMF, the UEFI firmware, does not start in less"
+    return need, why
+
+
+def check_memory(spec, root):
+    """RunnerError unless spec.memory_mib is at least what the boot needs."""
+    need, why = min_memory_mib(spec, root)
+    if spec.memory_mib < need:
+        raise RunnerError(f"{spec.memory_mib} MiB of guest RAM is too little for the "
+                          f"{spec.boot} boot, which needs at least {need} MiB: {why}.")
 
 
 def kvm_status(path=KVM_DEVICE):

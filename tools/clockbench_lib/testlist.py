@@ -25,6 +25,8 @@ tests.cfg:
     machine_opts=a=b,c=d  appended to -machine (e.g. hpet=off, acpi=off) [none]
     cpu=MODEL  QEMU -cpu (e.g. host,-kvmclock) [host under kvm, max under tcg]
     accel=tcg|kvm [tcg]   smp=N [1]   memory=MiB [64; 512 xen]
+    memory_check=on|off  off boots with less RAM than the boot needs, to see what
+                    the image itself says [on: the runner refuses it]
     timeout=S [60 tcg, 120 kvm, 300 kvm ISO, 120 xen]
     args="guest options" [none]   expect=pass|fail|skip [pass]
     xen_args="Xen options"  appended to Xen's command line, after its defaults
@@ -42,8 +44,9 @@ tests.cfg:
 
 KINDS = ("unit", "boot")
 EXPECTS = ("pass", "fail", "skip")
-BOOT_KEYS = ("boot", "machine", "machine_opts", "cpu", "accel", "smp", "memory", "timeout",
-             "args", "xen_args", "expect", "match", "nomatch", "report", "groups")
+BOOT_KEYS = ("boot", "machine", "machine_opts", "cpu", "accel", "smp", "memory",
+             "memory_check", "timeout", "args", "xen_args", "expect", "match", "nomatch",
+             "report", "groups")
 REPEATABLE_KEYS = ("match", "nomatch", "report")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _GROUP = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
@@ -71,6 +74,7 @@ class BootTest:
     nomatch: list = field(default_factory=list)
     report: list = field(default_factory=list)
     groups: tuple = ()
+    memory_check: bool = True  # refuse less RAM than the boot needs (qemu.check_memory)
 
 
 def strip_comment(line):
@@ -186,7 +190,7 @@ def parse_boot_test(name, keys, line_no, where):
         machine=_choice(keys, "machine", qemu.MACHINES, where, "pc"),
         accel=_choice(keys, "accel", qemu.ACCELS, where, "tcg"),
         smp=_number(keys, "smp", where, 1),
-        memory_mib=_number(keys, "memory", where, qemu.default_memory_mib(boot), minimum=8),
+        memory_mib=_number(keys, "memory", where, qemu.default_memory_mib(boot)),
         cmdline=_single(keys, "args", where, ""),
         machine_opts=_single(keys, "machine_opts", where, ""),
         cpu=_single(keys, "cpu", where, ""),
@@ -207,6 +211,7 @@ def parse_boot_test(name, keys, line_no, where):
         nomatch=_patterns(keys, "nomatch", where),
         report=_report_checks(keys, where),
         groups=_groups(keys, where),
+        memory_check=_choice(keys, "memory_check", ("on", "off"), where, "on") == "on",
     )
 
 

@@ -1,0 +1,56 @@
+# SPDX-License-Identifier: MIT
+"""A scratch copy of tools/clockbench for tests that run the whole command with a fake QEMU.
+
+make_tree() copies the runner and the report schema into a new folder with a Makefile whose
+every build/ target is a small ELF file (write_elf), so that what the runner reads from an
+image (how much RAM it fills) is there; FAIL_BUILD=1 in the environment makes it fail.
+"""
+
+import os
+import shutil
+import struct
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+SCHEMA = os.path.join("docs", "report.schema.json")
+# Where the fake images' one segment ends: 7.5 MiB, so they need 8 MiB, as the real ones do.
+FAKE_IMAGE_END = 0x780000
+FAKE_ELF = "fake.elf"
+
+MAKEFILE = ("build/%:\n"
+            "\ttest -z \"$$FAIL_BUILD\" && mkdir -p $(@D) && cp " + FAKE_ELF + " $@\n")
+
+
+def write_elf(path, end, load=0x100000, wide=True):
+    """Write an ELF file (64-bit when `wide`, else 32-bit) with one PT_LOAD segment at
+    physical address `load` whose memory size reaches up to `end`."""
+    if wide:
+        header = struct.pack("<4sBBBB8xHHIQQQIHHHHHH", b"\x7fELF", 2, 1, 1, 0, 2, 62, 1,
+                             load, 64, 0, 0, 64, 56, 1, 0, 0, 0)
+        segment = struct.pack("<IIQQQQQQ", 1, 5, 0, load, load, 0, end - load, 0x1000)
+    else:
+        header = struct.pack("<4sBBBB8xHHIIIIIHHHHHH", b"\x7fELF", 1, 1, 1, 0, 2, 3, 1,
+                             load, 52, 0, 0, 52, 32, 1, 0, 0, 0)
+        segment = struct.pack("<IIIIIIII", 1, 0, load, load, 0, end - load, 5, 0x1000)
+    with open(path, "wb") as elf:
+        elf.write(header + segment)
+
+
+def make_tree(programs=("clockbench",)):
+    """A new scratch folder holding tools/ (the library and `programs`),
+    docs/report.schema.json, tests/, build/ and the fake Makefile; the caller removes it."""
+    root = tempfile.mkdtemp()
+    tools = os.path.join(root, "tools")
+    shutil.copytree(os.path.join(ROOT, "tools", "clockbench_lib"),
+                    os.path.join(tools, "clockbench_lib"))
+    for program in programs:
+        shutil.copy(os.path.join(ROOT, "tools", program), tools)
+    os.makedirs(os.path.join(root, "docs"))
+    shutil.copy(os.path.join(ROOT, SCHEMA), os.path.join(root, "docs"))
+    os.makedirs(os.path.join(root, "tests"))
+    os.makedirs(os.path.join(root, "build"))
+    write_elf(os.path.join(root, FAKE_ELF), FAKE_IMAGE_END)
+    with open(os.path.join(root, "Makefile"), "w", encoding="utf-8") as makefile:
+        makefile.write(MAKEFILE)
+    return root
