@@ -19,6 +19,15 @@ with QEMU's doubled commas made single.  Environment:
                      printed before the guest's console, as Xen boots first
   FAKE_QEMU_XEN_END  if set, a log of Xen's lines printed after the final line, when
                      dom0 has ended; then it sleeps forever, as Xen halts the machine
+  FAKE_QEMU_KVM_REFUSE  if set, under -accel kvm a -cpu model based on host or max aborts
+                     at start, as a KVM host that refuses an MSR makes QEMU do, unless the
+                     model turns the feature off: space-separated MSR=OPTION words, e.g.
+                     "0x10a=-arch-capabilities" (QEMU: "error: failed to set MSR 0x10a to
+                     0x69", then an assertion, then SIGABRT)
+  FAKE_QEMU_KVM_REFUSE_ALL  if set, under -accel kvm every -cpu model aborts that way, for
+                     an MSR nothing turns off (0x1d9)
+With -S it starts no guest: it reads the monitor's commands from stdin and exits 0 at
+"quit", as QEMU does once the machine is made.
 The guest option exit=halt, acpi or reset in -append makes it end as the image does: after
 the final line it says how the run ends, then sleeps forever (halt) or exits with status
 0 (a power-off, or a reset under -no-reboot); FAKE_QEMU_NO_END_LINE leaves that line out.
@@ -91,11 +100,46 @@ def end_as_asked(final):
     sys.exit(0)
 
 
+def refuse_msr(msr, value):
+    """Abort as QEMU 7.2 does when KVM refuses to set an MSR at start."""
+    sys.stderr.write(f"qemu-system-x86_64: error: failed to set MSR {msr} to {value}\n"
+                     "qemu-system-x86_64: ../../target/i386/kvm/kvm.c:3183: "
+                     "kvm_buf_set_msrs: Assertion `ret == cpu->kvm_msr_buf->nmsrs' failed.\n")
+    sys.stderr.flush()
+    os.abort()
+
+
+def start_kvm():
+    """Under -accel kvm, refuse MSRs as FAKE_QEMU_KVM_REFUSE(_ALL) say."""
+    if option("-accel") != "kvm":
+        return
+    if os.environ.get("FAKE_QEMU_KVM_REFUSE_ALL"):
+        refuse_msr("0x1d9", "0x0")
+    model = option("-cpu").split(",")
+    if model[0] not in ("host", "max"):
+        return
+    for word in os.environ.get("FAKE_QEMU_KVM_REFUSE", "").split():
+        msr, _, turned_off = word.partition("=")
+        if turned_off not in model[1:]:
+            refuse_msr(msr, "0x69")
+
+
+def wait_for_quit():
+    """With -S: no guest runs; answer the monitor on stdin until it says quit."""
+    for line in sys.stdin:
+        if line.strip() == "quit":
+            sys.exit(0)
+    sys.exit(0)
+
+
 def main():
     """Print the fake console and exit."""
     if os.environ.get("FAKE_QEMU_ARGV"):
         with open(os.environ["FAKE_QEMU_ARGV"], "w", encoding="utf-8") as out:
             json.dump(sys.argv, out)
+    start_kvm()
+    if "-S" in sys.argv:
+        wait_for_quit()
     status = int(os.environ.get("FAKE_QEMU_STATUS", "3"))
     final = os.environ.get("FAKE_QEMU_FINAL", FINALS.get(status, ""))
     print("\x1b[2J\x1b[01;01HSeaBIOS (fake)\r")

@@ -20,7 +20,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 # pylint: disable=wrong-import-position
-from clockbench_lib import cli, console, outcome, qemu, testlist, xen  # noqa: E402
+from clockbench_lib import cli, console, cpumodel, outcome, qemu, testlist, xen  # noqa: E402
 from clockbench_lib.outcome import RunnerError  # noqa: E402
 from clockbench_lib.process import run_process  # noqa: E402
 from tests.tools import scratch  # noqa: E402
@@ -314,11 +314,13 @@ class KvmCheck(unittest.TestCase):
         self.assertEqual(ioctl.call_args.args[1], 0xAE00)
 
     def test_choose_accel(self):
-        self.assertEqual(cli.choose_accel(None, "/nonexistent/kvm"),
-                         ("tcg", "/nonexistent/kvm: No such file or directory; using TCG"))
-        self.assertEqual(cli.choose_accel("tcg", "/nonexistent/kvm"), ("tcg", None))
+        self.assertEqual(cli.choose_accel(None, kvm_path="/nonexistent/kvm"),
+                         cli.AccelChoice("tcg", "", "/nonexistent/kvm: No such file or "
+                                                    "directory; using TCG"))
+        self.assertEqual(cli.choose_accel("tcg", kvm_path="/nonexistent/kvm"),
+                         cli.AccelChoice("tcg"))
         with self.assertRaises(RunnerError) as caught:
-            cli.choose_accel("kvm", "/nonexistent/kvm")
+            cli.choose_accel("kvm", kvm_path="/nonexistent/kvm")
         self.assertIn("--accel kvm cannot be used", str(caught.exception))
 
 
@@ -519,9 +521,12 @@ class TestEvaluation(unittest.TestCase):
     def test_kvm_tests_skip_when_kvm_is_unusable(self):
         tests = parse("boot a accel=kvm\nboot b\n")
         with mock.patch.object(qemu, "kvm_status", return_value=(False, "/dev/kvm: nope")):
-            self.assertEqual(cli.kvm_skips(tests), {"a": "/dev/kvm: nope"})
+            self.assertEqual(cli.kvm_models(tests)[1], {"a": "/dev/kvm: nope"})
+        host = cpumodel.Choice("host", [cpumodel.Attempt("host", True)])
         with mock.patch.object(qemu, "kvm_status", return_value=(True, "fine")):
-            self.assertEqual(cli.kvm_skips(tests), {})
+            settled, skips, note = cli.kvm_models(tests, kvm_choice=lambda: host)
+        self.assertEqual((skips, note), ({}, "-cpu host starts under KVM here"))
+        self.assertEqual([test.spec.cpu_option for test in settled], ["host", "max"])
 
     def test_output_lines(self):
         test = boot_test("boot t")
@@ -606,7 +611,7 @@ class CommandLine(unittest.TestCase):
                                    (0, 2, "ERROR")):
             result = self.clockbench("run", "--accel", "tcg", FAKE_QEMU_STATUS=str(status))
             self.assertEqual(result.returncode, code, result.stderr)
-            self.assertRegex(result.stdout, rf"clockbench run: {word} \(tcg pc multiboot1, "
+            self.assertRegex(result.stdout, rf"clockbench run: {word} \(tcg pc multiboot1 -cpu max, "
                                             r"[0-9.]+ s\)\n$")
         self.assertNotIn("Traceback", result.stderr)
 

@@ -22,7 +22,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 # pylint: disable=wrong-import-position
-from clockbench_lib import compare, matrix  # noqa: E402
+from clockbench_lib import compare, cpumodel, matrix  # noqa: E402
 from clockbench_lib.outcome import RunnerError  # noqa: E402
 
 FIXTURES = os.path.join(HERE, "fixtures", "matrix")
@@ -63,7 +63,9 @@ class MatrixTest(unittest.TestCase):
         kvm = matrix.ENVIRONMENTS[2]
         self.assertEqual(matrix.skip_reason(kvm, lambda: (False, "/dev/kvm: No such file")),
                          "/dev/kvm: No such file")
-        self.assertIsNone(matrix.skip_reason(kvm, lambda: (True, "usable")))
+        host = cpumodel.Choice("host", [cpumodel.Attempt("host", True)])
+        self.assertIsNone(matrix.skip_reason(kvm, lambda: (True, "usable"),
+                                             kvm_choice=lambda: host))
         self.assertIsNone(matrix.skip_reason(matrix.ENVIRONMENTS[0]))
 
     def test_fixture_manifest_records_host_versions_and_commands(self):

@@ -955,7 +955,13 @@ class WithFakeQemu(unittest.TestCase):
         result = self.tool("clockbench", "run", "--accel", "tcg", "--no-build", "--json",
                            "r.json", log="good.log")
         self.assertEqual(result.returncode, 0, result.stderr)
-        self.assertEqual(self.written("r.json"), _GOOD)
+        written = self.written("r.json")
+        report.validate_document(written, "r.json")  # the schema knows the host's key
+        runner = written.pop("runner")
+        self.assertEqual(written, _GOOD)
+        self.assertEqual((runner["accel"], runner["cpu"], runner["cpu_choice"]),
+                         ("tcg", "max", None))
+        self.assertEqual(runner["qemu_command"][0], FAKE_QEMU)
         self.assertEqual(result.stderr, "fake qemu: exiting\n")
 
     def test_run_json_without_report_writes_the_summary(self):
@@ -981,7 +987,7 @@ class WithFakeQemu(unittest.TestCase):
                 expected = f"build/run/last.log: {sentence}"
                 self.assertIn(f"clockbench run: {expected}\n", result.stderr)
                 self.assertNotIn("Traceback", result.stderr)
-                self.assertRegex(result.stdout, r"clockbench run: ERROR \(tcg pc multiboot1, ")
+                self.assertRegex(result.stdout, r"clockbench run: ERROR \(tcg pc multiboot1 -cpu max, ")
                 summary = self.written("r.json")
                 self.assertEqual((summary["schema"], summary["verdict"], summary["reason"]),
                                  ("clockbench-run/0", "error", expected))

@@ -106,8 +106,8 @@ class XenCommandLine(unittest.TestCase):
             cli.choose_accel("kvm", boot="xen")
         # Xen boots never probe KVM: TCG without a note, whether KVM is usable or not.
         with mock.patch.object(qemu, "kvm_status", side_effect=AssertionError("probed")):
-            self.assertEqual(cli.choose_accel(None, boot="xen"), ("tcg", None))
-            self.assertEqual(cli.choose_accel("tcg", boot="xen"), ("tcg", None))
+            self.assertEqual(cli.choose_accel(None, boot="xen"), cli.AccelChoice("tcg"))
+            self.assertEqual(cli.choose_accel("tcg", boot="xen"), cli.AccelChoice("tcg"))
         qemu.validate_spec(qemu.BootSpec(boot="xen", accel="tcg", xen_args="clocksource=tsc"))
 
     def test_xen_options_need_xen(self):
@@ -121,7 +121,7 @@ class XenCommandLine(unittest.TestCase):
         self.assertEqual(spec.hypervisor, "build/xen-4.17-amd64")
         self.assertEqual(spec.build_targets,
                          ("build/clockbench-xenpv.elf", "build/xen-4.17-amd64"))
-        self.assertEqual(spec.describe(), "tcg pc xen")
+        self.assertEqual(spec.describe(), "tcg pc xen -cpu max")
         self.assertEqual(qemu.default_timeout_s("tcg", "xen"), 120)
         self.assertEqual(qemu.default_memory_mib("xen"), 512)
         self.assertEqual(qemu.default_memory_mib("pvh"), 64)
@@ -399,7 +399,7 @@ class WithFakeQemu(unittest.TestCase):
             "asked for, but Xen kept HPET)",
             "clockbench run: Xen's TSC lines: Detected 2300.000 MHz processor. | TSC only "
             "partially writable"])
-        self.assertRegex(lines[-1], r"^clockbench run: PASS \(tcg pc xen, [0-9.]+ s\)$")
+        self.assertRegex(lines[-1], r"^clockbench run: PASS \(tcg pc xen -cpu max, [0-9.]+ s\)$")
         with open(argv, encoding="utf-8") as source:
             command = json.load(source)
         self.assertEqual(command[command.index("-m") + 1], "512")
@@ -417,7 +417,7 @@ class WithFakeQemu(unittest.TestCase):
         self.assertEqual(result.returncode, 1, result.stderr)
         self.assertIn(f"clockbench run: dom0 crashed (Xen: {CRASHED}), before the guest "
                       f"printed a verdict\n", result.stderr)
-        self.assertRegex(result.stdout, r"clockbench run: FAIL \(tcg pc xen, [0-9.]+ s\)\n$")
+        self.assertRegex(result.stdout, r"clockbench run: FAIL \(tcg pc xen -cpu max, [0-9.]+ s\)\n$")
         summary = self.written("r.json")
         self.assertEqual((summary["verdict"], summary["qemu_status"]), ("fail", None))
         self.assertLess(summary["runner"]["seconds"], 10)  # not Xen's 5 s, not the timeout
@@ -492,7 +492,7 @@ class WithFakeQemu(unittest.TestCase):
         with mock.patch.dict(os.environ, settings), \
                 mock.patch.object(report, "ROOT", self.root), \
                 mock.patch.object(matrix, "skip_reason",
-                                  lambda env: None if env.boot == "xen" else "not here"), \
+                                  lambda env, **_: None if env.boot == "xen" else "not here"), \
                 mock.patch.object(xen, "installed_version", return_value="4.17.7+13-1"), \
                 mock.patch("builtins.print"):
             status = matrix.cmd_matrix(self.matrix_args("mx", "tcg-pc", "xen-tsc"))

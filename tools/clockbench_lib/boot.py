@@ -28,9 +28,24 @@ class BootOutcome:
     report: dict
     command: list
     xen_facts: xen.XenFacts = None  # what Xen's own lines said (xen boot path only)
+    cpu_choice: str = None          # why this -cpu model, when the runner chose it
+
+    def runner_json(self):
+        """How the host booted this run: the "runner" object of both --json documents."""
+        return {
+            "accel": self.spec.accel,
+            "machine": self.spec.machine,
+            "boot": self.spec.boot,
+            "cpu": self.spec.cpu_option,
+            "cpu_choice": self.cpu_choice,
+            "smp": self.spec.smp,
+            "memory_mib": self.spec.memory_mib,
+            "qemu_command": self.command,
+            "seconds": round(self.seconds, 3),
+        }
 
     def to_json(self):
-        """The `--json` object (schema clockbench-run/0)."""
+        """The `--json` object when the guest printed no report (schema clockbench-run/0)."""
         return {
             "schema": JSON_SCHEMA,
             "env": self.report["env"],
@@ -38,15 +53,7 @@ class BootOutcome:
             "reason": self.reason,
             "qemu_status": self.qemu_status,
             "checks": self.report["checks"],
-            "runner": {
-                "accel": self.spec.accel,
-                "machine": self.spec.machine,
-                "boot": self.spec.boot,
-                "smp": self.spec.smp,
-                "memory_mib": self.spec.memory_mib,
-                "qemu_command": self.command,
-                "seconds": round(self.seconds, 3),
-            },
+            "runner": self.runner_json(),
             "xen": self.xen_facts.to_json() if self.xen_facts else None,
         }
 
@@ -117,8 +124,10 @@ def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.e
         verdict, reason = "error", f"Xen stopped the machine: {result.end_line}"
     else:
         verdict, reason = judge(result.status, report["final"], report["end"])
-        if result.status == 1 and result.stderr_lines:
-            reason += ": " + result.stderr_lines[-1].strip()
+        said = qemu.start_error_line(result.stderr_lines)
+        if verdict == "error" and said and result.status is not None and (
+                result.status == 1 or result.status < 0):
+            reason += ": " + said
     return BootOutcome(spec=spec, verdict=verdict, reason=reason, qemu_status=result.status,
                        seconds=result.seconds, lines=result.lines, report=report,
                        command=command, xen_facts=facts)

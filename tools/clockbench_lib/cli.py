@@ -3,6 +3,7 @@
 
 import argparse
 import concurrent.futures
+import dataclasses
 import json
 import os
 import re
@@ -11,7 +12,7 @@ import signal
 import sys
 from dataclasses import dataclass
 
-from . import compare, matrix, qemu, report, xen
+from . import compare, cpumodel, matrix, qemu, report, xen
 from .boot import JSON_SCHEMA, BootOutcome, boot_once, build_images, check_image
 from .console import parse_report
 from .outcome import (EXIT_ERROR, EXIT_FAIL, EXIT_INTERRUPTED, EXIT_PASS, EXIT_TABLE,
@@ -54,23 +55,52 @@ def root_path(*parts):
 
 # ---------------------------------------------------------------------------- run
 
-def choose_accel(requested, kvm_path=qemu.KVM_DEVICE, boot="multiboot1"):
-    """Pick the accelerator: returns (accel, note to print or None).
+@dataclasses.dataclass(frozen=True)
+class AccelChoice:
+    """What a run boots with: the accelerator, the -cpu model ("" for QEMU's default),
+    a sentence to print (why TCG, or which model KVM starts here) or None, and why this
+    model when the runner chose it (None when the user gave it, or under TCG)."""
 
-    With no request, KVM when usable, else TCG with a note saying why; an explicit
-    request for an unusable KVM is a RunnerError.  Xen boots run under TCG only, and
-    asking for KVM with one is a RunnerError too.
+    accel: str
+    cpu: str = ""
+    note: str = None
+    cpu_reason: str = None
+
+
+def choose_accel(requested, boot="multiboot1", cpu="", kvm_path=qemu.KVM_DEVICE,
+                 kvm_choice=None):
+    """Pick the accelerator and the -cpu model: returns an AccelChoice.
+
+    With no request, KVM when usable and some CPU model starts under it, else TCG with a
+    note saying why; an explicit request for KVM that cannot be met is a RunnerError.  A
+    `cpu` the user gave is used as it is; otherwise under KVM the model `kvm_choice()`
+    found for this host (cpumodel), and "" under TCG (QEMU's default there, max).  Xen
+    boots run under TCG only, and asking for KVM with one is a RunnerError too.
     """
     if boot == "xen" and requested == "kvm":
         raise RunnerError(xen.KVM_REFUSAL)
     if requested == "tcg" or boot == "xen":
-        return "tcg", None
+        return AccelChoice("tcg", cpu)
     usable, reason = qemu.kvm_status(kvm_path)
-    if usable:
-        return "kvm", None
+    if not usable:
+        if requested == "kvm":
+            raise RunnerError(f"{reason}, so --accel kvm cannot be used (try --accel tcg).")
+        return AccelChoice("tcg", cpu, f"{reason}; using TCG")
+    if cpu:
+        return AccelChoice("kvm", cpu)
+    choice = (kvm_choice or kvm_cpu_choice)()
+    if choice.model == cpumodel.FIRST_MODEL:
+        return AccelChoice("kvm", choice.model, None, choice.reason)
+    if choice.model:
+        return AccelChoice("kvm", choice.model, f"KVM with {choice.reason}", choice.reason)
     if requested == "kvm":
-        raise RunnerError(f"{reason}, so --accel kvm cannot be used (try --accel tcg).")
-    return "tcg", f"{reason}; using TCG"
+        raise RunnerError(f"{choice.reason}, so --accel kvm cannot be used (try --accel tcg).")
+    return AccelChoice("tcg", "", f"{choice.reason}; using TCG")
+
+
+def kvm_cpu_choice():
+    """The CPU model KVM starts on this host (found once, kept under build/)."""
+    return cpumodel.choose_for(ROOT)
 
 
 def echo_console(line, stream):
@@ -116,7 +146,10 @@ def run_json_document(outcome, log_shown):
     """
     if outcome.verdict in ("pass", "fail", "skip") and report.has_report(outcome.lines):
         try:
-            return report.load_report(outcome.lines, log_shown)
+            document = dict(report.load_report(outcome.lines, log_shown),
+                            runner=outcome.runner_json())
+            report.validate_document(document, log_shown)
+            return document
         except RunnerError as error:
             outcome.verdict, outcome.reason = "error", str(error)
     elif outcome.verdict in ("pass", "fail", "skip"):
@@ -129,15 +162,16 @@ def cmd_run(args):
     """`clockbench run`: boot once, stream the console, exit with the verdict."""
     if args.json:
         report.require_jsonschema()
-    accel, note = choose_accel(args.accel, boot=args.boot)
-    if note:
-        say("run", note)
-    spec = qemu.BootSpec(boot=args.boot, machine=args.machine, accel=accel, smp=args.smp,
+    chosen = choose_accel(args.accel, boot=args.boot, cpu=args.cpu)
+    if chosen.note:
+        say("run", chosen.note)
+    spec = qemu.BootSpec(boot=args.boot, machine=args.machine, accel=chosen.accel,
+                         smp=args.smp,
                          memory_mib=args.memory or qemu.default_memory_mib(args.boot),
                          cmdline=" ".join(args.guest_options),
-                         machine_opts=args.machine_opts, cpu=args.cpu,
+                         machine_opts=args.machine_opts, cpu=chosen.cpu,
                          xen_args=args.xen_args)
-    timeout_s = args.timeout or qemu.default_timeout_s(accel, args.boot)
+    timeout_s = args.timeout or qemu.default_timeout_s(chosen.accel, args.boot)
     log_shown = args.log or os.path.join(RUN_DIR, "last.log")
     try:
         prepare_run(args, spec)
@@ -145,8 +179,11 @@ def cmd_run(args):
                             args.log or root_path(RUN_DIR, "last.log"), echo=echo_console)
     except RunnerError as error:
         if args.json:
-            write_json(args.json, error_outcome(spec, str(error)).to_json())
+            failed = error_outcome(spec, str(error))
+            failed.cpu_choice = chosen.cpu_reason
+            write_json(args.json, failed.to_json())
         raise
+    outcome.cpu_choice = chosen.cpu_reason
     document = run_json_document(outcome, log_shown) if args.json else None
     if outcome.reason:
         say("run", outcome.reason)
@@ -266,14 +303,26 @@ def format_test_listing(tests):
             for test in tests]
 
 
-def kvm_skips(tests):
-    """Map each accel=kvm test name to the skip reason when KVM is unusable."""
-    if not any(test.spec.accel == "kvm" for test in tests):
-        return {}
+def kvm_models(tests, kvm_choice=None):
+    """Settle the CPU model of every accel=kvm test: returns (the tests, those without a
+    cpu= of their own given the model KVM starts on this host; {name: skip reason} for
+    the accel=kvm tests that cannot run, because KVM is unusable or no model starts; a
+    note saying which model, or None when no test needed one)."""
+    kvm_tests = [test for test in tests if test.spec.accel == "kvm"]
+    if not kvm_tests:
+        return tests, {}, None
     usable, reason = qemu.kvm_status()
-    if usable:
-        return {}
-    return {test.name: reason for test in tests if test.spec.accel == "kvm"}
+    if not usable:
+        return tests, {test.name: reason for test in kvm_tests}, None
+    if all(test.spec.cpu for test in kvm_tests):
+        return tests, {}, None
+    choice = (kvm_choice or kvm_cpu_choice)()
+    if choice.model is None:
+        return tests, {test.name: choice.reason for test in kvm_tests
+                       if not test.spec.cpu}, choice.reason
+    settled = [dataclasses.replace(test, spec=dataclasses.replace(test.spec, cpu=choice.model))
+               if test.spec.accel == "kvm" and not test.spec.cpu else test for test in tests]
+    return settled, {}, choice.reason
 
 
 def prepare_tests(tests, build):
@@ -327,8 +376,10 @@ def cmd_test(args):
         return EXIT_PASS
     if not chosen:
         raise RunnerError(f"no boot test in {shown} is in group '{args.group}'.")
-    skips = kvm_skips(chosen)
+    chosen, skips, kvm_note = kvm_models(chosen)
     prepare_tests([test for test in chosen if test.name not in skips], not args.no_build)
+    if kvm_note:
+        print(f"# accel=kvm tests: {kvm_note}", flush=True)
     print(f"1..{len(chosen)}", flush=True)
     results = run_boot_tests(chosen, skips, args.jobs)
     print(format_summary(results), flush=True)
@@ -383,7 +434,11 @@ def add_run_parser(subparsers):
     parser.add_argument("--machine-opts", default="", metavar="OPTS",
                         help="appended to QEMU's -machine, e.g. hpet=off or acpi=off")
     parser.add_argument("--cpu", default="", metavar="MODEL",
-                        help="QEMU -cpu model (default: host under kvm, max under tcg)")
+                        help="QEMU -cpu model, used as given (default under kvm: the first "
+                             "model this host's KVM starts: host, else host without each "
+                             "feature whose MSR QEMU says KVM refused; found once per host "
+                             f"and kept in {cpumodel.CACHE_DIR}/; no model starting means "
+                             "TCG, saying why; max under tcg)")
     parser.add_argument("--smp", type=positive_int, default=1, metavar="N",
                         help="vCPUs (default: 1)")
     parser.add_argument("--memory", type=positive_int, metavar="MiB",

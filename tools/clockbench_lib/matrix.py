@@ -9,13 +9,12 @@ skipped, saying why, when Xen is not installed or their files cannot be built.
 """
 
 import datetime
+import functools
 import json
 import os
-import platform
-import subprocess
 from dataclasses import dataclass
 
-from . import qemu, report, xen
+from . import cpumodel, hostinfo, qemu, report, xen
 from .boot import boot_once, build_images, check_image
 from .outcome import EXIT_FAIL, EXIT_PASS, RunnerError
 
@@ -37,11 +36,12 @@ class Environment:
     boot: str = "multiboot1"
     xen_args: str = ""       # appended to Xen's command line (boot "xen")
 
-    def spec(self):
-        """The BootSpec of one run in this environment."""
+    def spec(self, cpu=""):
+        """The BootSpec of one run in this environment, with -cpu `cpu` ("" for the
+        accelerator's default)."""
         return qemu.BootSpec(boot=self.boot, machine=self.machine, accel=self.accel,
                              smp=MATRIX_SMP, memory_mib=qemu.default_memory_mib(self.boot),
-                             xen_args=self.xen_args)
+                             xen_args=self.xen_args, cpu=cpu)
 
     @property
     def xen_options(self):
@@ -61,12 +61,18 @@ ENVIRONMENTS = (
 ENVIRONMENT_NAMES = tuple(env.name for env in ENVIRONMENTS)
 
 
-def skip_reason(env, kvm_status=qemu.kvm_status, xen_gz=xen.XEN_GZ):
-    """Why `env` cannot run on this machine before anything is built, or None."""
+def skip_reason(env, kvm_status=qemu.kvm_status, xen_gz=xen.XEN_GZ, kvm_choice=None):
+    """Why `env` cannot run on this machine before anything is built, or None.
+
+    Under KVM, `kvm_choice()` (cpumodel) says which CPU model starts; none is a reason.
+    """
     if env.accel == "kvm":
         usable, reason = kvm_status()
         if not usable:
             return reason
+        choice = kvm_choice()
+        if choice.model is None:
+            return choice.reason
     if env.boot == "xen" and not os.path.exists(xen_gz):
         return qemu.missing_dependency_message(xen_gz)
     return None
@@ -108,45 +114,20 @@ def prepare_environments(chosen, reasons, root, build):
             reasons[env.name] = missing_file_reason(env, root, build)
 
 
-def _first_line(command):
-    """The first line `command` prints, or None when it cannot be run."""
-    try:
-        result = subprocess.run(command, capture_output=True, text=True, check=False,
-                                timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    lines = result.stdout.splitlines()
-    return lines[0].strip() if result.returncode == 0 and lines else None
-
-
-def host_cpu(cpuinfo="/proc/cpuinfo"):
-    """The host CPU's model name from /proc/cpuinfo, or None."""
-    try:
-        with open(cpuinfo, encoding="utf-8", errors="replace") as info:
-            for line in info:
-                key, _, value = line.partition(":")
-                if key.strip() == "model name":
-                    return value.strip()
-    except OSError:
-        pass
-    return None
-
-
 def new_manifest(out_dir, repeats, started, with_xen=False):
     """The manifest before any run: host, versions, date, and no environments yet.
 
     `xen_version` is the installed Xen package's version when `with_xen` (a Xen
     environment was chosen) and the package is there, else null.
     """
-    uname = platform.uname()
     return {
         "schema": MANIFEST_SCHEMA,
         "date_utc": started.strftime("%Y-%m-%dT%H:%M:%SZ"),
         "host": {
-            "cpu": host_cpu(),
-            "kernel": f"{uname.system} {uname.release} {uname.version} {uname.machine}",
+            "cpu": hostinfo.host_cpu(),
+            "kernel": hostinfo.kernel(),
         },
-        "qemu_version": _first_line([qemu.qemu_program(), "--version"]),
+        "qemu_version": hostinfo.first_line([qemu.qemu_program(), "--version"]),
         "xen_version": xen.installed_version() if with_xen else None,
         "repeats": repeats,
         "smp": MATRIX_SMP,
@@ -166,13 +147,15 @@ def write_manifest(out_dir, manifest):
         raise RunnerError(f"cannot write {path}: {error.strerror}.") from None
 
 
-def run_once(env, number, out_dir, timeout_s):
-    """Boot `env` once as run `number`; returns the manifest entry of that run."""
+def run_once(env, number, out_dir, timeout_s, cpu="", cpu_choice=None):
+    """Boot `env` once as run `number` with -cpu `cpu` (chosen because `cpu_choice`);
+    returns the manifest entry of that run."""
     env_dir = os.path.join(out_dir, env.name)
     log_path = os.path.join(env_dir, f"run-{number}.log")
     json_path = os.path.join(env_dir, f"run-{number}.json")
-    outcome = boot_once(env.spec(), report.ROOT, timeout_s,
+    outcome = boot_once(env.spec(cpu), report.ROOT, timeout_s,
                         os.path.join(env_dir, "work"), log_path)
+    outcome.cpu_choice = cpu_choice
     entry = {"run": number, "verdict": outcome.verdict, "reason": outcome.reason,
              "seconds": round(outcome.seconds, 3), "qemu_command": outcome.command,
              "log": os.path.relpath(log_path, out_dir), "json": None,
@@ -184,7 +167,7 @@ def run_once(env, number, out_dir, timeout_s):
             entry["verdict"], entry["reason"] = "error", str(error)
         else:
             with open(json_path, "w", encoding="utf-8") as out:
-                json.dump(document, out, indent=2)
+                json.dump(dict(document, runner=outcome.runner_json()), out, indent=2)
                 out.write("\n")
             entry["json"] = os.path.relpath(json_path, out_dir)
     return entry
@@ -219,7 +202,8 @@ def cmd_matrix(args):
     started = datetime.datetime.now(datetime.timezone.utc)
     out_dir = os.path.abspath(args.out or default_out_dir(started))
     chosen = [env for env in ENVIRONMENTS if not args.env or env.name in args.env]
-    reasons = {env.name: skip_reason(env) for env in chosen}
+    kvm_choice = functools.lru_cache(maxsize=None)(lambda: cpumodel.choose_for(report.ROOT))
+    reasons = {env.name: skip_reason(env, kvm_choice=kvm_choice) for env in chosen}
     if any(reason is None for reason in reasons.values()):
         qemu.check_dependencies([qemu.qemu_program()])
         prepare_environments(chosen, reasons, report.ROOT, not args.no_build)
@@ -234,8 +218,13 @@ def cmd_matrix(args):
              f"{args.repeats} run{'s' * (args.repeats != 1)} each, results in {out_dir}")
     failed = 0
     for env in chosen:
+        runnable_kvm = env.accel == "kvm" and reasons[env.name] is None
+        cpu, cpu_choice = ((kvm_choice().model, kvm_choice().reason) if runnable_kvm
+                           else ("", None))
         entry = {"name": env.name, "description": env.description, "accel": env.accel,
-                 "machine": env.machine, "boot": env.boot, "xen_options": env.xen_options,
+                 "machine": env.machine, "boot": env.boot,
+                 "cpu": env.spec(cpu).cpu_option, "cpu_choice": cpu_choice,
+                 "xen_options": env.xen_options,
                  "skipped": reasons[env.name] is not None, "reason": reasons[env.name],
                  "runs": []}
         manifest["environments"].append(entry)
@@ -247,7 +236,7 @@ def cmd_matrix(args):
         timeout_s = qemu.default_timeout_s(env.accel, env.boot)
         for number in range(1, args.repeats + 1):
             progress(f"{env.name}: run {number}/{args.repeats} ...")
-            run = run_once(env, number, out_dir, timeout_s)
+            run = run_once(env, number, out_dir, timeout_s, cpu, cpu_choice)
             entry["runs"].append(run)
             write_manifest(out_dir, manifest)
             status = run["verdict"].upper() if run["json"] else "FAILED"

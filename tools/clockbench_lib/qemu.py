@@ -8,6 +8,7 @@ apart from probing the host, so the unit tests can check the command lines exact
 import errno
 import fcntl
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -77,6 +78,7 @@ class BootSpec:
     machine_opts: str = ""  # appended to -machine, e.g. "hpet=off" or "acpi=off"
     cpu: str = ""           # -cpu model; default "host" under KVM, "max" under TCG
     xen_args: str = ""      # appended to Xen's own command line (boot "xen" only)
+    cpu_features: str = ""  # appended to the -cpu model, e.g. "-kvmclock"
 
     @property
     def image(self):
@@ -110,9 +112,15 @@ class BootSpec:
         """True when guest options reach GRUB through the small FAT disk."""
         return self.is_iso and bool(self.cmdline)
 
+    @property
+    def cpu_option(self):
+        """What -cpu is given: the model (or the accelerator's default) and the features."""
+        model = self.cpu or ("host" if self.accel == "kvm" else "max")
+        return f"{model},{self.cpu_features}" if self.cpu_features else model
+
     def describe(self):
-        """Short human form, e.g. "tcg pc multiboot1"."""
-        return f"{self.accel} {self.machine} {self.boot}"
+        """Short human form, e.g. "tcg pc multiboot1 -cpu max"."""
+        return f"{self.accel} {self.machine} {self.boot} -cpu {self.cpu_option}"
 
 
 def default_timeout_s(accel, boot="multiboot1"):
@@ -207,6 +215,25 @@ def kvm_status(path=KVM_DEVICE):
     if version != KVM_API_VERSION:
         return False, f"{path}: KVM API version is {version}, not {KVM_API_VERSION}"
     return True, f"{path} is usable"
+
+
+# QEMU's words for why it did not start: an MSR KVM refused (target/i386/kvm/kvm.c), and
+# the words its other start-up errors use.
+MSR_REFUSAL = re.compile(r"failed to set MSR (0x[0-9a-fA-F]+)")
+_START_ERROR = re.compile(r"\berror\b|unable|not supported|cannot|failed", re.IGNORECASE)
+QUOTE_CHARS = 200
+
+
+def start_error_line(lines):
+    """QEMU's own line saying why it stopped: the first that names a refused MSR, else the
+    first error line, else the last line; at most QUOTE_CHARS long; None without lines."""
+    lines = [line.strip() for line in lines if line.strip()]
+    line = (next((line for line in lines if MSR_REFUSAL.search(line)), None)
+            or next((line for line in lines if _START_ERROR.search(line)), None)
+            or (lines[-1] if lines else None))
+    if line is not None and len(line) > QUOTE_CHARS:
+        line = line[:QUOTE_CHARS] + "..."
+    return line
 
 
 def qemu_program(environ=os.environ):
@@ -333,7 +360,7 @@ def build_qemu_command(spec, qemu, image, files=BootFiles(), hypervisor=None):
         "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
         "-machine", spec.machine + (f",{spec.machine_opts}" if spec.machine_opts else ""),
         "-accel", spec.accel,
-        "-cpu", spec.cpu or ("host" if spec.accel == "kvm" else "max"),
+        "-cpu", spec.cpu_option,
         "-m", str(spec.memory_mib),
         "-smp", str(spec.smp),
     ]

@@ -23,7 +23,9 @@ tests.cfg:
                     xen: build/clockbench-xenpv.elf as dom0 of Xen 4.17, under TCG
                     only (docs/xen.md)
     machine_opts=a=b,c=d  appended to -machine (e.g. hpet=off, acpi=off) [none]
-    cpu=MODEL  QEMU -cpu (e.g. host,-kvmclock) [host under kvm, max under tcg]
+    cpu=MODEL  QEMU -cpu (e.g. EPYC) [under kvm the model KVM starts on this host
+                    (host, or host without what it refuses), max under tcg]
+    cpu_features=F  appended to the -cpu model, chosen or given (e.g. -kvmclock) [none]
     accel=tcg|kvm [tcg]   smp=N [1]   memory=MiB [64; 512 xen]
     memory_check=on|off  off boots with less RAM than the boot needs, to see what
                     the image itself says [on: the runner refuses it]
@@ -44,9 +46,9 @@ tests.cfg:
 
 KINDS = ("unit", "boot")
 EXPECTS = ("pass", "fail", "skip")
-BOOT_KEYS = ("boot", "machine", "machine_opts", "cpu", "accel", "smp", "memory",
-             "memory_check", "timeout", "args", "xen_args", "expect", "match", "nomatch",
-             "report", "groups")
+BOOT_KEYS = ("boot", "machine", "machine_opts", "cpu", "cpu_features", "accel", "smp",
+             "memory", "memory_check", "timeout", "args", "xen_args", "expect", "match",
+             "nomatch", "report", "groups")
 REPEATABLE_KEYS = ("match", "nomatch", "report")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _GROUP = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
@@ -194,6 +196,7 @@ def parse_boot_test(name, keys, line_no, where):
         cmdline=_single(keys, "args", where, ""),
         machine_opts=_single(keys, "machine_opts", where, ""),
         cpu=_single(keys, "cpu", where, ""),
+        cpu_features=_single(keys, "cpu_features", where, ""),
         xen_args=_single(keys, "xen_args", where, ""),
     )
     try:
