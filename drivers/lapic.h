@@ -31,6 +31,7 @@
 #define LAPIC_LVT_MASKED	 (1u << 16)
 #define LAPIC_LVT_TIMER_PERIODIC (1u << 17)
 #define LAPIC_LVT_TIMER_DEADLINE (2u << 17)
+#define LAPIC_LVT_TIMER_MODE	 (3u << 17)
 #define LAPIC_TIMER_DIVIDE_BY_1	 0xb
 
 /**

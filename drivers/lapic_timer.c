@@ -160,6 +160,7 @@ struct tick_source lapic_tick_source = {
 static int deadline_probe(struct tick_source *s, const struct tick_env *env)
 {
 	char why[120];
+	uint32_t lvt;
 
 	if (!tsc_features()->deadline) {
 		snprintf(s->absent_reason, sizeof(s->absent_reason),
@@ -170,6 +171,20 @@ static int deadline_probe(struct tick_source *s, const struct tick_env *env)
 	if (intc_init(env->acpi, why, sizeof(why))) {
 		snprintf(s->absent_reason, sizeof(s->absent_reason),
 			 "no local APIC takes interrupts: %s", why);
+		return -1;
+	}
+	/* An APIC without the mode keeps the timer mode field from taking
+	 * it (KVM does so when the guest's CPUID lacks the bit). */
+	lapic_write(LAPIC_LVT_TIMER,
+		    LAPIC_LVT_MASKED | LAPIC_LVT_TIMER_DEADLINE | TICK_VECTOR);
+	lvt = lapic_read(LAPIC_LVT_TIMER);
+	timer_off();
+	if ((lvt & LAPIC_LVT_TIMER_MODE) != LAPIC_LVT_TIMER_DEADLINE) {
+		snprintf(s->absent_reason, sizeof(s->absent_reason),
+			 "the local APIC does not take TSC-deadline mode: its "
+			 "LVT timer register read back %#x, although "
+			 "CPUID.1:ECX[24] is set",
+			 lvt);
 		return -1;
 	}
 	snprintf(s->notes, sizeof(s->notes),
@@ -246,4 +261,5 @@ struct tick_source tsc_deadline_tick_source = {
 	.start = deadline_start,
 	.stop = deadline_stop,
 	.deadline_tsc = deadline_tsc,
+	.offered_by = "CPUID.1:ECX[24] says the CPU has it",
 };

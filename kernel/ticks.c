@@ -393,6 +393,34 @@ static void measure_rate(struct tick_source *s, struct tick_rate_result *r,
 	*base_before = base_after;
 }
 
+/*
+ * A source that was armed at every rate it could be set to and never
+ * interrupted is not there, whatever its probe found (a hypervisor may
+ * offer a timer it does not deliver): say so instead of measuring nothing.
+ */
+static void drop_if_silent(struct tick_source *s,
+			   struct tick_source_result *res)
+{
+	unsigned int j, measured = 0;
+
+	for (j = 0; j < res->nr_rates; j++) {
+		if (res->rates[j].state != TICK_RATE_MEASURED)
+			continue;
+		if (res->rates[j].interrupts)
+			return;
+		measured++;
+	}
+	if (!measured)
+		return;
+	s->present = false;
+	snprintf(s->absent_reason, sizeof(s->absent_reason),
+		 "it never interrupted: armed at %u rate%s for %u ms each, and "
+		 "no interrupt came, although %s",
+		 measured, measured == 1 ? "" : "s", window_ms,
+		 s->offered_by ? s->offered_by : "its probe found it");
+	res->nr_rates = 0;
+}
+
 static void probe_one(struct tick_source *s, const struct tick_env *env)
 {
 	s->absent_reason[0] = '\0';
@@ -456,6 +484,7 @@ void ticks_measure(const struct options *opts, const struct clock_env *cenv)
 			measure_rate(s, &res->rates[res->nr_rates++],
 				     opts->tick_rates_hz[i], &base,
 				     &res->baseline_disturbed_cycles);
+		drop_if_silent(s, res);
 	}
 	cpus_not_woken = idle_unpark_others();
 }

@@ -95,6 +95,10 @@ struct tick_source {
 	uint64_t (*deadline_tsc)(const struct tick_source *s,
 				 uint64_t deadline);
 
+	/* What says the timer is there, in words, for the absent reason of
+	 * one that never interrupts (e.g. the CPUID bit); NULL: its probe. */
+	const char *offered_by;
+
 	bool present;
 	char absent_reason[TICK_TEXT_LEN];
 	char notes[TICK_TEXT_LEN]; /* what probe found, in words */
