@@ -79,23 +79,32 @@ static void read_features(const struct clock_env *env)
 	}
 }
 
-/* CPUID 0x15 / 0x16, only when the CPU has those leaves: asking for a
- * leaf above the maximum returns another leaf's data. */
+/* CPUID 0x15 / 0x16, read only when the CPU lists them: asking for a leaf
+ * above the maximum returns another leaf's data. */
 static bool frequency_from_cpuid(const struct clock_env *env)
 {
-	uint32_t max = env->cpu->max_basic_leaf;
-	struct cpuid_regs l15 = { 0 }, l16 = { 0 };
+	struct tsc_cpuid_leaves leaves = {
+		.max_basic_leaf = env->cpu->max_basic_leaf,
+	};
 
-	if (max >= CPUID_TSC_CRYSTAL)
-		l15 = cpuid(CPUID_TSC_CRYSTAL);
-	if (max >= CPUID_FREQUENCY)
-		l16 = cpuid(CPUID_FREQUENCY);
-	tsc_hz = tsc_hz_from_cpuid15(l15.eax, l15.ebx, l15.ecx, l16.eax);
+	snprintf(leaves.vendor, sizeof(leaves.vendor), "%s", env->cpu->vendor);
+	if (leaves.max_basic_leaf >= CPUID_TSC_CRYSTAL) {
+		struct cpuid_regs l15 = cpuid(CPUID_TSC_CRYSTAL);
+
+		leaves.l15_eax = l15.eax;
+		leaves.l15_ebx = l15.ebx;
+		leaves.l15_ecx = l15.ecx;
+	}
+	if (leaves.max_basic_leaf >= CPUID_FREQUENCY)
+		leaves.l16_eax = cpuid(CPUID_FREQUENCY).eax;
+	tsc_hz = tsc_cpuid_frequency(&leaves, features.cpuid_frequency,
+				     sizeof(features.cpuid_frequency));
 	if (!tsc_hz)
 		return false;
 	snprintf(tsc_hz_source, sizeof(tsc_hz_source), "%s",
-		 l15.eax && l15.ebx && l15.ecx ? "CPUID 0x15 crystal x ratio"
-					       : "CPUID 0x16 base frequency");
+		 leaves.l15_eax && leaves.l15_ebx && leaves.l15_ecx
+			 ? "CPUID 0x15 crystal x ratio"
+			 : "CPUID 0x16 base frequency");
 	return true;
 }
 

@@ -23,6 +23,8 @@ struct tsc_features {
 	bool tsc_adjust_read; /* IA32_TSC_ADJUST could be read */
 	int64_t tsc_adjust_value;
 	bool deadline; /* CPUID 1 ECX[24] */
+	/* What leaves 0x15 and 0x16 said of the frequency, in words. */
+	char cpuid_frequency[CLOCK_TEXT_LEN];
 };
 
 const struct tsc_features *tsc_features(void);
@@ -59,11 +61,22 @@ static inline uint64_t tsc_read_rdtscp(uint32_t *aux)
 	return ((uint64_t)hi << 32) | lo;
 }
 
+/* What CPUID says that bears on the TSC's frequency. */
+struct tsc_cpuid_leaves {
+	char vendor[13];	 /* CPUID.0, e.g. "GenuineIntel" */
+	uint32_t max_basic_leaf; /* CPUID.0:EAX */
+	/* Leaf 0x15 (0 when not listed): TSC / crystal = EBX / EAX, ECX the
+	 * crystal's Hz (0 when not said); leaf 0x16 EAX: base MHz. */
+	uint32_t l15_eax, l15_ebx, l15_ecx, l16_eax;
+};
+
 /*
- * TSC frequency from CPUID 0x15 (crystal × ratio) or 0x16 (base MHz), as
- * raw leaf values; 0 when they do not give one.  Pure, host-tested.
+ * The TSC frequency CPUID leaves 0x15 (crystal × ratio) or 0x16 (base
+ * MHz) give, on Intel CPUs, which define them; 0 when they give none.
+ * @why says in words which leaf it was, or why none (another vendor, the
+ * leaves not listed, or zero).  Pure, host-tested.
  */
-uint64_t tsc_hz_from_cpuid15(uint32_t eax_denominator, uint32_t ebx_numerator,
-			     uint32_t ecx_crystal_hz, uint32_t leaf16_eax_mhz);
+uint64_t tsc_cpuid_frequency(const struct tsc_cpuid_leaves *leaves, char *why,
+			     size_t whylen);
 
 #endif

@@ -207,6 +207,9 @@ static void report_tsc_features(void)
 	else if (f->tsc_adjust)
 		printf(" (unreadable)");
 	printf("\n");
+	if (f->cpuid_frequency[0])
+		printf("  %-16s CPUID: %s\n", "tsc frequency",
+		       f->cpuid_frequency);
 }
 
 void clocks_report_platform(void)

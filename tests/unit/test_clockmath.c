@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -133,13 +134,52 @@ static void hpet_period(void **state)
 
 static void tsc_from_cpuid(void **state)
 {
+	struct tsc_cpuid_leaves l = { .vendor = "GenuineIntel",
+				      .max_basic_leaf = 0x16,
+				      .l15_eax = 2,
+				      .l15_ebx = 188,
+				      .l15_ecx = 24000000,
+				      .l16_eax = 2200 };
+	char why[CLOCK_TEXT_LEN];
+
 	(void)state;
-	/* 24 MHz crystal x 188/2 = 2.256 GHz. */
-	assert_int_equal(tsc_hz_from_cpuid15(2, 188, 24000000, 2200),
+	/* Crystal x ratio first: 24 MHz x 188 / 2. */
+	assert_int_equal(tsc_cpuid_frequency(&l, why, sizeof(why)),
 			 2256000000ull);
-	/* No crystal frequency: fall back to 0x16's base MHz. */
-	assert_int_equal(tsc_hz_from_cpuid15(2, 188, 0, 2200), 2200000000ull);
-	assert_int_equal(tsc_hz_from_cpuid15(0, 0, 0, 0), 0);
+	assert_string_equal(why, "leaf 0x15: crystal 24000000 Hz x 188 / 2 "
+				 "(EBX / EAX)");
+	/* No crystal frequency: leaf 0x16's base. */
+	l.l15_ecx = 0;
+	assert_int_equal(tsc_cpuid_frequency(&l, why, sizeof(why)),
+			 2200000000ull);
+	assert_string_equal(why, "leaf 0x16: base frequency 2200 MHz (leaf "
+				 "0x15 gives EAX 2, EBX 188, ECX 0: no crystal "
+				 "ratio)");
+	/* Both zero, as QEMU's TCG gives them. */
+	l = (struct tsc_cpuid_leaves){ .vendor = "GenuineIntel",
+				       .max_basic_leaf = 0x16 };
+	assert_int_equal(tsc_cpuid_frequency(&l, why, sizeof(why)), 0);
+	assert_string_equal(why, "no frequency in leaves 0x15 (EAX 0, EBX 0, "
+				 "ECX 0: no crystal ratio) and 0x16 (base 0 "
+				 "MHz)");
+	l.max_basic_leaf = 0x15;
+	assert_int_equal(tsc_cpuid_frequency(&l, why, sizeof(why)), 0);
+	assert_non_null(strstr(why, "and 0x16 (not listed)"));
+	/* Not listed at all. */
+	l.max_basic_leaf = 0xd;
+	assert_int_equal(tsc_cpuid_frequency(&l, why, sizeof(why)), 0);
+	assert_string_equal(why, "leaves 0x15 and 0x16 not listed: the highest "
+				 "basic leaf is 0xd");
+	/* Another vendor: the leaves are not Intel's there, whatever they say. */
+	l = (struct tsc_cpuid_leaves){ .vendor = "AuthenticAMD",
+				       .max_basic_leaf = 0x16,
+				       .l15_eax = 2,
+				       .l15_ebx = 188,
+				       .l15_ecx = 24000000,
+				       .l16_eax = 2200 };
+	assert_int_equal(tsc_cpuid_frequency(&l, why, sizeof(why)), 0);
+	assert_string_equal(why, "leaves 0x15 and 0x16 not used: they are "
+				 "Intel's, and this CPU is AuthenticAMD");
 }
 
 int main(void)
