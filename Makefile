@@ -10,6 +10,7 @@
 #                   default guest options into it)
 #   make check      format check, unit tests, boot tests
 #   make deps       install the Debian packages this needs (as root)
+#   make fresh-check  the README's two commands in a fresh Debian 12 tree
 #
 # Everything built goes under build/; kernel objects under build/<env>/:
 # hvm64 (multiboot 1/2 and PVH images, with their own ring 0) and pv64 (the
@@ -325,6 +326,15 @@ clean:
 	rm -rf $(filter-out $(NEWLIB),$(wildcard $(BUILD)/*))
 
 -include $(shell find $(addprefix $(BUILD)/,$(ENVS)) -name '*.d' 2>/dev/null)
+
+# --- a fresh machine ---------------------------------------------------------
+# The README's two commands, first time, in a fresh Debian 12 tree that has
+# nothing but make (tools/fresh-check; takes minutes, as root).
+FRESH_PACKAGES := mmdebstrap
+.PHONY: fresh-check
+fresh-check:
+	@$(MAKE) --no-print-directory deps DEBIAN_PACKAGES="$(FRESH_PACKAGES)"
+	tools/fresh-check
 
 # --- benchmarks --------------------------------------------------------------
 # Boots the default run under TCG and KVM and prints each clock's costs.
