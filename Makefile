@@ -29,7 +29,7 @@ OBJCOPY := objcopy
 PYTHON := /usr/bin/python3
 
 # --- Debian packages -------------------------------------------------------
-DEBIAN_PACKAGES := gcc make binutils git python3 clang-format \
+DEBIAN_PACKAGES := gcc make binutils git python3 clang-format xz-utils \
 	qemu-system-x86 grub-pc-bin grub-efi-amd64-bin grub-common xorriso \
 	mtools ovmf newlib-source libxen-dev libcmocka-dev python3-jsonschema \
 	python3-matplotlib xen-hypervisor-4.17-amd64
@@ -50,13 +50,15 @@ NEWLIB_LIBS := $(NEWLIB_PREFIX)/$(NEWLIB_TARGET)/lib/libc.a \
 NEWLIB_STAMP := $(NEWLIB)/installed
 
 # --- kernel ----------------------------------------------------------------
-GCC_INCLUDE := $(shell $(CC) -print-file-name=include)
-LIBGCC := $(shell $(CC) -print-libgcc-file-name)
+# Asked of gcc when first used, not when the Makefile is read: on a fresh
+# machine gcc comes with `make deps`.
+GCC_INCLUDE = $(eval GCC_INCLUDE := $(shell $(CC) -print-file-name=include))$(GCC_INCLUDE)
+LIBGCC = $(eval LIBGCC := $(shell $(CC) -print-libgcc-file-name))$(LIBGCC)
 
 # The Xen interface version every file sees, whatever it includes first
 # (hypervisor/xen_abi.h).
 XEN_INTERFACE := -D__XEN_INTERFACE_VERSION__=0x00040700
-KERNEL_CPPFLAGS := -nostdinc -isystem $(NEWLIB_INCLUDE) -isystem $(GCC_INCLUDE) \
+KERNEL_CPPFLAGS = -nostdinc -isystem $(NEWLIB_INCLUDE) -isystem $(GCC_INCLUDE) \
 	-isystem $(BUILD)/include -I. -MMD -MP $(XEN_INTERFACE)
 KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding \
 	-fno-pic -fno-pie -fno-stack-protector -mno-red-zone \
