@@ -896,6 +896,8 @@ class TestsCfgReportKey(unittest.TestCase):
             "ticks-slow": ("tcg", "pc", ["valid", "ticks_facts"]),
             "ticks-smp": ("tcg", "pc", ["valid", "ticks_facts", "smp_facts"]),
             "ticks-none": ("tcg", "pc", ["valid"]),
+            "cpu-qemu64": ("tcg", "pc", ["valid", "tcg_facts"]),
+            "cpu-qemu64-kvm": ("kvm", "pc", ["valid", "ticks_facts"]),
         })
         xen = {t.name: (t.spec.smp, t.spec.xen_args) for t in tests
                if isinstance(t, testlist.BootTest) and t.spec.boot == "xen" and t.report}
