@@ -3,14 +3,13 @@
 
 import argparse
 import concurrent.futures
-import dataclasses
 import json
 import os
 import re
 import shlex
 import signal
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from . import compare, cpumodel, matrix, qemu, report, xen
 from .boot import JSON_SCHEMA, BootOutcome, boot_once, build_images, check_image
@@ -55,7 +54,7 @@ def root_path(*parts):
 
 # ---------------------------------------------------------------------------- run
 
-@dataclasses.dataclass(frozen=True)
+@dataclass(frozen=True)
 class AccelChoice:
     """What a run boots with: the accelerator, the -cpu model ("" for QEMU's default),
     a sentence to print (why TCG, or which model KVM starts here) or None, and why this
@@ -320,7 +319,7 @@ def kvm_models(tests, kvm_choice=None):
     if choice.model is None:
         return tests, {test.name: choice.reason for test in kvm_tests
                        if not test.spec.cpu}, choice.reason
-    settled = [dataclasses.replace(test, spec=dataclasses.replace(test.spec, cpu=choice.model))
+    settled = [replace(test, spec=replace(test.spec, cpu=choice.model))
                if test.spec.accel == "kvm" and not test.spec.cpu else test for test in tests]
     return settled, {}, choice.reason
 

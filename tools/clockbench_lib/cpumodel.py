@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from . import hostinfo, qemu as qemu_cmd
 
 CACHE_DIR = os.path.join("build", "kvm-cpu")
-FIRST_MODEL = "host"
+FIRST_MODEL = qemu_cmd.DEFAULT_CPU["kvm"]
 PROBE_TIMEOUT_S = 30
 
 

@@ -51,6 +51,9 @@ GRUB_EXTRA_MIB = 4
 OVMF_MIN_MEMORY_MIB = 60
 MACHINES = ("pc", "q35")
 ACCELS = ("tcg", "kvm")
+# -cpu when none is given: all the host has under KVM (cpumodel may have to leave some
+# of it out), all QEMU emulates under TCG.
+DEFAULT_CPU = {"kvm": "host", "tcg": "max"}
 
 # Debian package that provides each program or file the runner may need.
 DEBIAN_PACKAGES = {
@@ -115,7 +118,7 @@ class BootSpec:
     @property
     def cpu_option(self):
         """What -cpu is given: the model (or the accelerator's default) and the features."""
-        model = self.cpu or ("host" if self.accel == "kvm" else "max")
+        model = self.cpu or DEFAULT_CPU[self.accel]
         return f"{model},{self.cpu_features}" if self.cpu_features else model
 
     def describe(self):
