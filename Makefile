@@ -14,7 +14,7 @@
 #
 # Everything built goes under build/; kernel objects under build/<env>/:
 # hvm64 (multiboot 1/2 and PVH images, with their own ring 0) and pv64 (the
-# Xen PV image).  kernel/config.h turns the environment into CONFIG_* flags.
+# Xen PV image), each with its own platform/<env>/.
 
 VERSION := 0.1.0
 GIT_REV := $(shell git describe --always --dirty 2>/dev/null)
@@ -66,18 +66,16 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding \
 KERNEL_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none \
 	-Wl,-z,max-page-size=0x1000 -Wl,--no-warn-rwx-segments -Wl,-z,noexecstack
 
-# Every environment builds kernel/, drivers/ and hypervisor/ but for the
-# files that are one environment's own platform.
-HVM64_ONLY := kernel/ring0.c kernel/trap_entry.S kernel/paging.c \
-	boot/start32.S boot/trampoline.S
-PV64_ONLY := hypervisor/xen_pv.c hypervisor/xen_pv_mm.c \
-	hypervisor/xen_pv_entry.S hypervisor/xen_pv_events.c \
-	hypervisor/xen_pv_ticks.c
-COMMON_SRCS := $(filter-out $(HVM64_ONLY) $(PV64_ONLY),$(wildcard \
-	kernel/*.c kernel/*.S drivers/*.c hypervisor/*.c hypervisor/*.S))
+# The layers every environment builds (bottom to top; tools/layers checks
+# that includes only point down), and each environment's own platform
+# implementation in platform/<env>/.  Sources are taken by folder.
+LAYERS := lib base drivers hypervisor engine report kernel
+layer_srcs = $(wildcard $(addsuffix /*.c,$(1)) $(addsuffix /*.S,$(1)))
+COMMON_SRCS := $(call layer_srcs,$(LAYERS))
+env_srcs = $(COMMON_SRCS) $(call layer_srcs,platform/$(1))
 env_objs = $(patsubst %,$(BUILD)/$(1)/%.o,$(basename $(2)))
-KERNEL_OBJS := $(call env_objs,hvm64,$(COMMON_SRCS) $(HVM64_ONLY))
-PV64_OBJS := $(call env_objs,pv64,$(COMMON_SRCS) $(PV64_ONLY))
+KERNEL_OBJS := $(call env_objs,hvm64,$(call env_srcs,hvm64))
+PV64_OBJS := $(call env_objs,pv64,$(call env_srcs,pv64))
 HEAD_OBJ = $(OBJDIR)/boot/head-$(1).o
 LDS := $(OBJDIR)/link.lds
 GENERATED := $(BUILD)/include/clockbench/version.h $(BUILD)/include/xen
@@ -94,8 +92,8 @@ unit_sources = $(shell awk '$$1 == "unit" && $$2 == "$(1)" { \
 	tests/tests.cfg)
 UNIT_BINS := $(patsubst %,$(BUILD)/host/test_%,$(UNIT_TESTS))
 
-FORMAT_SRCS := $(wildcard boot/boot.h kernel/*.[ch] drivers/*.[ch] \
-	hypervisor/*.[ch] tests/unit/*.[ch])
+FORMAT_SRCS := $(wildcard boot/boot.h $(addsuffix /*.[ch],$(LAYERS) \
+	$(addprefix platform/,$(ENVS)) tests/unit))
 
 .PHONY: all images iso run check unit-tests tool-tests boot-tests \
 	format-check format deps clean FORCE
@@ -158,13 +156,13 @@ $(foreach e,$(ENVS),$(eval $(call env_rules,$(e))))
 
 # Exception and interrupt handlers that return to the interrupted code must
 # not touch its SSE registers, and ring 0 runs under hypervisors that may
-# emulate guest ring 0 without SSE (kernel/ring0.h): general registers
-# only, and no library idioms.
-GPR_ONLY_OBJS := $(OBJDIR)/kernel/ring0.o $(OBJDIR)/drivers/uart.o \
-	$(foreach e,$(ENVS),$(BUILD)/$(e)/kernel/extable.o \
-		$(BUILD)/$(e)/kernel/tick_irq.o) \
-	$(BUILD)/pv64/hypervisor/xen_pv.o $(BUILD)/pv64/hypervisor/xen_pv_events.o \
-	$(foreach e,$(ENVS),$(BUILD)/$(e)/hypervisor/pvclock.o)
+# emulate guest ring 0 without SSE (platform/hvm64/ring0.h): general
+# registers only, and no library idioms.  Such a source says so itself, with
+# CLOCKBENCH_GPR_ONLY in a comment.
+GPR_ONLY_SRCS := $(shell grep -l CLOCKBENCH_GPR_ONLY $(COMMON_SRCS) \
+	$(foreach e,$(ENVS),$(call layer_srcs,platform/$(e))))
+GPR_ONLY_OBJS := $(foreach e,$(ENVS),$(call env_objs,$(e),$(filter \
+	$(call env_srcs,$(e)),$(GPR_ONLY_SRCS))))
 $(GPR_ONLY_OBJS): KERNEL_CFLAGS += -mgeneral-regs-only -fno-builtin \
 	-fno-tree-loop-distribute-patterns
 

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel/phys.h"
+#include "lib/phys.h"
 
 #define ACPI_HEADER_LEN 36
 #define ACPI_TABLE_MAX_LEN \

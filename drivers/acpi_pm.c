@@ -4,8 +4,8 @@
 
 #include "drivers/acpi.h"
 #include "drivers/acpi_pm.h"
-#include "kernel/cpu.h"
-#include "kernel/platform.h"
+#include "base/cpu.h"
+#include "base/platform.h"
 
 /* Reads to wait for the timer to tick (it ticks every 279 ns). */
 #define PM_PROBE_READS 10000

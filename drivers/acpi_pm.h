@@ -6,7 +6,7 @@
 #ifndef CLOCKBENCH_DRIVERS_ACPI_PM_H
 #define CLOCKBENCH_DRIVERS_ACPI_PM_H
 
-#include "kernel/clock.h"
+#include "lib/clock.h"
 
 /* The ACPI specification fixes the rate (4.7.2.1 Power Management Timer). */
 #define ACPI_PM_TIMER_HZ 3579545

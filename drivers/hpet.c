@@ -4,8 +4,8 @@
 
 #include "drivers/acpi.h"
 #include "drivers/hpet.h"
-#include "kernel/counter.h"
-#include "kernel/phys.h"
+#include "lib/counter.h"
+#include "lib/phys.h"
 
 #define HPET_CAPABILITIES  0x000
 #define HPET_CONFIG	   0x010

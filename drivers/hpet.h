@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "kernel/clock.h"
+#include "lib/clock.h"
 
 extern struct clock hpet_clock;
 

@@ -15,7 +15,7 @@
 #include "drivers/hpet_timer.h"
 #include "drivers/intc.h"
 #include "drivers/tsc.h"
-#include "kernel/tick_irq.h"
+#include "base/tick_irq.h"
 
 #define HPET_CAPABILITIES 0x000
 #define HPET_CONFIG	  0x010

@@ -6,8 +6,8 @@
 #include "boot/boot.h"
 #include "drivers/intc.h"
 #include "drivers/lapic.h"
-#include "kernel/config.h"
-#include "kernel/cpu.h"
+#include "base/config.h"
+#include "base/cpu.h"
 
 /* 8259: command and data ports of the master and the slave. */
 #define PIC1_CMD		  0x20

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "drivers/acpi.h"
-#include "kernel/tick_irq.h"
+#include "base/tick_irq.h"
 
 /**
  * Set the controllers up once (later calls return the first answer).

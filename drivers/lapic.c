@@ -3,8 +3,8 @@
 #include <stdio.h>
 
 #include "drivers/lapic.h"
-#include "kernel/cpu.h"
-#include "kernel/priv.h"
+#include "base/cpu.h"
+#include "base/priv.h"
 
 #define MSR_IA32_APIC_BASE  0x1b
 #define APIC_BASE_ENABLE    (1ull << 11)

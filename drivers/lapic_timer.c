@@ -11,9 +11,9 @@
 #include "drivers/lapic.h"
 #include "drivers/lapic_timer.h"
 #include "drivers/tsc.h"
-#include "kernel/clocks.h"
-#include "kernel/priv.h"
-#include "kernel/tick_irq.h"
+#include "engine/clocks.h"
+#include "base/priv.h"
+#include "base/tick_irq.h"
 
 #define MSR_IA32_TSC_DEADLINE 0x6e0
 

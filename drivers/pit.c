@@ -3,8 +3,8 @@
 #include <stdio.h>
 
 #include "drivers/pit.h"
-#include "kernel/cpu.h"
-#include "kernel/platform.h"
+#include "base/cpu.h"
+#include "base/platform.h"
 
 #define PIT_CMD_CH0_LATCH 0x00
 

@@ -7,7 +7,7 @@
 #ifndef CLOCKBENCH_DRIVERS_PIT_H
 #define CLOCKBENCH_DRIVERS_PIT_H
 
-#include "kernel/clock.h"
+#include "lib/clock.h"
 
 #define PIT_HZ 1193182 /* 14.31818 MHz / 12, as on the original PC */
 

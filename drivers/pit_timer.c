@@ -12,8 +12,8 @@
 #include "drivers/pit.h"
 #include "drivers/pit_timer.h"
 #include "drivers/tsc.h"
-#include "kernel/cpu.h"
-#include "kernel/tick_irq.h"
+#include "base/cpu.h"
+#include "base/tick_irq.h"
 
 #define PIT_IRQ		0
 #define PIT_MIN_DIVISOR 2     /* mode 2 does not count 1 */

@@ -8,9 +8,9 @@
 
 #include "drivers/tsc.h"
 #include "hypervisor/xen.h"
-#include "kernel/clocks.h"
-#include "kernel/cpu.h"
-#include "kernel/priv.h"
+#include "engine/clocks.h"
+#include "base/cpu.h"
+#include "base/priv.h"
 
 #define CPUID_FEATURES		0x1
 #define CPUID_ECX_TSC_DEADLINE	(1u << 24)

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/clock.h"
+#include "lib/clock.h"
 
 extern struct clock tsc_clock, tsc_rdtscp_clock, tsc_ordered_clock;
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
+/* CLOCKBENCH_GPR_ONLY: built with general registers only (see the Makefile). */
 /* 16550 UART driver: COM1, 115200 8N1, polled, no interrupts. */
 #include <stdint.h>
 
 #include "drivers/uart.h"
-#include "kernel/cpu.h"
+#include "base/cpu.h"
 
 #define COM1_PORT 0x3f8
 

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel/cpu.h"
+#include "base/cpu.h"
 
 #define HV_LEAF_FIRST 0x40000000u
 #define HV_LEAF_LAST  0x40010000u

@@ -18,8 +18,8 @@
 #include <stdint.h>
 
 #include "boot/boot.h"
-#include "kernel/config.h"
-#include "kernel/priv.h"
+#include "base/config.h"
+#include "base/priv.h"
 
 extern uint8_t hypercall_page[PAGE_SIZE];
 

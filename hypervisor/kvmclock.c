@@ -9,9 +9,9 @@
 #include "drivers/tsc.h"
 #include "hypervisor/kvmclock.h"
 #include "hypervisor/pvclock.h"
-#include "kernel/cpu.h"
-#include "kernel/priv.h"
-#include "kernel/smp.h"
+#include "base/cpu.h"
+#include "base/priv.h"
+#include "engine/smp.h"
 
 /*
  * KVM's paravirtual ABI, as the Linux kernel documents it in

@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "kernel/clock.h"
+#include "lib/clock.h"
 
 /* CPUs with an area of their own; CPU indices at or above it get none. */
 #define KVM_CLOCK_MAX_CPUS 64

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+/* CLOCKBENCH_GPR_ONLY: built with general registers only (see the Makefile). */
 /* pvclock arithmetic and the version protocol (see hypervisor/pvclock.h). */
 #include <stdio.h>
 #include <string.h>

@@ -14,7 +14,7 @@
 
 #include "hypervisor/detect.h"
 #include "hypervisor/xen_abi.h"
-#include "kernel/clock.h"
+#include "lib/clock.h"
 
 /* shared_info, once mapped (PV: at start; HVM: by xen_pvclock's probe). */
 extern volatile struct shared_info *xen_shared_info;

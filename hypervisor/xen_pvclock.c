@@ -14,9 +14,9 @@
 #include "hypervisor/hypercall.h"
 #include "hypervisor/pvclock.h"
 #include "hypervisor/xen.h"
-#include "kernel/config.h"
-#include "kernel/cpu.h"
-#include "kernel/smp.h"
+#include "base/config.h"
+#include "base/cpu.h"
+#include "engine/smp.h"
 
 /* Xen rewrites a vCPU's record while that vCPU is descheduled or at its
  * own timer tick; a hundred attempts is far beyond need and still bounded. */

@@ -15,8 +15,8 @@
 #include <xen/arch-x86/hvm/start_info.h>
 
 #include "hypervisor/xen_abi.h"
-#include "kernel/boot_info.h"
-#include "kernel/multiboot.h"
+#include "lib/boot_info.h"
+#include "lib/multiboot.h"
 
 /* Fake physical memory: MEM_SIZE bytes at physical address MEM_BASE. */
 #define MEM_BASE 0x10000

@@ -14,8 +14,8 @@
 
 #include "drivers/hpet.h"
 #include "drivers/tsc.h"
-#include "kernel/clock.h"
-#include "kernel/counter.h"
+#include "lib/clock.h"
+#include "lib/counter.h"
 
 static void wraps_are_followed(void **state)
 {

@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "kernel/cpuinfo.h"
+#include "lib/cpuinfo.h"
 
 static void decode(uint32_t eax, unsigned int family, unsigned int model,
 		   unsigned int stepping)

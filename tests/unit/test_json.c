@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "kernel/json.h"
+#include "lib/json.h"
 
 static char out[4096];
 static size_t out_len;

@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "kernel/options.h"
+#include "lib/options.h"
 
 static struct options opts;
 static char err[256];

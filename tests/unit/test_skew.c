@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "kernel/skew.h"
+#include "lib/skew.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "kernel/stats.h"
+#include "lib/stats.h"
 
 static void empty_and_single(void **state)
 {

@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "kernel/tickmath.h"
+#include "lib/tickmath.h"
 
 #define PIT_HZ 1193182
 

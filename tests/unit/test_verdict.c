@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "kernel/verdict.h"
+#include "lib/verdict.h"
 
 static void names(void **state)
 {

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The console: where newlib's stdout and stderr go.  Natively that is the
+ * COM1 UART.  Writes are unbuffered, so every byte is out before the next
+ * statement runs, and console_flush() waits for the hardware to drain.
+ */
+#ifndef CLOCKBENCH_BASE_CONSOLE_H
+#define CLOCKBENCH_BASE_CONSOLE_H
+
+#include <stddef.h>
+
+void console_init(void);
+void console_write(const char *buf, size_t len);
+void console_puts(const char *s);
+void console_flush(void);
+
+#endif

@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: MIT
+/* Cross-CPU measurements: warps, offsets with error bounds, drift. */
+#include <stdio.h>
+#include <string.h>
+
+#include "drivers/tsc.h"
+#include "engine/clocks.h"
+#include "base/cpu.h"
+#include "engine/crosscpu.h"
+#include "base/priv.h"
+#include "engine/smp.h"
+
+#define MAX_XCLOCKS	    16
+#define WARP_MAX_ITERATIONS 200000
+#define OFFSET_BRACKETS	    16 /* per CPU, clock and round */
+#define DRIFT_ROUNDS	    5
+/* An AP answers within microseconds, unless the host deschedules it (4
+ * vCPUs on 2 host cores): such a bracket is dropped, not waited for. */
+#define BRACKET_TIMEOUT_US 50000
+#define RESPONDER_IDLE_MS  3000 /* an AP gives up on a vanished CPU 0 */
+#define WORK_TIMEOUT_MS	   10000
+
+#define MSR_IA32_TSC_ADJUST 0x3b
+#define MSR_TSC_AUX	    0xc0000103
+
+static struct xcpu_clock results[MAX_XCLOCKS];
+static unsigned int nr_results;
+static bool applies;
+static char not_applying[128];
+static struct xcpu_msrs msrs[MAX_CPUS];
+
+bool xcpu_applies(const char **reason)
+{
+	*reason = not_applying;
+	return applies;
+}
+
+const struct xcpu_clock *xcpu_results(unsigned int *count)
+{
+	*count = nr_results;
+	return results;
+}
+
+const struct xcpu_msrs *xcpu_cpu_msrs(unsigned int cpu)
+{
+	return cpu < MAX_CPUS ? &msrs[cpu] : NULL;
+}
+
+/* --- per-CPU set-up ----------------------------------------------------- */
+
+static void read_msrs(void *arg)
+{
+	struct xcpu_msrs *m = &msrs[cpu_index()];
+	uint64_t v;
+
+	(void)arg;
+	m->tsc_adjust_ok = rdmsr_safe(MSR_IA32_TSC_ADJUST, &v);
+	m->tsc_adjust = (int64_t)v;
+	m->tsc_aux_ok = rdmsr_safe(MSR_TSC_AUX, &m->tsc_aux);
+}
+
+struct setup_work {
+	struct clock *clock;
+	int failures;
+};
+
+static void setup_clock(void *arg)
+{
+	struct setup_work *w = arg;
+
+	if (cpu_index() != 0 && w->clock->setup_cpu(w->clock))
+		__atomic_add_fetch(&w->failures, 1, __ATOMIC_RELAXED);
+}
+
+/* --- warp test ------------------------------------------------------------ */
+
+static struct {
+	struct spinlock lock;
+	struct smp_barrier start;
+	const struct clock *clock;
+	uint64_t mask, half, last, last_tsc, half_wrap_cycles, deadline;
+	bool have_last, stop;
+	struct xcpu_clock *out;
+} warp;
+
+static void warp_worker(void *arg)
+{
+	(void)arg;
+	barrier_wait(&warp.start, WORK_TIMEOUT_MS);
+	for (;;) {
+		uint64_t now, now_tsc, step;
+		int64_t gap_cycles;
+
+		spin_lock(&warp.lock);
+		/* Only CPU 0's TSC decides when time is up: the others'
+		 * may be what is being measured. */
+		if (cpu_index() == 0 && tsc_read() > warp.deadline)
+			warp.stop = true;
+		if (warp.stop || warp.out->iterations >= WARP_MAX_ITERATIONS) {
+			spin_unlock(&warp.lock);
+			return;
+		}
+		now = warp.clock->read();
+		now_tsc = tsc_read();
+		/* Two CPUs' TSCs: a small negative gap is their offset, not
+		 * a long absence. */
+		gap_cycles = (int64_t)(now_tsc - warp.last_tsc);
+		if (warp.have_last) {
+			step = (now - warp.last) & warp.mask;
+			if (step == 0) {
+				warp.out->stalls++;
+			} else if (step >= warp.half && gap_cycles > 0 &&
+				   clock_gap_ambiguous(
+					   (uint64_t)gap_cycles,
+					   clock_ns_to_counts(
+						   clock_ns(warp.clock, step),
+						   smp_cycles_per_us() *
+							   1000000),
+					   warp.half_wrap_cycles)) {
+				/* Over half a wrap since the last read (a CPU
+				 * was descheduled holding the lock): forward
+				 * and back cannot be told apart. */
+				warp.out->ambiguous_gaps++;
+			} else if (step >= warp.half) {
+				double back = (double)clock_ns(
+					warp.clock,
+					(warp.last - now) & warp.mask);
+
+				warp.out->warps++;
+				if (back > warp.out->worst_warp_ns)
+					warp.out->worst_warp_ns = back;
+			}
+		}
+		warp.last = now;
+		warp.last_tsc = now_tsc;
+		warp.have_last = true;
+		warp.out->iterations++;
+		spin_unlock(&warp.lock);
+	}
+}
+
+static void measure_warps(struct xcpu_clock *x, unsigned int warp_ms)
+{
+	memset(&warp, 0, sizeof(warp));
+	warp.clock = x->clock;
+	warp.mask = clock_mask(x->clock->width_bits);
+	warp.half = warp.mask / 2 + 1;
+	warp.half_wrap_cycles = clock_ns_to_counts(
+		clock_ns(x->clock, warp.half), smp_cycles_per_us() * 1000000);
+	warp.out = x;
+	warp.start.count = smp_cpus_online();
+	warp.deadline =
+		tsc_read() + (uint64_t)warp_ms * 1000 * smp_cycles_per_us();
+	on_all_cpus(warp_worker, NULL, WORK_TIMEOUT_MS);
+}
+
+/* --- offsets and drift ------------------------------------------------------- */
+
+/* One per CPU: CPU 0 asks (request), the AP reads and answers. */
+static struct probe {
+	const struct clock *clock;
+	unsigned int request, answer;
+	uint64_t value;
+	bool done;
+} probes[MAX_CPUS];
+
+static void responder(void *arg)
+{
+	struct probe *p = &probes[cpu_index()];
+	unsigned int seen = __atomic_load_n(&p->request, __ATOMIC_ACQUIRE);
+	uint64_t idle_since = tsc_read();
+
+	(void)arg;
+	while (!__atomic_load_n(&p->done, __ATOMIC_ACQUIRE)) {
+		unsigned int r = __atomic_load_n(&p->request, __ATOMIC_ACQUIRE);
+
+		if (r != seen) {
+			p->value = p->clock->read();
+			__atomic_store_n(&p->answer, r, __ATOMIC_RELEASE);
+			seen = r;
+			idle_since = tsc_read();
+		} else if (tsc_read() - idle_since >
+			   RESPONDER_IDLE_MS * 1000ull * smp_cycles_per_us()) {
+			return;
+		}
+		cpu_relax();
+	}
+}
+
+/* Signed distance in ns from @from to @to of a clock that may wrap. */
+static int64_t signed_ns(const struct clock *c, uint64_t from, uint64_t to)
+{
+	uint64_t mask = clock_mask(c->width_bits);
+	uint64_t forward = (to - from) & mask;
+
+	if (forward >= mask / 2 + 1)
+		return -(int64_t)clock_ns(c, (from - to) & mask);
+	return (int64_t)clock_ns(c, forward);
+}
+
+/* The best of OFFSET_BRACKETS brackets of CPU @cpu's @c against CPU 0's. */
+static bool offset_round(const struct clock *c, unsigned int cpu,
+			 struct skew_offset *out)
+{
+	struct skew_bracket b[OFFSET_BRACKETS];
+	struct probe *p = &probes[cpu];
+	unsigned int i, n = 0, timeouts = 0;
+
+	p->clock = c;
+	for (i = 0; i < OFFSET_BRACKETS; i++) {
+		unsigned int ticket = p->request + 1;
+		uint64_t before, after, end;
+
+		bool answered = true;
+
+		before = c->read();
+		__atomic_store_n(&p->request, ticket, __ATOMIC_RELEASE);
+		end = tsc_read() + BRACKET_TIMEOUT_US * smp_cycles_per_us();
+		while (__atomic_load_n(&p->answer, __ATOMIC_ACQUIRE) !=
+		       ticket) {
+			if (tsc_read() > end) {
+				answered = false;
+				break;
+			}
+			cpu_relax();
+		}
+		after = c->read();
+		if (!answered) {
+			/* Twice unanswered: the AP is not running now;
+			 * try again next round rather than wait here. */
+			if (++timeouts == 2)
+				break;
+			continue;
+		}
+		b[n].local_before_ns = 0;
+		b[n].remote_ns = signed_ns(c, before, p->value);
+		b[n].local_after_ns = signed_ns(c, before, after);
+		n++;
+	}
+	return skew_best_offset(b, n, out) == 0;
+}
+
+static void measure_offsets(unsigned int drift_ms)
+{
+	/* Too big for a stack: tens of KiB. */
+	static double t[MAX_XCLOCKS][MAX_CPUS][DRIFT_ROUNDS];
+	static struct skew_offset o[MAX_XCLOCKS][MAX_CPUS][DRIFT_ROUNDS];
+	unsigned int ncpu = smp_nr_cpus(), cpu, round, k;
+	uint64_t start = tsc_read();
+	double tsc_hz = (double)smp_cycles_per_us() * 1e6;
+
+	for (cpu = 1; cpu < ncpu; cpu++) {
+		probes[cpu].done = false;
+		if (smp_cpu(cpu)->online)
+			on_cpu_post(cpu, responder, NULL);
+	}
+	for (round = 0; round < DRIFT_ROUNDS; round++) {
+		uint64_t due =
+			start + (uint64_t)((double)drift_ms * 1e-3 * tsc_hz *
+					   round / (DRIFT_ROUNDS - 1));
+
+		while (tsc_read() < due)
+			cpu_relax();
+		for (k = 0; k < nr_results; k++) {
+			struct xcpu_clock *x = &results[k];
+
+			for (cpu = 1; cpu < ncpu; cpu++) {
+				struct xcpu_per_cpu *pc = &x->cpu[cpu];
+				struct skew_offset *r =
+					&o[k][cpu][pc->drift_samples];
+
+				if (!smp_cpu(cpu)->online ||
+				    !offset_round(x->clock, cpu, r))
+					continue;
+				t[k][cpu][pc->drift_samples++] =
+					(double)(tsc_read() - start) * 1e9 /
+					tsc_hz;
+				if (!pc->offset_ok ||
+				    r->uncertainty_ns <
+					    pc->offset.uncertainty_ns)
+					pc->offset = *r;
+				pc->offset_ok = true;
+			}
+		}
+	}
+	for (cpu = 1; cpu < ncpu; cpu++) {
+		__atomic_store_n(&probes[cpu].done, true, __ATOMIC_RELEASE);
+		on_cpu_wait(cpu, WORK_TIMEOUT_MS);
+	}
+	for (k = 0; k < nr_results; k++) {
+		for (cpu = 1; cpu < ncpu; cpu++) {
+			struct xcpu_per_cpu *pc = &results[k].cpu[cpu];
+			double y[DRIFT_ROUNDS], u[DRIFT_ROUNDS];
+
+			for (round = 0; round < pc->drift_samples; round++) {
+				y[round] = o[k][cpu][round].offset_ns;
+				u[round] = o[k][cpu][round].uncertainty_ns;
+			}
+			pc->drift_ok = skew_fit_line(t[k][cpu], y, u,
+						     pc->drift_samples,
+						     &pc->drift) == 0;
+		}
+	}
+}
+
+void xcpu_measure(const struct xcpu_options *opts)
+{
+	struct clock *const *cp;
+	unsigned int online = smp_cpus_online();
+
+	nr_results = 0;
+	on_all_cpus(read_msrs, NULL, WORK_TIMEOUT_MS);
+	if (online < 2) {
+		applies = false;
+		snprintf(not_applying, sizeof(not_applying),
+			 "only %u CPU is online: there is nothing to compare",
+			 online);
+		return;
+	}
+	applies = true;
+	for (cp = clocks_all(); *cp && nr_results < MAX_XCLOCKS; cp++) {
+		struct clock *c = *cp;
+
+		if (!c->present)
+			continue;
+		if (c->flags & CLOCK_NEEDS_CPU_SETUP) {
+			struct setup_work w = { c, 0 };
+
+			if (on_all_cpus(setup_clock, &w, WORK_TIMEOUT_MS) !=
+				    online ||
+			    w.failures) {
+				printf("# %s could not be set up on every CPU; "
+				       "left out of the cross-CPU tests\n",
+				       c->name);
+				continue;
+			}
+		}
+		memset(&results[nr_results], 0, sizeof(results[0]));
+		results[nr_results++].clock = c;
+	}
+	printf("# cross-CPU: warp test on %u clocks (%u ms each), then offsets "
+	       "followed for %u ms\n",
+	       nr_results, opts->warp_ms, opts->drift_ms);
+	for (unsigned int k = 0; k < nr_results; k++)
+		measure_warps(&results[k], opts->warp_ms);
+	measure_offsets(opts->drift_ms);
+}

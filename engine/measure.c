@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The measurement engine.  Every figure comes from TSC cycles read with
+ * lfence; rdtsc, turned into ns with the TSC frequency the TSC probe found.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "drivers/tsc.h"
+#include "engine/clocks.h"
+#include "base/config.h"
+#include "engine/measure.h"
+#include "base/platform.h"
+#include "lib/options.h"
+
+#define MAX_CLOCKS	      16
+#define MIN_SAMPLES	      200   /* fewer make the percentiles meaningless */
+#define EMPTY_SAMPLES	      10000 /* empty brackets measured once per run */
+#define PILOT_READS	      16 /* to estimate a read's cost before sizing */
+#define BATCH_UNROLL	      8
+#define MAX_BATCH_ITERATIONS  (1u << 24) /* 134 M reads: a bound, not a goal */
+#define MIN_RESOLUTION_READS  1000
+#define MAX_RESOLUTION_READS  1000000
+#define CONVERSION_ITERATIONS 20000
+#define WRAP_TIMED_NS	      10e9 /* counters wrapping faster get each read timed */
+#define BUDGET_CHECK_EVERY    64 /* otherwise the TSC is read this often */
+/* Where the extended counter starts: far from 0, so steps back never
+ * underflow, and far from 2^64, so a day of steps forward never wraps. */
+#define EXTENDED_START (1ull << 62)
+
+/*
+ * How a clock's share of the budget is spent: per-read samples, back-to-
+ * back reads for resolution, the batch loop (the rate has its own rate_ms).
+ */
+#define SHARE_PER_READ	 0.45
+#define SHARE_RESOLUTION 0.25
+#define SHARE_BATCH	 0.20
+
+static uint64_t samples[MEASURE_MAX_SAMPLES];
+static struct stats_summary empty_bracket;
+static struct clock_result results[MAX_CLOCKS];
+static unsigned int nr_results;
+static double tsc_hz;
+static const struct clock *reference;
+
+const struct stats_summary *measure_empty_bracket(void)
+{
+	return &empty_bracket;
+}
+
+const struct clock *measure_reference(void)
+{
+	return reference;
+}
+
+double measure_tsc_hz(void)
+{
+	return tsc_hz;
+}
+
+const struct clock_result *measure_results(unsigned int *count)
+{
+	*count = nr_results;
+	return results;
+}
+
+static double cycles_to_ns(double cycles)
+{
+	return cycles * 1e9 / tsc_hz;
+}
+
+static uint64_t ns_to_cycles(double ns)
+{
+	double cycles = ns * tsc_hz / 1e9;
+
+	/* Half the wrap of a 64-bit counter does not fit in cycles. */
+	return cycles >= 0x1p64 ? UINT64_MAX : (uint64_t)cycles;
+}
+
+/* Never inlined: the loops below call through a pointer, like c->read. */
+static __attribute__((noinline)) uint64_t read_nothing(void)
+{
+	barrier();
+	return 0;
+}
+
+static __attribute__((noinline)) uint64_t convert_nothing(const struct clock *c,
+							  uint64_t delta)
+{
+	(void)c;
+	barrier();
+	return delta;
+}
+
+static void measure_empty(void)
+{
+	size_t i;
+
+	for (i = 0; i < EMPTY_SAMPLES; i++) {
+		uint64_t t0 = tsc_read_ordered();
+		uint64_t t1 = tsc_read_ordered();
+
+		samples[i] = t1 - t0;
+	}
+	stats_summarize(samples, EMPTY_SAMPLES, &empty_bracket);
+}
+
+/* One bracketed read, minus the empty bracket's median (never below 0). */
+static uint64_t bracketed_read(const struct clock *c)
+{
+	uint64_t t0 = tsc_read_ordered();
+	uint64_t t1;
+
+	c->read();
+	t1 = tsc_read_ordered();
+	return t1 - t0 > empty_bracket.p50 ? t1 - t0 - empty_bracket.p50 : 0;
+}
+
+static void measure_per_read(struct clock_result *r, uint64_t budget_cycles,
+			     unsigned int fixed_samples)
+{
+	const struct clock *c = r->clock;
+	uint64_t pilot[PILOT_READS], start, estimate;
+	size_t i, n;
+
+	for (i = 0; i < PILOT_READS; i++)
+		pilot[i] = bracketed_read(c) + empty_bracket.p50;
+	stats_summarize(pilot, PILOT_READS, &r->read_cycles);
+	estimate = r->read_cycles.p50 ? r->read_cycles.p50 : 1;
+
+	n = fixed_samples ? fixed_samples : budget_cycles / estimate;
+	if (n < MIN_SAMPLES)
+		n = MIN_SAMPLES;
+	if (n > MEASURE_MAX_SAMPLES)
+		n = MEASURE_MAX_SAMPLES;
+	/* The estimate may be off (a hypervisor hiccup): stop at twice the
+	 * budget whatever it said, unless the count was asked for. */
+	start = tsc_read_ordered();
+	for (i = 0; i < n; i++) {
+		samples[i] = bracketed_read(c);
+		if (!fixed_samples && i >= MIN_SAMPLES &&
+		    tsc_read_ordered() - start > 2 * budget_cycles)
+			break;
+	}
+	r->samples = (unsigned int)i;
+	stats_summarize(samples, i, &r->read_cycles);
+	for (n = 0; n < i; n++)
+		samples[n] = (uint64_t)(cycles_to_ns((double)samples[n]) + 0.5);
+	stats_summarize(samples, i, &r->read_ns);
+}
+
+/* Reads back to back: resolution, stalls, update rate, backward steps. */
+static void measure_resolution(struct clock_result *r, uint64_t budget_cycles)
+{
+	const struct clock *c = r->clock;
+	uint64_t mask = clock_mask(c->width_bits), half = mask / 2 + 1;
+	uint64_t prev = c->read(), min_step = 0, changes = 0, reads;
+	uint64_t start = tsc_read_ordered(), elapsed;
+	/* The counter extended past its wraps; the first reads' extended
+	 * values are kept and converted to ns after the loop, which stays as
+	 * tight as the reads themselves. */
+	uint64_t extended = EXTENDED_START, stored = 0, i;
+	/* Half a wrap of a narrow counter (the PIT wraps every 55 ms): two
+	 * reads further apart than that cannot tell forward from back. */
+	uint64_t half_wrap_cycles = ns_to_cycles((double)clock_ns(c, half));
+	uint64_t t_prev = start, t_now = start;
+	/* Only a counter that wraps within seconds needs every read timed;
+	 * for the others a TSC read now and then bounds the loop, which
+	 * stays as tight as the reads. */
+	bool time_every_read = half_wrap_cycles < ns_to_cycles(WRAP_TIMED_NS);
+
+	for (reads = 0; reads < MAX_RESOLUTION_READS; reads++) {
+		uint64_t now = c->read();
+		uint64_t step = (now - prev) & mask;
+
+		if (time_every_read || reads % BUDGET_CHECK_EVERY == 0)
+			t_now = tsc_read_ordered();
+
+		if (step == 0) {
+			r->stalls++;
+		} else if (step >= half && time_every_read &&
+			   clock_gap_ambiguous(
+				   t_now - t_prev,
+				   ns_to_cycles((double)clock_ns(c, step)),
+				   half_wrap_cycles)) {
+			/* The guest was away about as long as the step
+			 * forward says, or longer than half a wrap: count the
+			 * step forward, and say it was ambiguous. */
+			r->ambiguous_gaps++;
+			extended += step;
+		} else if (step >= half) {
+			/* A "step" of more than half the range is a step back. */
+			double back_ns =
+				(double)clock_ns(c, (prev - now) & mask);
+
+			r->backward_steps++;
+			extended -= (prev - now) & mask;
+			if (back_ns > r->worst_backward_ns)
+				r->worst_backward_ns = back_ns;
+		} else {
+			extended += step;
+			changes++;
+			if (!min_step || step < min_step)
+				min_step = step;
+		}
+		if (stored < MEASURE_MAX_SAMPLES)
+			samples[stored++] = extended;
+		prev = now;
+		t_prev = t_now;
+		if (reads >= MIN_RESOLUTION_READS &&
+		    t_now - start > budget_cycles)
+			break;
+	}
+	elapsed = tsc_read_ordered() - start;
+	for (i = 1; i < stored; i++)
+		if (clock_ns(c, samples[i]) < clock_ns(c, samples[i - 1]))
+			r->backward_steps_ns++;
+	r->changed = changes > 0;
+	/* In double: a step may be a fraction of a ns (a TSC count). */
+	r->resolution_ns = (c->flags & CLOCK_READS_NS) ? (double)min_step
+			   : c->freq_hz
+				   ? (double)min_step * 1e9 / (double)c->freq_hz
+				   : 0;
+	r->update_hz = elapsed ? changes * tsc_hz / (double)elapsed : 0;
+}
+
+/* An unrolled loop of reads, timed whole, minus the same loop's overhead. */
+static uint64_t time_loop(uint64_t (*read)(void), uint64_t iterations)
+{
+	uint64_t start = tsc_read_ordered(), i;
+
+	for (i = 0; i < iterations; i++) {
+		read();
+		read();
+		read();
+		read();
+		read();
+		read();
+		read();
+		read();
+	}
+	return tsc_read_ordered() - start;
+}
+
+/*
+ * The seeds' method: double the iteration count until the loop lasts about
+ * its share of the budget (never on an estimate that may be 0), then take
+ * the last, longest loop.
+ */
+static void measure_batch(struct clock_result *r, uint64_t budget_cycles)
+{
+	uint64_t iterations = 1, loaded = 0, empty;
+
+	for (;;) {
+		loaded = time_loop(r->clock->read, iterations);
+		if (loaded >= budget_cycles / 2 ||
+		    iterations >= MAX_BATCH_ITERATIONS)
+			break;
+		iterations *= 2;
+	}
+	empty = time_loop(read_nothing, iterations);
+	r->batch_ns_per_read =
+		loaded > empty
+			? cycles_to_ns((double)(loaded - empty) /
+				       (double)(iterations * BATCH_UNROLL))
+			: 0;
+}
+
+static void measure_conversion(struct clock_result *r)
+{
+	volatile uint64_t sink = 0;
+	uint64_t t0, t1, t2, i;
+
+	t0 = tsc_read_ordered();
+	for (i = 0; i < CONVERSION_ITERATIONS; i++)
+		sink += clock_ns(r->clock, i * 7919 + 1);
+	t1 = tsc_read_ordered();
+	for (i = 0; i < CONVERSION_ITERATIONS; i++)
+		sink += convert_nothing(r->clock, i * 7919 + 1);
+	t2 = tsc_read_ordered();
+	(void)sink;
+	r->conversion_ns =
+		t1 - t0 > t2 - t1
+			? cycles_to_ns((double)((t1 - t0) - (t2 - t1)) /
+				       CONVERSION_ITERATIONS)
+			: 0;
+}
+
+static void measure_rate(struct clock_result *r, unsigned int rate_ms)
+{
+	const struct clock *c = r->clock, *ref = reference;
+	struct clock_rate rate;
+
+	/* Against itself, or against what it was calibrated with, a rate
+	 * proves nothing: use the next-best independent clock. */
+	if (!ref || clock_same_counter(ref, c) ||
+	    (c->calibrated_against &&
+	     clock_same_counter(ref, c->calibrated_against)))
+		ref = clocks_reference_for(c);
+	if (!ref) {
+		snprintf(r->rate_problem, sizeof(r->rate_problem),
+			 "no independent clock to measure it against");
+		return;
+	}
+	if (clock_measure_rate_best(c, ref, (uint64_t)rate_ms * 1000000, &rate,
+				    r->rate_problem, sizeof(r->rate_problem)))
+		return;
+	r->rate_measured = true;
+	r->rate_reference = ref;
+	r->rate_ppm = (rate.hz / (double)c->freq_hz - 1.0) * 1e6;
+	r->rate_uncertainty_ppm = rate.uncertainty_ppm;
+}
+
+static void judge_trapped(struct clock_result *r)
+{
+	const struct clock *c = r->clock;
+	size_t used = strlen(r->notes);
+
+	if (c->native_read_ns_max && r->read_ns.p50 > c->native_read_ns_max) {
+		r->trapped = true;
+		used += snprintf(r->notes + used, sizeof(r->notes) - used,
+				 "%strapped: a read takes %llu ns (median), "
+				 "more than the %u ns it can take natively, so "
+				 "something intercepts or emulates it.",
+				 used ? " " : "",
+				 (unsigned long long)r->read_ns.p50,
+				 c->native_read_ns_max);
+	}
+	if (r->ambiguous_gaps && used < sizeof(r->notes))
+		used += snprintf(
+			r->notes + used, sizeof(r->notes) - used,
+			"%s%llu back-to-back reads were about as far "
+			"apart as a wrap's worth of steps forward, or "
+			"more than half a wrap (the guest did not run "
+			"in between): their steps were counted forward.",
+			used ? " " : "", (unsigned long long)r->ambiguous_gaps);
+	if ((c->flags & CLOCK_READS_NS) && used < sizeof(r->notes))
+		used += snprintf(r->notes + used, sizeof(r->notes) - used,
+				 "%sIts reads return ns: the scaling to ns is "
+				 "part of every read, and conversion_ns "
+				 "measures only the generic path.",
+				 used ? " " : "");
+	if ((c->flags & CLOCK_PORT_IO) && platform_port_io_emulated() &&
+	    used < sizeof(r->notes))
+		snprintf(r->notes + used, sizeof(r->notes) - used,
+			 "%sEach port access here also costs a #GP round trip: "
+			 "%s.",
+			 used ? " " : "",
+			 CONFIG_XEN_PV ? "Xen checks and performs every port "
+					 "access of a PV guest"
+				       : "the hypervisor ignores IOPL, so ring "
+					 "0 performs it");
+}
+
+/* TSC if it claims to be invariant, else the best device clock. */
+static const struct clock *choose_reference(void)
+{
+	const struct clock *tsc = clocks_find("tsc_ordered");
+
+	if (tsc && tsc->present && (tsc->flags & CLOCK_CLAIMS_STABLE))
+		return tsc;
+	return clocks_reference();
+}
+
+void measure_all(const struct measure_options *opts)
+{
+	const struct clock *tsc = clocks_find("tsc_ordered");
+	struct clock *const *cp;
+	struct clock_result *r;
+	unsigned int present = 0;
+	uint64_t share;
+
+	tsc_hz = tsc && tsc->present ? (double)tsc->freq_hz : 0;
+	nr_results = 0;
+	for (cp = clocks_all(); *cp && nr_results < MAX_CLOCKS; cp++) {
+		memset(&results[nr_results], 0, sizeof(results[0]));
+		results[nr_results++].clock = *cp;
+	}
+	if (!tsc_hz) {
+		for (nr_results = 0; clocks_all()[nr_results]; nr_results++)
+			snprintf(results[nr_results].notes,
+				 sizeof(results[0].notes),
+				 "not timed: the TSC's frequency is unknown, "
+				 "so no cycle count can be turned into time");
+		printf("# no TSC frequency: nothing can be timed\n");
+		return;
+	}
+	reference = choose_reference();
+	measure_empty();
+	for (cp = clocks_all(); *cp; cp++)
+		present += (*cp)->present;
+	share = present ? ns_to_cycles(opts->budget_ms * 1e6 / present) : 0;
+
+	for (r = results; r < results + nr_results; r++) {
+		if (!r->clock->present)
+			continue;
+		printf("# measuring %s: cost, resolution, rate (about %u ms)\n",
+		       r->clock->name,
+		       (unsigned int)(cycles_to_ns((double)share) / 1e6) +
+			       opts->rate_ms);
+		measure_per_read(r, (uint64_t)(share * SHARE_PER_READ),
+				 opts->samples);
+		measure_resolution(r, (uint64_t)(share * SHARE_RESOLUTION));
+		measure_batch(r, (uint64_t)(share * SHARE_BATCH));
+		measure_conversion(r);
+		measure_rate(r, opts->rate_ms);
+		judge_trapped(r);
+		r->measured = true;
+	}
+}

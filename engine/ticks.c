@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The tick measurement engine (see kernel/ticks.h).  It knows no tick
+ * source in particular: everything comes through struct tick_source, and
+ * the interrupt's records through kernel/tick_irq.h.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "drivers/tsc.h"
+#include "base/config.h"
+#include "base/cpu.h"
+#include "base/idle.h"
+#include "platform/hvm64/ring0.h"
+#include "base/tick_irq.h"
+#include "engine/ticks.h"
+
+#define MAX_TICK_SOURCES 8
+/* Interrupts recorded per source and rate: every one up to 80 kHz for the
+ * default 100 ms.  Kept small: the image must fit where loaders put it (GRUB
+ * under OVMF with 64 MiB found no room for 1.5 MiB more). */
+#define MAX_RECORDS 8192
+
+/* A chunk of the work loop lasts about this long without interrupts:
+ * short next to any tick period measured, long next to a TSC read. */
+#define CHUNK_TARGET_NS	  20000.0
+#define CHUNK_MAX_ITERS	  (1ull << 32)
+#define CHUNK_MEDIAN_RUNS 64
+#define DISTURBED_FACTOR  4
+#define MIN_QUIET_CHUNKS  16	    /* to judge the loop's speed in a window */
+#define MIN_QUIET_SHARE	  2	    /* ... and half of its chunks at least */
+#define BASELINE_SHARE	  4	    /* baseline = tick_ms / 4, each side */
+#define DRAIN_NS	  1000000.0 /* interrupts on after stop() */
+#define GIVE_UP_MIN_NS	  10000000.0
+#define WARM_UP_NS	  2000000.0
+#define NS_PER_S	  1e9
+
+static struct tick_irq_record records[MAX_RECORDS];
+static uint64_t entries[MAX_RECORDS];
+static union {
+	uint64_t u[MAX_RECORDS];
+	int64_t i[MAX_RECORDS];
+} scratch;
+static struct tick_source_result results[MAX_TICK_SOURCES];
+static unsigned int nr_results;
+static bool applied;
+static char not_applied[TICK_TEXT_LEN];
+static unsigned int window_ms, cpus_parked, cpus_not_woken;
+static double tsc_hz, chunk_cycles;
+static uint64_t chunk_iterations, disturbed_cycles;
+static volatile uint64_t work_sink;
+
+unsigned long ticks_stray_interrupts(void)
+{
+	return CONFIG_XEN_PV ? 0 : ring0_stray_interrupts;
+}
+
+bool ticks_applied(const char **reason)
+{
+	*reason = not_applied;
+	return applied;
+}
+
+const struct tick_source_result *ticks_results(unsigned int *count)
+{
+	*count = nr_results;
+	return results;
+}
+
+unsigned int ticks_window_ms(void)
+{
+	return window_ms;
+}
+
+double ticks_chunk_cycles(void)
+{
+	return chunk_cycles;
+}
+
+double ticks_tsc_hz(void)
+{
+	return tsc_hz;
+}
+
+unsigned int ticks_cpus_parked(unsigned int *not_woken)
+{
+	*not_woken = cpus_not_woken;
+	return cpus_parked;
+}
+
+static uint64_t ns_to_cycles(double ns)
+{
+	return (uint64_t)(ns * tsc_hz / NS_PER_S);
+}
+
+static double cycles_to_ns(double cycles)
+{
+	return cycles * NS_PER_S / tsc_hz;
+}
+
+/* The work: a chain of multiply-adds the compiler cannot fold or
+ * vectorise, touching no memory. */
+static __attribute__((noinline)) uint64_t work_chunk(uint64_t x,
+						     uint64_t iterations)
+{
+	uint64_t i;
+
+	for (i = 0; i < iterations; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		asm volatile("" : "+r"(x));
+	}
+	return x;
+}
+
+/* One run of the work loop. */
+struct loop_run {
+	uint64_t start, end; /* TSC */
+	uint64_t chunks;     /* chunks done */
+	/* Chunks during which no interrupt arrived that took longer than
+	 * DISTURBED_FACTOR times a chunk's usual time: the host took the CPU
+	 * away (another process, its own interrupts), not the timer.  They
+	 * are left out of both the time and the work. */
+	uint64_t disturbed_chunks, disturbed_cycles;
+	/* Chunks that no interrupt and nothing else held up, nor followed an
+	 * interrupt: the loop's own speed during the run, whatever else the
+	 * host was doing. */
+	uint64_t quiet_chunks, quiet_cycles;
+};
+
+/* Chunks of work until @cycles have passed since the TSC read @start,
+ * when @seen interrupts had been taken. */
+static void run_loop(uint64_t start, uint64_t seen, uint64_t cycles,
+		     struct loop_run *run)
+{
+	uint64_t prev, now, x = work_sink, count;
+	bool after_interrupt = false;
+
+	*run = (struct loop_run){ .start = start };
+	prev = start;
+	do {
+		x = work_chunk(x, chunk_iterations);
+		now = tsc_read_ordered();
+		count = tick_irq.count;
+		run->chunks++;
+		if (count == seen && now - prev > disturbed_cycles) {
+			run->disturbed_chunks++;
+			run->disturbed_cycles += now - prev;
+		} else if (count == seen && !after_interrupt) {
+			/* Not the chunk after an interrupt either, which may
+			 * still pay for it (caches, TLB). */
+			run->quiet_chunks++;
+			run->quiet_cycles += now - prev;
+		}
+		after_interrupt = count != seen;
+		seen = count;
+		prev = now;
+	} while (now - run->start < cycles);
+	work_sink = x;
+	run->end = now;
+}
+
+/* Cycles and chunks of a run, the disturbed chunks left out. */
+static uint64_t run_cycles(const struct loop_run *run)
+{
+	return run->end - run->start - run->disturbed_cycles;
+}
+
+static uint64_t run_chunks(const struct loop_run *run)
+{
+	return run->chunks - run->disturbed_chunks;
+}
+
+/* Cycles per chunk with no timer running. */
+static double baseline(uint64_t cycles, uint64_t *disturbed)
+{
+	struct loop_run run;
+
+	run_loop(tsc_read_ordered(), tick_irq.count, cycles, &run);
+	*disturbed += run.disturbed_cycles;
+	return run_chunks(&run)
+		       ? (double)run_cycles(&run) / (double)run_chunks(&run)
+		       : NAN;
+}
+
+/* The usual time of one chunk: the median of a few, timed one by one. */
+static double chunk_median_cycles(void)
+{
+	uint64_t t[CHUNK_MEDIAN_RUNS], x = work_sink, t0, t1;
+	struct stats_summary st;
+	unsigned int i;
+
+	for (i = 0; i < CHUNK_MEDIAN_RUNS; i++) {
+		t0 = tsc_read_ordered();
+		x = work_chunk(x, chunk_iterations);
+		t1 = tsc_read_ordered();
+		t[i] = t1 - t0;
+	}
+	work_sink = x;
+	stats_summarize(t, CHUNK_MEDIAN_RUNS, &st);
+	return (double)st.p50;
+}
+
+/* Double the chunk until it lasts CHUNK_TARGET_NS, timing each size
+ * after a first run (an emulator translates the code on the first). */
+static void size_chunk(void)
+{
+	uint64_t target = ns_to_cycles(CHUNK_TARGET_NS), t0, t1, x = 1;
+
+	for (chunk_iterations = 16; chunk_iterations < CHUNK_MAX_ITERS;
+	     chunk_iterations *= 2) {
+		x = work_chunk(x, chunk_iterations);
+		t0 = tsc_read_ordered();
+		x = work_chunk(x, chunk_iterations);
+		t1 = tsc_read_ordered();
+		if (t1 - t0 >= target)
+			break;
+	}
+	work_sink = x;
+}
+
+static void drain(void)
+{
+	uint64_t start = tsc_read_ordered(), cycles = ns_to_cycles(DRAIN_NS);
+
+	irq_enable();
+	while (tsc_read_ordered() - start < cycles)
+		cpu_relax();
+	irq_disable();
+}
+
+static void irq_reset(void)
+{
+	tick_irq.records = records;
+	tick_irq.capacity = MAX_RECORDS;
+	tick_irq.count = 0;
+	tick_irq.deadline = 0;
+	tick_irq.skipped = 0;
+	tick_irq.gave_up = false;
+	tick_irq.give_up_tsc = ~0ull;
+}
+
+/* Lateness of every recorded interrupt, in ns, into scratch.i. */
+static void lateness(const struct tick_source *s, struct tick_rate_result *r,
+		     uint64_t n)
+{
+	const struct tick_start *st = &r->start;
+	uint64_t i, span;
+
+	r->lateness_known = !st->no_expiries;
+	if (!r->lateness_known)
+		return;
+	if (st->oneshot) {
+		for (i = 0; i < n; i++)
+			scratch.i[i] =
+				(int64_t)(records[i].entry_tsc -
+					  s->deadline_tsc(s,
+							  records[i].deadline));
+	} else {
+		for (i = 0; i < n; i++)
+			entries[i] = records[i].entry_tsc;
+		tick_grid_lateness(entries, n, st->t0_tsc, st->period_cycles,
+				   scratch.i);
+	}
+	for (i = 0; i < n; i++)
+		scratch.i[i] = llround(cycles_to_ns((double)scratch.i[i]));
+	span = n ? records[n - 1].entry_tsc - st->t0_tsc : 0;
+	r->grid_uncertainty_ns = cycles_to_ns(
+		(double)st->arm_cycles + st->grid_ppm * 1e-6 * (double)span);
+	tick_spread_summarize(scratch.i, n, &r->lateness_ns);
+}
+
+/*
+ * Interrupts a second: from the first to the last interrupt that entered
+ * within the window, (k - 1) / their distance, which does not depend on
+ * where the window cut the period; over the whole window when fewer than
+ * two are on record.
+ */
+static double delivered_hz(struct tick_rate_result *r, uint64_t n,
+			   uint64_t start, uint64_t end)
+{
+	uint64_t i, k = 0;
+	double median;
+
+	for (i = 0; i < n; i++)
+		if (records[i].entry_tsc >= start &&
+		    records[i].entry_tsc <= end)
+			entries[k++] = records[i].entry_tsc;
+	tick_intervals(entries, k, tsc_hz / r->start.programmed_hz, scratch.u,
+		       &median, &r->long_gaps);
+	r->typical_hz = median > 0 ? tsc_hz / median : NAN;
+	if (k >= 2 && k == r->interrupts && entries[k - 1] > entries[0])
+		return (double)(k - 1) * tsc_hz /
+		       (double)(entries[k - 1] - entries[0]);
+	return (double)r->interrupts * tsc_hz / (double)(end - start);
+}
+
+static void summarize(const struct tick_source *s, struct tick_rate_result *r,
+		      const struct loop_run *run, double base_before,
+		      double base_after)
+{
+	double base = (base_before + base_after) / 2;
+	uint64_t total = tick_irq.count, i;
+	uint64_t n = total < MAX_RECORDS ? total : MAX_RECORDS;
+	uint64_t cycles = run_cycles(run), chunks = run_chunks(run);
+
+	r->chunks = chunks;
+	r->disturbed_ms = (double)run->disturbed_cycles * 1e3 / tsc_hz;
+	r->baseline_cycles_per_chunk = base;
+	r->window_cycles_per_chunk =
+		chunks ? (double)cycles / (double)chunks : NAN;
+	r->stolen_pct = tick_stolen_pct(base, chunks, cycles);
+	/* Where quiet chunks are few, the rate is high and the host's side
+	 * of the timer (its exits, its injection) may slow them too: they
+	 * would count tick cost as noise. */
+	r->quiet_cycles_per_chunk =
+		run->quiet_chunks >= MIN_QUIET_CHUNKS &&
+				run->quiet_chunks * MIN_QUIET_SHARE >=
+					run->chunks
+			? (double)run->quiet_cycles / (double)run->quiet_chunks
+			: NAN;
+	r->noise_pct = tick_noise_pct(base_before, base_after,
+				      r->quiet_cycles_per_chunk);
+	r->cycles_per_interrupt =
+		tick_cycles_per_interrupt(base, chunks, cycles, r->interrupts);
+	r->delivered_hz = delivered_hz(r, n, run->start, run->end);
+	r->reached = tick_rate_reached(r->delivered_hz, r->requested_hz);
+	r->recorded = n;
+	r->skipped = tick_irq.skipped;
+	r->gave_up = tick_irq.gave_up;
+	for (i = 0; i < n; i++)
+		scratch.u[i] = records[i].exit_tsc - records[i].entry_tsc;
+	stats_summarize(scratch.u, n, &r->handler_cycles);
+	lateness(s, r, n);
+	if (r->gave_up)
+		snprintf(r->problem, sizeof(r->problem),
+			 "the interrupts left the work loop no time: ring 0 "
+			 "turned them off after %.0f ms to end the window",
+			 r->window_s * 1e3);
+	else if (!r->interrupts)
+		snprintf(r->problem, sizeof(r->problem),
+			 "no interrupt arrived in %u ms (about %.0f were due)",
+			 window_ms, r->start.programmed_hz * r->window_s);
+	else if (!r->reached)
+		snprintf(r->problem, sizeof(r->problem),
+			 "%.0f arrived a second, %.0f %% of the rate asked "
+			 "for (median interval: %.0f a second; %llu gaps over "
+			 "%.1f periods)",
+			 r->delivered_hz,
+			 100.0 * r->delivered_hz / r->requested_hz,
+			 r->typical_hz, (unsigned long long)r->long_gaps,
+			 TICK_LONG_GAP_PERIODS);
+}
+
+static void measure_rate(struct tick_source *s, struct tick_rate_result *r,
+			 unsigned int rate_hz, double *base_before,
+			 uint64_t *disturbed)
+{
+	uint64_t window = ns_to_cycles(window_ms * 1e6), c0, c1, start;
+	uint64_t extra = ns_to_cycles(fmax(GIVE_UP_MIN_NS, window_ms * 5e5));
+	struct loop_run run;
+	double base_after;
+	enum tick_start_result started;
+
+	memset(r, 0, sizeof(*r));
+	r->requested_hz = rate_hz;
+	irq_reset();
+	started =
+		s->start(s, rate_hz, &r->start, r->problem, sizeof(r->problem));
+	if (started != TICK_STARTED) {
+		r->state = started == TICK_UNREACHABLE ? TICK_RATE_UNREACHABLE
+						       : TICK_RATE_FAILED;
+		if (started == TICK_FAILED)
+			s->stop(s);
+		return;
+	}
+	r->state = TICK_RATE_MEASURED;
+	/* The window starts before interrupts go on: an interrupt that is
+	 * due at once, and one that never lets the loop run, count. */
+	c0 = tick_irq.count;
+	start = tsc_read_ordered();
+	tick_irq.give_up_tsc = start + window + extra;
+	irq_enable();
+	run_loop(start, c0, window, &run);
+	c1 = tick_irq.count;
+	irq_disable();
+	s->stop(s);
+	drain();
+	r->window_s = (double)(run.end - run.start) / tsc_hz;
+	r->interrupts = c1 - c0;
+	base_after = baseline(window / BASELINE_SHARE, disturbed);
+	summarize(s, r, &run, *base_before, base_after);
+	*base_before = base_after;
+}
+
+/*
+ * A source that was armed at every rate it could be set to and never
+ * interrupted is not there, whatever its probe found (a hypervisor may
+ * offer a timer it does not deliver): say so instead of measuring nothing.
+ */
+static void drop_if_silent(struct tick_source *s,
+			   struct tick_source_result *res)
+{
+	unsigned int j, measured = 0;
+
+	for (j = 0; j < res->nr_rates; j++) {
+		if (res->rates[j].state != TICK_RATE_MEASURED)
+			continue;
+		if (res->rates[j].interrupts)
+			return;
+		measured++;
+	}
+	if (!measured)
+		return;
+	s->present = false;
+	snprintf(s->absent_reason, sizeof(s->absent_reason),
+		 "it never interrupted: armed at %u rate%s for %u ms each, and "
+		 "no interrupt came, although %s",
+		 measured, measured == 1 ? "" : "s", window_ms,
+		 s->offered_by ? s->offered_by : "its probe found it");
+	res->nr_rates = 0;
+}
+
+static void probe_one(struct tick_source *s, const struct tick_env *env)
+{
+	s->absent_reason[0] = '\0';
+	s->notes[0] = '\0';
+	s->present = s->probe(s, env) == 0;
+	if (!s->present && !s->absent_reason[0])
+		snprintf(s->absent_reason, sizeof(s->absent_reason),
+			 "its probe gave no reason");
+}
+
+void ticks_measure(const struct options *opts, const struct clock_env *cenv)
+{
+	struct tick_source *const *sp;
+	struct tick_env env = {
+		.acpi = cenv->acpi,
+		.hv = cenv->hv,
+		.cpu = cenv->cpu,
+	};
+	uint64_t base_cycles, disturbed_warm_up = 0;
+	unsigned int i;
+
+	window_ms = opts->tick_ms;
+	tsc_hz = (double)tsc_clock.freq_hz;
+	if (!opts->nr_tick_rates) {
+		snprintf(not_applied, sizeof(not_applied),
+			 "tick_rates is empty: no tick measurements asked for");
+		return;
+	}
+	if (!tsc_clock.present || !tsc_hz) {
+		snprintf(not_applied, sizeof(not_applied),
+			 "no TSC frequency to time the work loop with");
+		return;
+	}
+	applied = true;
+	irq_disable();
+	/* Spinning idle CPUs would compete with CPU 0 for the host's. */
+	cpus_parked = idle_park_others();
+	size_chunk();
+	chunk_cycles = chunk_median_cycles();
+	disturbed_cycles = (uint64_t)(DISTURBED_FACTOR * chunk_cycles);
+	base_cycles = ns_to_cycles(window_ms * 1e6 / BASELINE_SHARE);
+	/* Once unmeasured: an emulator translates the loop on its first run,
+	 * which would slow the first baseline. */
+	baseline(ns_to_cycles(WARM_UP_NS), &disturbed_warm_up);
+	for (sp = tick_sources_all(); *sp && nr_results < MAX_TICK_SOURCES;
+	     sp++) {
+		struct tick_source_result *res = &results[nr_results++];
+		struct tick_source *s = *sp;
+		double base;
+
+		probe_one(s, &env);
+		res->source = s;
+		if (!s->present)
+			continue;
+		printf("# measuring ticks of %s at %u rates (about %u ms)\n",
+		       s->name, opts->nr_tick_rates,
+		       opts->nr_tick_rates * window_ms * 5 / 4 +
+			       window_ms / BASELINE_SHARE);
+		base = baseline(base_cycles, &res->baseline_disturbed_cycles);
+		for (i = 0; i < opts->nr_tick_rates; i++)
+			measure_rate(s, &res->rates[res->nr_rates++],
+				     opts->tick_rates_hz[i], &base,
+				     &res->baseline_disturbed_cycles);
+		drop_if_silent(s, res);
+	}
+	cpus_not_woken = idle_unpark_others();
+}

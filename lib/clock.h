@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One clock: a table entry the measurement code reads without knowing
+ * which clock it is.  Each clock lives in one file (drivers/tsc.c,
+ * drivers/hpet.c, drivers/acpi_pm.c, drivers/pit.c, hypervisor/kvmclock.c)
+ * and exports one `struct clock`; kernel/clocks.c lists them.
+ *
+ * read() returns the raw counter, counting up, in its low width_bits bits
+ * (a down-counter such as the PIT is inverted by its driver).  clock_ns()
+ * turns a raw difference into nanoseconds from freq_hz.
+ */
+#ifndef CLOCKBENCH_LIB_CLOCK_H
+#define CLOCKBENCH_LIB_CLOCK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "drivers/acpi.h"
+#include "hypervisor/detect.h"
+#include "lib/cpuinfo.h"
+
+/* flags */
+#define CLOCK_PER_CPU	      (1u << 0) /* each CPU reads its own instance */
+#define CLOCK_NEEDS_CPU_SETUP (1u << 1) /* each CPU runs setup_cpu() first */
+#define CLOCK_CLAIMS_STABLE   (1u << 2) /* the source claims CPUs agree */
+#define CLOCK_READS_NS	      (1u << 3) /* the raw value is nanoseconds */
+#define CLOCK_PORT_IO	      (1u << 4) /* read through I/O ports */
+#define CLOCK_MULTI_ACCESS    (1u << 5) /* one read takes several accesses */
+
+#define CLOCK_TEXT_LEN 160
+
+/* What probes may look at; filled in once by clocks_probe(). */
+struct clock_env {
+	struct acpi *acpi;	  /* NULL when the machine has no ACPI */
+	const struct hv_info *hv; /* hypervisor leaves found */
+	const struct cpu_info *cpu;
+};
+
+struct clock {
+	const char *name; /* stable: tsc, hpet, acpi_pm, pit, kvm_clock, ... */
+	/* The hardware counter read, when several clocks read one ("tsc");
+	 * NULL means the clock's own name.  One counter's rate against
+	 * itself proves nothing. */
+	const char *counter;
+	const char *description; /* one line for people */
+
+	/*
+	 * Find the clock and fill in width_bits, freq_hz, freq_source and
+	 * flags.  Returns 0 when present; otherwise -1 with the reason, in
+	 * words, in absent_reason.  Runs once, on the boot CPU.
+	 */
+	int (*probe)(struct clock *clock, const struct clock_env *env);
+	/* The raw counter (see above).  Only called when present. */
+	uint64_t (*read)(void);
+	/* Per-CPU setup for CLOCK_NEEDS_CPU_SETUP clocks; 0 or -1. */
+	int (*setup_cpu)(struct clock *clock);
+
+	/* What one read can cost on bare metal, in ns, at most: a median
+	 * above it means something intercepts the read ("trapped"). */
+	unsigned int native_read_ns_max;
+
+	unsigned int width_bits;
+	uint64_t freq_hz; /* nominal frequency of the raw counter */
+	char freq_source
+		[CLOCK_TEXT_LEN]; /* where freq_hz came from, in words */
+	/* The clock freq_hz was measured against, if it was calibrated: a
+	 * rate check against that one would prove nothing. */
+	const struct clock *calibrated_against;
+	unsigned int flags;
+	bool present;
+	char absent_reason[CLOCK_TEXT_LEN];
+	char notes[CLOCK_TEXT_LEN]; /* anything else worth a reader's eye */
+};
+
+/* Each flag's name in the JSON report and in words for people. */
+struct clock_flag_name {
+	unsigned int flag;
+	const char *key;   /* "per_cpu" */
+	const char *words; /* "per-CPU" */
+};
+
+extern const struct clock_flag_name clock_flag_names[];
+extern const size_t clock_flag_count;
+
+/** Mask of a @width_bits-wide counter. */
+static inline uint64_t clock_mask(unsigned int width_bits)
+{
+	return width_bits >= 64 ? ~0ull : (1ull << width_bits) - 1;
+}
+
+/** Forward distance from @then to @now of a counter that wraps. */
+static inline uint64_t clock_delta(const struct clock *c, uint64_t then,
+				   uint64_t now)
+{
+	return (now - then) & clock_mask(c->width_bits);
+}
+
+/** Whether @a and @b read the same hardware counter. */
+bool clock_same_counter(const struct clock *a, const struct clock *b);
+
+/** Nanoseconds in @delta raw counts of a clock at @freq_hz. */
+uint64_t clock_counts_to_ns(uint64_t delta, uint64_t freq_hz);
+
+/**
+ * Counts of a clock at @freq_hz in @ns nanoseconds, saturating at
+ * UINT64_MAX (half the wrap of a 64-bit counter does not fit in TSC
+ * cycles).
+ */
+uint64_t clock_ns_to_counts(uint64_t ns, uint64_t freq_hz);
+
+/**
+ * Whether a step of more than half a narrow counter's wrap, read
+ * @gap_cycles (TSC) after the one before, may as well have been a step
+ * forward of @forward_cycles: the gap exceeds half a wrap (the guest was
+ * away), or it matches the forward step within a quarter of half a wrap
+ * (it was away about as long as the forward reading says, just under half
+ * a wrap).  Such steps are ambiguous, not steps back.
+ */
+bool clock_gap_ambiguous(uint64_t gap_cycles, uint64_t forward_cycles,
+			 uint64_t half_wrap_cycles);
+
+/** clock_counts_to_ns() with @c's frequency (identity for ns clocks). */
+uint64_t clock_ns(const struct clock *c, uint64_t delta);
+
+#endif

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+/* The arithmetic of the tick measurements (pure; host-tested). */
+#include <math.h>
+
+#include "lib/stats.h"
+#include "lib/tickmath.h"
+
+void tick_divisor_for_rate(uint64_t input_hz, uint64_t rate_hz,
+			   uint64_t min_divisor, uint64_t max_divisor,
+			   struct tick_divisor *out)
+{
+	uint64_t divisor = (input_hz + rate_hz / 2) / rate_hz;
+
+	*out = (struct tick_divisor){ .reach = TICK_REACH_OK };
+	if (divisor < min_divisor) {
+		out->reach = TICK_REACH_TOO_FAST;
+		out->limit_hz = (double)input_hz / (double)min_divisor;
+		divisor = min_divisor;
+	} else if (divisor > max_divisor) {
+		out->reach = TICK_REACH_TOO_SLOW;
+		out->limit_hz = (double)input_hz / (double)max_divisor;
+		divisor = max_divisor;
+	}
+	out->divisor = divisor;
+	out->achieved_hz = divisor ? (double)input_hz / (double)divisor : 0;
+	out->error_ppm = (out->achieved_hz / (double)rate_hz - 1.0) * 1e6;
+	if (out->reach == TICK_REACH_OK &&
+	    fabs(out->error_ppm) > TICK_RATE_TOLERANCE_PPM)
+		out->reach = TICK_REACH_INEXACT;
+}
+
+double tick_stolen_pct(double baseline_cycles_per_chunk, uint64_t chunks,
+		       uint64_t window_cycles)
+{
+	if (!window_cycles || !(baseline_cycles_per_chunk > 0))
+		return NAN;
+	if (!chunks)
+		return 100.0;
+	return 100.0 * (1.0 - (double)chunks * baseline_cycles_per_chunk /
+				      (double)window_cycles);
+}
+
+double tick_cycles_per_interrupt(double baseline_cycles_per_chunk,
+				 uint64_t chunks, uint64_t window_cycles,
+				 uint64_t interrupts)
+{
+	if (!interrupts || !(baseline_cycles_per_chunk > 0))
+		return NAN;
+	return ((double)window_cycles -
+		(double)chunks * baseline_cycles_per_chunk) /
+	       (double)interrupts;
+}
+
+double tick_noise_pct(double before_cycles_per_chunk,
+		      double after_cycles_per_chunk,
+		      double quiet_cycles_per_chunk)
+{
+	double mean = (before_cycles_per_chunk + after_cycles_per_chunk) / 2;
+	double low = fmin(before_cycles_per_chunk, after_cycles_per_chunk);
+	double high = fmax(before_cycles_per_chunk, after_cycles_per_chunk);
+
+	if (!(before_cycles_per_chunk > 0) || !(after_cycles_per_chunk > 0))
+		return NAN;
+	if (quiet_cycles_per_chunk > 0) {
+		low = fmin(low, quiet_cycles_per_chunk);
+		high = fmax(high, quiet_cycles_per_chunk);
+	}
+	return 100.0 * (high - low) / mean;
+}
+
+bool tick_rate_reached(double delivered_hz, double wanted_hz)
+{
+	return wanted_hz > 0 && fabs(delivered_hz / wanted_hz - 1.0) * 100.0 <=
+					TICK_DELIVERED_TOLERANCE_PCT;
+}
+
+void tick_grid_lateness(const uint64_t *entry_tsc, size_t n, uint64_t t0,
+			double period, int64_t *lateness_cycles)
+{
+	double slot = INFINITY;
+	size_t i;
+
+	/* From the last interrupt back: each takes the latest expiry at or
+	 * before its entry that is before the expiry of the one after it. */
+	for (i = n; i-- > 0;) {
+		double since = (double)(int64_t)(entry_tsc[i] - t0);
+		double latest = floor(since / period);
+
+		slot = latest < slot - 1 ? latest : slot - 1;
+		/* None left: against the first expiry, which it preceded or
+		 * another interrupt took. */
+		lateness_cycles[i] = (int64_t)llround(
+			since - (slot < 1 ? 1 : slot) * period);
+	}
+}
+
+void tick_intervals(const uint64_t *entry_tsc, size_t n, double period_cycles,
+		    uint64_t *scratch, double *median_cycles,
+		    uint64_t *long_gaps)
+{
+	struct stats_summary st;
+	size_t i;
+
+	*median_cycles = 0;
+	*long_gaps = 0;
+	if (n < 2)
+		return;
+	for (i = 1; i < n; i++) {
+		scratch[i - 1] = entry_tsc[i] - entry_tsc[i - 1];
+		if ((double)scratch[i - 1] >
+		    TICK_LONG_GAP_PERIODS * period_cycles)
+			(*long_gaps)++;
+	}
+	stats_summarize(scratch, n - 1, &st);
+	*median_cycles = (double)st.p50;
+}
+
+/* Signed order as unsigned order: flip the sign bit. */
+#define SIGN_FLIP (1ull << 63)
+
+void tick_spread_summarize(int64_t *samples, size_t n, struct tick_spread *out)
+{
+	uint64_t *u = (uint64_t *)samples;
+	struct stats_summary st;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		u[i] = (uint64_t)samples[i] ^ SIGN_FLIP;
+	stats_summarize(u, n, &st);
+	for (i = 0; i < n; i++)
+		samples[i] = (int64_t)(u[i] ^ SIGN_FLIP);
+	*out = (struct tick_spread){ .n = n };
+	if (!n)
+		return;
+	out->min = (int64_t)(st.min ^ SIGN_FLIP);
+	out->p50 = (int64_t)(st.p50 ^ SIGN_FLIP);
+	out->p90 = (int64_t)(st.p90 ^ SIGN_FLIP);
+	out->p99 = (int64_t)(st.p99 ^ SIGN_FLIP);
+	out->p999 = (int64_t)(st.p999 ^ SIGN_FLIP);
+	out->max = (int64_t)(st.max ^ SIGN_FLIP);
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Ring 0: the IDT, the TSS, exception entry and the privileged-call gate.
+ *
+ * Everything here runs in ring 0 and is built with general registers only
+ * (-mgeneral-regs-only) and without calls into newlib: a hypervisor that
+ * emulates guest ring 0 may not emulate SSE.  An exception nobody expected
+ * is recorded and handed to ring 3 (fault_report() in kernel/traps.c),
+ * which formats it; ring 0 itself prints only when that fails.
+ */
+#ifndef CLOCKBENCH_PLATFORM_HVM64_RING0_H
+#define CLOCKBENCH_PLATFORM_HVM64_RING0_H
+
+#include <stdint.h>
+
+#include "base/traps.h"
+
+/*
+ * How many in, out, cli and sti instructions ring 0 performed for ring 3
+ * because the hypervisor did not honour IOPL 3 (0 natively and on TCG).
+ */
+extern unsigned long ring0_io_emulations;
+
+/* Interrupts ring 0 took on a vector nothing uses: a PIC interrupt (the
+ * PICs are masked) or the local APIC's spurious vector. */
+extern unsigned long ring0_stray_interrupts;
+
+/* Where ring 0 ends a WAKE_VECTOR interrupt: the local APIC's EOI register
+ * (xAPIC, the same address on every CPU) or MSR (x2APIC); set by ring 3
+ * before any CPU idles (kernel/idle.c). */
+struct ring0_eoi {
+	uint64_t mmio;
+	uint32_t msr;
+};
+extern struct ring0_eoi ring0_wake_eoi;
+
+/** Install the TSS (RSP0 and IST stacks) and the IDT; ring 0 only. */
+void ring0_init(void);
+
+/** An AP's TSS (on the ring-0 stack in ap_boot_ring0_stack) and the IDT. */
+void ap_ring0_init(unsigned int cpu);
+
+/** Called by kernel/trap_entry.S for every exception and request. */
+void trap_handle(struct trap_frame *frame);
+
+#endif

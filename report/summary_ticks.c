@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The tick part of the report (kernel/summary.h): the table, the checks
+ * and the JSON "ticks" section, from kernel/ticks.c's results.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "lib/json.h"
+#include "report/report.h"
+#include "platform/hvm64/ring0.h"
+#include "report/summary.h"
+#include "engine/ticks.h"
+
+/* The rate the delivery check is made at, when it is in tick_rates. */
+#define CHECKED_RATE_HZ 1000
+
+/*
+ * How far below 0 a CPU share lost may lie and still count as noise:
+ * STOLEN_NOISE_SPREADS times noise_pct (the loop's speed before, after and
+ * during the window: three timings, which understate how far it wanders)
+ * plus STOLEN_NOISE_MARGIN_PCT, and at least STOLEN_NOISE_FLOOR_PCT: a
+ * host shared with other work (a busy SMT sibling, another emulator) moves
+ * the loop's speed by several %, and under make check's two emulators
+ * -33 ± 29 was seen.  A sign error or a runaway figure still fails.
+ */
+#define STOLEN_NOISE_SPREADS	2.0
+#define STOLEN_NOISE_MARGIN_PCT 2.0
+#define STOLEN_NOISE_FLOOR_PCT	10.0
+
+static const char *state_name(enum tick_rate_state state)
+{
+	return state == TICK_RATE_MEASURED	? "measured"
+	       : state == TICK_RATE_UNREACHABLE ? "unreachable"
+						: "failed";
+}
+
+static void print_us(double ns)
+{
+	printf(" %8.1f", ns / 1000);
+}
+
+static void print_rate(const struct tick_source *s,
+		       const struct tick_rate_result *r)
+{
+	printf("  %-12s %8u", s->name, r->requested_hz);
+	if (r->state != TICK_RATE_MEASURED) {
+		printf("  %s: %s\n",
+		       r->state == TICK_RATE_UNREACHABLE ? "cannot reach"
+							 : "failed",
+		       r->problem);
+		return;
+	}
+	printf(" %10.1f %7.2f ± %-5.2f %10.0f %9llu", r->delivered_hz,
+	       r->stolen_pct, r->noise_pct, r->cycles_per_interrupt,
+	       (unsigned long long)r->handler_cycles.p50);
+	if (r->recorded && r->lateness_known) {
+		print_us((double)r->lateness_ns.p50);
+		print_us((double)r->lateness_ns.p99);
+		print_us((double)r->lateness_ns.max);
+	} else {
+		printf(" %8s %8s %8s", "-", "-", "-");
+	}
+	printf("  %s\n", r->problem);
+}
+
+static const char *lateness_basis(const struct tick_start *st)
+{
+	if (st->no_expiries)
+		return "; lateness not measured: the timer names no expiry "
+		       "the guest can see";
+	return st->oneshot ? "; lateness against each deadline written"
+			   : "; lateness against the period's expiries";
+}
+
+void summary_print_ticks(void)
+{
+	const struct tick_source_result *res;
+	const char *why;
+	unsigned int n, i, j, parked, not_woken;
+
+	printf("# ticks\n");
+	if (!ticks_applied(&why)) {
+		printf("  not measured: %s\n", why);
+		return;
+	}
+	printf("  CPU 0 runs a work loop for %u ms at each rate with the "
+	       "timer on. CPU lost = the loop's slowdown against the same "
+	       "loop with no timer (± how far the loop's own speed moved "
+	       "before, after and during); cyc/intr = cycles lost per "
+	       "interrupt; "
+	       "handler = entry to exit of the interrupt (p50, cycles); "
+	       "lateness = "
+	       "entry against the expiry each interrupt was for (us)\n",
+	       ticks_window_ms());
+	printf("  %-12s %8s %10s %15s %10s %9s %8s %8s %8s  %s\n", "source",
+	       "rate Hz", "intr/s", "CPU lost %", "cyc/intr", "handler",
+	       "late p50", "p99", "max", "notes");
+	res = ticks_results(&n);
+	for (i = 0; i < n; i++, res++) {
+		const struct tick_source *s = res->source;
+
+		if (!s->present) {
+			printf("  %-12s absent: %s\n", s->name,
+			       s->absent_reason);
+			continue;
+		}
+		for (j = 0; j < res->nr_rates; j++)
+			print_rate(s, &res->rates[j]);
+	}
+	for (i = 0, res = ticks_results(&n); i < n; i++, res++) {
+		const struct tick_source *s = res->source;
+
+		if (!s->present)
+			continue;
+		printf("  %-12s %s: %s\n", s->name, s->description, s->notes);
+		for (j = 0; j < res->nr_rates; j++)
+			if (res->rates[j].state == TICK_RATE_MEASURED)
+				printf("  %-12s at %u Hz: %s, %.3f Hz "
+				       "programmed%s\n",
+				       "", res->rates[j].requested_hz,
+				       res->rates[j].start.notes,
+				       res->rates[j].start.programmed_hz,
+				       lateness_basis(&res->rates[j].start));
+	}
+	if (ticks_stray_interrupts())
+		printf("  %lu stray interrupts (a masked PIC's, or the APIC's "
+		       "spurious vector) arrived meanwhile\n",
+		       ticks_stray_interrupts());
+	parked = ticks_cpus_parked(&not_woken);
+	if (parked)
+		printf("  the other %u CPUs halted meanwhile%s\n", parked,
+		       not_woken ? "; some did not wake again" : "");
+}
+
+static const struct tick_rate_result *
+find_rate(const struct tick_source_result *res, unsigned int hz)
+{
+	unsigned int j;
+
+	for (j = 0; j < res->nr_rates; j++)
+		if (res->rates[j].requested_hz == hz)
+			return &res->rates[j];
+	return NULL;
+}
+
+static void check_delivery(const struct tick_source_result *res)
+{
+	const struct tick_rate_result *r = find_rate(res, CHECKED_RATE_HZ);
+	const char *name = res->source->name;
+
+	if (!r)
+		return;
+	if (r->state == TICK_RATE_UNREACHABLE)
+		report_skip("ticks: %s cannot run at %u Hz: %s", name,
+			    CHECKED_RATE_HZ, r->problem);
+	else if (r->state == TICK_RATE_FAILED)
+		report(false, "ticks: %s at %u Hz: %s", name, CHECKED_RATE_HZ,
+		       r->problem);
+	else if (!r->reached && r->start.no_expiries &&
+		 r->delivered_hz < r->requested_hz)
+		/* Each interrupt is timed from the last one sent: any delay
+		 * is carried into all that follow. */
+		report_skip("ticks: %s at %u Hz delivered %.1f interrupts a "
+			    "second (median interval: %.1f): it times each "
+			    "interrupt from the last one it sent, so every "
+			    "delay lowers the rate, and only too many would be "
+			    "wrong",
+			    name, CHECKED_RATE_HZ, r->delivered_hz,
+			    r->typical_hz);
+	else if (!r->reached &&
+		 tick_rate_reached(r->typical_hz, r->requested_hz))
+		/* The timer kept time while the guest ran; the host held the
+		 * guest up and expiries were lost meanwhile. */
+		report_skip("ticks: %s at %u Hz delivered %.1f interrupts a "
+			    "second, but its median interval gives %.1f: %llu "
+			    "gaps over %.1f periods, where the host held the "
+			    "guest up, so delivery is not judged",
+			    name, CHECKED_RATE_HZ, r->delivered_hz,
+			    r->typical_hz, (unsigned long long)r->long_gaps,
+			    TICK_LONG_GAP_PERIODS);
+	else
+		report(r->reached,
+		       "ticks: %s at %u Hz delivered %.1f interrupts a second, "
+		       "within %.0f %% of the request",
+		       name, CHECKED_RATE_HZ, r->delivered_hz,
+		       TICK_DELIVERED_TOLERANCE_PCT);
+}
+
+static void check_stolen(const struct tick_source_result *res)
+{
+	char text[200];
+	size_t used = 0;
+	unsigned int j, measured = 0;
+	bool ok = true;
+
+	text[0] = '\0';
+	for (j = 0; j < res->nr_rates; j++) {
+		const struct tick_rate_result *r = &res->rates[j];
+		double floor_pct =
+			-fmax(STOLEN_NOISE_SPREADS * (isnan(r->noise_pct)
+							      ? 0
+							      : r->noise_pct) +
+				      STOLEN_NOISE_MARGIN_PCT,
+			      STOLEN_NOISE_FLOOR_PCT);
+
+		if (r->state != TICK_RATE_MEASURED)
+			continue;
+		measured++;
+		if (!(r->stolen_pct <= 100.0 && r->stolen_pct >= floor_pct))
+			ok = false;
+		if (used < sizeof(text))
+			used += snprintf(text + used, sizeof(text) - used,
+					 "%s%u Hz %.2f ± %.2f", j ? ", " : "",
+					 r->requested_hz, r->stolen_pct,
+					 r->noise_pct);
+	}
+	if (measured)
+		report(ok,
+		       "ticks: %s: CPU lost is between 0 and 100 %% at every "
+		       "rate, give or take %.0f times the loop's own variation "
+		       "(plus %.0f, at least %.0f points): %s",
+		       res->source->name, STOLEN_NOISE_SPREADS,
+		       STOLEN_NOISE_MARGIN_PCT, STOLEN_NOISE_FLOOR_PCT, text);
+}
+
+static void check_lateness(const struct tick_source_result *res)
+{
+	double earliest = INFINITY, allowed = 0;
+	unsigned int j;
+	bool ok = true;
+
+	for (j = 0; j < res->nr_rates; j++) {
+		const struct tick_rate_result *r = &res->rates[j];
+
+		if (r->state != TICK_RATE_MEASURED || !r->recorded ||
+		    !r->lateness_known)
+			continue;
+		if ((double)r->lateness_ns.min < earliest) {
+			earliest = (double)r->lateness_ns.min;
+			allowed = r->grid_uncertainty_ns;
+		}
+		if ((double)r->lateness_ns.min < -r->grid_uncertainty_ns)
+			ok = false;
+	}
+	if (isinf(earliest))
+		return;
+	report(ok,
+	       "ticks: %s: no interrupt came before its expiry (earliest "
+	       "%+.0f ns, %.0f ns within what the expiries are known to)",
+	       res->source->name, earliest, allowed);
+}
+
+void summary_ticks_checks(void)
+{
+	const struct tick_source_result *res;
+	const char *why;
+	unsigned int n, i;
+
+	if (!ticks_applied(&why)) {
+		report_skip("ticks: %s", why);
+		return;
+	}
+	res = ticks_results(&n);
+	for (i = 0; i < n; i++, res++) {
+		const struct tick_source *s = res->source;
+
+		report(s->present || s->absent_reason[0], "ticks: %s %s%s",
+		       s->name, s->present ? "present" : "absent: ",
+		       s->present ? "" : s->absent_reason);
+		if (!s->present)
+			continue;
+		check_delivery(res);
+		check_stolen(res);
+		check_lateness(res);
+	}
+}
+
+/* --- JSON ------------------------------------------------------------------ */
+
+static void json_number_or_null(struct json_writer *w, const char *key,
+				double value)
+{
+	if (isfinite(value))
+		json_double(w, key, value);
+	else
+		json_null(w, key);
+}
+
+static void json_spread(struct json_writer *w, const char *key,
+			const struct tick_spread *sp)
+{
+	json_object_begin(w, key);
+	json_int(w, "min", sp->min);
+	json_int(w, "p50", sp->p50);
+	json_int(w, "p90", sp->p90);
+	json_int(w, "p99", sp->p99);
+	json_int(w, "p999", sp->p999);
+	json_int(w, "max", sp->max);
+	json_object_end(w);
+}
+
+static void json_rate(struct json_writer *w, const struct tick_rate_result *r)
+{
+	bool m = r->state == TICK_RATE_MEASURED;
+
+	json_object_begin(w, NULL);
+	json_uint(w, "requested_hz", r->requested_hz);
+	json_string(w, "state", state_name(r->state));
+	json_string(w, "problem", r->problem[0] ? r->problem : NULL);
+	if (!m) {
+		json_object_end(w);
+		return;
+	}
+	json_double(w, "programmed_hz", r->start.programmed_hz);
+	json_string(w, "mode", r->start.oneshot ? "oneshot" : "periodic");
+	json_string(w, "setup", r->start.notes);
+	json_double(w, "window_ms", r->window_s * 1e3);
+	json_uint(w, "interrupts", r->interrupts);
+	json_double(w, "interrupts_per_s", r->delivered_hz);
+	json_bool(w, "reached", r->reached);
+	json_number_or_null(w, "typical_hz", r->typical_hz);
+	json_uint(w, "long_gaps", r->long_gaps);
+	json_number_or_null(w, "cpu_stolen_pct", r->stolen_pct);
+	json_number_or_null(w, "noise_pct", r->noise_pct);
+	json_number_or_null(w, "cycles_per_interrupt", r->cycles_per_interrupt);
+	json_uint(w, "work_chunks", r->chunks);
+	json_double(w, "disturbed_ms", r->disturbed_ms);
+	json_number_or_null(w, "baseline_cycles_per_chunk",
+			    r->baseline_cycles_per_chunk);
+	json_number_or_null(w, "quiet_cycles_per_chunk",
+			    r->quiet_cycles_per_chunk);
+	json_uint(w, "records", r->recorded);
+	summary_json_stats(w, "handler_cycles", &r->handler_cycles,
+			   r->recorded);
+	if (r->recorded && r->lateness_known)
+		json_spread(w, "lateness_ns", &r->lateness_ns);
+	else
+		json_null(w, "lateness_ns");
+	json_double(w, "grid_uncertainty_ns", r->grid_uncertainty_ns);
+	json_bool(w, "expiries_known", !r->start.no_expiries);
+	json_uint(w, "skipped", r->skipped);
+	json_bool(w, "gave_up", r->gave_up);
+	json_object_end(w);
+}
+
+void summary_json_ticks(struct json_writer *w)
+{
+	const struct tick_source_result *res;
+	const char *why;
+	bool applies = ticks_applied(&why);
+	unsigned int n, i, j, not_woken;
+
+	json_object_begin(w, "ticks");
+	json_bool(w, "applies", applies);
+	json_string(w, "reason", applies ? NULL : why);
+	json_uint(w, "tick_ms", ticks_window_ms());
+	json_number_or_null(w, "chunk_cycles",
+			    applies ? ticks_chunk_cycles() : NAN);
+	json_uint(w, "stray_interrupts", ticks_stray_interrupts());
+	json_uint(w, "cpus_parked", ticks_cpus_parked(&not_woken));
+	json_uint(w, "cpus_not_woken", not_woken);
+	json_array_begin(w, "sources");
+	res = ticks_results(&n);
+	for (i = 0; applies && i < n; i++, res++) {
+		const struct tick_source *s = res->source;
+
+		json_object_begin(w, NULL);
+		json_string(w, "name", s->name);
+		json_string(w, "description", s->description);
+		json_bool(w, "present", s->present);
+		json_string(w, "absent_reason",
+			    s->present ? NULL : s->absent_reason);
+		json_string(w, "notes", s->present ? s->notes : "");
+		if (s->present)
+			json_double(w, "baseline_disturbed_ms",
+				    (double)res->baseline_disturbed_cycles *
+					    1e3 / ticks_tsc_hz());
+		else
+			json_null(w, "baseline_disturbed_ms");
+		json_array_begin(w, "rates");
+		for (j = 0; j < res->nr_rates; j++)
+			json_rate(w, &res->rates[j]);
+		json_array_end(w);
+		json_object_end(w);
+	}
+	json_array_end(w);
+	json_object_end(w);
+}
