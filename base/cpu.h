@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * x86-64 instructions that ring 3 may execute, as named helpers: CPUID,
- * port I/O (the kernel runs with IOPL 3), cli and barriers.  Privileged
- * work (MSRs, control registers, halting) goes through kernel/priv.h.
+ * port I/O (the kernel runs with IOPL 3), interrupts off and on, barriers.
+ * Those whose way depends on the environment are the platform's
+ * (base/platform.h).  Privileged work (MSRs, control registers, halting)
+ * goes through base/priv.h.
  * Every asm statement declares each register it writes.
  */
 #ifndef CLOCKBENCH_BASE_CPU_H
@@ -11,33 +13,18 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "hypervisor/xen_abi.h" /* XEN_CPUID */
-#include "base/config.h"
-
-struct cpuid_regs {
-	uint32_t eax, ebx, ecx, edx;
-};
+#include "lib/cpuinfo.h"
 
 /**
- * CPUID leaf @leaf, sub-leaf @subleaf.  A Xen PV guest's plain CPUID is
- * not intercepted and sees the machine (or the hypervisor below Xen), so
- * there it asks Xen, as Linux does, and sees what Xen offers the guest.
+ * CPUID leaf @leaf, sub-leaf @subleaf, as this environment must execute it
+ * (the platform's: a Xen PV guest asks Xen, which a plain CPUID would not
+ * reach).  A cpuid_fn.
  */
+struct cpuid_regs cpu_cpuid(uint32_t leaf, uint32_t subleaf);
+
 static inline struct cpuid_regs cpuid_count(uint32_t leaf, uint32_t subleaf)
 {
-	struct cpuid_regs r;
-
-	if (CONFIG_XEN_PV)
-		asm volatile(XEN_CPUID /* Xen's forced-emulation prefix */
-			     : "=a"(r.eax), "=b"(r.ebx), "=c"(r.ecx),
-			       "=d"(r.edx)
-			     : "a"(leaf), "c"(subleaf));
-	else
-		asm volatile("cpuid"
-			     : "=a"(r.eax), "=b"(r.ebx), "=c"(r.ecx),
-			       "=d"(r.edx)
-			     : "a"(leaf), "c"(subleaf));
-	return r;
+	return cpu_cpuid(leaf, subleaf);
 }
 
 static inline struct cpuid_regs cpuid(uint32_t leaf)
@@ -95,31 +82,13 @@ static inline void cpu_relax(void)
 	asm volatile("pause" ::: "memory");
 }
 
-/* Xen PV: interrupts are event upcalls, masked per vCPU
- * (hypervisor/xen_pv.c). */
-void xen_pv_irq_disable(void);
-void xen_pv_irq_enable(void);
-
-/*
- * Natively allowed in ring 3 because the kernel runs with IOPL 3 (where
- * the hypervisor ignores IOPL, ring 0 performs them: kernel/ring0.c).  A
- * Xen PV guest masks event delivery instead (Xen makes cli/sti no-ops).
+/**
+ * Interrupts off and on for the CPU running this, as the platform does it
+ * (cli and sti natively, where the kernel runs with IOPL 3; a Xen PV guest
+ * masks its event upcalls instead).
  */
-static inline void irq_disable(void)
-{
-	if (CONFIG_XEN_PV)
-		xen_pv_irq_disable();
-	else
-		asm volatile("cli" ::: "memory");
-}
-
-static inline void irq_enable(void)
-{
-	if (CONFIG_XEN_PV)
-		xen_pv_irq_enable();
-	else
-		asm volatile("sti" ::: "memory");
-}
+void irq_disable(void);
+void irq_enable(void);
 
 #define X86_CR0_PE (1u << 0)
 #define X86_CR0_MP (1u << 1)

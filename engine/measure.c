@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/cpu.h"
 #include "drivers/tsc.h"
 #include "engine/clocks.h"
 #include "base/config.h"

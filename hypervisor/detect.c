@@ -153,21 +153,6 @@ void hv_describe_features(const struct hv_leaf *leaf, cpuid_fn cpuid, char *buf,
 	}
 }
 
-struct cpuid_regs cpu_cpuid(uint32_t leaf, uint32_t subleaf)
-{
-	return cpuid_count(leaf, subleaf);
-}
-
-void hv_detect(struct hv_info *info)
-{
-	hv_scan(cpu_cpuid, info);
-}
-
-void hv_features(const struct hv_leaf *leaf, char *buf, size_t len)
-{
-	hv_describe_features(leaf, cpu_cpuid, buf, len);
-}
-
 void hv_describe_missing(const struct hv_info *info, const char *want,
 			 const char *clock, char *buf, size_t len)
 {

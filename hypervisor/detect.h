@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/cpu.h"
+#include "lib/cpuinfo.h"
 
 #define HV_LEAF_FIRST 0x40000000u
 #define HV_LEAF_LAST  0x40010000u
@@ -46,11 +46,6 @@ struct hv_info {
 	struct hv_leaf found[HV_MAX_FOUND];
 };
 
-typedef struct cpuid_regs (*cpuid_fn)(uint32_t leaf, uint32_t subleaf);
-
-/** The CPU's own CPUID, as a cpuid_fn. */
-struct cpuid_regs cpu_cpuid(uint32_t leaf, uint32_t subleaf);
-
 /** The kind of hypervisor that uses the 12-byte @signature. */
 enum hv_kind hv_kind_from_signature(const char *signature);
 
@@ -60,9 +55,6 @@ const char *hv_kind_name(enum hv_kind kind);
 /** Scan the hypervisor leaves through @cpuid into @info. */
 void hv_scan(cpuid_fn cpuid, struct hv_info *info);
 
-/** hv_scan() with the CPU's own CPUID. */
-void hv_detect(struct hv_info *info);
-
 /**
  * What @leaf's interface offers, in words, from its feature leaves read
  * through @cpuid: KVM's feature bits (base + 1), Xen's version (base + 1).
@@ -70,9 +62,6 @@ void hv_detect(struct hv_info *info);
  */
 void hv_describe_features(const struct hv_leaf *leaf, cpuid_fn cpuid, char *buf,
 			  size_t len);
-
-/** hv_describe_features() with the CPU's own CPUID. */
-void hv_features(const struct hv_leaf *leaf, char *buf, size_t len);
 
 /** The interface of @kind among those found (NULL @info: none), or NULL. */
 const struct hv_leaf *hv_find(const struct hv_info *info, enum hv_kind kind);

@@ -18,6 +18,7 @@
 #include "base/config.h"
 #include "engine/clocks.h"
 #include "base/console.h"
+#include "base/cpu.h"
 #include "lib/cpuinfo.h"
 #include "engine/crosscpu.h"
 #include "base/entry.h"
@@ -58,7 +59,7 @@ static void print_cpu(void)
 {
 	const struct cpu_info *cpu = &cpu_info;
 
-	cpu_info_read(&cpu_info);
+	cpu_info_fill(&cpu_info, cpu_cpuid);
 	snprintf(report_env.cpu, sizeof(report_env.cpu),
 		 "%s family %u model %u stepping %u%s%s%s", cpu->vendor,
 		 cpu->family, cpu->model, cpu->stepping,
@@ -90,7 +91,7 @@ static void print_hypervisor(void)
 	const struct hv_info *hv = &hv_info;
 	unsigned int i;
 
-	hv_detect(&hv_info);
+	hv_scan(cpu_cpuid, &hv_info);
 	if (!hv->present) {
 		ENV_LINE("hypervisor", "none (CPUID.1:ECX[31] clear)");
 		return;
@@ -110,7 +111,8 @@ static void print_hypervisor(void)
 			 i ? "also " : "", hv_kind_name(hv->found[i].kind),
 			 hv->found[i].signature, hv->found[i].max_leaf,
 			 hv->found[i].base);
-		hv_features(&hv->found[i], features, sizeof(features));
+		hv_describe_features(&hv->found[i], cpu_cpuid, features,
+				     sizeof(features));
 		if (features[0])
 			ENV_LINE("", "%s", features);
 		if (hv->found[i].kind == HV_XEN)

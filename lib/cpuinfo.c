@@ -2,7 +2,6 @@
 /* CPU identification from CPUID. */
 #include <string.h>
 
-#include "base/cpu.h"
 #include "lib/cpuinfo.h"
 
 #define CPUID_VENDOR	  0
@@ -37,9 +36,9 @@ static void trim(char *s)
 		s[--len] = '\0';
 }
 
-void cpu_info_read(struct cpu_info *info)
+void cpu_info_fill(struct cpu_info *info, cpuid_fn cpuid)
 {
-	struct cpuid_regs r = cpuid(CPUID_VENDOR);
+	struct cpuid_regs r = cpuid(CPUID_VENDOR, 0);
 	uint32_t leaf;
 
 	memset(info, 0, sizeof(*info));
@@ -48,14 +47,15 @@ void cpu_info_read(struct cpu_info *info)
 	memcpy(info->vendor + 4, &r.edx, 4);
 	memcpy(info->vendor + 8, &r.ecx, 4);
 	if (info->max_basic_leaf >= CPUID_SIGNATURE)
-		cpu_decode_signature(cpuid(CPUID_SIGNATURE).eax, &info->family,
-				     &info->model, &info->stepping);
-	info->max_ext_leaf = cpuid(CPUID_EXT_MAX).eax;
+		cpu_decode_signature(cpuid(CPUID_SIGNATURE, 0).eax,
+				     &info->family, &info->model,
+				     &info->stepping);
+	info->max_ext_leaf = cpuid(CPUID_EXT_MAX, 0).eax;
 	if (info->max_ext_leaf < CPUID_BRAND_LAST ||
 	    info->max_ext_leaf > CPUID_EXT_MAX + 0xffff)
 		return;
 	for (leaf = CPUID_BRAND_FIRST; leaf <= CPUID_BRAND_LAST; leaf++) {
-		r = cpuid(leaf);
+		r = cpuid(leaf, 0);
 		memcpy(info->brand + (leaf - CPUID_BRAND_FIRST) * 16, &r, 16);
 	}
 	info->brand[48] = '\0';

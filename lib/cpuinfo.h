@@ -5,6 +5,14 @@
 
 #include <stdint.h>
 
+/* What one CPUID instruction returns. */
+struct cpuid_regs {
+	uint32_t eax, ebx, ecx, edx;
+};
+
+/* A way to execute CPUID: the CPU's own (base/cpu.h), or a host test's. */
+typedef struct cpuid_regs (*cpuid_fn)(uint32_t leaf, uint32_t subleaf);
+
 struct cpu_info {
 	char vendor[13];
 	char brand[49]; /* "" when the CPU has no brand string */
@@ -20,7 +28,7 @@ struct cpu_info {
 void cpu_decode_signature(uint32_t eax, unsigned int *family,
 			  unsigned int *model, unsigned int *stepping);
 
-/** Fill @info from this CPU. */
-void cpu_info_read(struct cpu_info *info);
+/** Fill @info from what @cpuid says. */
+void cpu_info_fill(struct cpu_info *info, cpuid_fn cpuid);
 
 #endif

@@ -159,13 +159,13 @@ void xen_pv_failsafe(void)
 
 /* --- event delivery (interrupts, for a PV guest) ------------------------------ */
 
-void xen_pv_irq_disable(void)
+void irq_disable(void)
 {
 	xen_shared_info->vcpu_info[cpu_index()].evtchn_upcall_mask = 1;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
-void xen_pv_irq_enable(void)
+void irq_enable(void)
 {
 	volatile struct vcpu_info *v = &xen_shared_info->vcpu_info[cpu_index()];
 
