@@ -143,14 +143,12 @@ define env_rules
 $(BUILD)/$(1)/%.o: %.c $(NEWLIB_STAMP) | $(GENERATED)
 	@mkdir -p $$(@D)
 	@echo "  CC      $$< ($(1))"
-	@$(CC) $$(KERNEL_CPPFLAGS) -DCLOCKBENCH_ENV_$(shell echo $(1) | \
-		tr a-z A-Z) $$(KERNEL_CFLAGS) -c $$< -o $$@
+	@$(CC) $$(KERNEL_CPPFLAGS) $$(KERNEL_CFLAGS) -c $$< -o $$@
 
 $(BUILD)/$(1)/%.o: %.S $(NEWLIB_STAMP) | $(GENERATED)
 	@mkdir -p $$(@D)
 	@echo "  AS      $$< ($(1))"
-	@$(CC) $$(KERNEL_CPPFLAGS) -DCLOCKBENCH_ENV_$(shell echo $(1) | \
-		tr a-z A-Z) $$(KERNEL_CFLAGS) -c $$< -o $$@
+	@$(CC) $$(KERNEL_CPPFLAGS) $$(KERNEL_CFLAGS) -c $$< -o $$@
 endef
 $(foreach e,$(ENVS),$(eval $(call env_rules,$(e))))
 

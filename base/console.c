@@ -1,25 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
- * Console: the UART behind newlib's stdio, unbuffered; under Xen PV, Xen's
- * console (hypervisor/xen_pv.c).
+ * Console: the platform's (base/platform.h: COM1 natively, Xen's console
+ * for a PV guest) behind newlib's stdio, unbuffered.
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "drivers/uart.h"
-#include "hypervisor/xen.h"
-#include "platform/pv64/xen_pv.h"
-#include "base/config.h"
 #include "base/console.h"
+#include "base/platform.h"
 
 void console_init(void)
 {
-	if (CONFIG_XEN_PV) {
-		xen_console_init();
-	} else {
-		uart_init();
-		xen_hvm_console_init();
-	}
+	platform_console_init();
 	/* No stdio buffering: a line is on the wire before the code after
 	 * the printf runs, even if that code brings the machine down. */
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -28,12 +20,7 @@ void console_init(void)
 
 void console_write(const char *buf, size_t len)
 {
-	if (CONFIG_XEN_PV) {
-		xen_console_write(buf, len);
-	} else {
-		uart_write(buf, len);
-		xen_hvm_console_write(buf, len);
-	}
+	platform_console_write(buf, len);
 }
 
 void console_puts(const char *s)
@@ -44,10 +31,5 @@ void console_puts(const char *s)
 void console_flush(void)
 {
 	fflush(stdout);
-	if (CONFIG_XEN_PV) {
-		xen_console_flush();
-	} else {
-		uart_flush();
-		xen_hvm_console_flush();
-	}
+	platform_console_flush();
 }

@@ -71,6 +71,34 @@ static inline uint32_t inl(uint16_t port)
 	return val;
 }
 
+/** rdtsc, not ordered against anything. */
+static inline uint64_t tsc_read(void)
+{
+	uint32_t lo, hi;
+
+	asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/** lfence; rdtsc: earlier instructions complete before the TSC is read. */
+static inline uint64_t tsc_read_ordered(void)
+{
+	uint32_t lo, hi;
+
+	asm volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi)::"memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/** rdtscp; TSC_AUX (the CPU's number as the OS set it) into *@aux. */
+static inline uint64_t tsc_read_rdtscp(uint32_t *aux)
+{
+	uint32_t lo, hi, c;
+
+	asm volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(c)::"memory");
+	*aux = c;
+	return ((uint64_t)hi << 32) | lo;
+}
+
 /** Compiler barrier: no memory access moves across it at compile time. */
 static inline void barrier(void)
 {

@@ -2,17 +2,19 @@
 /*
  * Idle CPUs that sleep instead of spinning, while a measurement on CPU 0
  * wants the host's CPUs to itself.  Other CPUs wait for on_cpu() work by
- * spinning (kernel/smp.c), which under an emulator, or a host with fewer
- * free CPUs than the guest has, takes CPU time from CPU 0: parked, each
- * halts (PRIV_IDLE) until a WAKE_VECTOR IPI.
+ * spinning (base/smp.c), which under an emulator, or a host with fewer
+ * free CPUs than the guest has, takes CPU time from CPU 0.  The platform's:
+ * natively each parked CPU halts until a WAKE_VECTOR IPI
+ * (platform/hvm64/idle.c); a Xen PV guest has no local APIC to wake one
+ * with, and its vCPUs keep spinning (platform/pv64/idle.c).
  */
 #ifndef CLOCKBENCH_BASE_IDLE_H
 #define CLOCKBENCH_BASE_IDLE_H
 
 /**
- * Park every other online CPU: each takes the request through on_cpu()
- * and halts until idle_unpark_others().  Needs the local APIC (for the
- * wake-up IPI).  Returns how many were parked.
+ * Park every other online CPU that can be: each takes the request through
+ * on_cpu() and halts until idle_unpark_others().  Returns how many were
+ * parked.
  */
 unsigned int idle_park_others(void);
 

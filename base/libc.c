@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "base/exit.h"
 #include "base/console.h"
 #include "base/libc.h"
 #include "base/platform.h"
@@ -136,5 +137,5 @@ int getpid(void)
 void _exit(int status)
 {
 	printf("clockbench: the C library ended the run (_exit(%d))\n", status);
-	platform_exit(VERDICT_FAIL);
+	run_exit(VERDICT_FAIL);
 }

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The kernel's page tables.  Natively (kernel/paging.c) physical memory is
+ * The kernel's page tables, the platform's (base/platform.h).  Natively
+ * (platform/hvm64/paging.c) physical memory is
  * mapped 1:1.  boot/start32.S
  * maps the low 4 GiB with 2 MiB pages; paging_init() then makes every
  * 2 MiB page that holds no RAM uncached (it is device memory: LAPIC, HPET,
  * IOAPIC, PCI), maps RAM above 4 GiB, and unmaps the guard page below the
  * boot stack so that a stack overflow faults instead of corrupting memory.
- * Under Xen PV (hypervisor/xen_pv_mm.c) the page tables are Xen's: the
+ * Under Xen PV (platform/pv64/xen_pv_mm.c) the page tables are Xen's: the
  * image stays where Xen mapped it, the same guard page is unmapped, and
  * firmware and device memory are mapped on demand by machine address.
  */
@@ -17,6 +18,7 @@
 #include <stdint.h>
 
 #include "lib/boot_info.h"
+#include "lib/phys.h"
 
 /* Page-table entry bits (x86 architecture). */
 #define PTE_P	      (1ull << 0)
@@ -43,5 +45,24 @@ bool paging_range_mapped(uint64_t va, uint64_t len);
 
 /** Whether @va lies in the boot stack's guard page. */
 bool paging_in_stack_guard(uint64_t va);
+
+/*
+ * The kernel's mappers.  phys_mem reads firmware and loader memory by
+ * physical address: identity over what is mapped natively
+ * (platform/hvm64/paging.c), machine frames mapped read-only on demand under Xen
+ * PV (platform/pv64/xen_pv_mm.c).  boot_mem reads the structures the loader
+ * handed over: the same as phys_mem natively; under Xen PV, start_info's
+ * own virtual addresses.
+ */
+extern const struct phys_mapper phys_mem;
+extern const struct phys_mapper boot_mem;
+
+/**
+ * Device registers at physical address @paddr, @len bytes, uncached.
+ * Returns NULL when they cannot be mapped.  *@read_only is set when the
+ * mapping may only be read (Xen lends dom0 the HPET that way): such
+ * registers must never be written.
+ */
+volatile void *phys_map_device(uint64_t paddr, size_t len, bool *read_only);
 
 #endif

@@ -1,44 +1,79 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The machine as a whole: its ACPI tables, and how a run leaves it
- * (isa-debug-exit, ACPI power-off, reset, halt).
+ * The platform interface: what the platform-neutral code asks of the
+ * environment it runs in.  Each environment implements all of it in
+ * platform/<env>/, and the code above asks these questions instead of
+ * naming an environment:
+ *
+ *   hvm64  clockbench owns ring 0: bare metal, QEMU, or an HVM or PVH guest
+ *          of KVM, Xen, ... (platform/hvm64/).
+ *   pv64   a Xen PV guest: Xen owns ring 0, the page tables and the
+ *          interrupt controllers, and the kernel asks it through
+ *          hypercalls (platform/pv64/).
+ *
+ * Also the platform's: cpu_cpuid(), irq_disable() and irq_enable()
+ * (base/cpu.h), the privileged requests of base/priv.h, the memory map of
+ * base/paging.h, the idle CPUs of base/idle.h, and for a guest of Xen
+ * xen_hypercall() (hypervisor/hypercall.h) and xen_guest_setup()
+ * (hypervisor/xen.h).
  */
 #ifndef CLOCKBENCH_BASE_PLATFORM_H
 #define CLOCKBENCH_BASE_PLATFORM_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
-#include "boot/boot.h"
-#include "drivers/acpi.h"
-#include "lib/boot_info.h"
 #include "lib/options.h"
 #include "lib/verdict.h"
 
+struct acpi;
+struct tick_source;
+
+/* --- the console -------------------------------------------------------- */
+
+/** Make the console usable (called first thing). */
+void platform_console_init(void);
+
+/** Write @len bytes to the console, in order, without buffering. */
+void platform_console_write(const char *buf, size_t len);
+
+/** Wait until everything written is out. */
+void platform_console_flush(void);
+
+/* --- ring 0 ------------------------------------------------------------- */
+
 /**
- * Find and open the ACPI tables: the RSDP the loader handed over, else a
- * scan of the EBDA and BIOS area.  Returns the tables, or NULL when the
- * machine has none (warnings, if any, are in the returned struct or
- * printed by the caller through platform_acpi_warnings()).
+ * Raise @fault (FAULT_NMI, FAULT_DF) in ring 0, for the fault tests; false
+ * when ring 0 is not this kernel's (see platform_ring0_owner()).
  */
-struct acpi *platform_acpi_init(const struct boot_info *bi);
+bool platform_provoke_in_ring0(enum fault_test fault);
 
-/** The tables found by platform_acpi_init(), or NULL. */
-struct acpi *platform_acpi(void);
-
-/** Choose how platform_exit() leaves the machine (default EXIT_AUTO). */
-void platform_set_exit_method(enum exit_method method);
+/** Who owns ring 0 when it is not this kernel ("Xen"), or NULL. */
+const char *platform_ring0_owner(void);
 
 /**
- * Whether port I/O is performed by someone else on our behalf (ring 0 when
- * the hypervisor ignores IOPL; Xen for a PV guest), which adds an
- * exception round trip to every port read.
+ * The environment line about privilege, in words: the ring the kernel runs
+ * in and how its port I/O is done.
+ */
+void platform_describe_privilege(char *buf, size_t len);
+
+/** Interrupts taken on no vector in use (masked PICs, spurious APIC). */
+unsigned long platform_stray_interrupts(void);
+
+/* --- port I/O ----------------------------------------------------------- */
+
+/**
+ * Whether port I/O is performed by someone else on the kernel's behalf
+ * (ring 0 when the hypervisor ignores IOPL; Xen for a PV guest), which
+ * adds an exception round trip to every port read.
  */
 bool platform_port_io_emulated(void);
 
-/**
- * Why this kernel cannot do port I/O at all (a Xen domU without I/O
- * privilege), or NULL when it can try.
- */
+/** When it is, who performs each access and why, in words; else NULL. */
+const char *platform_port_io_detour(void);
+
+/** Why this kernel cannot do port I/O at all, or NULL when it can try. */
 const char *platform_port_io_unavailable(void);
 
 /**
@@ -47,12 +82,46 @@ const char *platform_port_io_unavailable(void);
  */
 const char *platform_port_owner(void);
 
+/** Who owns the interrupt controllers, when not the kernel ("Xen: a PV
+ * guest has no local APIC, IOAPIC or PIC of its own"), else NULL. */
+const char *platform_interrupt_controllers_owner(void);
+
+/* --- other CPUs --------------------------------------------------------- */
+
+/** What the hardware calls a CPU here: "APIC ID", or "vCPU". */
+const char *platform_cpu_id_name(void);
+
+/** The hardware's id of the CPU running this (APIC ID, vCPU id). */
+uint32_t platform_cpu_id(void);
+
 /**
- * End the run: print "clockbench: VERDICT", drain the console, then leave
- * the machine the chosen way, first saying how ("clockbench: ending the
- * run: ...") unless isa-debug-exit ends it.  Never returns; halts when
- * nothing else worked.
+ * Find the CPUs besides the boot CPU (the firmware's MADT, or the vCPUs
+ * the hypervisor gave the domain) and start each through smp_add_cpu()
+ * (base/smp.h), but the one whose id is @hold_id (0: none).  Says in @why
+ * what kept it from finding or starting them, if anything did.
  */
-__attribute__((noreturn)) void platform_exit(enum verdict verdict);
+void platform_start_cpus(struct acpi *acpi, uint32_t hold_id, char *why,
+			 size_t whylen);
+
+/** What the CPU line adds about the interrupt controller (", x2APIC"). */
+const char *platform_cpus_note(void);
+
+/* --- timer interrupts ------------------------------------------------- */
+
+/** Tick sources of the platform's own (Xen's vCPU timers), after the
+ * machine's; NULL-terminated, maybe empty. */
+struct tick_source *const *platform_tick_sources(void);
+
+/* --- leaving ------------------------------------------------------------ */
+
+/**
+ * How @method ends the run here, in words, when that is not through
+ * isa-debug-exit (see run_exit()); NULL when it is.
+ */
+const char *platform_end_words(enum exit_method method);
+
+/** Leave the machine after @verdict the way @method says. */
+__attribute__((noreturn)) void platform_leave(enum verdict verdict,
+					      enum exit_method method);
 
 #endif

@@ -2,6 +2,7 @@
 /* Reporting an unexpected exception, in ring 3 (see kernel/ring0.c). */
 #include <stdio.h>
 
+#include "base/exit.h"
 #include "base/paging.h"
 #include "base/platform.h"
 #include "report/report.h"
@@ -111,5 +112,5 @@ void fault_report(const struct fault_record *rec)
 		       "guard page below the boot stack\n");
 	report(false, "no unexpected exception (%s at RIP 0x%llx)",
 	       trap_name((unsigned int)f->vector), (unsigned long long)f->rip);
-	platform_exit(report_end());
+	run_exit(report_end());
 }

@@ -2,6 +2,7 @@
 /* HPET main counter driver. */
 #include <stdio.h>
 
+#include "base/paging.h"
 #include "drivers/acpi.h"
 #include "drivers/hpet.h"
 #include "lib/counter.h"

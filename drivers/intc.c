@@ -6,8 +6,8 @@
 #include "boot/boot.h"
 #include "drivers/intc.h"
 #include "drivers/lapic.h"
-#include "base/config.h"
 #include "base/cpu.h"
+#include "base/platform.h"
 
 /* 8259: command and data ports of the master and the slave. */
 #define PIC1_CMD		  0x20
@@ -128,10 +128,10 @@ static void ioapics_init(struct acpi *acpi)
 
 int intc_init(struct acpi *acpi, char *why, size_t whylen)
 {
-	if (CONFIG_XEN_PV) {
-		snprintf(why, whylen,
-			 "Xen owns the interrupt controllers: a PV guest has "
-			 "no local APIC, IOAPIC or PIC of its own");
+	const char *owner = platform_interrupt_controllers_owner();
+
+	if (owner) {
+		snprintf(why, whylen, "%s", owner);
 		return -1;
 	}
 	if (!done) {

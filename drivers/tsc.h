@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/cpu.h" /* tsc_read() and friends */
 #include "lib/clock.h"
 
 extern struct clock tsc_clock, tsc_rdtscp_clock, tsc_ordered_clock;
@@ -32,34 +33,6 @@ const struct tsc_features *tsc_features(void);
 /** How far the TSC frequency may be off, in ppm, when it was calibrated;
  * 0 when CPUID or a hypervisor leaf gave it. */
 double tsc_freq_uncertainty_ppm(void);
-
-/** rdtsc, not ordered against anything. */
-static inline uint64_t tsc_read(void)
-{
-	uint32_t lo, hi;
-
-	asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
-}
-
-/** lfence; rdtsc: earlier instructions complete before the TSC is read. */
-static inline uint64_t tsc_read_ordered(void)
-{
-	uint32_t lo, hi;
-
-	asm volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi)::"memory");
-	return ((uint64_t)hi << 32) | lo;
-}
-
-/** rdtscp; TSC_AUX (the CPU's number as the OS set it) into *@aux. */
-static inline uint64_t tsc_read_rdtscp(uint32_t *aux)
-{
-	uint32_t lo, hi, c;
-
-	asm volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(c)::"memory");
-	*aux = c;
-	return ((uint64_t)hi << 32) | lo;
-}
 
 /* What CPUID says that bears on the TSC's frequency. */
 struct tsc_cpuid_leaves {

@@ -8,7 +8,7 @@
 #include "base/cpu.h"
 #include "engine/crosscpu.h"
 #include "base/priv.h"
-#include "engine/smp.h"
+#include "base/smp.h"
 
 #define MAX_XCLOCKS	    16
 #define WARP_MAX_ITERATIONS 200000

@@ -9,7 +9,6 @@
 #include "base/cpu.h"
 #include "drivers/tsc.h"
 #include "engine/clocks.h"
-#include "base/config.h"
 #include "engine/measure.h"
 #include "base/platform.h"
 #include "lib/options.h"
@@ -341,16 +340,12 @@ static void judge_trapped(struct clock_result *r)
 				 "part of every read, and conversion_ns "
 				 "measures only the generic path.",
 				 used ? " " : "");
-	if ((c->flags & CLOCK_PORT_IO) && platform_port_io_emulated() &&
+	if ((c->flags & CLOCK_PORT_IO) && platform_port_io_detour() &&
 	    used < sizeof(r->notes))
 		snprintf(r->notes + used, sizeof(r->notes) - used,
 			 "%sEach port access here also costs a #GP round trip: "
 			 "%s.",
-			 used ? " " : "",
-			 CONFIG_XEN_PV ? "Xen checks and performs every port "
-					 "access of a PV guest"
-				       : "the hypervisor ignores IOPL, so ring "
-					 "0 performs it");
+			 used ? " " : "", platform_port_io_detour());
 }
 
 /* TSC if it claims to be invariant, else the best device clock. */

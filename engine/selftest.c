@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "boot/boot.h"
-#include "base/config.h"
+#include "base/exit.h"
 #include "base/cpu.h"
 #include "base/extable.h"
 #include "base/libc.h"
@@ -162,15 +162,6 @@ void selftest_provoke(enum fault_test fault)
 					    : "an exception",
 		       options_value_name("fault",
 					  &(struct options){ .fault = fault }));
-	if (CONFIG_XEN_PV && (fault == FAULT_NMI || fault == FAULT_DF)) {
-		/* Both are raised in ring 0, which is Xen's here. */
-		report_skip(
-			"fault=%s needs ring 0, which a Xen PV guest does "
-			"not have",
-			options_value_name(
-				"fault", &(struct options){ .fault = fault }));
-		platform_exit(report_end());
-	}
 	switch (fault) {
 	case FAULT_NONE:
 		return;
@@ -193,14 +184,17 @@ void selftest_provoke(enum fault_test fault)
 			     : "rax", "memory");
 		break;
 	case FAULT_NMI:
-		/* The NMI gate is ring 0's: raise it from there. */
-		priv_call(PRIV_PROVOKE, PRIV_PROVOKE_NMI, 0, NULL);
-		break;
 	case FAULT_DF:
-		/* A double fault needs an exception in ring 0 on a broken
-		 * stack (in ring 3 the CPU would switch to ring 0's). */
-		priv_call(PRIV_PROVOKE, PRIV_PROVOKE_DOUBLE_FAULT, 0, NULL);
-		break;
+		/* Both are raised in ring 0. */
+		if (platform_provoke_in_ring0(fault))
+			break;
+		report_skip(
+			"fault=%s needs ring 0, which %s keeps to itself "
+			"here",
+			options_value_name("fault",
+					   &(struct options){ .fault = fault }),
+			platform_ring0_owner());
+		run_exit(report_end());
 	case FAULT_STACK:
 		recurse(0);
 		break;

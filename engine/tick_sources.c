@@ -1,25 +1,32 @@
 // SPDX-License-Identifier: MIT
-/* The tick source table, in report order. */
+/* The tick source table, in report order: the machine's timers, then the
+ * platform's own (platform_tick_sources()). */
+#include "base/platform.h"
 #include "drivers/hpet_timer.h"
 #include "drivers/lapic_timer.h"
 #include "drivers/pit_timer.h"
-#include "platform/pv64/xen_pv_events.h"
-#include "base/config.h"
 #include "engine/ticks.h"
 
-static struct tick_source *const tick_source_table[] = {
+static struct tick_source *const machine_sources[] = {
 	&lapic_tick_source,
 	&tsc_deadline_tick_source,
 	&hpet_tick_source,
 	&pit_tick_source,
-#if CONFIG_XEN_PV /* Xen's vCPU timers exist only for a PV guest here */
-	&xen_periodic_tick_source,
-	&xen_oneshot_tick_source,
-#endif
 	NULL,
 };
 
 struct tick_source *const *tick_sources_all(void)
 {
-	return tick_source_table;
+	static struct tick_source *table[MAX_TICK_SOURCES + 1];
+	struct tick_source *const *s;
+	unsigned int n = 0;
+
+	if (table[0])
+		return table;
+	for (s = machine_sources; *s && n < MAX_TICK_SOURCES; s++)
+		table[n++] = *s;
+	for (s = platform_tick_sources(); *s && n < MAX_TICK_SOURCES; s++)
+		table[n++] = *s;
+	table[n] = NULL;
+	return table;
 }

@@ -9,14 +9,12 @@
 #include <string.h>
 
 #include "drivers/tsc.h"
-#include "base/config.h"
 #include "base/cpu.h"
 #include "base/idle.h"
-#include "platform/hvm64/ring0.h"
+#include "base/platform.h"
 #include "base/tick_irq.h"
 #include "engine/ticks.h"
 
-#define MAX_TICK_SOURCES 8
 /* Interrupts recorded per source and rate: every one up to 80 kHz for the
  * default 100 ms.  Kept small: the image must fit where loaders put it (GRUB
  * under OVMF with 64 MiB found no room for 1.5 MiB more). */
@@ -53,7 +51,7 @@ static volatile uint64_t work_sink;
 
 unsigned long ticks_stray_interrupts(void)
 {
-	return CONFIG_XEN_PV ? 0 : ring0_stray_interrupts;
+	return platform_stray_interrupts();
 }
 
 bool ticks_applied(const char **reason)

@@ -25,7 +25,8 @@
 #include "lib/stats.h"
 #include "lib/tickmath.h"
 
-#define TICK_TEXT_LEN 200
+#define TICK_TEXT_LEN	 200
+#define MAX_TICK_SOURCES 8 /* the machine's and the platform's together */
 
 /* What probes may look at.  The TSC's frequency is known (the engine
  * runs no source without it). */

@@ -8,8 +8,8 @@
  * xen_hypercall_page_ready() recognises.
  *
  * A PV kernel calls the page itself.  An HVM guest must call it from ring
- * 0, which clockbench's native kernel proper is not (kernel/ring0.h), so
- * there the call goes through the PRIV_HYPERCALL request.
+ * 0, which clockbench's native kernel proper is not, so there the call goes
+ * through its ring 0: xen_hypercall() is the platform's.
  */
 #ifndef CLOCKBENCH_HYPERVISOR_HYPERCALL_H
 #define CLOCKBENCH_HYPERVISOR_HYPERCALL_H
@@ -18,8 +18,6 @@
 #include <stdint.h>
 
 #include "boot/boot.h"
-#include "base/config.h"
-#include "base/priv.h"
 
 extern uint8_t hypercall_page[PAGE_SIZE];
 
@@ -46,16 +44,12 @@ static inline long xen_hypercall_direct(unsigned int op, uint64_t a1,
 	return ret;
 }
 
-/** Hypercall @op: directly as a PV kernel, through ring 0 as HVM. */
-static inline long xen_hypercall(unsigned int op, uint64_t a1, uint64_t a2,
-				 uint64_t a3, uint64_t a4, uint64_t a5)
-{
-	struct priv_hypercall call = { op, { a1, a2, a3, a4, a5 } };
-
-	if (CONFIG_XEN_PV)
-		return xen_hypercall_direct(op, a1, a2, a3, a4, a5);
-	return (long)priv_call(PRIV_HYPERCALL, (uintptr_t)&call, 0, NULL);
-}
+/**
+ * Hypercall @op as this environment makes it (the platform's): directly as
+ * a PV kernel, through ring 0 as an HVM or PVH guest.
+ */
+long xen_hypercall(unsigned int op, uint64_t a1, uint64_t a2, uint64_t a3,
+		   uint64_t a4, uint64_t a5);
 
 #define HYPERCALL1(op, a) xen_hypercall(op, (uint64_t)(a), 0, 0, 0, 0)
 #define HYPERCALL2(op, a, b) \

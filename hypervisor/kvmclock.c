@@ -11,7 +11,7 @@
 #include "hypervisor/pvclock.h"
 #include "base/cpu.h"
 #include "base/priv.h"
-#include "engine/smp.h"
+#include "base/smp.h"
 
 /*
  * KVM's paravirtual ABI, as the Linux kernel documents it in

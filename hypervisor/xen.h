@@ -63,11 +63,16 @@ int xen_wallclock_read(const volatile struct shared_info *s,
 		       unsigned int max_tries, uint64_t *sec, uint32_t *nsec);
 
 /**
- * As an HVM or PVH guest: fill the hypercall page and map shared_info
- * (hypervisor/xen_hvm.c).  Returns 0 (also when already done), or -1 with
- * the reason in @why.
+ * The platform's, for a guest of Xen: make hypercalls and shared_info
+ * usable, as this environment does it (an HVM or PVH guest fills its
+ * hypercall page and maps shared_info now: platform/hvm64/xen_hvm.c; a PV
+ * guest has both from its start).  Returns 0 (also when already done), or
+ * -1 with the reason in @why.
  */
-int xen_hvm_setup(const struct xen_cpuid_info *x, char *why, size_t whylen);
+int xen_guest_setup(const struct xen_cpuid_info *x, char *why, size_t whylen);
+
+/** The platform's: the vCPU id of CPU @cpu, from the CPU itself. */
+uint32_t xen_vcpu_id(const struct xen_cpuid_info *x, unsigned int cpu);
 
 /**
  * As an HVM or PVH guest of Xen, find Xen's PV console (HVM params) and

@@ -14,9 +14,8 @@
 #include "hypervisor/hypercall.h"
 #include "hypervisor/pvclock.h"
 #include "hypervisor/xen.h"
-#include "base/config.h"
 #include "base/cpu.h"
-#include "engine/smp.h"
+#include "base/smp.h"
 
 /* Xen rewrites a vCPU's record while that vCPU is descheduled or at its
  * own timer tick; a hundred attempts is far beyond need and still bounded. */
@@ -53,21 +52,6 @@ static uint64_t xen_pvclock_read(void)
 	return s.ns;
 }
 
-/* This CPU's vCPU id: PV vCPUs are started by id (kernel/smp.c keeps it
- * where the APIC ID would be); an HVM guest asks leaf base + 4. */
-static uint32_t this_vcpu(unsigned int cpu)
-{
-	const struct cpu *c = smp_cpu(cpu);
-	struct xen_cpuid_info x;
-
-	if (CONFIG_XEN_PV)
-		return c ? c->apic_id : cpu;
-	xen_cpuid_read(&(struct hv_leaf){ .base = xen_cpuid.base,
-					  .max_leaf = xen_cpuid.max_leaf },
-		       cpu_cpuid, &x);
-	return x.vcpu_id_valid ? x.vcpu_id : cpu;
-}
-
 /*
  * Point CPU @cpu at its record: shared_info's, or the mirror Xen fills
  * when it accepts our area.  Checks that the record is filled in.
@@ -78,7 +62,7 @@ static int setup_cpu(unsigned int cpu, char *why, size_t whylen)
 	struct vcpu_register_time_memory_area reg;
 	struct pvclock_sample s;
 
-	p->vcpu = this_vcpu(cpu);
+	p->vcpu = xen_vcpu_id(&xen_cpuid, cpu);
 	if (p->vcpu >= XEN_LEGACY_MAX_VCPUS) {
 		snprintf(why, whylen,
 			 "vCPU %u has no vcpu_info in shared_info (it has "
@@ -156,8 +140,8 @@ static int xen_pvclock_probe(struct clock *c, const struct clock_env *env)
 		return -1;
 	}
 	xen_cpuid_read(leaf, cpu_cpuid, &xen_cpuid);
-	if (!CONFIG_XEN_PV && xen_hvm_setup(&xen_cpuid, c->absent_reason,
-					    sizeof(c->absent_reason)))
+	if (xen_guest_setup(&xen_cpuid, c->absent_reason,
+			    sizeof(c->absent_reason)))
 		return -1;
 	if (setup_cpu(0, c->absent_reason, sizeof(c->absent_reason)))
 		return -1;

@@ -8,31 +8,31 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "clockbench/version.h"
-#include "drivers/acpi.h"
-#include "drivers/tsc.h"
-#include "hypervisor/detect.h"
-#include "hypervisor/xen.h"
-#include "platform/pv64/xen_pv.h"
-#include "lib/boot_info.h"
-#include "base/config.h"
-#include "engine/clocks.h"
 #include "base/console.h"
 #include "base/cpu.h"
-#include "lib/cpuinfo.h"
-#include "engine/crosscpu.h"
 #include "base/entry.h"
+#include "base/exit.h"
 #include "base/libc.h"
-#include "engine/measure.h"
-#include "lib/options.h"
 #include "base/paging.h"
 #include "base/platform.h"
-#include "report/report.h"
-#include "platform/hvm64/ring0.h"
+#include "base/smp.h"
+#include "clockbench/version.h"
+#include "drivers/acpi.h"
+#include "drivers/acpi_tables.h"
+#include "drivers/tsc.h"
+#include "engine/clocks.h"
+#include "engine/cpus.h"
+#include "engine/crosscpu.h"
+#include "engine/measure.h"
 #include "engine/selftest.h"
-#include "engine/smp.h"
-#include "report/summary.h"
 #include "engine/ticks.h"
+#include "hypervisor/detect.h"
+#include "hypervisor/xen.h"
+#include "lib/boot_info.h"
+#include "lib/cpuinfo.h"
+#include "lib/options.h"
+#include "report/report.h"
+#include "report/summary.h"
 
 #define MIB (1024 * 1024)
 
@@ -49,7 +49,7 @@ __attribute__((noreturn)) static void fail_early(const char *what,
 {
 	printf("clockbench: %s: %s\n", what, why);
 	report(false, "%s", what);
-	platform_exit(report_end());
+	run_exit(report_end());
 }
 
 /* The environment as the JSON report repeats it; filled as it is printed. */
@@ -122,23 +122,10 @@ static void print_hypervisor(void)
 
 static void print_privilege(void)
 {
-	if (CONFIG_XEN_PV) {
-		if (xen_pv_iopl_rc)
-			ENV_LINE("privilege",
-				 "Xen PV guest kernel (ring 3); no port I/O: "
-				 "PHYSDEVOP_set_iopl failed (%d)",
-				 xen_pv_iopl_rc);
-		else
-			ENV_LINE("privilege",
-				 "Xen PV guest kernel (ring 3), virtual IOPL "
-				 "3: Xen checks and performs each port access");
-		return;
-	}
-	/* The console has done port I/O by now: did IOPL 3 work in ring 3? */
-	ENV_LINE("privilege", "ring 3, IOPL 3%s",
-		 ring0_io_emulations ? " not honoured by the hypervisor: ring "
-				       "0 performs port I/O"
-				     : "");
+	char words[160];
+
+	platform_describe_privilege(words, sizeof(words));
+	ENV_LINE("privilege", "%s", words);
 }
 
 static void print_memory(const struct boot_info *bi,
@@ -169,8 +156,8 @@ static void print_memory(const struct boot_info *bi,
 
 static void print_acpi(const struct boot_info *bi, bool verbose)
 {
-	struct acpi *found = platform_acpi_init(bi);
-	struct acpi *acpi = platform_acpi();
+	struct acpi *found = acpi_tables_find(bi);
+	struct acpi *acpi = acpi_tables();
 	const struct acpi_header *madt;
 	struct acpi_cpu_count cpus;
 	char why[ACPI_WARNING_LEN];
@@ -227,7 +214,7 @@ static void dump_bytes(const char *sig, uint64_t paddr, const uint8_t *p,
 
 static void dump_acpi(const struct boot_info *bi)
 {
-	struct acpi *acpi = platform_acpi();
+	struct acpi *acpi = acpi_tables();
 	struct acpi_fadt_power power;
 	const struct acpi_header *h;
 	unsigned int i;
@@ -316,12 +303,12 @@ void kernel_boot(uint32_t protocol, uint32_t info_paddr, uint32_t magic)
 		 boot_info.cmdline_truncated ? " (truncated)" : "");
 	if (options_parse(boot_info.cmdline, &opts, err, sizeof(err)))
 		fail_early("bad command line", err);
-	platform_set_exit_method(opts.exit_method);
+	run_set_exit_method(opts.exit_method);
 	if (opts.help) {
 		printf("# options (key=value on the command line)\n");
 		options_describe(stdout);
 		report_skip("help=1: options listed, nothing measured");
-		platform_exit(report_end());
+		run_exit(report_end());
 	}
 
 	print_cpu();
@@ -337,13 +324,13 @@ void kernel_boot(uint32_t protocol, uint32_t info_paddr, uint32_t magic)
 		fail_early("a provoked exception did not happen",
 			   options_value_name("fault", &opts));
 
-	clock_env.acpi = platform_acpi();
+	clock_env.acpi = acpi_tables();
 	clock_env.hv = &hv_info;
 	clock_env.cpu = &cpu_info;
 	printf("# probing clocks (a TSC calibration takes about 50 ms)\n");
 	clocks_probe(&clock_env);
 	clocks_report_platform();
-	smp_start(platform_acpi(), opts.hold_ap, tsc_clock.freq_hz);
+	smp_start(acpi_tables(), opts.hold_ap, tsc_clock.freq_hz);
 	smp_print();
 
 	measure_all(&(struct measure_options){ .budget_ms = opts.budget_ms,
@@ -365,5 +352,5 @@ void kernel_boot(uint32_t protocol, uint32_t info_paddr, uint32_t magic)
 	verdict = report_end();
 	fill_report_env(&report_env, &opts);
 	summary_print_json(&report_env, verdict);
-	platform_exit(verdict);
+	run_exit(verdict);
 }

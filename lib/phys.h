@@ -34,23 +34,4 @@ static inline const void *phys_map(const struct phys_mapper *pm, uint64_t paddr,
 int phys_copy_string(const struct phys_mapper *pm, uint64_t paddr, char *dst,
 		     size_t dstlen, int *truncated);
 
-/*
- * The kernel's mappers.  phys_mem reads firmware and loader memory by
- * physical address: identity over what is mapped natively
- * (kernel/paging.c), machine frames mapped read-only on demand under Xen
- * PV (hypervisor/xen_pv_mm.c).  boot_mem reads the structures the loader
- * handed over: the same as phys_mem natively; under Xen PV, start_info's
- * own virtual addresses.
- */
-extern const struct phys_mapper phys_mem;
-extern const struct phys_mapper boot_mem;
-
-/**
- * Device registers at physical address @paddr, @len bytes, uncached.
- * Returns NULL when they cannot be mapped.  *@read_only is set when the
- * mapping may only be read (Xen lends dom0 the HPET that way): such
- * registers must never be written.
- */
-volatile void *phys_map_device(uint64_t paddr, size_t len, bool *read_only);
-
 #endif

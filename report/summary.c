@@ -6,7 +6,7 @@
 #include "engine/clocks.h"
 #include "base/console.h"
 #include "engine/crosscpu.h"
-#include "engine/smp.h"
+#include "base/smp.h"
 #include "lib/json.h"
 #include "engine/measure.h"
 #include "base/platform.h"
@@ -140,8 +140,8 @@ void summary_print_xcpu(void)
 
 		if (!smp_cpu(cpu)->online)
 			continue;
-		printf("  CPU %-3u %s %-3u TSC_ADJUST ", cpu, smp_id_name(),
-		       smp_cpu(cpu)->apic_id);
+		printf("  CPU %-3u %s %-3u TSC_ADJUST ", cpu,
+		       platform_cpu_id_name(), smp_cpu(cpu)->apic_id);
 		if (m->tsc_adjust_ok)
 			printf("%lld", (long long)m->tsc_adjust);
 		else

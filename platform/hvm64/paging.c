@@ -6,6 +6,7 @@
 #include "base/cpu.h"
 #include "base/paging.h"
 #include "base/priv.h"
+#include "platform/hvm64/priv_call.h"
 #include "lib/phys.h"
 
 #define ENTRIES		512

@@ -15,6 +15,7 @@
 #include "base/extable.h"
 #include "base/platform.h"
 #include "base/priv.h"
+#include "platform/hvm64/priv_call.h"
 #include "platform/hvm64/ring0.h"
 #include "lib/verdict.h"
 

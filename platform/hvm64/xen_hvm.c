@@ -46,7 +46,7 @@ static int fill_hypercall_page(const struct xen_cpuid_info *x, char *why,
 	return 0;
 }
 
-int xen_hvm_setup(const struct xen_cpuid_info *x, char *why, size_t whylen)
+int xen_guest_setup(const struct xen_cpuid_info *x, char *why, size_t whylen)
 {
 	struct xen_add_to_physmap map = {
 		.domid = DOMID_SELF,
@@ -136,4 +136,15 @@ void xen_hvm_console_flush(void)
 {
 	if (console.ring)
 		xencons_flush(&console);
+}
+
+/* An HVM guest asks Xen's leaf base + 4 on the CPU itself. */
+uint32_t xen_vcpu_id(const struct xen_cpuid_info *x, unsigned int cpu)
+{
+	struct xen_cpuid_info here;
+
+	xen_cpuid_read(
+		&(struct hv_leaf){ .base = x->base, .max_leaf = x->max_leaf },
+		cpu_cpuid, &here);
+	return here.vcpu_id_valid ? here.vcpu_id : cpu;
 }

@@ -23,7 +23,8 @@
 #include "base/extable.h"
 #include "base/paging.h"
 #include "base/platform.h"
-#include "engine/smp.h"
+#include "base/priv.h"
+#include "base/smp.h"
 #include "base/traps.h"
 
 #define NR_EXCEPTIONS	 32
@@ -60,7 +61,7 @@ static struct xencons console = {
 	.max_spins = XENCONS_WAIT_SPINS,
 };
 
-void xen_console_init(void)
+void platform_console_init(void)
 {
 	const struct start_info *si = xen_start_info;
 	int rc;
@@ -73,7 +74,7 @@ void xen_console_init(void)
 	console.broken = !console.ring || !xencons_sane(console.ring);
 }
 
-void xen_console_write(const char *buf, size_t len)
+void platform_console_write(const char *buf, size_t len)
 {
 	static const char ring_stuck[] =
 		"clockbench: the PV console ring is stuck; output lost\n";
@@ -87,7 +88,7 @@ void xen_console_write(const char *buf, size_t len)
 		console_io_write(ring_stuck, sizeof(ring_stuck) - 1);
 }
 
-void xen_console_flush(void)
+void platform_console_flush(void)
 {
 	if (console.ring)
 		xencons_flush(&console);
@@ -195,7 +196,7 @@ void xen_pv_halt(void)
 		HYPERCALL2(__HYPERVISOR_sched_op, SCHEDOP_yield, NULL);
 }
 
-void xen_pv_exit(enum verdict verdict, enum exit_method method)
+void platform_leave(enum verdict verdict, enum exit_method method)
 {
 	/* As dom0 with port privilege the isa-debug-exit port reaches QEMU
 	 * (Xen denies only the ports it keeps for itself). */

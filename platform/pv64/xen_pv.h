@@ -25,14 +25,12 @@ extern int xen_pv_iopl_rc;
 /** From boot/head-xenpv.S: set up, then kernel_boot(). */
 __attribute__((noreturn)) void xen_pv_start(const struct start_info *si);
 
-/** The console: console_io as dom0, the PV console ring as a domU. */
-void xen_console_init(void);
-void xen_console_write(const char *buf, size_t len);
-void xen_console_flush(void);
+/* The console (console_io as dom0, the PV console ring as a domU) and
+ * leaving (the isa-debug-exit port if the exit method allows, then
+ * SCHEDOP_shutdown) are the platform interface's (base/platform.h). */
 
-/** Leave: the isa-debug-exit port if @method allows, then shutdown. */
-__attribute__((noreturn)) void xen_pv_exit(enum verdict verdict,
-					   enum exit_method method);
+/** Power the domain off: a PV guest cannot stop its vCPU for good. */
+__attribute__((noreturn)) void xen_pv_halt(void);
 
 /**
  * Whether the domain has vCPU @vcpu: 1 yes, 0 no (Xen says -ENOENT), -1
@@ -51,6 +49,9 @@ int xen_pv_vcpu_up(unsigned int vcpu, void (*entry)(unsigned int),
 
 /** What an AP does first under Xen PV (port I/O privilege is per vCPU). */
 void xen_pv_ap_setup(void);
+
+/** Note that CPU @cpu runs as vCPU @vcpu (platform_cpu_id()). */
+void xen_pv_record_vcpu(unsigned int cpu, uint32_t vcpu);
 
 /**
  * Map @len bytes at machine address @maddr into the kernel's window;

@@ -20,7 +20,6 @@
 #include "hypervisor/pvclock.h"
 #include "hypervisor/xen.h"
 #include "platform/pv64/xen_pv_events.h"
-#include "base/config.h"
 
 #define NS_PER_S	  1000000000.0
 #define PVCLOCK_TRIES	  100
@@ -92,12 +91,6 @@ fail:
 static int xen_timer_probe(struct tick_source *s, const struct tick_env *env)
 {
 	(void)env;
-	if (!CONFIG_XEN_PV) {
-		snprintf(s->absent_reason, sizeof(s->absent_reason),
-			 "not a Xen PV guest: Xen's vCPU timers are a PV "
-			 "guest's (an HVM guest has the local APIC)");
-		return -1;
-	}
 	if (bind_timer(s->absent_reason, sizeof(s->absent_reason)))
 		return -1;
 	snprintf(s->notes, sizeof(s->notes),

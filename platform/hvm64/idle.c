@@ -1,16 +1,14 @@
 // SPDX-License-Identifier: MIT
-/* Parking idle CPUs in hlt, woken by an IPI (see kernel/idle.h). */
+/* Parking idle CPUs in hlt, woken by an IPI (see base/idle.h). */
 #include <stdio.h>
 
-#include "boot/boot.h"
-#include "drivers/lapic.h"
-#include "drivers/tsc.h"
-#include "base/config.h"
 #include "base/cpu.h"
 #include "base/idle.h"
-#include "base/priv.h"
+#include "base/smp.h"
+#include "boot/boot.h"
+#include "drivers/lapic.h"
+#include "platform/hvm64/priv_call.h"
 #include "platform/hvm64/ring0.h"
-#include "engine/smp.h"
 
 /* A woken CPU is back within microseconds; a hypervisor that emulates
  * ring 0 may take milliseconds.  One more IPI, then it is given up on. */
@@ -54,9 +52,7 @@ unsigned int idle_park_others(void)
 	bool is_msr;
 	uint64_t eoi;
 
-	/* Under Xen PV there is no local APIC to send the wake-up with; the
-	 * other vCPUs keep spinning (Xen shares the pCPUs among them). */
-	if (CONFIG_XEN_PV || !lapic_ready() || smp_nr_cpus() < 2)
+	if (!lapic_ready() || smp_nr_cpus() < 2)
 		return 0;
 	eoi = lapic_eoi_register(&is_msr);
 	ring0_wake_eoi =

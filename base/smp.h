@@ -1,36 +1,57 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Other CPUs: started from the ACPI MADT with INIT, STARTUP, STARTUP, each
- * with its own stacks and TSS, then waiting in ring 3 for work.  A CPU is
- * known by its dense index (0 = the boot CPU); its APIC ID is a field.
+ * Other CPUs: found and started by the platform (platform_start_cpus():
+ * the MADT's CPUs by INIT, STARTUP, STARTUP natively, the domain's vCPUs
+ * under Xen PV), each on its own stacks, then waiting in ring 3 for work.
+ * A CPU is known by its dense index (0 = the boot CPU); the hardware's id
+ * for it (APIC ID, vCPU id) is a field.
  */
-#ifndef CLOCKBENCH_ENGINE_SMP_H
-#define CLOCKBENCH_ENGINE_SMP_H
+#ifndef CLOCKBENCH_BASE_SMP_H
+#define CLOCKBENCH_BASE_SMP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "boot/boot.h"
-#include "drivers/acpi.h"
+
+struct acpi;
 
 struct cpu {
 	unsigned int index;
-	uint32_t apic_id; /* or the vCPU id under Xen PV */
+	uint32_t apic_id; /* the hardware's id: APIC ID, or vCPU id */
 	volatile bool online;
 	bool held;   /* kept from starting on purpose (hold_ap=) */
 	bool failed; /* did not come online in time */
 };
 
 /**
- * Start every enabled CPU the MADT lists, one at a time, waiting at most
- * AP_START_TIMEOUT_MS for each; @hold_apic_id (0 = none) is left off on
- * purpose.  Needs the TSC frequency for its delays.  Prints one line per
- * problem; the run goes on whatever happens.
+ * Start every CPU the platform finds, one at a time, waiting at most
+ * AP_START_TIMEOUT_MS for each; the one with id @hold_apic_id (0 = none)
+ * is left off on purpose.  Needs the TSC frequency for its delays.  Prints
+ * one line per problem; the run goes on whatever happens.
  */
 void smp_start(struct acpi *acpi, uint32_t hold_apic_id, uint64_t tsc_hz);
 
-/** What the hardware calls a CPU here: "APIC ID", or "vCPU" under Xen PV. */
-const char *smp_id_name(void);
+/**
+ * For the platform: CPU number next, with hardware id @id, started by
+ * @start (which returns false, with the reason in @why, when it could not
+ * start it) unless @hold_id says to hold it back, then waited for at most
+ * AP_START_TIMEOUT_MS.
+ */
+void smp_add_cpu(uint32_t id, uint32_t hold_id,
+		 bool (*start)(struct cpu *c, char *why, size_t whylen));
+
+/** For the platform: where AP @index starts in ring 3 (its stack top, as a
+ * call leaves it, 8 bytes below 16-byte alignment). */
+void *smp_ap_stack_top(unsigned int index);
+
+/** Where an AP runs once in ring 3: it says it is online, then serves
+ * on_cpu() requests for good. */
+__attribute__((noreturn)) void ap_main(unsigned int cpu);
+
+/** Microseconds of busy waiting (TSC; after smp_start() set its rate). */
+void smp_delay_us(uint64_t us);
 
 /** CPUs known (online or not), and CPU @i of them. */
 unsigned int smp_nr_cpus(void);
@@ -85,10 +106,7 @@ bool barrier_wait(struct smp_barrier *b, unsigned int timeout_ms);
 /** TSC cycles in a microsecond, as the SMP waits use it. */
 uint64_t smp_cycles_per_us(void);
 
-/** The environment lines for the CPUs. */
-void smp_print(void);
-
-/** Checks: each CPU came online (unless held) and runs on_cpu() work. */
-void smp_checks(void);
+/** Why some CPUs were not found or started, in words ("" when none). */
+const char *smp_start_problem(void);
 
 #endif
