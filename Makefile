@@ -56,7 +56,7 @@ GCC_INCLUDE = $(eval GCC_INCLUDE := $(shell $(CC) -print-file-name=include))$(GC
 LIBGCC = $(eval LIBGCC := $(shell $(CC) -print-libgcc-file-name))$(LIBGCC)
 
 # The Xen interface version every file sees, whatever it includes first
-# (hypervisor/xen_abi.h).
+# (lib/xen_abi.h).
 XEN_INTERFACE := -D__XEN_INTERFACE_VERSION__=0x00040700
 KERNEL_CPPFLAGS = -nostdinc -isystem $(NEWLIB_INCLUDE) -isystem $(GCC_INCLUDE) \
 	-isystem $(BUILD)/include -I. -MMD -MP $(XEN_INTERFACE)

@@ -5,7 +5,7 @@
 #include "base/exit.h"
 #include "base/paging.h"
 #include "base/platform.h"
-#include "report/report.h"
+#include "lib/ktap.h"
 #include "base/traps.h"
 
 #define NR_EXCEPTIONS 32

@@ -10,7 +10,7 @@
 #include "hypervisor/kvmclock.h"
 #include "hypervisor/xen.h"
 #include "engine/clocks.h"
-#include "report/report.h"
+#include "lib/ktap.h"
 
 #define NS_PER_S 1000000000.0
 

@@ -5,7 +5,7 @@
 #include "base/platform.h"
 #include "base/smp.h"
 #include "engine/cpus.h"
-#include "report/report.h"
+#include "lib/ktap.h"
 
 struct whoami {
 	unsigned int index;

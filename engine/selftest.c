@@ -15,7 +15,7 @@
 #include "base/paging.h"
 #include "base/platform.h"
 #include "base/priv.h"
-#include "report/report.h"
+#include "lib/ktap.h"
 #include "engine/selftest.h"
 #include "base/traps.h"
 

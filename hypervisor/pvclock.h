@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hypervisor/xen_abi.h"
+#include "lib/xen_abi.h"
 
 _Static_assert(sizeof(struct vcpu_time_info) == 32,
 	       "vcpu_time_info is the 32-byte pvclock record");

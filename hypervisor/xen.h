@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "hypervisor/detect.h"
-#include "hypervisor/xen_abi.h"
+#include "lib/xen_abi.h"
 #include "lib/clock.h"
 
 /* shared_info, once mapped (PV: at start; HVM: by xen_pvclock's probe). */

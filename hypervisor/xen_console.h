@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "hypervisor/xen_abi.h"
+#include "lib/xen_abi.h"
 
 /* Waits for room in a full ring before calling it stuck: with pause, a
  * fraction of a second. */

@@ -31,7 +31,7 @@
 #include "lib/boot_info.h"
 #include "lib/cpuinfo.h"
 #include "lib/options.h"
-#include "report/report.h"
+#include "lib/ktap.h"
 #include "report/summary.h"
 
 #define MIB (1024 * 1024)

@@ -10,7 +10,7 @@
 
 #include <xen/arch-x86/hvm/start_info.h>
 
-#include "hypervisor/xen_abi.h"
+#include "lib/xen_abi.h"
 #include "lib/boot_info.h"
 #include "lib/error.h"
 #include "lib/multiboot.h"

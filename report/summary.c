@@ -10,7 +10,7 @@
 #include "lib/json.h"
 #include "engine/measure.h"
 #include "base/platform.h"
-#include "report/report.h"
+#include "lib/ktap.h"
 #include "report/summary.h"
 
 #define JSON_BEGIN  "clockbench-json begin\n"

@@ -7,8 +7,7 @@
 #include <stdio.h>
 
 #include "lib/json.h"
-#include "report/report.h"
-#include "platform/hvm64/ring0.h"
+#include "lib/ktap.h"
 #include "report/summary.h"
 #include "engine/ticks.h"
 

@@ -7,7 +7,7 @@
  * (platform/pv64/xen_pv.c).
  */
 #include "base/cpu.h"
-#include "hypervisor/xen_abi.h" /* XEN_CPUID */
+#include "lib/xen_abi.h" /* XEN_CPUID */
 
 struct cpuid_regs cpu_cpuid(uint32_t leaf, uint32_t subleaf)
 {

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hypervisor/xen_abi.h"
+#include "lib/xen_abi.h"
 #include "lib/options.h"
 #include "lib/verdict.h"
 

@@ -5,8 +5,8 @@
  * file, so that none sees another version by including a Xen header
  * first; 4.7 is the first whose vcpu_time_info has its flags byte.
  */
-#ifndef CLOCKBENCH_HYPERVISOR_XEN_ABI_H
-#define CLOCKBENCH_HYPERVISOR_XEN_ABI_H
+#ifndef CLOCKBENCH_LIB_XEN_ABI_H
+#define CLOCKBENCH_LIB_XEN_ABI_H
 
 #include <stdint.h> /* the Xen headers expect it */
 

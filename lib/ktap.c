@@ -3,7 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "report/report.h"
+#include "lib/ktap.h"
 
 static unsigned int nr_passed, nr_failed, nr_skipped;
 static bool begun;

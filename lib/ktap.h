@@ -3,8 +3,8 @@
  * Pass/fail checks, printed as KTAP: one call per check, a running count,
  * and one summary line at the end ("N passed, N failed, N skipped").
  */
-#ifndef CLOCKBENCH_REPORT_REPORT_H
-#define CLOCKBENCH_REPORT_REPORT_H
+#ifndef CLOCKBENCH_LIB_KTAP_H
+#define CLOCKBENCH_LIB_KTAP_H
 
 #include <stdbool.h>
 
