@@ -6,6 +6,7 @@
 #include "base/cpu.h"
 #include "base/platform.h"
 #include "base/smp.h"
+#include "base/stopwatch.h"
 
 /* A generous bound for an AP to reach ring 3 (its real-mode steps are
  * emulated on some hypervisors). */
@@ -23,7 +24,6 @@ static struct mailbox mailboxes[MAX_CPUS];
 static uint8_t ap_user_stacks[MAX_CPUS][AP_STACK_SIZE]
 	__attribute__((aligned(PAGE_SIZE)));
 static char start_problem[160];
-static uint64_t cycles_per_us;
 
 unsigned int cpu_index(void)
 {
@@ -66,7 +66,7 @@ const char *smp_start_problem(void)
 
 void smp_delay_us(uint64_t us)
 {
-	uint64_t end = tsc_read() + us * cycles_per_us;
+	uint64_t end = tsc_read() + stopwatch_cycles((double)us * 1e3);
 
 	while (tsc_read() < end)
 		cpu_relax();
@@ -104,7 +104,7 @@ bool on_cpu_post(unsigned int cpu, void (*fn)(void *), void *arg)
 bool on_cpu_wait(unsigned int cpu, unsigned int timeout_ms)
 {
 	struct mailbox *mb = &mailboxes[cpu];
-	uint64_t end = tsc_read() + (uint64_t)timeout_ms * 1000 * cycles_per_us;
+	uint64_t end = tsc_read() + stopwatch_cycles((double)timeout_ms * 1e6);
 
 	while (__atomic_load_n(&mb->done, __ATOMIC_ACQUIRE) != mb->requested) {
 		if (tsc_read() > end)
@@ -162,7 +162,7 @@ bool barrier_wait(struct smp_barrier *b, unsigned int timeout_ms)
 				 __ATOMIC_RELEASE);
 		return true;
 	}
-	end = tsc_read() + (uint64_t)timeout_ms * 1000 * cycles_per_us;
+	end = tsc_read() + stopwatch_cycles((double)timeout_ms * 1e6);
 	while (__atomic_load_n(&b->generation, __ATOMIC_ACQUIRE) ==
 	       generation) {
 		if (tsc_read() > end)
@@ -170,11 +170,6 @@ bool barrier_wait(struct smp_barrier *b, unsigned int timeout_ms)
 		cpu_relax();
 	}
 	return true;
-}
-
-uint64_t smp_cycles_per_us(void)
-{
-	return cycles_per_us;
 }
 
 void smp_add_cpu(uint32_t id, uint32_t hold_id,
@@ -211,11 +206,10 @@ void smp_add_cpu(uint32_t id, uint32_t hold_id,
 		       AP_START_TIMEOUT_MS);
 }
 
-void smp_start(struct acpi *acpi, uint32_t hold_apic_id, uint64_t tsc_hz)
+void smp_start(struct acpi *acpi, uint32_t hold_apic_id)
 {
 	cpus[0] = (struct cpu){ .index = 0, .online = true };
-	cycles_per_us = tsc_hz / 1000000;
-	if (!cycles_per_us) {
+	if (!stopwatch_hz()) {
 		snprintf(start_problem, sizeof(start_problem),
 			 "no TSC frequency for the start-up waits");
 		return;

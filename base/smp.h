@@ -28,10 +28,10 @@ struct cpu {
 /**
  * Start every CPU the platform finds, one at a time, waiting at most
  * AP_START_TIMEOUT_MS for each; the one with id @hold_apic_id (0 = none)
- * is left off on purpose.  Needs the TSC frequency for its delays.  Prints
- * one line per problem; the run goes on whatever happens.
+ * is left off on purpose.  Needs the stopwatch's rate for its delays.
+ * Prints one line per problem; the run goes on whatever happens.
  */
-void smp_start(struct acpi *acpi, uint32_t hold_apic_id, uint64_t tsc_hz);
+void smp_start(struct acpi *acpi, uint32_t hold_apic_id);
 
 /**
  * For the platform: CPU number next, with hardware id @id, started by
@@ -50,7 +50,7 @@ void *smp_ap_stack_top(unsigned int index);
  * on_cpu() requests for good. */
 __attribute__((noreturn)) void ap_main(unsigned int cpu);
 
-/** Microseconds of busy waiting (TSC; after smp_start() set its rate). */
+/** Microseconds of busy waiting (by the stopwatch's rate). */
 void smp_delay_us(uint64_t us);
 
 /** CPUs known (online or not), and CPU @i of them. */
@@ -102,9 +102,6 @@ struct smp_barrier {
 
 /** Wait until all @b->count CPUs have arrived; false after @timeout_ms. */
 bool barrier_wait(struct smp_barrier *b, unsigned int timeout_ms);
-
-/** TSC cycles in a microsecond, as the SMP waits use it. */
-uint64_t smp_cycles_per_us(void);
 
 /** Why some CPUs were not found or started, in words ("" when none). */
 const char *smp_start_problem(void);

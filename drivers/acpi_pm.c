@@ -18,7 +18,7 @@ static uint64_t acpi_pm_read(void)
 	return inl(pm_port) & pm_mask;
 }
 
-static int acpi_pm_probe(struct clock *c, const struct clock_env *env)
+static int acpi_pm_probe(struct clock *c, const struct probe_env *env)
 {
 	struct acpi_pm_timer timer;
 	const struct acpi_header *fadt;
@@ -92,4 +92,6 @@ struct clock acpi_pm_clock = {
 	.read = acpi_pm_read,
 	/* One port read on a chipset bus: about a microsecond natively. */
 	.native_read_ns_max = 3000,
+	/* 3.579545 MHz by the ACPI specification; coarser than the HPET. */
+	.reference_rank = 2,
 };

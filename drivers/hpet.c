@@ -62,7 +62,7 @@ uint64_t hpet_read64(void)
 	return value;
 }
 
-static int hpet_probe(struct clock *c, const struct clock_env *env)
+static int hpet_probe(struct clock *c, const struct probe_env *env)
 {
 	struct acpi_hpet_info info;
 	const struct acpi_header *table;
@@ -152,6 +152,11 @@ struct clock hpet_clock = {
 	.description = "HPET main counter (MMIO)",
 	.probe = hpet_probe,
 	.read = hpet_read_low,
-	/* Bare-metal HPET reads: 0.5-1.2 us (REFERENCE.md section 4). */
+	/* Bare-metal HPET reads: 0.5-1.2 us (a RHEL reference measured
+	 * clock_gettime with the HPET at 1.2 us a call). */
 	.native_read_ns_max = 2000,
+	/* Its rate is its capabilities register's: the best reference. */
+	.reference_rank = 1,
+	.bad_reads = hpet_torn_reads,
+	.bad_reads_check = "64-bit reads as halves never kept tearing",
 };

@@ -9,6 +9,7 @@
  */
 #include <stdio.h>
 
+#include "base/stopwatch.h"
 #include "boot/boot.h"
 #include "drivers/acpi.h"
 #include "drivers/hpet.h"
@@ -95,7 +96,7 @@ static int choose_route(uint64_t caps, uint32_t route_cap, char *why,
 	return 0;
 }
 
-static int hpet_tick_probe(struct tick_source *s, const struct tick_env *env)
+static int hpet_tick_probe(struct tick_source *s, const struct probe_env *env)
 {
 	const struct acpi_header *table;
 	struct acpi_hpet_info info;
@@ -154,7 +155,7 @@ static enum tick_start_result hpet_tick_start(struct tick_source *s,
 	struct tick_divisor d;
 	uint64_t first, t_before, t_after, now;
 	uint32_t config, general;
-	double tsc_hz = (double)tsc_clock.freq_hz;
+	double tsc_hz = (double)stopwatch_hz();
 
 	(void)s;
 	tick_divisor_for_rate(hpet_hz, rate_hz, min_tick, COMPARATOR_MAX, &d);
@@ -251,7 +252,7 @@ static uint64_t hpet_deadline_tsc(const struct tick_source *s,
 	(void)s;
 	return map_tsc +
 	       (uint64_t)((double)((deadline - map_counter) & 0xffffffffull) *
-			  (double)tsc_clock.freq_hz / (double)hpet_hz);
+			  (double)stopwatch_hz() / (double)hpet_hz);
 }
 
 struct tick_source hpet_tick_source = {

@@ -6,7 +6,7 @@
 #ifndef CLOCKBENCH_DRIVERS_HPET_TIMER_H
 #define CLOCKBENCH_DRIVERS_HPET_TIMER_H
 
-#include "engine/ticks.h"
+#include "lib/tick_source.h"
 
 extern struct tick_source hpet_tick_source;
 

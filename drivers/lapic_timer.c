@@ -6,12 +6,13 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "base/stopwatch.h"
 #include "boot/boot.h"
 #include "drivers/intc.h"
 #include "drivers/lapic.h"
 #include "drivers/lapic_timer.h"
 #include "drivers/tsc.h"
-#include "engine/clocks.h"
+#include "lib/clockrate.h"
 #include "base/priv.h"
 #include "base/tick_irq.h"
 
@@ -46,17 +47,22 @@ static void timer_off(void)
 
 /* The timer's rate at divide-by-1, against the TSC: not architectural, so
  * measured (masked, periodic over the full count). */
-static int calibrate(char *why, size_t whylen)
+static int calibrate(const struct clock *stopwatch, char *why, size_t whylen)
 {
 	struct clock_rate rate;
 	char err[CLOCK_TEXT_LEN];
 	int ret;
 
+	if (!stopwatch) {
+		snprintf(why, whylen,
+			 "its timer could not be measured: no TSC frequency");
+		return -1;
+	}
 	lapic_write(LAPIC_LVT_TIMER,
 		    LAPIC_LVT_MASKED | LAPIC_LVT_TIMER_PERIODIC | TICK_VECTOR);
 	lapic_write(LAPIC_TIMER_DIVIDE, LAPIC_TIMER_DIVIDE_BY_1);
 	lapic_write(LAPIC_TIMER_INITIAL, (uint32_t)LAPIC_TIMER_MAX_COUNT);
-	ret = clock_measure_rate_best(&lapic_timer_counter, &tsc_clock,
+	ret = clock_measure_rate_best(&lapic_timer_counter, stopwatch,
 				      CALIBRATION_NS, &rate, err, sizeof(err));
 	timer_off();
 	if (ret) {
@@ -70,7 +76,7 @@ static int calibrate(char *why, size_t whylen)
 	return 0;
 }
 
-static int lapic_probe(struct tick_source *s, const struct tick_env *env)
+static int lapic_probe(struct tick_source *s, const struct probe_env *env)
 {
 	char why[120];
 
@@ -79,7 +85,8 @@ static int lapic_probe(struct tick_source *s, const struct tick_env *env)
 			 "no local APIC takes interrupts: %s", why);
 		return -1;
 	}
-	if (calibrate(s->absent_reason, sizeof(s->absent_reason)))
+	if (calibrate(env->stopwatch, s->absent_reason,
+		      sizeof(s->absent_reason)))
 		return -1;
 	snprintf(s->notes, sizeof(s->notes),
 		 "timer counts at %.6f MHz at divide-by-1 (measured against "
@@ -113,7 +120,7 @@ static enum tick_start_result lapic_start(struct tick_source *s,
 {
 	struct tick_divisor d;
 	uint64_t t0, t1;
-	double tsc_hz = (double)tsc_clock.freq_hz;
+	double tsc_hz = (double)stopwatch_hz();
 
 	(void)s;
 	tick_divisor_for_rate((uint64_t)llround(timer_hz), rate_hz, 1,
@@ -157,7 +164,7 @@ struct tick_source lapic_tick_source = {
 
 /* --- TSC-deadline ------------------------------------------------------ */
 
-static int deadline_probe(struct tick_source *s, const struct tick_env *env)
+static int deadline_probe(struct tick_source *s, const struct probe_env *env)
 {
 	char why[120];
 	uint32_t lvt;
@@ -202,7 +209,7 @@ static enum tick_start_result deadline_start(struct tick_source *s,
 	uint64_t first, t0;
 
 	(void)s;
-	tick_divisor_for_rate(tsc_clock.freq_hz, rate_hz, 1, ~0ull, &d);
+	tick_divisor_for_rate(stopwatch_hz(), rate_hz, 1, ~0ull, &d);
 	if (d.reach != TICK_REACH_OK) {
 		unreachable_reason(&d, "the TSC", why, whylen);
 		return TICK_UNREACHABLE;
@@ -229,7 +236,7 @@ static enum tick_start_result deadline_start(struct tick_source *s,
 		return TICK_FAILED;
 	}
 	out->oneshot = true;
-	out->programmed_hz = (double)tsc_clock.freq_hz / (double)d.divisor;
+	out->programmed_hz = (double)stopwatch_hz() / (double)d.divisor;
 	out->t0_tsc = t0;
 	out->period_cycles = (double)d.divisor;
 	out->grid_ppm = 0;

@@ -7,7 +7,7 @@
 #ifndef CLOCKBENCH_DRIVERS_LAPIC_TIMER_H
 #define CLOCKBENCH_DRIVERS_LAPIC_TIMER_H
 
-#include "engine/ticks.h"
+#include "lib/tick_source.h"
 
 extern struct tick_source lapic_tick_source, tsc_deadline_tick_source;
 

@@ -36,7 +36,7 @@ static bool pit_denied(void)
 	return true;
 }
 
-static int pit_probe(struct clock *c, const struct clock_env *env)
+static int pit_probe(struct clock *c, const struct probe_env *env)
 {
 	const char *no_io = platform_port_io_unavailable();
 	uint64_t first;
@@ -91,4 +91,6 @@ struct clock pit_clock = {
 	.read = pit_read,
 	/* Three port accesses of about a microsecond each natively. */
 	.native_read_ns_max = 6000,
+	/* 1.193182 MHz by the PC design; slow to read and 16 bits wide. */
+	.reference_rank = 3,
 };

@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 
+#include "base/stopwatch.h"
 #include "boot/boot.h"
 #include "drivers/intc.h"
 #include "drivers/pit.h"
@@ -28,7 +29,7 @@ static void channel0_load(uint32_t divisor)
 	outb(PIT_CHANNEL0, (uint8_t)(divisor >> 8));
 }
 
-static int pit_tick_probe(struct tick_source *s, const struct tick_env *env)
+static int pit_tick_probe(struct tick_source *s, const struct probe_env *env)
 {
 	char why[120];
 
@@ -105,7 +106,7 @@ static enum tick_start_result pit_tick_start(struct tick_source *s,
 	out->programmed_hz = d.achieved_hz;
 	out->t0_tsc = t0;
 	out->period_cycles =
-		(double)d.divisor * (double)tsc_clock.freq_hz / PIT_HZ;
+		(double)d.divisor * (double)stopwatch_hz() / PIT_HZ;
 	out->grid_ppm = tsc_freq_uncertainty_ppm();
 	out->arm_cycles = t1 - t0;
 	snprintf(out->notes, sizeof(out->notes), "mode 2, divisor %llu",

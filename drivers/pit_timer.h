@@ -3,7 +3,7 @@
 #ifndef CLOCKBENCH_DRIVERS_PIT_TIMER_H
 #define CLOCKBENCH_DRIVERS_PIT_TIMER_H
 
-#include "engine/ticks.h"
+#include "lib/tick_source.h"
 
 extern struct tick_source pit_tick_source;
 

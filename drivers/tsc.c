@@ -6,11 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "drivers/tsc.h"
-#include "hypervisor/xen.h"
-#include "engine/clocks.h"
 #include "base/cpu.h"
 #include "base/priv.h"
+#include "drivers/tsc.h"
+#include "lib/clockrate.h"
 
 #define CPUID_FEATURES		0x1
 #define CPUID_ECX_TSC_DEADLINE	(1u << 24)
@@ -23,12 +22,6 @@
 #define CPUID_EDX_RDTSCP	(1u << 27)
 #define CPUID_POWER_MGMT	0x80000007u
 #define CPUID_EDX_INVARIANT_TSC (1u << 8)
-
-/* VMware's convention, also offered by KVM (with invtsc or tsc-frequency
- * set) and others: base + 0x10, EAX = TSC kHz. */
-#define HV_LEAF_TIMING 0x10
-/* Xen: base + 3, sub-leaf 0, ECX = guest TSC kHz. */
-#define XEN_LEAF_TIME 0x3
 
 #define MSR_IA32_TSC_ADJUST 0x3b
 
@@ -60,7 +53,7 @@ double tsc_freq_uncertainty_ppm(void)
 	return tsc_hz_uncertainty_ppm;
 }
 
-static void read_features(const struct clock_env *env)
+static void read_features(const struct probe_env *env)
 {
 	features.invariant =
 		env->cpu->max_ext_leaf >= CPUID_POWER_MGMT &&
@@ -81,7 +74,7 @@ static void read_features(const struct clock_env *env)
 
 /* CPUID 0x15 / 0x16, read only when the CPU lists them: asking for a leaf
  * above the maximum returns another leaf's data. */
-static bool frequency_from_cpuid(const struct clock_env *env)
+static bool frequency_from_cpuid(const struct probe_env *env)
 {
 	struct tsc_cpuid_leaves leaves = {
 		.max_basic_leaf = env->cpu->max_basic_leaf,
@@ -108,60 +101,29 @@ static bool frequency_from_cpuid(const struct clock_env *env)
 	return true;
 }
 
-static bool frequency_from_hypervisor(const struct clock_env *env)
+/* A frequency the hypervisor states: its leaf (the engine asked it). */
+static bool frequency_from_hypervisor(const struct probe_env *env)
 {
-	unsigned int i;
-
-	for (i = 0; i < env->hv->nr; i++) {
-		const struct hv_leaf *leaf = &env->hv->found[i];
-		uint32_t khz = 0;
-		const char *how = NULL;
-
-		if (leaf->kind == HV_XEN &&
-		    leaf->max_leaf >= leaf->base + XEN_LEAF_TIME) {
-			khz = cpuid_count(leaf->base + XEN_LEAF_TIME, 0).ecx;
-			how = "Xen CPUID leaf 0x%x";
-		} else if (leaf->kind != HV_XEN &&
-			   leaf->max_leaf >= leaf->base + HV_LEAF_TIMING) {
-			khz = cpuid(leaf->base + HV_LEAF_TIMING).eax;
-			how = "%s CPUID leaf 0x%x";
-		}
-		if (!khz)
-			continue;
-		tsc_hz = (uint64_t)khz * 1000;
-		if (leaf->kind == HV_XEN)
-			snprintf(tsc_hz_source, sizeof(tsc_hz_source), how,
-				 leaf->base + XEN_LEAF_TIME);
-		else
-			snprintf(tsc_hz_source, sizeof(tsc_hz_source), how,
-				 hv_kind_name(leaf->kind),
-				 leaf->base + HV_LEAF_TIMING);
-		return true;
-	}
-	return false;
+	if (!env->hv_tsc_hz)
+		return false;
+	tsc_hz = env->hv_tsc_hz;
+	snprintf(tsc_hz_source, sizeof(tsc_hz_source), "%s",
+		 env->hv_tsc_source);
+	return true;
 }
 
 /*
- * Last resort under Xen: leaf base + 3, sub-leaf 2, the host TSC's kHz as
- * Xen calibrated it.  It is the guest's rate too only while Xen does not
- * emulate rdtsc.
+ * Last resort under Xen: the host TSC's kHz as Xen calibrated it, the
+ * guest's rate too only while Xen does not emulate rdtsc (the engine
+ * asked; 0 otherwise).
  */
-static bool frequency_from_xen_host(const struct clock_env *env)
+static bool frequency_from_xen_host(const struct probe_env *env)
 {
-	const struct hv_leaf *leaf = hv_find(env->hv, HV_XEN);
-	struct xen_cpuid_info x;
-
-	if (!leaf)
+	if (!env->xen_host_tsc_hz)
 		return false;
-	xen_cpuid_read(leaf, cpu_cpuid, &x);
-	if (!x.have_tsc_leaf || (x.tsc_flags & XEN_TSC_EMULATED) ||
-	    !x.host_tsc_khz)
-		return false;
-	tsc_hz = (uint64_t)x.host_tsc_khz * 1000;
-	snprintf(tsc_hz_source, sizeof(tsc_hz_source),
-		 "Xen's host TSC kHz (CPUID leaf 0x%x.2; no clock to calibrate "
-		 "against)",
-		 leaf->base + XEN_LEAF_TIME);
+	tsc_hz = env->xen_host_tsc_hz;
+	snprintf(tsc_hz_source, sizeof(tsc_hz_source), "%s",
+		 env->xen_host_tsc_source);
 	return true;
 }
 
@@ -172,9 +134,10 @@ static struct clock raw_tsc = {
 	.width_bits = 64,
 };
 
-static bool frequency_from_calibration(char *why, size_t whylen)
+static bool frequency_from_calibration(const struct probe_env *env, char *why,
+				       size_t whylen)
 {
-	const struct clock *ref = clocks_reference();
+	const struct clock *ref = env->reference;
 	struct clock_rate rate;
 	char err[CLOCK_TEXT_LEN];
 
@@ -199,7 +162,7 @@ static bool frequency_from_calibration(char *why, size_t whylen)
 	return true;
 }
 
-static int find_frequency(const struct clock_env *env, char *why, size_t whylen)
+static int find_frequency(const struct probe_env *env, char *why, size_t whylen)
 {
 	if (frequency_found)
 		return 0;
@@ -209,14 +172,14 @@ static int find_frequency(const struct clock_env *env, char *why, size_t whylen)
 	}
 	read_features(env);
 	if (!frequency_from_cpuid(env) && !frequency_from_hypervisor(env) &&
-	    !frequency_from_calibration(why, whylen) &&
+	    !frequency_from_calibration(env, why, whylen) &&
 	    !frequency_from_xen_host(env))
 		return -1;
 	frequency_found = true;
 	return 0;
 }
 
-static int tsc_probe_common(struct clock *c, const struct clock_env *env)
+static int tsc_probe_common(struct clock *c, const struct probe_env *env)
 {
 	if (find_frequency(env, c->absent_reason, sizeof(c->absent_reason)))
 		return -1;
@@ -229,7 +192,7 @@ static int tsc_probe_common(struct clock *c, const struct clock_env *env)
 	return 0;
 }
 
-static int tsc_rdtscp_probe(struct clock *c, const struct clock_env *env)
+static int tsc_rdtscp_probe(struct clock *c, const struct probe_env *env)
 {
 	if (tsc_probe_common(c, env))
 		return -1;
@@ -255,6 +218,7 @@ struct clock tsc_clock = {
 	.probe = tsc_probe_common,
 	.read = tsc_read,
 	.native_read_ns_max = TSC_NATIVE_READ_NS_MAX,
+	.probe_late = true,
 };
 
 struct clock tsc_rdtscp_clock = {
@@ -264,6 +228,7 @@ struct clock tsc_rdtscp_clock = {
 	.probe = tsc_rdtscp_probe,
 	.read = read_rdtscp,
 	.native_read_ns_max = TSC_NATIVE_READ_NS_MAX,
+	.probe_late = true,
 };
 
 struct clock tsc_ordered_clock = {
@@ -273,4 +238,7 @@ struct clock tsc_ordered_clock = {
 	.probe = tsc_probe_common,
 	.read = tsc_read_ordered,
 	.native_read_ns_max = TSC_NATIVE_READ_NS_MAX,
+	.probe_late = true,
+	/* The reads every measurement is bracketed with (base/cpu.h). */
+	.stopwatch = true,
 };

@@ -11,59 +11,42 @@
 #include <stdint.h>
 
 #include "lib/clock.h"
+#include "lib/clockrate.h"
 
-/* The measured rate of one clock against another. */
-struct clock_rate {
-	double hz;		/* measured frequency of the clock's counter */
-	double uncertainty_ppm; /* half-width of the brackets, plus resolution */
-	double interval_s;	/* reference time the measurement spanned */
-};
+/**
+ * Probe every clock: first all but the probe_late ones, then those, handed
+ * the best reference found (env->reference) so that they can calibrate
+ * against it; then set the stopwatch (base/stopwatch.h) from the table's
+ * stopwatch clock, and env->stopwatch.  Fills in the hypervisor's word on
+ * the TSC (env->hv_tsc_hz, ...) first.
+ */
+void clocks_probe(struct probe_env *env);
 
-/** Probe every clock; the TSC last, so it can calibrate against the rest. */
-void clocks_probe(const struct clock_env *env);
+/** The clock the table names as the stopwatch, present or not. */
+const struct clock *clocks_stopwatch(void);
 
 /** The clock table, NULL-terminated, in report order. */
 struct clock *const *clocks_all(void);
 
-/** The clock named @name, or NULL. */
-struct clock *clocks_find(const char *name);
-
 /**
  * The present clock with an independently known frequency that other
- * clocks are best measured against: HPET, else the ACPI PM timer, else
- * the PIT.  NULL when there is none.
+ * clocks are best measured against: the lowest reference_rank (HPET,
+ * then the ACPI PM timer, then the PIT).  NULL when there is none.
  */
 const struct clock *clocks_reference(void);
 
 /**
- * The best reference for @c: the first present of HPET, PM timer, PIT that
- * is neither @c nor the clock @c was calibrated against (any, when @c is
- * NULL); NULL if none.
+ * The best reference for @c: the present one of lowest reference_rank that
+ * reads neither @c's counter nor the clock @c was calibrated against (any,
+ * when @c is NULL); NULL if none.
  */
 const struct clock *clocks_reference_for(const struct clock *c);
-
-/**
- * Measure @c's rate against @ref over about @interval_ns of reference
- * time.  Both counters are followed through their wraps.  Returns 0, or
- * -1 with the reason in @why (a reference that stops, a clock that does).
- */
-int clock_measure_rate(const struct clock *c, const struct clock *ref,
-		       uint64_t interval_ns, struct clock_rate *out, char *why,
-		       size_t whylen);
-
-/**
- * clock_measure_rate(), repeated when the brackets came out wide (the host
- * descheduled the guest mid-bracket, say); the tightest of a few is kept.
- */
-int clock_measure_rate_best(const struct clock *c, const struct clock *ref,
-			    uint64_t interval_ns, struct clock_rate *best,
-			    char *why, size_t whylen);
 
 /** Print the platform section: every clock, present or absent and why. */
 void clocks_report_platform(void);
 
-/** Driver checks: kvm-clock reads met no stuck version, HPET 64-bit reads
- * did not keep tearing. */
+/** Driver checks: every present clock that counts its bad reads had none
+ * (kvm-clock and Xen's pvclock: no stuck version; HPET: no torn reads). */
 void clocks_check(void);
 
 #endif

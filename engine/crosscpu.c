@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "drivers/tsc.h"
+#include "base/stopwatch.h"
 #include "engine/clocks.h"
 #include "base/cpu.h"
 #include "engine/crosscpu.h"
@@ -114,8 +114,7 @@ static void warp_worker(void *arg)
 					   (uint64_t)gap_cycles,
 					   clock_ns_to_counts(
 						   clock_ns(warp.clock, step),
-						   smp_cycles_per_us() *
-							   1000000),
+						   stopwatch_hz()),
 					   warp.half_wrap_cycles)) {
 				/* Over half a wrap since the last read (a CPU
 				 * was descheduled holding the lock): forward
@@ -146,11 +145,10 @@ static void measure_warps(struct xcpu_clock *x, unsigned int warp_ms)
 	warp.mask = clock_mask(x->clock->width_bits);
 	warp.half = warp.mask / 2 + 1;
 	warp.half_wrap_cycles = clock_ns_to_counts(
-		clock_ns(x->clock, warp.half), smp_cycles_per_us() * 1000000);
+		clock_ns(x->clock, warp.half), stopwatch_hz());
 	warp.out = x;
 	warp.start.count = smp_cpus_online();
-	warp.deadline =
-		tsc_read() + (uint64_t)warp_ms * 1000 * smp_cycles_per_us();
+	warp.deadline = tsc_read() + stopwatch_cycles((double)warp_ms * 1e6);
 	on_all_cpus(warp_worker, NULL, WORK_TIMEOUT_MS);
 }
 
@@ -180,7 +178,7 @@ static void responder(void *arg)
 			seen = r;
 			idle_since = tsc_read();
 		} else if (tsc_read() - idle_since >
-			   RESPONDER_IDLE_MS * 1000ull * smp_cycles_per_us()) {
+			   stopwatch_cycles(RESPONDER_IDLE_MS * 1e6)) {
 			return;
 		}
 		cpu_relax();
@@ -215,7 +213,7 @@ static bool offset_round(const struct clock *c, unsigned int cpu,
 
 		before = c->read();
 		__atomic_store_n(&p->request, ticket, __ATOMIC_RELEASE);
-		end = tsc_read() + BRACKET_TIMEOUT_US * smp_cycles_per_us();
+		end = tsc_read() + stopwatch_cycles(BRACKET_TIMEOUT_US * 1e3);
 		while (__atomic_load_n(&p->answer, __ATOMIC_ACQUIRE) !=
 		       ticket) {
 			if (tsc_read() > end) {
@@ -247,7 +245,7 @@ static void measure_offsets(unsigned int drift_ms)
 	static struct skew_offset o[MAX_XCLOCKS][MAX_CPUS][DRIFT_ROUNDS];
 	unsigned int ncpu = smp_nr_cpus(), cpu, round, k;
 	uint64_t start = tsc_read();
-	double tsc_hz = (double)smp_cycles_per_us() * 1e6;
+	double tsc_hz = (double)stopwatch_hz();
 
 	for (cpu = 1; cpu < ncpu; cpu++) {
 		probes[cpu].done = false;

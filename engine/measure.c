@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/cpu.h"
+#include "base/stopwatch.h"
 #include "drivers/tsc.h"
 #include "engine/clocks.h"
 #include "engine/measure.h"
@@ -40,7 +41,6 @@ static uint64_t samples[MEASURE_MAX_SAMPLES];
 static struct stats_summary empty_bracket;
 static struct clock_result results[MAX_CLOCKS];
 static unsigned int nr_results;
-static double tsc_hz;
 static const struct clock *reference;
 
 const struct stats_summary *measure_empty_bracket(void)
@@ -53,11 +53,6 @@ const struct clock *measure_reference(void)
 	return reference;
 }
 
-double measure_tsc_hz(void)
-{
-	return tsc_hz;
-}
-
 const struct clock_result *measure_results(unsigned int *count)
 {
 	*count = nr_results;
@@ -66,15 +61,12 @@ const struct clock_result *measure_results(unsigned int *count)
 
 static double cycles_to_ns(double cycles)
 {
-	return cycles * 1e9 / tsc_hz;
+	return stopwatch_ns(cycles);
 }
 
 static uint64_t ns_to_cycles(double ns)
 {
-	double cycles = ns * tsc_hz / 1e9;
-
-	/* Half the wrap of a 64-bit counter does not fit in cycles. */
-	return cycles >= 0x1p64 ? UINT64_MAX : (uint64_t)cycles;
+	return stopwatch_cycles(ns);
 }
 
 /* Never inlined: the loops below call through a pointer, like c->read. */
@@ -221,7 +213,9 @@ static void measure_resolution(struct clock_result *r, uint64_t budget_cycles)
 			   : c->freq_hz
 				   ? (double)min_step * 1e9 / (double)c->freq_hz
 				   : 0;
-	r->update_hz = elapsed ? changes * tsc_hz / (double)elapsed : 0;
+	r->update_hz =
+		elapsed ? changes * (double)stopwatch_hz() / (double)elapsed
+			: 0;
 }
 
 /* An unrolled loop of reads, timed whole, minus the same loop's overhead. */
@@ -348,31 +342,31 @@ static void judge_trapped(struct clock_result *r)
 			 used ? " " : "", platform_port_io_detour());
 }
 
-/* TSC if it claims to be invariant, else the best device clock. */
+/* The stopwatch's clock (the TSC) if it claims to be invariant, else the
+ * best device clock. */
 static const struct clock *choose_reference(void)
 {
-	const struct clock *tsc = clocks_find("tsc_ordered");
+	const struct clock *stopwatch = clocks_stopwatch();
 
-	if (tsc && tsc->present && (tsc->flags & CLOCK_CLAIMS_STABLE))
-		return tsc;
+	if (stopwatch && stopwatch->present &&
+	    (stopwatch->flags & CLOCK_CLAIMS_STABLE))
+		return stopwatch;
 	return clocks_reference();
 }
 
 void measure_all(const struct measure_options *opts)
 {
-	const struct clock *tsc = clocks_find("tsc_ordered");
 	struct clock *const *cp;
 	struct clock_result *r;
 	unsigned int present = 0;
 	uint64_t share;
 
-	tsc_hz = tsc && tsc->present ? (double)tsc->freq_hz : 0;
 	nr_results = 0;
 	for (cp = clocks_all(); *cp && nr_results < MAX_CLOCKS; cp++) {
 		memset(&results[nr_results], 0, sizeof(results[0]));
 		results[nr_results++].clock = *cp;
 	}
-	if (!tsc_hz) {
+	if (!stopwatch_hz()) {
 		for (nr_results = 0; clocks_all()[nr_results]; nr_results++)
 			snprintf(results[nr_results].notes,
 				 sizeof(results[0].notes),

@@ -58,7 +58,4 @@ void measure_all(const struct measure_options *opts);
 /** Results, one per clock in clocks_all() order (absent ones unmeasured). */
 const struct clock_result *measure_results(unsigned int *count);
 
-/** TSC cycles in one second, as the measurements convert them. */
-double measure_tsc_hz(void);
-
 #endif

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "drivers/tsc.h"
+#include "base/stopwatch.h"
 #include "base/cpu.h"
 #include "base/idle.h"
 #include "base/platform.h"
@@ -76,11 +76,6 @@ double ticks_chunk_cycles(void)
 	return chunk_cycles;
 }
 
-double ticks_tsc_hz(void)
-{
-	return tsc_hz;
-}
-
 unsigned int ticks_cpus_parked(unsigned int *not_woken)
 {
 	*not_woken = cpus_not_woken;
@@ -89,12 +84,12 @@ unsigned int ticks_cpus_parked(unsigned int *not_woken)
 
 static uint64_t ns_to_cycles(double ns)
 {
-	return (uint64_t)(ns * tsc_hz / NS_PER_S);
+	return stopwatch_cycles(ns);
 }
 
 static double cycles_to_ns(double cycles)
 {
-	return cycles * NS_PER_S / tsc_hz;
+	return stopwatch_ns(cycles);
 }
 
 /* The work: a chain of multiply-adds the compiler cannot fold or
@@ -419,35 +414,28 @@ static void drop_if_silent(struct tick_source *s,
 	res->nr_rates = 0;
 }
 
-static void probe_one(struct tick_source *s, const struct tick_env *env)
+static void probe_one(struct tick_source *s, const struct probe_env *env)
 {
 	s->absent_reason[0] = '\0';
 	s->notes[0] = '\0';
-	s->present = s->probe(s, env) == 0;
-	if (!s->present && !s->absent_reason[0])
-		snprintf(s->absent_reason, sizeof(s->absent_reason),
-			 "its probe gave no reason");
+	s->present = probe_present(s->probe(s, env), s->absent_reason,
+				   sizeof(s->absent_reason));
 }
 
-void ticks_measure(const struct options *opts, const struct clock_env *cenv)
+void ticks_measure(const struct options *opts, const struct probe_env *env)
 {
 	struct tick_source *const *sp;
-	struct tick_env env = {
-		.acpi = cenv->acpi,
-		.hv = cenv->hv,
-		.cpu = cenv->cpu,
-	};
 	uint64_t base_cycles, disturbed_warm_up = 0;
 	unsigned int i;
 
 	window_ms = opts->tick_ms;
-	tsc_hz = (double)tsc_clock.freq_hz;
+	tsc_hz = (double)stopwatch_hz();
 	if (!opts->nr_tick_rates) {
 		snprintf(not_applied, sizeof(not_applied),
 			 "tick_rates is empty: no tick measurements asked for");
 		return;
 	}
-	if (!tsc_clock.present || !tsc_hz) {
+	if (!tsc_hz) {
 		snprintf(not_applied, sizeof(not_applied),
 			 "no TSC frequency to time the work loop with");
 		return;
@@ -469,7 +457,7 @@ void ticks_measure(const struct options *opts, const struct clock_env *cenv)
 		struct tick_source *s = *sp;
 		double base;
 
-		probe_one(s, &env);
+		probe_one(s, env);
 		res->source = s;
 		if (!s->present)
 			continue;

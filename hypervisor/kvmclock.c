@@ -6,12 +6,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "drivers/tsc.h"
-#include "hypervisor/kvmclock.h"
-#include "hypervisor/pvclock.h"
 #include "base/cpu.h"
 #include "base/priv.h"
 #include "base/smp.h"
+#include "hypervisor/detect.h"
+#include "hypervisor/kvmclock.h"
+#include "hypervisor/pvclock.h"
+#include "hypervisor/pvclock_source.h"
 
 /*
  * KVM's paravirtual ABI, as the Linux kernel documents it in
@@ -61,7 +62,7 @@ _Static_assert(sizeof(struct kvm_wall_clock) == 12, "KVM's wall clock");
  * each inside one page, as KVM requires; the kernel is identity-mapped, so
  * an area's address is its physical address.
  */
-static volatile struct vcpu_time_info kvm_clock_areas[KVM_CLOCK_MAX_CPUS]
+static volatile struct vcpu_time_info kvm_clock_areas[MAX_CPUS]
 	__attribute__((aligned(32)));
 
 _Static_assert(sizeof(struct vcpu_time_info) == 32 && 4096 % 32 == 0,
@@ -71,8 +72,9 @@ static volatile struct kvm_wall_clock kvm_wall_clock
 	__attribute__((aligned(4)));
 
 static uint32_t kvm_clock_msr_system_time, kvm_clock_msr_wall_clock;
-static uint64_t kvm_clock_last_ns[KVM_CLOCK_MAX_CPUS];
-static unsigned long kvm_clock_read_failures;
+static struct pvclock_source kvm_source = {
+	.max_tries = KVM_CLOCK_READ_MAX_TRIES,
+};
 
 /* Each CPU reads its own area, found by its dense index. */
 static inline unsigned int kvm_clock_cpu(void)
@@ -82,23 +84,12 @@ static inline unsigned int kvm_clock_cpu(void)
 
 unsigned long kvm_clock_failed_reads(void)
 {
-	return __atomic_load_n(&kvm_clock_read_failures, __ATOMIC_RELAXED);
+	return pvclock_source_bad_reads(&kvm_source);
 }
 
 static uint64_t kvm_clock_read(void)
 {
-	unsigned int cpu = kvm_clock_cpu();
-	struct pvclock_sample s;
-
-	if (cpu >= KVM_CLOCK_MAX_CPUS ||
-	    pvclock_read(&kvm_clock_areas[cpu], tsc_read_ordered,
-			 KVM_CLOCK_READ_MAX_TRIES, &s)) {
-		__atomic_fetch_add(&kvm_clock_read_failures, 1,
-				   __ATOMIC_RELAXED);
-		return cpu < KVM_CLOCK_MAX_CPUS ? kvm_clock_last_ns[cpu] : 0;
-	}
-	kvm_clock_last_ns[cpu] = s.ns;
-	return s.ns;
+	return pvclock_source_read(&kvm_source);
 }
 
 /*
@@ -112,10 +103,10 @@ static int kvm_clock_register(unsigned int cpu, struct pvclock_sample *s,
 	volatile struct vcpu_time_info *area;
 	uint64_t paddr;
 
-	if (cpu >= KVM_CLOCK_MAX_CPUS) {
+	if (cpu >= MAX_CPUS) {
 		snprintf(why, whylen,
 			 "CPU %u has no kvm-clock area: there are %u", cpu,
-			 KVM_CLOCK_MAX_CPUS);
+			 MAX_CPUS);
 		return -1;
 	}
 	area = &kvm_clock_areas[cpu];
@@ -142,8 +133,10 @@ static int kvm_clock_register(unsigned int cpu, struct pvclock_sample *s,
 		snprintf(why, whylen,
 			 "the kvm-clock area's tsc_to_system_mul is 0, so the "
 			 "TSC cannot be scaled to ns");
-	else
+	else {
+		kvm_source.area[cpu] = area;
 		return 0;
+	}
 	wrmsr_safe(kvm_clock_msr_system_time, 0);
 	return -1;
 }
@@ -181,7 +174,7 @@ static void kvm_clock_describe_wall(char *buf, size_t len)
 	pvclock_describe_wall("wall clock at kvm-clock 0", sec, nsec, buf, len);
 }
 
-static int kvm_clock_probe(struct clock *c, const struct clock_env *env)
+static int kvm_clock_probe(struct clock *c, const struct probe_env *env)
 {
 	const struct hv_leaf *kvm = hv_find(env->hv, HV_KVM);
 	char flags[PVCLOCK_FLAGS_TEXT_LEN], wall[CLOCK_TEXT_LEN];
@@ -228,6 +221,7 @@ static int kvm_clock_probe(struct clock *c, const struct clock_env *env)
 				  KVM_CLOCK_ADVANCE_MAX_SPINS, "kvm-clock",
 				  c->absent_reason, sizeof(c->absent_reason))) {
 		wrmsr_safe(kvm_clock_msr_system_time, 0);
+		kvm_source.area[0] = NULL;
 		return -1;
 	}
 
@@ -261,4 +255,6 @@ struct clock kvm_clock = {
 	.setup_cpu = kvm_clock_setup_cpu,
 	/* An rdtsc and a little arithmetic when rdtsc is not intercepted. */
 	.native_read_ns_max = 100,
+	.bad_reads = kvm_clock_failed_reads,
+	.bad_reads_check = "no read met a stuck or ever-changing version",
 };

@@ -13,7 +13,6 @@
 #include "lib/clock.h"
 
 /* CPUs with an area of their own; CPU indices at or above it get none. */
-#define KVM_CLOCK_MAX_CPUS 64
 
 /* "kvm_clock": reads nanoseconds, per CPU, after setup_cpu(). */
 extern struct clock kvm_clock;

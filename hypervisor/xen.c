@@ -11,10 +11,6 @@
 #include "hypervisor/xen.h"
 
 /* Leaf offsets from the Xen base (xen/arch-x86/cpuid.h numbers them 1-5). */
-#define XEN_LEAF_VERSION   1
-#define XEN_LEAF_HYPERCALL 2
-#define XEN_LEAF_TIME	   3
-#define XEN_LEAF_HVM	   4
 
 /* Leaf 3, sub-leaf 0, EAX (XEN_TSC_EMULATED is in hypervisor/xen.h). */
 #define XEN_TSC_RELIABLE (1u << 1)

@@ -23,6 +23,13 @@ extern volatile struct shared_info *xen_shared_info;
  * documented in xen/arch-x86/cpuid.h but not named there). */
 #define XEN_TSC_EMULATED (1u << 0)
 
+/* Xen's CPUID leaves, as offsets from its base (arch-x86/cpuid.h names
+ * them only in comments). */
+#define XEN_LEAF_VERSION   1
+#define XEN_LEAF_HYPERCALL 2
+#define XEN_LEAF_TIME	   3
+#define XEN_LEAF_HVM	   4
+
 /* What Xen's CPUID leaves say (base + 1 to base + 4). */
 struct xen_cpuid_info {
 	uint32_t base; /* 0x40000000 or 0x40000100 */

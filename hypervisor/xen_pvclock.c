@@ -10,12 +10,12 @@
 
 #include <xen/vcpu.h>
 
-#include "drivers/tsc.h"
-#include "hypervisor/hypercall.h"
-#include "hypervisor/pvclock.h"
-#include "hypervisor/xen.h"
 #include "base/cpu.h"
 #include "base/smp.h"
+#include "hypervisor/hypercall.h"
+#include "hypervisor/pvclock.h"
+#include "hypervisor/pvclock_source.h"
+#include "hypervisor/xen.h"
 
 /* Xen rewrites a vCPU's record while that vCPU is descheduled or at its
  * own timer tick; a hundred attempts is far beyond need and still bounded. */
@@ -25,7 +25,6 @@
 #define XEN_WALLCLOCK_MAX_TRIES	   100
 
 struct xen_pvclock_cpu {
-	volatile struct vcpu_time_info *area; /* what read() uses */
 	uint32_t vcpu;
 	int register_rc; /* VCPUOP_register_vcpu_time_memory_area */
 };
@@ -33,23 +32,14 @@ struct xen_pvclock_cpu {
 static struct xen_pvclock_cpu per_cpu[MAX_CPUS];
 static volatile struct vcpu_time_info own_areas[MAX_CPUS]
 	__attribute__((aligned(32)));
-static uint64_t last_ns[MAX_CPUS];
-static unsigned long read_failures;
+static struct pvclock_source xen_source = {
+	.max_tries = XEN_PVCLOCK_READ_MAX_TRIES,
+};
 static struct xen_cpuid_info xen_cpuid;
 
 static uint64_t xen_pvclock_read(void)
 {
-	unsigned int cpu = cpu_index();
-	struct pvclock_sample s;
-
-	if (!per_cpu[cpu].area ||
-	    pvclock_read(per_cpu[cpu].area, tsc_read_ordered,
-			 XEN_PVCLOCK_READ_MAX_TRIES, &s)) {
-		__atomic_fetch_add(&read_failures, 1, __ATOMIC_RELAXED);
-		return last_ns[cpu];
-	}
-	last_ns[cpu] = s.ns;
-	return s.ns;
+	return pvclock_source_read(&xen_source);
 }
 
 /*
@@ -60,6 +50,7 @@ static int setup_cpu(unsigned int cpu, char *why, size_t whylen)
 {
 	struct xen_pvclock_cpu *p = &per_cpu[cpu];
 	struct vcpu_register_time_memory_area reg;
+	volatile struct vcpu_time_info *area;
 	struct pvclock_sample s;
 
 	p->vcpu = xen_vcpu_id(&xen_cpuid, cpu);
@@ -70,14 +61,14 @@ static int setup_cpu(unsigned int cpu, char *why, size_t whylen)
 			 p->vcpu, XEN_LEGACY_MAX_VCPUS);
 		return -1;
 	}
-	p->area = &xen_shared_info->vcpu_info[p->vcpu].time;
+	area = &xen_shared_info->vcpu_info[p->vcpu].time;
 	reg.addr.v = (struct vcpu_time_info *)&own_areas[cpu];
 	p->register_rc = (int)HYPERCALL3(__HYPERVISOR_vcpu_op,
 					 VCPUOP_register_vcpu_time_memory_area,
 					 p->vcpu, &reg);
 	if (p->register_rc == 0 && own_areas[cpu].version != 0)
-		p->area = &own_areas[cpu];
-	if (pvclock_read(p->area, tsc_read_ordered, XEN_PVCLOCK_READ_MAX_TRIES,
+		area = &own_areas[cpu];
+	if (pvclock_read(area, tsc_read_ordered, XEN_PVCLOCK_READ_MAX_TRIES,
 			 &s))
 		snprintf(why, whylen,
 			 "vCPU %u's time record version stayed odd or kept "
@@ -88,9 +79,10 @@ static int setup_cpu(unsigned int cpu, char *why, size_t whylen)
 			 "vCPU %u's time record is not filled in (version %u, "
 			 "tsc_to_system_mul %#x)",
 			 p->vcpu, s.version, s.mul_frac);
-	else
+	else {
+		xen_source.area[cpu] = area;
 		return 0;
-	p->area = NULL;
+	}
 	return -1;
 }
 
@@ -115,7 +107,7 @@ static void describe(struct clock *c, const struct pvclock_sample *s)
 	else
 		pvclock_describe_wall("wall clock at Xen time 0", sec, nsec,
 				      wall, sizeof(wall));
-	if (per_cpu[0].area == &own_areas[0])
+	if (xen_source.area[0] == &own_areas[0])
 		snprintf(mirror, sizeof(mirror),
 			 "read from our own area (VCPUOP_register_vcpu_time_"
 			 "memory_area)");
@@ -129,7 +121,7 @@ static void describe(struct clock *c, const struct pvclock_sample *s)
 		 pvclock_flags_describe(s->flags, flags, sizeof(flags)), wall);
 }
 
-static int xen_pvclock_probe(struct clock *c, const struct clock_env *env)
+static int xen_pvclock_probe(struct clock *c, const struct probe_env *env)
 {
 	const struct hv_leaf *leaf = hv_find(env->hv, HV_XEN);
 	struct pvclock_sample s;
@@ -145,13 +137,13 @@ static int xen_pvclock_probe(struct clock *c, const struct clock_env *env)
 		return -1;
 	if (setup_cpu(0, c->absent_reason, sizeof(c->absent_reason)))
 		return -1;
-	if (pvclock_check_advance(per_cpu[0].area, tsc_read_ordered,
+	if (pvclock_check_advance(xen_source.area[0], tsc_read_ordered,
 				  XEN_PVCLOCK_READ_MAX_TRIES,
 				  XEN_PVCLOCK_ADVANCE_CYCLES,
 				  XEN_PVCLOCK_ADVANCE_SPINS, "xen_pvclock",
 				  c->absent_reason, sizeof(c->absent_reason)))
 		return -1;
-	pvclock_read(per_cpu[0].area, tsc_read_ordered,
+	pvclock_read(xen_source.area[0], tsc_read_ordered,
 		     XEN_PVCLOCK_READ_MAX_TRIES, &s);
 	c->width_bits = 64;
 	c->freq_hz = 1000000000;
@@ -165,7 +157,7 @@ static int xen_pvclock_probe(struct clock *c, const struct clock_env *env)
 
 unsigned long xen_pvclock_failed_reads(void)
 {
-	return __atomic_load_n(&read_failures, __ATOMIC_RELAXED);
+	return pvclock_source_bad_reads(&xen_source);
 }
 
 struct clock xen_pvclock = {
@@ -176,4 +168,6 @@ struct clock xen_pvclock = {
 	.setup_cpu = xen_pvclock_setup_cpu,
 	/* An rdtsc and a little arithmetic when rdtsc is not intercepted. */
 	.native_read_ns_max = 100,
+	.bad_reads = xen_pvclock_failed_reads,
+	.bad_reads_check = "no read met a stuck or ever-changing version",
 };

@@ -270,7 +270,7 @@ static void fill_report_env(struct report_env *env, const struct options *o)
 
 void kernel_boot(uint32_t protocol, uint32_t info_paddr, uint32_t magic)
 {
-	static struct clock_env clock_env;
+	static struct probe_env clock_env;
 	enum verdict verdict;
 	struct paging_summary paging;
 	struct options opts;
@@ -330,7 +330,7 @@ void kernel_boot(uint32_t protocol, uint32_t info_paddr, uint32_t magic)
 	printf("# probing clocks (a TSC calibration takes about 50 ms)\n");
 	clocks_probe(&clock_env);
 	clocks_report_platform();
-	smp_start(acpi_tables(), opts.hold_ap, tsc_clock.freq_hz);
+	smp_start(acpi_tables(), opts.hold_ap);
 	smp_print();
 
 	measure_all(&(struct measure_options){ .budget_ms = opts.budget_ms,

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Counter arithmetic shared by every clock (pure; host-tested). */
+#include <stdio.h>
 #include <string.h>
 
 #include "lib/clock.h"
@@ -54,4 +55,13 @@ bool clock_gap_ambiguous(uint64_t gap_cycles, uint64_t forward_cycles,
 		return true;
 	return gap_cycles + slack > forward_cycles &&
 	       gap_cycles < forward_cycles + slack;
+}
+
+bool probe_present(int rc, char *absent_reason, size_t len)
+{
+	if (rc == 0)
+		return true;
+	if (!absent_reason[0])
+		snprintf(absent_reason, len, "its probe gave no reason");
+	return false;
 }

@@ -2,8 +2,11 @@
 /*
  * One clock: a table entry the measurement code reads without knowing
  * which clock it is.  Each clock lives in one file (drivers/tsc.c,
- * drivers/hpet.c, drivers/acpi_pm.c, drivers/pit.c, hypervisor/kvmclock.c)
- * and exports one `struct clock`; kernel/clocks.c lists them.
+ * drivers/hpet.c, drivers/acpi_pm.c, drivers/pit.c, hypervisor/kvmclock.c,
+ * hypervisor/xen_pvclock.c) and exports one `struct clock`;
+ * engine/clocks.c lists them.  What the engine must know of a clock's role
+ * (a reference for rates, probed last, the stopwatch) is a field here, so
+ * that no engine code names a clock.
  *
  * read() returns the raw counter, counting up, in its low width_bits bits
  * (a down-counter such as the PIT is inverted by its driver).  clock_ns()
@@ -16,9 +19,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "drivers/acpi.h"
-#include "hypervisor/detect.h"
-#include "lib/cpuinfo.h"
+struct acpi;
+struct cpu_info;
+struct hv_info;
 
 /* flags */
 #define CLOCK_PER_CPU	      (1u << 0) /* each CPU reads its own instance */
@@ -30,11 +33,33 @@
 
 #define CLOCK_TEXT_LEN 160
 
-/* What probes may look at; filled in once by clocks_probe(). */
-struct clock_env {
+struct clock;
+
+/*
+ * What the probes of clocks and tick sources may look at: filled in by the
+ * engine, which hands a driver what it needs (a reference to calibrate
+ * against, the hypervisor's word on the TSC) instead of the driver calling
+ * back up into the table that lists it.
+ */
+struct probe_env {
 	struct acpi *acpi;	  /* NULL when the machine has no ACPI */
 	const struct hv_info *hv; /* hypervisor leaves found */
 	const struct cpu_info *cpu;
+	/* The best present clock with an independently known rate (lowest
+	 * reference_rank), for calibrations; NULL when there is none, and
+	 * while such clocks are still being probed. */
+	const struct clock *reference;
+	/* The stopwatch's clock (base/stopwatch.h), once its frequency is
+	 * known; NULL before. */
+	const struct clock *stopwatch;
+	/* The TSC's frequency as a hypervisor's leaf states it (0: none),
+	 * and which leaf, in words. */
+	uint64_t hv_tsc_hz;
+	char hv_tsc_source[CLOCK_TEXT_LEN];
+	/* Xen's host TSC frequency (leaf base + 3.2), a last resort that
+	 * holds while Xen does not emulate rdtsc (0: none), in words too. */
+	uint64_t xen_host_tsc_hz;
+	char xen_host_tsc_source[CLOCK_TEXT_LEN];
 };
 
 struct clock {
@@ -50,7 +75,7 @@ struct clock {
 	 * flags.  Returns 0 when present; otherwise -1 with the reason, in
 	 * words, in absent_reason.  Runs once, on the boot CPU.
 	 */
-	int (*probe)(struct clock *clock, const struct clock_env *env);
+	int (*probe)(struct clock *clock, const struct probe_env *env);
 	/* The raw counter (see above).  Only called when present. */
 	uint64_t (*read)(void);
 	/* Per-CPU setup for CLOCK_NEEDS_CPU_SETUP clocks; 0 or -1. */
@@ -59,6 +84,22 @@ struct clock {
 	/* What one read can cost on bare metal, in ns, at most: a median
 	 * above it means something intercepts the read ("trapped"). */
 	unsigned int native_read_ns_max;
+
+	/* Its role, for the engine.  reference_rank: an independently known
+	 * rate other clocks are measured against, 1 the best (0: not a
+	 * reference).  probe_late: probed after every other clock, so that
+	 * it can calibrate against a reference.  stopwatch: the clock every
+	 * measurement times with (base/stopwatch.h); one in the table. */
+	unsigned int reference_rank;
+	bool probe_late;
+	bool stopwatch;
+
+	/* Reads that went wrong and were retried or gave the last value (a
+	 * stuck pvclock version, an HPET that kept tearing), counted by the
+	 * driver, and the check that none did, in words ("no read met a
+	 * stuck or ever-changing version"); NULL when it keeps no count. */
+	unsigned long (*bad_reads)(void);
+	const char *bad_reads_check;
 
 	unsigned int width_bits;
 	uint64_t freq_hz; /* nominal frequency of the raw counter */
@@ -82,6 +123,12 @@ struct clock_flag_name {
 
 extern const struct clock_flag_name clock_flag_names[];
 extern const size_t clock_flag_count;
+
+/**
+ * What a probe's return value @rc means: present when 0; otherwise absent,
+ * and an @absent_reason the probe left empty says that it gave none.
+ */
+bool probe_present(int rc, char *absent_reason, size_t len);
 
 /** Mask of a @width_bits-wide counter. */
 static inline uint64_t clock_mask(unsigned int width_bits)

@@ -10,6 +10,7 @@
 #include "lib/json.h"
 #include "engine/measure.h"
 #include "base/platform.h"
+#include "base/stopwatch.h"
 #include "lib/ktap.h"
 #include "report/summary.h"
 
@@ -36,7 +37,7 @@ void summary_print_table(void)
 	printf("# results: ns from TSC cycles at %.6f GHz; per-read cost = "
 	       "lfence;rdtsc, read, lfence;rdtsc minus the empty bracket "
 	       "(median %llu cycles); rates against %s\n",
-	       measure_tsc_hz() / 1e9, (unsigned long long)empty->p50,
+	       (double)stopwatch_hz() / 1e9, (unsigned long long)empty->p50,
 	       ref ? ref->name : "nothing");
 	printf("  %-12s %10s %10s %8s %8s %10s %10s %11s %8s %5s %9s  %s\n",
 	       "clock", "p50 ns", "p99 ns", "p50 cyc", "p99 cyc", "batch ns",
@@ -436,12 +437,12 @@ void summary_print_json(const struct report_env *env, enum verdict verdict)
 	json_uint(&w, "cpus_online", env->cpus_online);
 	json_uint(&w, "memory_mib", env->memory_mib);
 	json_bool(&w, "iopl_honoured", env->iopl_honoured);
-	json_optional_double(&w, "tsc_hz", measure_tsc_hz() > 0,
-			     measure_tsc_hz());
+	json_optional_double(&w, "tsc_hz", (double)stopwatch_hz() > 0,
+			     (double)stopwatch_hz());
 	json_object_end(&w);
 	json_uint(&w, "budget_ms", env->budget_ms);
 	summary_json_stats(&w, "empty_bracket_cycles", measure_empty_bracket(),
-			   measure_tsc_hz() > 0);
+			   (double)stopwatch_hz() > 0);
 	json_array_begin(&w, "clocks");
 	for (i = 0; i < n; i++)
 		json_clock(&w, &r[i]);

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "base/stopwatch.h"
 #include "lib/json.h"
 #include "lib/ktap.h"
 #include "report/summary.h"
@@ -374,7 +375,7 @@ void summary_json_ticks(struct json_writer *w)
 		if (s->present)
 			json_double(w, "baseline_disturbed_ms",
 				    (double)res->baseline_disturbed_cycles *
-					    1e3 / ticks_tsc_hz());
+					    1e3 / (double)stopwatch_hz());
 		else
 			json_null(w, "baseline_disturbed_ms");
 		json_array_begin(w, "rates");

@@ -5,6 +5,7 @@
 #include "base/cpu.h"
 #include "base/idle.h"
 #include "base/smp.h"
+#include "base/stopwatch.h"
 #include "boot/boot.h"
 #include "drivers/lapic.h"
 #include "platform/hvm64/priv_call.h"
@@ -35,8 +36,7 @@ static void park_here(void *arg)
  * that start sooner would share the host with their spinning. */
 static void wait_halting(void)
 {
-	uint64_t end =
-		tsc_read() + PARK_TIMEOUT_MS * 1000 * smp_cycles_per_us();
+	uint64_t end = tsc_read() + stopwatch_cycles(PARK_TIMEOUT_MS * 1e6);
 	unsigned int i;
 
 	for (i = 1; i < smp_nr_cpus(); i++)

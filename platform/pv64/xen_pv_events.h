@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "engine/ticks.h"
+#include "lib/tick_source.h"
 
 /* What the upcall needs, set while events are masked. */
 struct xen_timer_state {

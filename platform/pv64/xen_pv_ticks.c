@@ -15,6 +15,7 @@
 
 #include <xen/errno.h>
 
+#include "base/stopwatch.h"
 #include "drivers/tsc.h"
 #include "hypervisor/hypercall.h"
 #include "hypervisor/pvclock.h"
@@ -88,7 +89,7 @@ fail:
 	return -1;
 }
 
-static int xen_timer_probe(struct tick_source *s, const struct tick_env *env)
+static int xen_timer_probe(struct tick_source *s, const struct probe_env *env)
 {
 	(void)env;
 	if (bind_timer(s->absent_reason, sizeof(s->absent_reason)))
@@ -120,7 +121,7 @@ static int snapshot(struct pvclock_sample *ps, char *why, size_t whylen)
 static void fill_start(struct tick_start *out, bool oneshot, uint64_t period_ns,
 		       uint64_t t0, uint64_t t1)
 {
-	double tsc_hz = (double)tsc_clock.freq_hz;
+	double tsc_hz = (double)stopwatch_hz();
 
 	out->oneshot = oneshot;
 	out->programmed_hz = NS_PER_S / (double)period_ns;
@@ -186,7 +187,7 @@ static enum tick_start_result oneshot_start(struct tick_source *s,
 	if (snapshot(&ps, why, whylen))
 		return TICK_FAILED;
 	xen_timer.oneshot = true;
-	xen_timer.tsc_hz = tsc_clock.freq_hz;
+	xen_timer.tsc_hz = stopwatch_hz();
 	xen_timer.period_ns = (uint64_t)(NS_PER_S / rate_hz + 0.5);
 	xen_timer.margin_ns = ONESHOT_MARGIN_NS;
 	t0 = tsc_read_ordered();

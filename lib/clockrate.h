@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One clock's rate against another: both read through their read()
+ * pointers, followed through their wraps, each end the narrowest of a few
+ * reference-clock-reference brackets.  Pure over struct clock: drivers that
+ * calibrate are handed the reference to measure against (struct
+ * probe_env), the engine checks every clock's rate with it, and host tests
+ * run it on counters of their own.
+ */
+#ifndef CLOCKBENCH_LIB_CLOCKRATE_H
+#define CLOCKBENCH_LIB_CLOCKRATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/clock.h"
+
+/* The measured rate of one clock against another. */
+struct clock_rate {
+	double hz;		/* measured frequency of the clock's counter */
+	double uncertainty_ppm; /* half-width of the brackets, plus resolution */
+	double interval_s;	/* reference time the measurement spanned */
+};
+
+/**
+ * Measure @c's rate against @ref over about @interval_ns of reference
+ * time.  Both counters are followed through their wraps.  Returns 0, or
+ * -1 with the reason in @why (a reference that stops, a clock that does).
+ */
+int clock_measure_rate(const struct clock *c, const struct clock *ref,
+		       uint64_t interval_ns, struct clock_rate *out, char *why,
+		       size_t whylen);
+
+/**
+ * clock_measure_rate(), repeated when the brackets came out wide (the host
+ * descheduled the guest mid-bracket, say); the tightest of a few is kept.
+ */
+int clock_measure_rate_best(const struct clock *c, const struct clock *ref,
+			    uint64_t interval_ns, struct clock_rate *best,
+			    char *why, size_t whylen);
+
+#endif

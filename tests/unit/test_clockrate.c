@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests: one clock's rate against another (lib/clockrate.c), on fake
+ * counters that read a simulated time, one that wraps every few hundred
+ * reads, and ones that stand still.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "lib/clockrate.h"
+
+/* Simulated time: every read of either counter takes READ_NS. */
+#define READ_NS 100
+static uint64_t now_ns;
+static uint64_t clock_hz = 2300000000ull, reference_hz = 3579545;
+static bool clock_stands, reference_stands;
+
+static uint64_t counts(uint64_t hz)
+{
+	return (uint64_t)((unsigned __int128)now_ns * hz / 1000000000ull);
+}
+
+static uint64_t read_clock(void)
+{
+	now_ns += READ_NS;
+	return clock_stands ? 42 : counts(clock_hz);
+}
+
+static struct clock reference;
+
+static uint64_t read_reference(void)
+{
+	now_ns += READ_NS;
+	return reference_stands ? 7
+				: counts(reference_hz) &
+					  clock_mask(reference.width_bits);
+}
+
+static struct clock measured = {
+	.name = "fake",
+	.read = read_clock,
+	.width_bits = 64,
+	.freq_hz = 2300000000ull,
+};
+static struct clock reference = {
+	.name = "fake_pm",
+	.read = read_reference,
+	.width_bits = 24,
+	.freq_hz = 3579545,
+};
+
+static int setup(void **state)
+{
+	(void)state;
+	now_ns = 1000000;
+	clock_hz = 2300000000ull;
+	reference_hz = 3579545;
+	clock_stands = reference_stands = false;
+	return 0;
+}
+
+/* A clock at its nominal rate, against a 16-bit reference that wraps every
+ * 18 ms: measured over 2 s of simulated time, through a hundred wraps. */
+static void nominal_rate_through_wraps(void **state)
+{
+	struct clock_rate rate;
+	char why[CLOCK_TEXT_LEN] = "";
+	int rc;
+
+	(void)state;
+	reference.width_bits = 16;
+	rc = clock_measure_rate(&measured, &reference, 2000000000ull, &rate,
+				why, sizeof(why));
+	reference.width_bits = 24;
+	assert_int_equal(rc, 0);
+	assert_true(rate.interval_s > 1.99 && rate.interval_s < 2.01);
+	assert_true(rate.hz > 2299990000.0 && rate.hz < 2300010000.0);
+	/* Each end is off by at most half a bracket (two reads) and a count
+	 * of the reference: under a ppm over 2 s. */
+	assert_true(rate.uncertainty_ppm > 0 && rate.uncertainty_ppm < 1);
+}
+
+/* A clock 100 ppm fast shows so. */
+static void fast_clock(void **state)
+{
+	struct clock_rate rate;
+	char why[CLOCK_TEXT_LEN] = "";
+	double ppm;
+
+	(void)state;
+	clock_hz = 2300230000ull;
+	assert_int_equal(clock_measure_rate_best(&measured, &reference,
+						 100000000ull, &rate, why,
+						 sizeof(why)),
+			 0);
+	ppm = (rate.hz / 2300000000.0 - 1) * 1e6;
+	assert_true(ppm > 100 - 2 * rate.uncertainty_ppm - 1 &&
+		    ppm < 100 + 2 * rate.uncertainty_ppm + 1);
+}
+
+/* A reference that stands still ends the measurement with a reason, a
+ * clock that does too. */
+static void stuck_counters(void **state)
+{
+	struct clock_rate rate;
+	char why[CLOCK_TEXT_LEN] = "";
+
+	(void)state;
+	reference_stands = true;
+	assert_int_equal(clock_measure_rate(&measured, &reference, 1000000ull,
+					    &rate, why, sizeof(why)),
+			 -1);
+	assert_non_null(strstr(why, "fake_pm did not advance 1 ms in"));
+	setup(NULL);
+	clock_stands = true;
+	assert_int_equal(clock_measure_rate(&measured, &reference, 1000000ull,
+					    &rate, why, sizeof(why)),
+			 -1);
+	assert_string_equal(why, "fake did not advance while fake_pm ran 1 ms");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(nominal_rate_through_wraps, setup),
+		cmocka_unit_test_setup(fast_clock, setup),
+		cmocka_unit_test_setup(stuck_counters, setup),
+	};
+
+	return cmocka_run_group_tests_name("clockrate", tests, NULL, NULL);
+}
