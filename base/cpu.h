@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "lib/cpuinfo.h"
+#include "lib/x86.h"
 
 /**
  * CPUID leaf @leaf, sub-leaf @subleaf, as this environment must execute it
@@ -117,20 +118,5 @@ static inline void cpu_relax(void)
  */
 void irq_disable(void);
 void irq_enable(void);
-
-#define X86_CR0_PE (1u << 0)
-#define X86_CR0_MP (1u << 1)
-#define X86_CR0_EM (1u << 2)
-#define X86_CR0_WP (1u << 16)
-#define X86_CR0_PG (1u << 31)
-
-#define X86_CR4_PAE	   (1u << 5)
-#define X86_CR4_OSFXSR	   (1u << 9)
-#define X86_CR4_OSXMMEXCPT (1u << 10)
-
-#define MSR_IA32_TSC 0x00000010
-#define MSR_EFER     0xc0000080
-#define EFER_LME     (1u << 8)
-#define EFER_LMA     (1u << 10)
 
 #endif

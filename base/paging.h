@@ -19,15 +19,7 @@
 
 #include "lib/boot_info.h"
 #include "lib/phys.h"
-
-/* Page-table entry bits (x86 architecture). */
-#define PTE_P	      (1ull << 0)
-#define PTE_W	      (1ull << 1)
-#define PTE_U	      (1ull << 2)
-#define PTE_PWT	      (1ull << 3)
-#define PTE_PCD	      (1ull << 4)
-#define PTE_PS	      (1ull << 7)
-#define PTE_ADDR_MASK 0x000ffffffffff000ull
+#include "lib/x86.h" /* PTE_* */
 
 struct paging_summary {
 	uint64_t mapped_bytes;	  /* identity-mapped physical address space */

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The stopwatch (see base/stopwatch.h). */
 #include "base/stopwatch.h"
-
-#define NS_PER_S 1e9
+#include "lib/clock.h" /* NS_PER_S */
 
 static uint64_t rate_hz;
 

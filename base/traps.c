@@ -8,8 +8,6 @@
 #include "lib/ktap.h"
 #include "base/traps.h"
 
-#define NR_EXCEPTIONS 32
-
 static const char *const trap_names[NR_EXCEPTIONS] = {
 	[0] = "#DE divide error",
 	[1] = "#DB debug",

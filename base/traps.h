@@ -11,6 +11,8 @@
 
 #include <stdint.h>
 
+#include "lib/x86.h" /* the vectors */
+
 /* What kernel/trap_entry.S pushes, lowest address first. */
 struct trap_frame {
 	uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
@@ -25,15 +27,6 @@ struct fault_record {
 	struct trap_frame frame;
 	uint64_t cr0, cr2, cr3, cr4;
 };
-
-#define X86_EXC_DE  0
-#define X86_EXC_NMI 2
-#define X86_EXC_BP  3
-#define X86_EXC_UD  6
-#define X86_EXC_DF  8
-#define X86_EXC_GP  13
-#define X86_EXC_PF  14
-#define X86_EXC_MC  18
 
 /** "#PF page fault" for vector @vector. */
 const char *trap_name(unsigned int vector);

@@ -21,6 +21,10 @@
 #define ISA_DEBUG_EXIT_FAIL 2
 #define ISA_DEBUG_EXIT_SKIP 3
 
+/* The first serial port, the console (drivers/uart.c; and the 32-bit head
+ * writes its last words there before C runs). */
+#define COM1_PORT 0x3f8
+
 /* The image runs identity-mapped where it is loaded: at 1 MiB. */
 #define KERNEL_LOAD_PADDR 0x100000
 
@@ -71,6 +75,9 @@
 
 /* Ring 0's own stack (TSS.RSP0): exceptions and privileged calls. */
 #define RING0_STACK_SIZE 0x4000
+
+/* The ring-3 stack fault_report() runs on, whoever hands it the fault. */
+#define FAULT_STACK_SIZE 0x4000
 
 /* CPUs clockbench can run, and where the AP trampoline is copied (a page
  * below 1 MiB: an AP starts in real mode at vector << 12). */

@@ -8,11 +8,7 @@
 #include "lib/counter.h"
 #include "lib/phys.h"
 
-#define HPET_CAPABILITIES  0x000
-#define HPET_CONFIG	   0x010
-#define HPET_COUNTER	   0x0f0
-#define HPET_CONFIG_ENABLE (1u << 0)
-#define HPET_MMIO_LEN	   1024 /* the register block */
+#define HPET_MMIO_LEN 1024 /* the register block */
 
 /* A torn read needs the low half to carry between two reads a few
  * hundred ns apart; more than a handful of retries means trouble. */

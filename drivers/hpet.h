@@ -16,6 +16,15 @@
 extern struct clock hpet_clock;
 
 /* Capabilities register fields (HPET specification 2.3.4). */
+/* Registers (offsets in the register block) and the config bits. */
+#define HPET_CAPABILITIES  0x000
+#define HPET_CONFIG	   0x010
+#define HPET_COUNTER	   0x0f0
+#define HPET_T0_CONFIG	   0x100
+#define HPET_T0_CMP	   0x108
+#define HPET_CONFIG_ENABLE (1u << 0)
+#define HPET_CONFIG_LEGACY (1u << 1)
+
 #define HPET_CAP_REV_MASK      0xffull
 #define HPET_CAP_NUM_TIM_SHIFT 8
 #define HPET_CAP_NUM_TIM_MASK  0x1full

@@ -18,15 +18,6 @@
 #include "drivers/tsc.h"
 #include "base/tick_irq.h"
 
-#define HPET_CAPABILITIES 0x000
-#define HPET_CONFIG	  0x010
-#define HPET_COUNTER	  0x0f0
-#define HPET_T0_CONFIG	  0x100
-#define HPET_T0_CMP	  0x108
-
-#define HPET_CONFIG_ENABLE (1u << 0)
-#define HPET_CONFIG_LEGACY (1u << 1)
-
 /* Timer n configuration and capabilities (HPET specification 2.3.8). */
 #define TN_INT_ENB	   (1u << 2)
 #define TN_TYPE_PERIODIC   (1u << 3)

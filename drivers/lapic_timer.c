@@ -16,8 +16,6 @@
 #include "base/priv.h"
 #include "base/tick_irq.h"
 
-#define MSR_IA32_TSC_DEADLINE 0x6e0
-
 /* Long enough that brackets of a few register reads are small next to
  * it; the rate measurement repeats itself when they are not. */
 #define CALIBRATION_NS 20000000ull

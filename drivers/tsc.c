@@ -11,19 +11,13 @@
 #include "drivers/tsc.h"
 #include "lib/clockrate.h"
 
-#define CPUID_FEATURES		0x1
 #define CPUID_ECX_TSC_DEADLINE	(1u << 24)
 #define CPUID_EDX_TSC		(1u << 4)
-#define CPUID_EXT_FEATURES7	0x7
 #define CPUID_EBX_TSC_ADJUST	(1u << 1)
 #define CPUID_TSC_CRYSTAL	0x15
 #define CPUID_FREQUENCY		0x16
-#define CPUID_EXT_FEATURES	0x80000001u
 #define CPUID_EDX_RDTSCP	(1u << 27)
-#define CPUID_POWER_MGMT	0x80000007u
 #define CPUID_EDX_INVARIANT_TSC (1u << 8)
-
-#define MSR_IA32_TSC_ADJUST 0x3b
 
 /*
  * rdtsc and rdtscp cost 20-40 cycles on current CPUs (REFERENCE.md: 23 and

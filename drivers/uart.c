@@ -3,10 +3,9 @@
 /* 16550 UART driver: COM1, 115200 8N1, polled, no interrupts. */
 #include <stdint.h>
 
-#include "drivers/uart.h"
 #include "base/cpu.h"
-
-#define COM1_PORT 0x3f8
+#include "boot/boot.h" /* COM1_PORT */
+#include "drivers/uart.h"
 
 #define UART_THR 0 /* transmit holding (DLAB = 0) */
 #define UART_DLL 0 /* divisor latch low (DLAB = 1) */

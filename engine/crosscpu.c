@@ -20,9 +20,6 @@
 #define RESPONDER_IDLE_MS  3000 /* an AP gives up on a vanished CPU 0 */
 #define WORK_TIMEOUT_MS	   10000
 
-#define MSR_IA32_TSC_ADJUST 0x3b
-#define MSR_TSC_AUX	    0xc0000103
-
 static struct xcpu_clock results[MAX_XCLOCKS];
 static unsigned int nr_results;
 static bool applies;

@@ -32,7 +32,6 @@
 #define DRAIN_NS	  1000000.0 /* interrupts on after stop() */
 #define GIVE_UP_MIN_NS	  10000000.0
 #define WARM_UP_NS	  2000000.0
-#define NS_PER_S	  1e9
 
 static struct tick_irq_record records[MAX_RECORDS];
 static uint64_t entries[MAX_RECORDS];

@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "hypervisor/detect.h"
+#include "lib/x86.h"
 
-#define CPUID_FEATURES	     1
 #define CPUID_ECX_HYPERVISOR (1u << 31)
 
 static const struct {

@@ -5,8 +5,6 @@
 
 #include "lib/clock.h"
 
-#define NS_PER_S 1000000000ull
-
 const struct clock_flag_name clock_flag_names[] = {
 	{ CLOCK_PER_CPU, "per_cpu", "per-CPU" },
 	{ CLOCK_NEEDS_CPU_SETUP, "per_cpu_setup", "per-CPU setup" },

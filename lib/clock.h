@@ -33,6 +33,8 @@ struct hv_info;
 
 #define CLOCK_TEXT_LEN 160
 
+#define NS_PER_S 1000000000ull
+
 struct clock;
 
 /*

@@ -4,8 +4,6 @@
 
 #include "lib/clockrate.h"
 
-#define NS_PER_S 1000000000.0
-
 /* Reads of the pair before giving up on a stuck one. */
 #define RATE_MAX_READS	     50000000ull
 #define RATE_BRACKET_TRIES   8

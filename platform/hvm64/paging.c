@@ -15,8 +15,7 @@
 #define PML4_ENTRY_SPAN (512 * GIB) /* what one PDPT covers */
 #define HIGH_PD_POOL	8 /* 2 MiB-page directories for RAM above 4 GiB */
 
-#define CPUID_EXT_FEATURES 0x80000001
-#define CPUID_EDX_PAGE1GB  (1u << 26)
+#define CPUID_EDX_PAGE1GB (1u << 26)
 
 extern uint64_t boot_pml4[ENTRIES], boot_pdpt[ENTRIES], boot_pd[4 * ENTRIES];
 extern char boot_stack_guard[], __image_start[], __image_end[];

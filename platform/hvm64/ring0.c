@@ -19,10 +19,8 @@
 #include "platform/hvm64/ring0.h"
 #include "lib/verdict.h"
 
-#define NR_EXCEPTIONS	 32
-#define NR_VECTORS	 256
-#define IST_STACK_SIZE	 8192
-#define FAULT_STACK_SIZE 0x4000 /* ring 3 stack for fault_report() */
+#define NR_VECTORS     256
+#define IST_STACK_SIZE 8192
 
 /* IST slots (1-based, as the IDT gate counts them). */
 #define IST_DOUBLE_FAULT  1

@@ -8,30 +8,13 @@
  * kernel_boot(protocol, info_paddr, magic) in ring 3 on the boot stack.
  */
 #include "boot/boot.h"
+#include "lib/x86.h"
 
-#define PTE_P   0x001
-#define PTE_W   0x002
-#define PTE_U   0x004
-#define PTE_PWT 0x008
-#define PTE_PCD 0x010
-#define PTE_PS  0x080
-
-#define COM1_PORT 0x3f8
 #define RAM_PATTERN 0x5a5aa5a5
 
 /* First 2 MiB page of the uncached window at 0xfe000000. */
 #define UNCACHED_FIRST_PDE (0xfe000000 >> 21)
 
-#define CR0_MP (1 << 1)
-#define CR0_EM (1 << 2)
-#define CR0_TS (1 << 3)
-#define CR0_WP (1 << 16)
-#define CR0_PG (1 << 31)
-#define CR4_PAE        (1 << 5)
-#define CR4_OSFXSR     (1 << 9)
-#define CR4_OSXMMEXCPT (1 << 10)
-#define MSR_EFER 0xc0000080
-#define EFER_LME (1 << 8)
 
 /* Data segment registers: the flat data descriptor (32- or 64-bit code). */
 .macro LOAD_DATA_SEGMENTS
@@ -49,7 +32,7 @@
  */
 .macro ENTER_LONG_MODE target
 	movl	%cr4, %eax
-	orl	$(CR4_PAE + CR4_OSFXSR + CR4_OSXMMEXCPT), %eax
+	orl	$(X86_CR4_PAE + X86_CR4_OSFXSR + X86_CR4_OSXMMEXCPT), %eax
 	movl	%eax, %cr4
 	movl	$boot_pml4, %eax
 	movl	%eax, %cr3
@@ -58,8 +41,8 @@
 	orl	$EFER_LME, %eax
 	wrmsr
 	movl	%cr0, %eax
-	andl	$~(CR0_EM + CR0_TS), %eax
-	orl	$(CR0_PG + CR0_WP + CR0_MP + 1), %eax
+	andl	$~(X86_CR0_EM + X86_CR0_TS), %eax
+	orl	$(X86_CR0_PG + X86_CR0_WP + X86_CR0_MP + X86_CR0_PE), %eax
 	movl	%eax, %cr0
 	ljmp	$GDT_SEL_CODE64, $\target
 .endm

@@ -27,9 +27,7 @@
 #include "base/smp.h"
 #include "base/traps.h"
 
-#define NR_EXCEPTIONS	 32
-#define FAULT_STACK_SIZE 0x4000 /* fault_report()'s own stack */
-#define IOPL_ALL	 3	/* PHYSDEVOP_set_iopl: ports as in ring 0 */
+#define IOPL_ALL 3 /* PHYSDEVOP_set_iopl: ports as in ring 0 */
 
 /* Trap-table flags: the privilege that may raise the vector with `int`
  * (bits 0-1), and bit 2, "mask events on entry" (xen/arch-x86/xen.h). */

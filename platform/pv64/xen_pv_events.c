@@ -22,7 +22,6 @@
 
 #define BITS_PER_WORD	  64
 #define RECORD_READ_TRIES 100
-#define NS_PER_S	  1000000000ll
 
 struct xen_timer_state xen_timer;
 

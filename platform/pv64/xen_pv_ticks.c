@@ -22,7 +22,6 @@
 #include "hypervisor/xen.h"
 #include "platform/pv64/xen_pv_events.h"
 
-#define NS_PER_S	  1000000000.0
 #define PVCLOCK_TRIES	  100
 #define ONESHOT_MARGIN_NS 20000 /* nearer than this: the next one */
 
@@ -124,7 +123,7 @@ static void fill_start(struct tick_start *out, bool oneshot, uint64_t period_ns,
 	double tsc_hz = (double)stopwatch_hz();
 
 	out->oneshot = oneshot;
-	out->programmed_hz = NS_PER_S / (double)period_ns;
+	out->programmed_hz = (double)NS_PER_S / (double)period_ns;
 	out->t0_tsc = t0;
 	out->period_cycles = (double)period_ns * tsc_hz / NS_PER_S;
 	/* Xen's ns against our TSC ns: both come from the same TSC here, at
@@ -143,7 +142,7 @@ static enum tick_start_result periodic_start(struct tick_source *s,
 	int rc;
 
 	(void)s;
-	set.period_ns = (uint64_t)(NS_PER_S / rate_hz + 0.5);
+	set.period_ns = (uint64_t)((double)NS_PER_S / rate_hz + 0.5);
 	xen_timer.oneshot = false;
 	t0 = tsc_read_ordered();
 	rc = (int)HYPERCALL3(__HYPERVISOR_vcpu_op, VCPUOP_set_periodic_timer, 0,
@@ -188,7 +187,7 @@ static enum tick_start_result oneshot_start(struct tick_source *s,
 		return TICK_FAILED;
 	xen_timer.oneshot = true;
 	xen_timer.tsc_hz = stopwatch_hz();
-	xen_timer.period_ns = (uint64_t)(NS_PER_S / rate_hz + 0.5);
+	xen_timer.period_ns = (uint64_t)((double)NS_PER_S / rate_hz + 0.5);
 	xen_timer.margin_ns = ONESHOT_MARGIN_NS;
 	t0 = tsc_read_ordered();
 	xen_timer.deadline_ns =
