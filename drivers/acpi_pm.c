@@ -28,53 +28,38 @@ static int acpi_pm_probe(struct clock *c, const struct probe_env *env)
 	size_t len;
 	int i;
 
-	if (!env->acpi) {
-		snprintf(c->absent_reason, sizeof(c->absent_reason),
-			 "no ACPI tables, so no FADT");
-		return -1;
-	}
+	if (!env->acpi)
+		return probe_absent(c, "no ACPI tables, so no FADT");
 	fadt = acpi_find(env->acpi, "FACP", 0, &len);
-	if (!fadt) {
-		snprintf(c->absent_reason, sizeof(c->absent_reason),
-			 "no valid FADT");
-		return -1;
-	}
-	if (acpi_fadt_pm_timer(fadt, len, &timer, why, sizeof(why))) {
-		snprintf(c->absent_reason, sizeof(c->absent_reason), "%s", why);
-		return -1;
-	}
+	if (!fadt)
+		return probe_absent(c, "no valid FADT");
+	if (acpi_fadt_pm_timer(fadt, len, &timer, why, sizeof(why)))
+		return probe_absent(c, "%s", why);
 	/* acpi_fadt_pm_timer() refuses ports past 0xffff. */
 	pm_port = (uint16_t)timer.port;
 	pm_mask = timer.is_32bit ? 0xffffffffu : 0xffffffu;
 
-	if (no_io) {
-		snprintf(c->absent_reason, sizeof(c->absent_reason), "%s",
-			 no_io);
-		return -1;
-	}
+	if (no_io)
+		return probe_absent(c, "%s", no_io);
 	first = inl(pm_port);
-	if (first == 0xffffffffu && platform_port_owner()) {
-		snprintf(c->absent_reason, sizeof(c->absent_reason),
-			 "denied by %s: port %#x reads as all ones (%s keeps "
-			 "the PM timer for itself)",
-			 platform_port_owner(), pm_port, platform_port_owner());
-		return -1;
-	}
-	if (first == 0xffffffffu) {
-		snprintf(c->absent_reason, sizeof(c->absent_reason),
-			 "port %#x reads as all ones: no timer answers there",
-			 pm_port);
-		return -1;
-	}
+	if (first == 0xffffffffu && platform_port_owner())
+		return probe_absent(
+			c,
+			"denied by %s: port %#x reads as all ones (%s keeps "
+			"the PM timer for itself)",
+			platform_port_owner(), pm_port, platform_port_owner());
+	if (first == 0xffffffffu)
+		return probe_absent(
+			c, "port %#x reads as all ones: no timer answers there",
+			pm_port);
 	for (i = 0; i < PM_PROBE_READS && inl(pm_port) == first; i++)
 		;
-	if (i == PM_PROBE_READS) {
-		snprintf(c->absent_reason, sizeof(c->absent_reason),
-			 "port %#x stays at %#x for %d reads: the timer is "
-			 "stopped",
-			 pm_port, first, PM_PROBE_READS);
-		return -1;
-	}
+	if (i == PM_PROBE_READS)
+		return probe_absent(
+			c,
+			"port %#x stays at %#x for %d reads: the timer is "
+			"stopped",
+			pm_port, first, PM_PROBE_READS);
 	c->width_bits = timer.is_32bit ? 32 : 24;
 	c->freq_hz = ACPI_PM_TIMER_HZ;
 	snprintf(c->freq_source, sizeof(c->freq_source),

@@ -67,60 +67,46 @@ static int hpet_probe(struct clock *c, const struct probe_env *env)
 	size_t len;
 	bool started = false;
 
-	if (!env->acpi) {
-		snprintf(c->absent_reason, sizeof(c->absent_reason),
-			 "no ACPI tables, so no HPET table");
-		return -1;
-	}
+	if (!env->acpi)
+		return probe_absent(c, "no ACPI tables, so no HPET table");
 	table = acpi_find(env->acpi, "HPET", 0, &len);
-	if (!table) {
-		snprintf(c->absent_reason, sizeof(c->absent_reason),
-			 "no valid ACPI HPET table");
-		return -1;
-	}
-	if (acpi_hpet_parse(table, len, &info, why, sizeof(why))) {
-		snprintf(c->absent_reason, sizeof(c->absent_reason),
-			 "ACPI HPET table: %s", why);
-		return -1;
-	}
+	if (!table)
+		return probe_absent(c, "no valid ACPI HPET table");
+	if (acpi_hpet_parse(table, len, &info, why, sizeof(why)))
+		return probe_absent(c, "ACPI HPET table: %s", why);
 	hpet_regs = phys_map_device(info.base, HPET_MMIO_LEN, &hpet_read_only);
-	if (!hpet_regs) {
-		snprintf(c->absent_reason, sizeof(c->absent_reason),
-			 "HPET registers at %#llx cannot be mapped",
-			 (unsigned long long)info.base);
-		return -1;
-	}
+	if (!hpet_regs)
+		return probe_absent(c,
+				    "HPET registers at %#llx cannot be mapped",
+				    (unsigned long long)info.base);
 	caps = ((uint64_t)reg_read(HPET_CAPABILITIES + 4) << 32) |
 	       reg_read(HPET_CAPABILITIES);
 	period_fs = caps >> HPET_CAP_PERIOD_SHIFT;
-	if (caps == ~0ull || period_fs == 0 || period_fs > HPET_MAX_PERIOD_FS) {
-		snprintf(c->absent_reason, sizeof(c->absent_reason),
-			 "HPET at %#llx reports period %llu fs (capabilities "
-			 "%#llx): not a working HPET",
-			 (unsigned long long)info.base,
-			 (unsigned long long)period_fs,
-			 (unsigned long long)caps);
-		return -1;
-	}
+	if (caps == ~0ull || period_fs == 0 || period_fs > HPET_MAX_PERIOD_FS)
+		return probe_absent(
+			c,
+			"HPET at %#llx reports period %llu fs (capabilities "
+			"%#llx): not a working HPET",
+			(unsigned long long)info.base,
+			(unsigned long long)period_fs,
+			(unsigned long long)caps);
 	if (!(reg_read(HPET_CONFIG) & HPET_CONFIG_ENABLE)) {
-		if (hpet_read_only) {
-			snprintf(c->absent_reason, sizeof(c->absent_reason),
-				 "HPET at %#llx is stopped, and its registers "
-				 "are lent read-only, so it stays stopped",
-				 (unsigned long long)info.base);
-			return -1;
-		}
+		if (hpet_read_only)
+			return probe_absent(
+				c,
+				"HPET at %#llx is stopped, and its registers "
+				"are lent read-only, so it stays stopped",
+				(unsigned long long)info.base);
 		reg_write(HPET_CONFIG,
 			  reg_read(HPET_CONFIG) | HPET_CONFIG_ENABLE);
 		started = true;
 	}
-	if ((caps & HPET_CAP_COUNT_SIZE_64) && hpet_read64() > hpet_read64()) {
-		snprintf(c->absent_reason, sizeof(c->absent_reason),
-			 "HPET at %#llx: its 64-bit counter went backwards "
-			 "between two reads",
-			 (unsigned long long)info.base);
-		return -1;
-	}
+	if ((caps & HPET_CAP_COUNT_SIZE_64) && hpet_read64() > hpet_read64())
+		return probe_absent(
+			c,
+			"HPET at %#llx: its 64-bit counter went backwards "
+			"between two reads",
+			(unsigned long long)info.base);
 	c->width_bits = 32;
 	c->freq_hz = hpet_hz_from_period(period_fs);
 	snprintf(c->freq_source, sizeof(c->freq_source),

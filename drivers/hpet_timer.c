@@ -97,17 +97,12 @@ static int hpet_tick_probe(struct tick_source *s, const struct probe_env *env)
 	size_t len;
 
 	regs = hpet_registers();
-	if (!regs) {
-		snprintf(s->absent_reason, sizeof(s->absent_reason),
-			 "no HPET: %s", hpet_clock.absent_reason);
-		return -1;
-	}
+	if (!regs)
+		return probe_absent(s, "no HPET: %s", hpet_clock.absent_reason);
 	if (intc_init(env->acpi, why, sizeof(why)) ||
-	    !intc_ioapic_ready(why, sizeof(why))) {
-		snprintf(s->absent_reason, sizeof(s->absent_reason),
-			 "its interrupt has no way to CPU 0: %s", why);
-		return -1;
-	}
+	    !intc_ioapic_ready(why, sizeof(why)))
+		return probe_absent(s, "its interrupt has no way to CPU 0: %s",
+				    why);
 	table = acpi_find(env->acpi, "HPET", 0, &len);
 	min_tick = 1;
 	if (table && !acpi_hpet_parse(table, len, &info, why, sizeof(why)) &&

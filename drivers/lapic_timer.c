@@ -78,11 +78,9 @@ static int lapic_probe(struct tick_source *s, const struct probe_env *env)
 {
 	char why[120];
 
-	if (intc_init(env->acpi, why, sizeof(why))) {
-		snprintf(s->absent_reason, sizeof(s->absent_reason),
-			 "no local APIC takes interrupts: %s", why);
-		return -1;
-	}
+	if (intc_init(env->acpi, why, sizeof(why)))
+		return probe_absent(s, "no local APIC takes interrupts: %s",
+				    why);
 	if (calibrate(env->stopwatch, s->absent_reason,
 		      sizeof(s->absent_reason)))
 		return -1;
@@ -167,31 +165,27 @@ static int deadline_probe(struct tick_source *s, const struct probe_env *env)
 	char why[120];
 	uint32_t lvt;
 
-	if (!tsc_features()->deadline) {
-		snprintf(s->absent_reason, sizeof(s->absent_reason),
-			 "not offered: CPUID.1:ECX[24] (TSC-deadline timer) is "
-			 "clear");
-		return -1;
-	}
-	if (intc_init(env->acpi, why, sizeof(why))) {
-		snprintf(s->absent_reason, sizeof(s->absent_reason),
-			 "no local APIC takes interrupts: %s", why);
-		return -1;
-	}
+	if (!tsc_features()->deadline)
+		return probe_absent(
+			s,
+			"not offered: CPUID.1:ECX[24] (TSC-deadline timer) is "
+			"clear");
+	if (intc_init(env->acpi, why, sizeof(why)))
+		return probe_absent(s, "no local APIC takes interrupts: %s",
+				    why);
 	/* An APIC without the mode keeps the timer mode field from taking
 	 * it (KVM does so when the guest's CPUID lacks the bit). */
 	lapic_write(LAPIC_LVT_TIMER,
 		    LAPIC_LVT_MASKED | LAPIC_LVT_TIMER_DEADLINE | TICK_VECTOR);
 	lvt = lapic_read(LAPIC_LVT_TIMER);
 	timer_off();
-	if ((lvt & LAPIC_LVT_TIMER_MODE) != LAPIC_LVT_TIMER_DEADLINE) {
-		snprintf(s->absent_reason, sizeof(s->absent_reason),
-			 "the local APIC does not take TSC-deadline mode: its "
-			 "LVT timer register read back %#x, although "
-			 "CPUID.1:ECX[24] is set",
-			 lvt);
-		return -1;
-	}
+	if ((lvt & LAPIC_LVT_TIMER_MODE) != LAPIC_LVT_TIMER_DEADLINE)
+		return probe_absent(
+			s,
+			"the local APIC does not take TSC-deadline mode: its "
+			"LVT timer register read back %#x, although "
+			"CPUID.1:ECX[24] is set",
+			lvt);
 	snprintf(s->notes, sizeof(s->notes),
 		 "each interrupt's handler writes the next deadline to "
 		 "IA32_TSC_DEADLINE");

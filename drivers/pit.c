@@ -43,21 +43,17 @@ static int pit_probe(struct clock *c, const struct probe_env *env)
 	int i;
 
 	(void)env;
-	if (no_io) {
-		snprintf(c->absent_reason, sizeof(c->absent_reason), "%s",
-			 no_io);
-		return -1;
-	}
+	if (no_io)
+		return probe_absent(c, "%s", no_io);
 	/* Where another owner decides on ports, look before writing: a
 	 * denied PIT reads as all ones, and one that is not ours to program
 	 * must not be reprogrammed. */
-	if (platform_port_owner() && pit_denied()) {
-		snprintf(c->absent_reason, sizeof(c->absent_reason),
-			 "denied by %s: channel 0 reads as all ones (%s keeps "
-			 "the PIT for itself)",
-			 platform_port_owner(), platform_port_owner());
-		return -1;
-	}
+	if (platform_port_owner() && pit_denied())
+		return probe_absent(
+			c,
+			"denied by %s: channel 0 reads as all ones (%s keeps "
+			"the PIT for itself)",
+			platform_port_owner(), platform_port_owner());
 	outb(PIT_COMMAND, PIT_CMD_CH0_LOHI_MODE2);
 	outb(PIT_CHANNEL0, 0);
 	outb(PIT_CHANNEL0, 0);
@@ -65,14 +61,12 @@ static int pit_probe(struct clock *c, const struct probe_env *env)
 	first = pit_read();
 	for (i = 0; i < PIT_PROBE_READS && pit_read() == first; i++)
 		;
-	if (i == PIT_PROBE_READS) {
-		snprintf(c->absent_reason, sizeof(c->absent_reason),
-			 "channel 0 stays at one count for %d reads: no PIT "
-			 "answers DEBUG %llx %x",
-			 PIT_PROBE_READS, (unsigned long long)first,
-			 inb(PIT_COMMAND));
-		return -1;
-	}
+	if (i == PIT_PROBE_READS)
+		return probe_absent(
+			c,
+			"channel 0 stays at one count for %d reads: no PIT "
+			"answers",
+			PIT_PROBE_READS);
 	c->width_bits = 16;
 	c->freq_hz = PIT_HZ;
 	snprintf(c->freq_source, sizeof(c->freq_source),

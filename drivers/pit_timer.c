@@ -33,17 +33,12 @@ static int pit_tick_probe(struct tick_source *s, const struct probe_env *env)
 {
 	char why[120];
 
-	if (!pit_clock.present) {
-		snprintf(s->absent_reason, sizeof(s->absent_reason),
-			 "no PIT: %s", pit_clock.absent_reason);
-		return -1;
-	}
+	if (!pit_clock.present)
+		return probe_absent(s, "no PIT: %s", pit_clock.absent_reason);
 	if (intc_init(env->acpi, why, sizeof(why)) ||
-	    !intc_ioapic_ready(why, sizeof(why))) {
-		snprintf(s->absent_reason, sizeof(s->absent_reason),
-			 "its interrupt has no way to CPU 0: %s", why);
-		return -1;
-	}
+	    !intc_ioapic_ready(why, sizeof(why)))
+		return probe_absent(s, "its interrupt has no way to CPU 0: %s",
+				    why);
 	intc_isa_route(PIT_IRQ, &route);
 	snprintf(s->notes, sizeof(s->notes),
 		 "channel 0, rate generator, IRQ 0 at GSI %u (%s; %s, %s)",

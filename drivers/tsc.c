@@ -190,11 +190,9 @@ static int tsc_rdtscp_probe(struct clock *c, const struct probe_env *env)
 {
 	if (tsc_probe_common(c, env))
 		return -1;
-	if (!features.rdtscp) {
-		snprintf(c->absent_reason, sizeof(c->absent_reason),
-			 "CPUID 0x80000001 EDX[27] (rdtscp) is clear");
-		return -1;
-	}
+	if (!features.rdtscp)
+		return probe_absent(
+			c, "CPUID 0x80000001 EDX[27] (rdtscp) is clear");
 	return 0;
 }
 

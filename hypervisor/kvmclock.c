@@ -190,12 +190,10 @@ static int kvm_clock_probe(struct clock *c, const struct probe_env *env)
 	}
 	/* Old KVMs answer 0 in the signature leaf's EAX; only a non-zero
 	 * maximum below the features leaf says there is none. */
-	if (kvm->max_leaf && kvm->max_leaf < kvm->base + 1) {
-		snprintf(c->absent_reason, sizeof(c->absent_reason),
-			 "KVM at %#x lists no features leaf (max leaf %#x)",
-			 kvm->base, kvm->max_leaf);
-		return -1;
-	}
+	if (kvm->max_leaf && kvm->max_leaf < kvm->base + 1)
+		return probe_absent(
+			c, "KVM at %#x lists no features leaf (max leaf %#x)",
+			kvm->base, kvm->max_leaf);
 	features = cpuid(kvm->base + KVM_CPUID_FEATURES_OFFSET).eax;
 	if (features & KVM_FEATURE_CLOCKSOURCE2) {
 		kvm_clock_msr_system_time = MSR_KVM_SYSTEM_TIME_NEW;
@@ -203,13 +201,12 @@ static int kvm_clock_probe(struct clock *c, const struct probe_env *env)
 	} else if (features & KVM_FEATURE_CLOCKSOURCE) {
 		kvm_clock_msr_system_time = MSR_KVM_SYSTEM_TIME;
 		kvm_clock_msr_wall_clock = MSR_KVM_WALL_CLOCK;
-	} else {
-		snprintf(c->absent_reason, sizeof(c->absent_reason),
-			 "KVM offers no kvm-clock: CPUID %#x EAX %#x has "
-			 "neither CLOCKSOURCE (bit 0) nor CLOCKSOURCE2 (bit 3)",
-			 kvm->base + KVM_CPUID_FEATURES_OFFSET, features);
-		return -1;
-	}
+	} else
+		return probe_absent(
+			c,
+			"KVM offers no kvm-clock: CPUID %#x EAX %#x has "
+			"neither CLOCKSOURCE (bit 0) nor CLOCKSOURCE2 (bit 3)",
+			kvm->base + KVM_CPUID_FEATURES_OFFSET, features);
 
 	/* Only the boot CPU for now; the others call setup_cpu(). */
 	if (kvm_clock_register(0, &s, c->absent_reason,

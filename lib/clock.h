@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/error.h"
+
 struct acpi;
 struct cpu_info;
 struct hv_info;
@@ -125,6 +127,13 @@ struct clock_flag_name {
 
 extern const struct clock_flag_name clock_flag_names[];
 extern const size_t clock_flag_count;
+
+/**
+ * For a probe that finds its clock or tick source absent: the reason, in
+ * words, into @x->absent_reason, and -1 to return (lib/error.h).
+ */
+#define probe_absent(x, ...) \
+	error_set((x)->absent_reason, sizeof((x)->absent_reason), __VA_ARGS__)
 
 /**
  * What a probe's return value @rc means: present when 0; otherwise absent,
