@@ -298,7 +298,8 @@ unit-tests: $(UNIT_BINS)
 		else failed=$$((failed + 1)); echo "FAILED: $$t"; fi; \
 	done; echo "unit: $$passed passed, $$failed failed"; [ $$failed -eq 0 ]
 
-tool-tests:
+# test_report_host.py validates the JSON the host-built report writes.
+tool-tests: $(BUILD)/host/test_report
 	@$(PYTHON) -m unittest discover -s tests/tools -t .
 
 boot-tests: images iso $(BUILD)/xen-4.17-amd64

@@ -108,7 +108,10 @@ void fault_report(const struct fault_record *rec)
 	     paging_in_stack_guard(rec->cr2)))
 		printf("  this is a stack overflow: the stack reached the "
 		       "guard page below the boot stack\n");
-	report(false, "no unexpected exception (%s at RIP 0x%llx)",
-	       trap_name((unsigned int)f->vector), (unsigned long long)f->rip);
-	run_exit(report_end());
+	report(ktap_run(), false, "no unexpected exception");
+	report_info(ktap_run(), "%s at RIP 0x%llx",
+		    trap_name((unsigned int)f->vector),
+		    (unsigned long long)f->rip);
+	ktap_print(ktap_run());
+	run_exit(ktap_verdict(ktap_run()));
 }

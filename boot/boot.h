@@ -16,10 +16,11 @@
  * QEMU's isa-debug-exit device, as tools/clockbench adds it, and what the
  * guest writes to it: QEMU then exits with (value << 1) | 1.
  */
-#define ISA_DEBUG_EXIT_PORT 0xf4
-#define ISA_DEBUG_EXIT_PASS 1
-#define ISA_DEBUG_EXIT_FAIL 2
-#define ISA_DEBUG_EXIT_SKIP 3
+#define ISA_DEBUG_EXIT_PORT  0xf4
+#define ISA_DEBUG_EXIT_PASS  1
+#define ISA_DEBUG_EXIT_FAIL  2
+#define ISA_DEBUG_EXIT_SKIP  3
+#define ISA_DEBUG_EXIT_ERROR 4
 
 /* The first serial port, the console (drivers/uart.c; and the 32-bit head
  * writes its last words there before C runs). */

@@ -42,11 +42,4 @@ const struct clock *clocks_reference(void);
  */
 const struct clock *clocks_reference_for(const struct clock *c);
 
-/** Print the platform section: every clock, present or absent and why. */
-void clocks_report_platform(void);
-
-/** Driver checks: every present clock that counts its bad reads had none
- * (kvm-clock and Xen's pvclock: no stuck version; HPET: no torn reads). */
-void clocks_check(void);
-
 #endif

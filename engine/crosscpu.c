@@ -9,8 +9,8 @@
 #include "engine/crosscpu.h"
 #include "base/priv.h"
 #include "base/smp.h"
+#include "lib/progress.h"
 
-#define MAX_XCLOCKS	    16
 #define WARP_MAX_ITERATIONS 200000
 #define OFFSET_BRACKETS	    16 /* per CPU, clock and round */
 #define DRIFT_ROUNDS	    5
@@ -20,34 +20,15 @@
 #define RESPONDER_IDLE_MS  3000 /* an AP gives up on a vanished CPU 0 */
 #define WORK_TIMEOUT_MS	   10000
 
-static struct xcpu_clock results[MAX_XCLOCKS];
-static unsigned int nr_results;
-static bool applies;
-static char not_applying[128];
-static struct xcpu_msrs msrs[MAX_CPUS];
-
-bool xcpu_applies(const char **reason)
-{
-	*reason = not_applying;
-	return applies;
-}
-
-const struct xcpu_clock *xcpu_results(unsigned int *count)
-{
-	*count = nr_results;
-	return results;
-}
-
-const struct xcpu_msrs *xcpu_cpu_msrs(unsigned int cpu)
-{
-	return cpu < MAX_CPUS ? &msrs[cpu] : NULL;
-}
+/* The result being filled by xcpu_measure() (its workers run on every
+ * CPU and write their own parts). */
+static struct xcpu_result *xr;
 
 /* --- per-CPU set-up ----------------------------------------------------- */
 
 static void read_msrs(void *arg)
 {
-	struct xcpu_msrs *m = &msrs[cpu_index()];
+	struct xcpu_msrs *m = &xr->cpu[cpu_index()].msrs;
 	uint64_t v;
 
 	(void)arg;
@@ -256,8 +237,8 @@ static void measure_offsets(unsigned int drift_ms)
 
 		while (tsc_read() < due)
 			cpu_relax();
-		for (k = 0; k < nr_results; k++) {
-			struct xcpu_clock *x = &results[k];
+		for (k = 0; k < xr->nr; k++) {
+			struct xcpu_clock *x = &xr->clocks[k];
 
 			for (cpu = 1; cpu < ncpu; cpu++) {
 				struct xcpu_per_cpu *pc = &x->cpu[cpu];
@@ -282,9 +263,9 @@ static void measure_offsets(unsigned int drift_ms)
 		__atomic_store_n(&probes[cpu].done, true, __ATOMIC_RELEASE);
 		on_cpu_wait(cpu, WORK_TIMEOUT_MS);
 	}
-	for (k = 0; k < nr_results; k++) {
+	for (k = 0; k < xr->nr; k++) {
 		for (cpu = 1; cpu < ncpu; cpu++) {
-			struct xcpu_per_cpu *pc = &results[k].cpu[cpu];
+			struct xcpu_per_cpu *pc = &xr->clocks[k].cpu[cpu];
 			double y[DRIFT_ROUNDS], u[DRIFT_ROUNDS];
 
 			for (round = 0; round < pc->drift_samples; round++) {
@@ -298,22 +279,28 @@ static void measure_offsets(unsigned int drift_ms)
 	}
 }
 
-void xcpu_measure(const struct xcpu_options *opts)
+void xcpu_measure(const struct xcpu_options *opts, struct xcpu_result *out)
 {
 	struct clock *const *cp;
-	unsigned int online = smp_cpus_online();
+	unsigned int online = smp_cpus_online(), cpu;
 
-	nr_results = 0;
+	memset(out, 0, sizeof(*out));
+	xr = out;
+	out->ncpu = smp_nr_cpus();
+	out->online = online;
+	for (cpu = 0; cpu < out->ncpu; cpu++) {
+		out->cpu[cpu].online = smp_cpu(cpu)->online;
+		out->cpu[cpu].id = smp_cpu(cpu)->apic_id;
+	}
 	on_all_cpus(read_msrs, NULL, WORK_TIMEOUT_MS);
 	if (online < 2) {
-		applies = false;
-		snprintf(not_applying, sizeof(not_applying),
+		snprintf(out->reason, sizeof(out->reason),
 			 "only %u CPU is online: there is nothing to compare",
 			 online);
 		return;
 	}
-	applies = true;
-	for (cp = clocks_all(); *cp && nr_results < MAX_XCLOCKS; cp++) {
+	out->applies = true;
+	for (cp = clocks_all(); *cp && out->nr < MAX_XCLOCKS; cp++) {
 		struct clock *c = *cp;
 
 		if (!c->present)
@@ -324,19 +311,18 @@ void xcpu_measure(const struct xcpu_options *opts)
 			if (on_all_cpus(setup_clock, &w, WORK_TIMEOUT_MS) !=
 				    online ||
 			    w.failures) {
-				printf("# %s could not be set up on every CPU; "
-				       "left out of the cross-CPU tests\n",
-				       c->name);
+				progress("%s could not be set up on every CPU; "
+					 "left out of the cross-CPU tests",
+					 c->name);
 				continue;
 			}
 		}
-		memset(&results[nr_results], 0, sizeof(results[0]));
-		results[nr_results++].clock = c;
+		out->clocks[out->nr++].clock = c;
 	}
-	printf("# cross-CPU: warp test on %u clocks (%u ms each), then offsets "
-	       "followed for %u ms\n",
-	       nr_results, opts->warp_ms, opts->drift_ms);
-	for (unsigned int k = 0; k < nr_results; k++)
-		measure_warps(&results[k], opts->warp_ms);
+	progress("cross-CPU: warp test on %u clocks (%u ms each), then "
+		 "offsets followed for %u ms",
+		 out->nr, opts->warp_ms, opts->drift_ms);
+	for (unsigned int k = 0; k < out->nr; k++)
+		measure_warps(&out->clocks[k], opts->warp_ms);
 	measure_offsets(opts->drift_ms);
 }

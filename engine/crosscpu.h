@@ -37,22 +37,31 @@ struct xcpu_options {
 	unsigned int drift_ms; /* the span offsets are followed over */
 };
 
-/** Set up per-CPU clocks on every CPU and measure; prints progress. */
-void xcpu_measure(const struct xcpu_options *opts);
-
-/** Whether it applied (two or more CPUs online), and why not. */
-bool xcpu_applies(const char **reason);
-
-/** Results, one per clock measured across CPUs. */
-const struct xcpu_clock *xcpu_results(unsigned int *count);
-
-/** What every CPU's TSC_ADJUST and TSC_AUX read (valid flags false when
+/* What a CPU's TSC_ADJUST and TSC_AUX read (the ok flags false when
  * unreadable). */
 struct xcpu_msrs {
 	bool tsc_adjust_ok, tsc_aux_ok;
 	int64_t tsc_adjust;
 	uint64_t tsc_aux;
 };
-const struct xcpu_msrs *xcpu_cpu_msrs(unsigned int cpu);
+
+#define MAX_XCLOCKS 16
+
+/* What the cross-CPU measurements found, for the report. */
+struct xcpu_result {
+	bool applies;	  /* two or more CPUs online */
+	char reason[128]; /* why not */
+	unsigned int ncpu, online;
+	struct {
+		bool online;
+		uint32_t id; /* the hardware's (struct cpu.apic_id) */
+		struct xcpu_msrs msrs;
+	} cpu[MAX_CPUS];
+	unsigned int nr; /* clocks measured across CPUs */
+	struct xcpu_clock clocks[MAX_XCLOCKS];
+};
+
+/** Set up per-CPU clocks on every CPU and measure, into @out. */
+void xcpu_measure(const struct xcpu_options *opts, struct xcpu_result *out);
 
 #endif

@@ -11,10 +11,9 @@
 #include "drivers/tsc.h"
 #include "engine/clocks.h"
 #include "engine/measure.h"
-#include "base/platform.h"
+#include "lib/progress.h"
 #include "lib/options.h"
 
-#define MAX_CLOCKS	      16
 #define MIN_SAMPLES	      200   /* fewer make the percentiles meaningless */
 #define EMPTY_SAMPLES	      10000 /* empty brackets measured once per run */
 #define PILOT_READS	      16 /* to estimate a read's cost before sizing */
@@ -38,26 +37,10 @@
 #define SHARE_BATCH	 0.20
 
 static uint64_t samples[MEASURE_MAX_SAMPLES];
+/* The run's: the empty bracket every read is corrected by, and the
+ * clock rates are measured against. */
 static struct stats_summary empty_bracket;
-static struct clock_result results[MAX_CLOCKS];
-static unsigned int nr_results;
 static const struct clock *reference;
-
-const struct stats_summary *measure_empty_bracket(void)
-{
-	return &empty_bracket;
-}
-
-const struct clock *measure_reference(void)
-{
-	return reference;
-}
-
-const struct clock_result *measure_results(unsigned int *count)
-{
-	*count = nr_results;
-	return results;
-}
 
 static double cycles_to_ns(double cycles)
 {
@@ -308,38 +291,9 @@ static void measure_rate(struct clock_result *r, unsigned int rate_ms)
 static void judge_trapped(struct clock_result *r)
 {
 	const struct clock *c = r->clock;
-	size_t used = strlen(r->notes);
 
-	if (c->native_read_ns_max && r->read_ns.p50 > c->native_read_ns_max) {
-		r->trapped = true;
-		used += snprintf(r->notes + used, sizeof(r->notes) - used,
-				 "%strapped: a read takes %llu ns (median), "
-				 "more than the %u ns it can take natively, so "
-				 "something intercepts or emulates it.",
-				 used ? " " : "",
-				 (unsigned long long)r->read_ns.p50,
-				 c->native_read_ns_max);
-	}
-	if (r->ambiguous_gaps && used < sizeof(r->notes))
-		used += snprintf(
-			r->notes + used, sizeof(r->notes) - used,
-			"%s%llu back-to-back reads were about as far "
-			"apart as a wrap's worth of steps forward, or "
-			"more than half a wrap (the guest did not run "
-			"in between): their steps were counted forward.",
-			used ? " " : "", (unsigned long long)r->ambiguous_gaps);
-	if ((c->flags & CLOCK_READS_NS) && used < sizeof(r->notes))
-		used += snprintf(r->notes + used, sizeof(r->notes) - used,
-				 "%sIts reads return ns: the scaling to ns is "
-				 "part of every read, and conversion_ns "
-				 "measures only the generic path.",
-				 used ? " " : "");
-	if ((c->flags & CLOCK_PORT_IO) && platform_port_io_detour() &&
-	    used < sizeof(r->notes))
-		snprintf(r->notes + used, sizeof(r->notes) - used,
-			 "%sEach port access here also costs a #GP round trip: "
-			 "%s.",
-			 used ? " " : "", platform_port_io_detour());
+	r->trapped =
+		c->native_read_ns_max && r->read_ns.p50 > c->native_read_ns_max;
 }
 
 /* The stopwatch's clock (the TSC) if it claims to be invariant, else the
@@ -354,40 +308,38 @@ static const struct clock *choose_reference(void)
 	return clocks_reference();
 }
 
-void measure_all(const struct measure_options *opts)
+void measure_all(const struct measure_options *opts, struct measure_result *out)
 {
 	struct clock *const *cp;
 	struct clock_result *r;
 	unsigned int present = 0;
 	uint64_t share;
 
-	nr_results = 0;
-	for (cp = clocks_all(); *cp && nr_results < MAX_CLOCKS; cp++) {
-		memset(&results[nr_results], 0, sizeof(results[0]));
-		results[nr_results++].clock = *cp;
-	}
-	if (!stopwatch_hz()) {
-		for (nr_results = 0; clocks_all()[nr_results]; nr_results++)
-			snprintf(results[nr_results].notes,
-				 sizeof(results[0].notes),
-				 "not timed: the TSC's frequency is unknown, "
-				 "so no cycle count can be turned into time");
-		printf("# no TSC frequency: nothing can be timed\n");
+	memset(out, 0, sizeof(*out));
+	out->budget_ms = opts->budget_ms;
+	for (cp = clocks_all(); *cp && out->nr < MAX_CLOCKS; cp++)
+		out->clocks[out->nr++].clock = *cp;
+	out->tsc_hz = (double)stopwatch_hz();
+	out->timed = out->tsc_hz > 0;
+	if (!out->timed) {
+		progress("no TSC frequency: nothing can be timed");
 		return;
 	}
 	reference = choose_reference();
+	out->reference = reference;
 	measure_empty();
+	out->empty_bracket = empty_bracket;
 	for (cp = clocks_all(); *cp; cp++)
 		present += (*cp)->present;
 	share = present ? ns_to_cycles(opts->budget_ms * 1e6 / present) : 0;
 
-	for (r = results; r < results + nr_results; r++) {
+	for (r = out->clocks; r < out->clocks + out->nr; r++) {
 		if (!r->clock->present)
 			continue;
-		printf("# measuring %s: cost, resolution, rate (about %u ms)\n",
-		       r->clock->name,
-		       (unsigned int)(cycles_to_ns((double)share) / 1e6) +
-			       opts->rate_ms);
+		progress("measuring %s: cost, resolution, rate (about %u ms)",
+			 r->clock->name,
+			 (unsigned int)(cycles_to_ns((double)share) / 1e6) +
+				 opts->rate_ms);
 		measure_per_read(r, (uint64_t)(share * SHARE_PER_READ),
 				 opts->samples);
 		measure_resolution(r, (uint64_t)(share * SHARE_RESOLUTION));
@@ -397,4 +349,8 @@ void measure_all(const struct measure_options *opts)
 		judge_trapped(r);
 		r->measured = true;
 	}
+	/* The drivers' counts of reads that went wrong, after every read. */
+	for (r = out->clocks; r < out->clocks + out->nr; r++)
+		if (r->clock->present && r->clock->bad_reads)
+			r->bad_reads = r->clock->bad_reads();
 }

@@ -42,20 +42,30 @@ struct clock_result {
 	double rate_ppm, rate_uncertainty_ppm;
 	const struct clock *rate_reference;
 	char rate_problem[CLOCK_TEXT_LEN];
+	/* A median read slower than the clock can be natively
+	 * (clock->native_read_ns_max): something intercepts it. */
 	bool trapped;
-	char notes[3 * CLOCK_TEXT_LEN];
+	/* The driver's count of bad reads after measuring (clock->bad_reads;
+	 * 0 without one). */
+	unsigned long bad_reads;
 };
 
-/** Cost of two back-to-back ordered TSC reads, in cycles. */
-const struct stats_summary *measure_empty_bracket(void);
+#define MAX_CLOCKS 16
 
-/** The clock rates are measured against (TSC if invariant, else HPET...). */
-const struct clock *measure_reference(void);
+/* What the measurements found, for the report. */
+struct measure_result {
+	bool timed;    /* false: no stopwatch rate, nothing could be timed */
+	double tsc_hz; /* the stopwatch's rate the cycles were turned with */
+	unsigned int budget_ms;
+	struct stats_summary empty_bracket; /* two back-to-back ordered TSC
+					     * reads, in cycles */
+	const struct clock *reference;	    /* rates are measured against it */
+	unsigned int nr;		    /* one per clock, in table order */
+	struct clock_result clocks[MAX_CLOCKS];
+};
 
-/** Measure every present clock within @opts->budget_ms. */
-void measure_all(const struct measure_options *opts);
-
-/** Results, one per clock in clocks_all() order (absent ones unmeasured). */
-const struct clock_result *measure_results(unsigned int *count);
+/** Measure every present clock within @opts->budget_ms, into @out. */
+void measure_all(const struct measure_options *opts,
+		 struct measure_result *out);
 
 #endif

@@ -17,6 +17,7 @@
 #include "base/priv.h"
 #include "lib/ktap.h"
 #include "engine/selftest.h"
+#include "lib/progress.h"
 #include "base/traps.h"
 
 /*
@@ -45,46 +46,26 @@ static uint64_t probe_ud2(void)
 	return fault;
 }
 
-static void check_msr_access(void)
+static void check_msr_access(struct selftest_result *out)
 {
-	uint64_t efer;
-	uint64_t absent = 0;
-	bool ok = rdmsr_safe(MSR_EFER, &efer);
-
-	/* boot/start32.S set EFER.LME; the CPU set LMA entering long mode. */
-	report(ok && (efer & (EFER_LME | EFER_LMA)) == (EFER_LME | EFER_LMA),
-	       "rdmsr_safe reads EFER (0x%x) with long mode on: %s 0x%llx",
-	       MSR_EFER, ok ? "value" : "faulted", (unsigned long long)efer);
-	if (rdmsr_safe(MSR_ABSENT, &absent))
-		report_skip("rdmsr_safe of absent MSR 0x%x returned 0x%llx: "
-			    "this hypervisor ignores unknown MSRs, so the #GP "
-			    "path is not exercised",
-			    MSR_ABSENT, (unsigned long long)absent);
-	else
-		report(absent == 0,
-		       "rdmsr_safe reports absent MSR 0x%x as not supported",
-		       MSR_ABSENT);
+	out->efer_msr = MSR_EFER;
+	out->efer_read = rdmsr_safe(MSR_EFER, &out->efer);
+	out->absent_msr = MSR_ABSENT;
+	out->absent_read = rdmsr_safe(MSR_ABSENT, &out->absent_value);
 }
 
-static void check_extable_and_sse(void)
+static void check_extable_and_sse(struct selftest_result *out)
 {
 	static const uint8_t pattern[16] = { 0x01, 0x23, 0x45, 0x67, 0x89, 0xab,
 					     0xcd, 0xef, 0xfe, 0xdc, 0xba, 0x98,
 					     0x76, 0x54, 0x32, 0x10 };
 	uint8_t after[16] __attribute__((aligned(16)));
-	uint64_t fault;
 
 	/* Park a value in xmm7, fault, and see that it survived. */
 	asm volatile("movdqu %0, %%xmm7" ::"m"(pattern) : "xmm7");
-	fault = probe_ud2();
+	out->ud2_fault = probe_ud2();
 	asm volatile("movdqu %%xmm7, %0" : "=m"(after));
-
-	report(fault == (EXTABLE_FAULTED | X86_EXC_UD),
-	       "exception table: ud2 resumes at its fixup and reports #UD (got "
-	       "0x%llx)",
-	       (unsigned long long)fault);
-	report(!memcmp(pattern, after, sizeof(after)),
-	       "SSE registers survive an exception");
+	out->sse_kept = !memcmp(pattern, after, sizeof(after));
 }
 
 static int compare_ints(const void *a, const void *b)
@@ -92,20 +73,17 @@ static int compare_ints(const void *a, const void *b)
 	return *(const int *)a - *(const int *)b;
 }
 
-static void check_newlib(void)
+static void check_newlib(struct selftest_result *out)
 {
 	int values[] = { 5, 3, 9, 1, 7 };
-	char text[64];
 
-	snprintf(text, sizeof(text), "%.3f %g %llu", 2.0 / 3.0, sqrt(2.0),
-		 (unsigned long long)UINT64_MAX);
-	report(!strcmp(text, "0.667 1.41421 18446744073709551615"),
-	       "newlib formats floats and 64-bit integers (\"%s\")", text);
+	snprintf(out->newlib_text, sizeof(out->newlib_text), "%.3f %g %llu",
+		 2.0 / 3.0, sqrt(2.0), (unsigned long long)UINT64_MAX);
 	qsort(values, 5, sizeof(values[0]), compare_ints);
-	report(values[0] == 1 && values[4] == 9, "newlib qsort sorts");
+	out->qsort_sorted = values[0] == 1 && values[4] == 9;
 }
 
-static void check_heap(void)
+static void check_heap(struct selftest_result *out)
 {
 	void *small = malloc(4096);
 	void *huge;
@@ -118,29 +96,28 @@ static void check_heap(void)
 	heap_quiet_refusals(false);
 	free(small);
 	small = malloc(4096);
-	report(small && !huge && err == ENOMEM,
-	       "heap: an allocation past the %u KiB heap fails with ENOMEM and "
-	       "the heap still works",
-	       HEAP_SIZE / 1024);
+	out->heap_kib = HEAP_SIZE / 1024;
+	out->heap_bounded = small && !huge && err == ENOMEM;
 	free(small);
 }
 
-static void check_stack_guard(void)
+static void check_stack_guard(struct selftest_result *out)
 {
 	uint64_t guard = (uint64_t)(uintptr_t)boot_stack_guard;
 
-	report(!paging_range_mapped(guard, 1) &&
-		       paging_range_mapped(guard + PAGE_SIZE, BOOT_STACK_SIZE),
-	       "the page below the boot stack is an unmapped guard page");
+	out->guard_unmapped = !paging_range_mapped(guard, 1);
+	out->stack_mapped =
+		paging_range_mapped(guard + PAGE_SIZE, BOOT_STACK_SIZE);
 }
 
-void selftest_run(void)
+void selftest_run(struct selftest_result *out)
 {
-	check_msr_access();
-	check_extable_and_sse();
-	check_newlib();
-	check_heap();
-	check_stack_guard();
+	memset(out, 0, sizeof(*out));
+	check_msr_access(out);
+	check_extable_and_sse(out);
+	check_newlib(out);
+	check_heap(out);
+	check_stack_guard(out);
 }
 
 static unsigned long recurse(unsigned long depth)
@@ -156,12 +133,12 @@ static unsigned long recurse(unsigned long depth)
 void selftest_provoke(enum fault_test fault)
 {
 	if (fault != FAULT_NONE)
-		printf("# provoking %s on purpose (fault=%s); the run must "
-		       "fail\n",
-		       fault == FAULT_STACK ? "a stack overflow"
-					    : "an exception",
-		       options_value_name("fault",
-					  &(struct options){ .fault = fault }));
+		progress(
+			"provoking %s on purpose (fault=%s); the run must fail",
+			fault == FAULT_STACK ? "a stack overflow"
+					     : "an exception",
+			options_value_name(
+				"fault", &(struct options){ .fault = fault }));
 	switch (fault) {
 	case FAULT_NONE:
 		return;
@@ -189,12 +166,14 @@ void selftest_provoke(enum fault_test fault)
 		if (platform_provoke_in_ring0(fault))
 			break;
 		report_skip(
-			"fault=%s needs ring 0, which %s keeps to itself "
-			"here",
-			options_value_name("fault",
-					   &(struct options){ .fault = fault }),
-			platform_ring0_owner());
-		run_exit(report_end());
+			ktap_run(), "fault=%s provokes its exception",
+			options_value_name(
+				"fault", &(struct options){ .fault = fault }));
+		report_info(ktap_run(),
+			    "it needs ring 0, which %s keeps to itself here",
+			    platform_ring0_owner());
+		ktap_print(ktap_run());
+		run_exit(ktap_verdict(ktap_run()));
 	case FAULT_STACK:
 		recurse(0);
 		break;

@@ -14,6 +14,7 @@
 #include "base/platform.h"
 #include "base/tick_irq.h"
 #include "engine/ticks.h"
+#include "lib/progress.h"
 
 /* Interrupts recorded per source and rate: every one up to 80 kHz for the
  * default 100 ms.  Kept small: the image must fit where loaders put it (GRUB
@@ -39,47 +40,10 @@ static union {
 	uint64_t u[MAX_RECORDS];
 	int64_t i[MAX_RECORDS];
 } scratch;
-static struct tick_source_result results[MAX_TICK_SOURCES];
-static unsigned int nr_results;
-static bool applied;
-static char not_applied[TICK_TEXT_LEN];
-static unsigned int window_ms, cpus_parked, cpus_not_woken;
-static double tsc_hz, chunk_cycles;
+static unsigned int window_ms;
+static double tsc_hz;
 static uint64_t chunk_iterations, disturbed_cycles;
 static volatile uint64_t work_sink;
-
-unsigned long ticks_stray_interrupts(void)
-{
-	return platform_stray_interrupts();
-}
-
-bool ticks_applied(const char **reason)
-{
-	*reason = not_applied;
-	return applied;
-}
-
-const struct tick_source_result *ticks_results(unsigned int *count)
-{
-	*count = nr_results;
-	return results;
-}
-
-unsigned int ticks_window_ms(void)
-{
-	return window_ms;
-}
-
-double ticks_chunk_cycles(void)
-{
-	return chunk_cycles;
-}
-
-unsigned int ticks_cpus_parked(unsigned int *not_woken)
-{
-	*not_woken = cpus_not_woken;
-	return cpus_parked;
-}
 
 static uint64_t ns_to_cycles(double ns)
 {
@@ -421,38 +385,41 @@ static void probe_one(struct tick_source *s, const struct probe_env *env)
 				   sizeof(s->absent_reason));
 }
 
-void ticks_measure(const struct options *opts, const struct probe_env *env)
+void ticks_measure(const struct options *opts, const struct probe_env *env,
+		   struct ticks_result *out)
 {
 	struct tick_source *const *sp;
 	uint64_t base_cycles, disturbed_warm_up = 0;
 	unsigned int i;
 
+	memset(out, 0, sizeof(*out));
 	window_ms = opts->tick_ms;
+	out->window_ms = window_ms;
 	tsc_hz = (double)stopwatch_hz();
 	if (!opts->nr_tick_rates) {
-		snprintf(not_applied, sizeof(not_applied),
+		snprintf(out->not_applied, sizeof(out->not_applied),
 			 "tick_rates is empty: no tick measurements asked for");
 		return;
 	}
 	if (!tsc_hz) {
-		snprintf(not_applied, sizeof(not_applied),
+		snprintf(out->not_applied, sizeof(out->not_applied),
 			 "no TSC frequency to time the work loop with");
 		return;
 	}
-	applied = true;
+	out->applied = true;
+	out->tsc_hz = tsc_hz;
 	irq_disable();
 	/* Spinning idle CPUs would compete with CPU 0 for the host's. */
-	cpus_parked = idle_park_others();
+	out->cpus_parked = idle_park_others();
 	size_chunk();
-	chunk_cycles = chunk_median_cycles();
-	disturbed_cycles = (uint64_t)(DISTURBED_FACTOR * chunk_cycles);
+	out->chunk_cycles = chunk_median_cycles();
+	disturbed_cycles = (uint64_t)(DISTURBED_FACTOR * out->chunk_cycles);
 	base_cycles = ns_to_cycles(window_ms * 1e6 / BASELINE_SHARE);
 	/* Once unmeasured: an emulator translates the loop on its first run,
 	 * which would slow the first baseline. */
 	baseline(ns_to_cycles(WARM_UP_NS), &disturbed_warm_up);
-	for (sp = tick_sources_all(); *sp && nr_results < MAX_TICK_SOURCES;
-	     sp++) {
-		struct tick_source_result *res = &results[nr_results++];
+	for (sp = tick_sources_all(); *sp && out->nr < MAX_TICK_SOURCES; sp++) {
+		struct tick_source_result *res = &out->sources[out->nr++];
 		struct tick_source *s = *sp;
 		double base;
 
@@ -460,10 +427,10 @@ void ticks_measure(const struct options *opts, const struct probe_env *env)
 		res->source = s;
 		if (!s->present)
 			continue;
-		printf("# measuring ticks of %s at %u rates (about %u ms)\n",
-		       s->name, opts->nr_tick_rates,
-		       opts->nr_tick_rates * window_ms * 5 / 4 +
-			       window_ms / BASELINE_SHARE);
+		progress("measuring ticks of %s at %u rates (about %u ms)",
+			 s->name, opts->nr_tick_rates,
+			 opts->nr_tick_rates * window_ms * 5 / 4 +
+				 window_ms / BASELINE_SHARE);
 		base = baseline(base_cycles, &res->baseline_disturbed_cycles);
 		for (i = 0; i < opts->nr_tick_rates; i++)
 			measure_rate(s, &res->rates[res->nr_rates++],
@@ -471,5 +438,6 @@ void ticks_measure(const struct options *opts, const struct probe_env *env)
 				     &res->baseline_disturbed_cycles);
 		drop_if_silent(s, res);
 	}
-	cpus_not_woken = idle_unpark_others();
+	out->cpus_not_woken = idle_unpark_others();
+	out->stray_interrupts = platform_stray_interrupts();
 }

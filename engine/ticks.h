@@ -72,31 +72,30 @@ struct tick_source_result {
 	uint64_t baseline_disturbed_cycles; /* left out of the baselines */
 };
 
+/* What the tick measurements found, for the report. */
+struct ticks_result {
+	bool applied;			 /* they ran */
+	char not_applied[TICK_TEXT_LEN]; /* why not */
+	unsigned int window_ms;		 /* each rate's window (tick_ms) */
+	double chunk_cycles; /* the loop's chunk of work, without interrupts */
+	double tsc_hz;	     /* the stopwatch's rate cycles were turned with */
+	/* Other CPUs halted meanwhile (base/idle.h), and how many of them
+	 * did not come back. */
+	unsigned int cpus_parked, cpus_not_woken;
+	/* Interrupts that were no tick source's (a masked PIC's, the APIC's
+	 * spurious vector; none under Xen PV, where only the timer's event
+	 * channel is unmasked). */
+	unsigned long stray_interrupts;
+	unsigned int nr; /* one per source, in tick_sources_all() order */
+	struct tick_source_result sources[MAX_TICK_SOURCES];
+};
+
 /**
  * Probe the sources and measure every present one at every rate of
- * @opts, on CPU 0, with interrupts on only while a timer runs.  Prints a
- * progress line per source; the report is kernel/summary_ticks.c's.
+ * @opts, on CPU 0, with interrupts on only while a timer runs, into @out.
+ * Prints a progress line per source.
  */
-void ticks_measure(const struct options *opts, const struct probe_env *env);
-
-/** Interrupts that were no tick source's (a masked PIC's, the APIC's
- * spurious vector); none are taken under Xen PV, where only the timer's
- * event channel is unmasked. */
-unsigned long ticks_stray_interrupts(void);
-
-/** Whether the tick measurements ran, and why not. */
-bool ticks_applied(const char **reason);
-
-/** Results, one per source in tick_sources_all() order. */
-const struct tick_source_result *ticks_results(unsigned int *count);
-
-/** The time each rate ran, in ms (tick_ms), and the chunk of work the
- * loop times, in TSC cycles without interrupts. */
-unsigned int ticks_window_ms(void);
-double ticks_chunk_cycles(void);
-
-/** How many other CPUs halted during the measurements (kernel/idle.h),
- * and in *@not_woken how many of them did not come back. */
-unsigned int ticks_cpus_parked(unsigned int *not_woken);
+void ticks_measure(const struct options *opts, const struct probe_env *env,
+		   struct ticks_result *out);
 
 #endif

@@ -1,12 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
  * kernel_boot(): the one C entry every boot head reaches, in ring 3 once
- * boot/start32.S and ring0_init() have set up long mode and the IDT.  The
- * console first, then the boot information, the command line, the banner
- * and environment section, the checks, and the verdict.
+ * boot/start32.S and ring0_init() have set up long mode and the IDT.  It
+ * reads like the Xen Test Framework's xtf_main(): set up (the console, the
+ * boot information, the command line), then the phases of the run in
+ * order, each one line of the table below, then the checks, the JSON
+ * document and the verdict.
+ *
+ * A phase's run() measures or collects into its plain struct in the
+ * run_report (report/run.h); its print(), checks() and json() are the
+ * report's and read only that struct.  The checks of each phase are made
+ * as soon as it has run, so that a fault later on still reports them.
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "base/console.h"
 #include "base/cpu.h"
@@ -30,171 +38,141 @@
 #include "hypervisor/xen.h"
 #include "lib/boot_info.h"
 #include "lib/cpuinfo.h"
-#include "lib/options.h"
 #include "lib/ktap.h"
-#include "report/summary.h"
+#include "lib/options.h"
+#include "lib/progress.h"
+#include "report/run.h"
 
-#define MIB (1024 * 1024)
+#define JSON_BEGIN  "clockbench-json begin\n"
+#define JSON_END    "clockbench-json end\n"
+#define JSON_PREFIX "json| "
 
 extern char __image_start[], __image_end[], __image_min_ram_mib[];
 
-static struct boot_info boot_info;
-static struct cpu_info cpu_info;
-static struct hv_info hv_info;
+/* Everything a run keeps: what it was given and what its phases found. */
+struct run {
+	struct boot_info boot;
+	struct paging_summary paging;
+	struct options opts;
+	struct probe_env probe;
+	struct run_report report;
+};
 
-#define ENV_LINE(key, fmt, ...) printf("  %-16s " fmt "\n", key, ##__VA_ARGS__)
+static struct run the_run;
 
 __attribute__((noreturn)) static void fail_early(const char *what,
 						 const char *why)
 {
+	struct ktap *k = ktap_run();
+
 	printf("clockbench: %s: %s\n", what, why);
-	report(false, "%s", what);
-	run_exit(report_end());
+	report(k, false, "%s", what);
+	report_info(k, "%s", why);
+	ktap_print(k);
+	run_exit(ktap_verdict(k));
 }
 
-/* The environment as the JSON report repeats it; filled as it is printed. */
-static struct report_env report_env;
+/* --- the phases' run() ---------------------------------------------------- */
 
-static void print_cpu(void)
+static void collect_cpu(struct env_result *e)
 {
-	const struct cpu_info *cpu = &cpu_info;
+	const struct cpu_info *cpu = &e->cpu;
 
-	cpu_info_fill(&cpu_info, cpu_cpuid);
-	snprintf(report_env.cpu, sizeof(report_env.cpu),
+	cpu_info_fill(&e->cpu, cpu_cpuid);
+	snprintf(e->cpu_text, sizeof(e->cpu_text),
 		 "%s family %u model %u stepping %u%s%s%s", cpu->vendor,
 		 cpu->family, cpu->model, cpu->stepping,
 		 cpu->brand[0] ? " (" : "", cpu->brand,
 		 cpu->brand[0] ? ")" : "");
-	ENV_LINE("cpu", "%s", report_env.cpu);
 }
 
-/* What Xen's CPUID leaves say about time. */
-static void print_xen(const struct hv_leaf *leaf)
-{
-	struct xen_cpuid_info x;
-	char flags[128];
-
-	xen_cpuid_read(leaf, cpu_cpuid, &x);
-	if (!x.have_tsc_leaf) {
-		ENV_LINE("", "Xen TSC: leaf %#x not listed", leaf->base + 3);
-		return;
-	}
-	ENV_LINE("", "Xen TSC mode %u (%s); %s", x.tsc_mode,
-		 xen_tsc_mode_name(x.tsc_mode),
-		 xen_tsc_flags_describe(x.tsc_flags, flags, sizeof(flags)));
-	ENV_LINE("", "Xen TSC kHz: guest %u, host %u (leaf %#x, 0 = not said)",
-		 x.tsc_khz, x.host_tsc_khz, leaf->base + 3);
-}
-
-static void print_hypervisor(void)
-{
-	const struct hv_info *hv = &hv_info;
-	unsigned int i;
-
-	hv_scan(cpu_cpuid, &hv_info);
-	if (!hv->present) {
-		ENV_LINE("hypervisor", "none (CPUID.1:ECX[31] clear)");
-		return;
-	}
-	if (!hv->nr) {
-		ENV_LINE("hypervisor",
-			 "present (CPUID.1:ECX[31] set) but no signature at "
-			 "0x%x-0x%x",
-			 HV_LEAF_FIRST, HV_LEAF_LAST);
-		return;
-	}
-	for (i = 0; i < hv->nr; i++) {
-		char features[256];
-
-		ENV_LINE(i ? "" : "hypervisor",
-			 "%s%s (\"%s\") max leaf 0x%x at 0x%x",
-			 i ? "also " : "", hv_kind_name(hv->found[i].kind),
-			 hv->found[i].signature, hv->found[i].max_leaf,
-			 hv->found[i].base);
-		hv_describe_features(&hv->found[i], cpu_cpuid, features,
-				     sizeof(features));
-		if (features[0])
-			ENV_LINE("", "%s", features);
-		if (hv->found[i].kind == HV_XEN)
-			print_xen(&hv->found[i]);
-	}
-}
-
-static void print_privilege(void)
-{
-	char words[160];
-
-	platform_describe_privilege(words, sizeof(words));
-	ENV_LINE("privilege", "%s", words);
-}
-
-static void print_memory(const struct boot_info *bi,
-			 const struct paging_summary *paging, bool verbose)
+static void collect_hypervisor(struct env_result *e)
 {
 	unsigned int i;
 
-	if (!bi->nr_memmap) {
-		ENV_LINE("memory", "unknown (the loader gave no memory map)");
-		return;
+	hv_scan(cpu_cpuid, &e->hv);
+	for (i = 0; i < e->hv.nr; i++) {
+		hv_describe_features(&e->hv.found[i], cpu_cpuid,
+				     e->hv_features[i],
+				     sizeof(e->hv_features[i]));
+		if (e->hv.found[i].kind == HV_XEN)
+			xen_cpuid_read(&e->hv.found[i], cpu_cpuid, &e->xen[i]);
 	}
-	ENV_LINE("memory", "%llu MiB usable RAM in %u regions%s",
-		 (unsigned long long)(bi->ram_bytes / MIB), bi->nr_memmap,
-		 bi->memmap_truncated ? " (map truncated)" : "");
-	if (paging->unmapped_ram)
-		ENV_LINE("",
-			 "%llu MiB of RAM lie beyond what is mapped (unused)",
-			 (unsigned long long)(paging->unmapped_ram / MIB));
-	if (!verbose)
-		return;
-	for (i = 0; i < bi->nr_memmap; i++)
-		ENV_LINE("", "0x%012llx-0x%012llx %s",
-			 (unsigned long long)bi->memmap[i].base,
-			 (unsigned long long)(bi->memmap[i].base +
-					      bi->memmap[i].size - 1),
-			 mem_type_name(bi->memmap[i].type));
 }
 
-static void print_acpi(const struct boot_info *bi, bool verbose)
+static void collect_acpi(struct env_result *e, const struct boot_info *bi)
 {
 	struct acpi *found = acpi_tables_find(bi);
 	struct acpi *acpi = acpi_tables();
 	const struct acpi_header *madt;
 	struct acpi_cpu_count cpus;
-	char why[ACPI_WARNING_LEN];
 	unsigned int i;
 	size_t len;
 
-	if (acpi)
-		ENV_LINE("acpi",
-			 "RSDP revision %u (%s) from %s, %s with %u entries",
-			 acpi->rsdp_revision, acpi->oem_id, acpi->rsdp_from,
-			 acpi->root_is_xsdt ? "XSDT" : "RSDT",
-			 acpi->nr_entries);
-	else
-		ENV_LINE("acpi", "none");
-	report_env.cpus = -1;
-	madt = acpi ? acpi_find(acpi, "APIC", 0, &len) : NULL;
-	if (!madt)
-		ENV_LINE("cpus (firmware)", "unknown (no ACPI MADT)");
-	else if (acpi_madt_count_cpus(madt, len, &cpus, why, sizeof(why)))
-		ENV_LINE("cpus (firmware)", "unknown (%s)", why);
-	else
-		report_env.cpus = (int)cpus.enabled;
-	if (report_env.cpus >= 0)
-		ENV_LINE("cpus (firmware)", "%u (ACPI MADT%s%.0u%s)",
-			 cpus.enabled,
-			 cpus.online_capable ? "; online-capable: " : "",
-			 cpus.online_capable,
-			 cpus.x2apic_entries ? "; x2APIC entries" : "");
-	for (i = 0; verbose && acpi && i < acpi->nr_entries; i++) {
+	e->firmware_cpus = -1;
+	for (i = 0; i < found->nr_warnings && i < ACPI_MAX_WARNINGS; i++)
+		snprintf(e->acpi.warnings[i], sizeof(e->acpi.warnings[i]), "%s",
+			 found->warnings[i]);
+	e->acpi.nr_warnings = i;
+	if (!acpi) {
+		snprintf(e->firmware_cpus_unknown,
+			 sizeof(e->firmware_cpus_unknown), "no ACPI MADT");
+		return;
+	}
+	e->acpi.present = true;
+	e->acpi.revision = acpi->rsdp_revision;
+	snprintf(e->acpi.oem_id, sizeof(e->acpi.oem_id), "%s", acpi->oem_id);
+	e->acpi.from = acpi->rsdp_from;
+	e->acpi.xsdt = acpi->root_is_xsdt;
+	e->acpi.nr_entries = acpi->nr_entries;
+	for (i = 0; i < acpi->nr_entries; i++) {
 		const struct acpi_header *h = acpi_entry(acpi, i, &len);
 
-		if (h)
-			ENV_LINE("", "table %.4s rev %u, %zu bytes, OEM %.6s",
-				 h->signature, h->revision, len, h->oem_id);
+		if (!h)
+			continue;
+		if (e->acpi.nr_tables == ENV_MAX_TABLES) {
+			e->acpi.tables_dropped++;
+			continue;
+		}
+		snprintf(e->acpi.tables[e->acpi.nr_tables].signature, 5, "%.4s",
+			 h->signature);
+		e->acpi.tables[e->acpi.nr_tables].revision = h->revision;
+		e->acpi.tables[e->acpi.nr_tables].length = len;
+		snprintf(e->acpi.tables[e->acpi.nr_tables].oem_id, 7, "%.6s",
+			 h->oem_id);
+		e->acpi.nr_tables++;
 	}
-	for (i = 0; i < found->nr_warnings; i++)
-		ENV_LINE("", "warning: %s", found->warnings[i]);
+	madt = acpi_find(acpi, "APIC", 0, &len);
+	if (!madt) {
+		snprintf(e->firmware_cpus_unknown,
+			 sizeof(e->firmware_cpus_unknown), "no ACPI MADT");
+	} else if (acpi_madt_count_cpus(
+			   madt, len, &cpus, e->firmware_cpus_unknown,
+			   sizeof(e->firmware_cpus_unknown)) == 0) {
+		e->firmware_cpus = (int)cpus.enabled;
+		e->online_capable = cpus.online_capable;
+		e->x2apic_entries = cpus.x2apic_entries != 0;
+	}
+}
+
+/* The environment: what the run finds before it measures anything. */
+static void run_env(struct run *r)
+{
+	struct env_result *e = &r->report.env;
+
+	e->version = CLOCKBENCH_VERSION;
+	e->verbose = r->opts.verbose;
+	e->boot = &r->boot;
+	e->unmapped_ram = r->paging.unmapped_ram;
+	collect_cpu(e);
+	collect_hypervisor(e);
+	platform_describe_privilege(e->privilege, sizeof(e->privilege));
+	e->iopl_honoured = !platform_port_io_emulated();
+	e->port_io_detour = platform_port_io_detour();
+	collect_acpi(e, &r->boot);
+	r->probe.acpi = acpi_tables();
+	r->probe.hv = &e->hv;
+	r->probe.cpu = &e->cpu;
 }
 
 /* One table as "acpi-dump SIG PADDR OFFSET: HEX" lines, 32 bytes each. */
@@ -249,41 +227,154 @@ static void dump_acpi(const struct boot_info *bi)
 			   h->length);
 }
 
-/* The rest of the report's environment (the CPU and the firmware's CPU
- * count are set where they are printed). */
-static void fill_report_env(struct report_env *env, const struct options *o)
+/* acpi_dump=1: the tables' bytes, for a report on a broken firmware. */
+static void run_acpi_dump(struct run *r)
 {
-	const struct hv_leaf *hv = hv_primary(&hv_info);
-
-	env->version = CLOCKBENCH_VERSION;
-	env->boot = boot_protocol_name(boot_info.protocol);
-	env->cmdline = boot_info.cmdline;
-	env->hypervisor = hv		    ? hv_kind_name(hv->kind)
-			  : hv_info.present ? "unknown hypervisor"
-					    : "none";
-	env->hypervisor_signature = hv ? hv->signature : NULL;
-	env->memory_mib = boot_info.ram_bytes / MIB;
-	env->iopl_honoured = !platform_port_io_emulated();
-	env->budget_ms = o->budget_ms;
-	env->cpus_online = smp_cpus_online();
+	if (r->opts.acpi_dump)
+		dump_acpi(&r->boot);
 }
 
-void kernel_boot(uint32_t protocol, uint32_t info_paddr, uint32_t magic)
+/* fault=...: the exception asked for, which ends the run. */
+static void run_fault(struct run *r)
 {
-	static struct probe_env clock_env;
-	enum verdict verdict;
-	struct paging_summary paging;
-	struct options opts;
+	selftest_provoke(r->opts.fault);
+	if (r->opts.fault != FAULT_NONE)
+		fail_early("a provoked exception did not happen",
+			   options_value_name("fault", &r->opts));
+}
+
+static void run_clocks(struct run *r)
+{
+	progress("probing clocks (a TSC calibration takes about 50 ms)");
+	clocks_probe(&r->probe);
+	r->report.clocks.table = clocks_all();
+	r->report.clocks.tsc = *tsc_features();
+}
+
+static void run_cpus(struct run *r)
+{
+	smp_start(acpi_tables(), r->opts.hold_ap);
+	cpus_collect(&r->report.cpus);
+}
+
+static void run_measure(struct run *r)
+{
+	measure_all(&(struct measure_options){ .budget_ms = r->opts.budget_ms,
+					       .samples = r->opts.samples,
+					       .rate_ms = r->opts.rate_ms },
+		    &r->report.measure);
+}
+
+static void run_xcpu(struct run *r)
+{
+	xcpu_measure(&(struct xcpu_options){ .warp_ms = r->opts.warp_ms,
+					     .drift_ms = r->opts.drift_ms },
+		     &r->report.xcpu);
+}
+
+static void run_ticks(struct run *r)
+{
+	ticks_measure(&r->opts, &r->probe, &r->report.ticks);
+}
+
+static void run_selftest(struct run *r)
+{
+	selftest_run(&r->report.selftest);
+}
+
+/* --- the phase table -------------------------------------------------- */
+
+struct phase {
+	const char *name;
+	void (*run)(struct run *r);
+	void (*print)(const struct run_report *run);
+	void (*checks)(const struct run_report *run, struct ktap *k);
+	void (*json)(const struct run_report *run, struct json_writer *w);
+};
+
+/* In the order they run; the JSON document's members come in this order
+ * too (docs/report-format.md). */
+static const struct phase phases[] = {
+	{ "environment", run_env, report_env_print, NULL, report_env_json },
+	{ "acpi-dump", run_acpi_dump, NULL, NULL, NULL },
+	{ "fault", run_fault, NULL, NULL, NULL },
+	{ "clocks", run_clocks, report_clocks_print, NULL, NULL },
+	{ "cpus", run_cpus, report_cpus_print, report_cpus_checks, NULL },
+	{ "measure", run_measure, report_measure_print, report_measure_checks,
+	  report_measure_json },
+	{ "cross-cpu", run_xcpu, report_xcpu_print, report_xcpu_checks,
+	  report_xcpu_json },
+	{ "ticks", run_ticks, report_ticks_print, report_ticks_checks,
+	  report_ticks_json },
+	{ "selftest", run_selftest, NULL, report_selftest_checks, NULL },
+};
+
+#define NR_PHASES (sizeof(phases) / sizeof(phases[0]))
+
+/* --- the JSON document on the console ------------------------------------ */
+
+/* Every line of the document gets the prefix. */
+struct line_sink {
+	char line[512];
+	size_t len;
+};
+
+static void flush_line(struct line_sink *s)
+{
+	console_puts(JSON_PREFIX);
+	console_write(s->line, s->len);
+	console_puts("\n");
+	s->len = 0;
+}
+
+static void emit(void *ctx, const char *text, size_t len)
+{
+	struct line_sink *s = ctx;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (text[i] == '\n') {
+			flush_line(s);
+			continue;
+		}
+		/* A long line is split; the parser joins the lines anyway. */
+		if (s->len == sizeof(s->line))
+			flush_line(s);
+		s->line[s->len++] = text[i];
+	}
+}
+
+static void print_json(const struct run_report *run, const struct ktap *k)
+{
+	static report_json_member members[NR_PHASES];
+	static struct line_sink sink;
+	size_t i, n = 0;
+
+	for (i = 0; i < NR_PHASES; i++)
+		if (phases[i].json)
+			members[n++] = phases[i].json;
+	console_puts(JSON_BEGIN);
+	if (!report_json(run, k, members, n, emit, &sink))
+		printf("clockbench: the JSON writer found the document "
+		       "malformed\n");
+	if (sink.len)
+		flush_line(&sink);
+	console_puts(JSON_END);
+}
+
+/* --- the run ------------------------------------------------------------ */
+
+/* The boot information and the command line, or an early end. */
+static void setup(struct run *r, uint32_t protocol, uint32_t info_paddr,
+		  uint32_t magic)
+{
 	char err[256];
 
-	console_init();
-	printf("\nclockbench %s\n", CLOCKBENCH_VERSION);
-
-	if (boot_info_parse(&boot_info, (int)protocol, magic, info_paddr,
+	if (boot_info_parse(&r->boot, (int)protocol, magic, info_paddr,
 			    &boot_mem, err, sizeof(err)))
 		fail_early("the boot information is unusable", err);
 	/* boot/start32.S found RAM there; the map must call it RAM too. */
-	if (!boot_info_ram_covers(&boot_info, (uintptr_t)__image_start,
+	if (!boot_info_ram_covers(&r->boot, (uintptr_t)__image_start,
 				  (uintptr_t)__image_end)) {
 		snprintf(err, sizeof(err),
 			 "the memory map does not list all of the image "
@@ -293,64 +384,39 @@ void kernel_boot(uint32_t protocol, uint32_t info_paddr, uint32_t magic)
 			 (unsigned long)(uintptr_t)__image_min_ram_mib);
 		fail_early("too little RAM", err);
 	}
-	paging_init(&boot_info, &paging);
-
-	printf("# environment\n");
-	ENV_LINE("boot protocol", "%s", boot_protocol_name(boot_info.protocol));
-	if (boot_info.loader[0])
-		ENV_LINE("boot loader", "%s", boot_info.loader);
-	ENV_LINE("command line", "\"%s\"%s", boot_info.cmdline,
-		 boot_info.cmdline_truncated ? " (truncated)" : "");
-	if (options_parse(boot_info.cmdline, &opts, err, sizeof(err)))
+	paging_init(&r->boot, &r->paging);
+	if (options_parse(r->boot.cmdline, &r->opts, err, sizeof(err)))
 		fail_early("bad command line", err);
-	run_set_exit_method(opts.exit_method);
-	if (opts.help) {
+	run_set_exit_method(r->opts.exit_method);
+	if (r->opts.help) {
+		struct ktap *k = ktap_run();
+
 		printf("# options (key=value on the command line)\n");
 		options_describe(stdout);
-		report_skip("help=1: options listed, nothing measured");
-		run_exit(report_end());
+		report_skip(k, "help");
+		report_info(k, "help=1: options listed, nothing measured");
+		ktap_print(k);
+		run_exit(ktap_verdict(k));
 	}
+}
 
-	print_cpu();
-	print_hypervisor();
-	print_privilege();
-	print_memory(&boot_info, &paging, opts.verbose);
-	print_acpi(&boot_info, opts.verbose);
-	if (opts.acpi_dump)
-		dump_acpi(&boot_info);
+void kernel_boot(uint32_t protocol, uint32_t info_paddr, uint32_t magic)
+{
+	struct run *r = &the_run;
+	struct ktap *k = ktap_run();
+	size_t i;
 
-	selftest_provoke(opts.fault);
-	if (opts.fault != FAULT_NONE)
-		fail_early("a provoked exception did not happen",
-			   options_value_name("fault", &opts));
-
-	clock_env.acpi = acpi_tables();
-	clock_env.hv = &hv_info;
-	clock_env.cpu = &cpu_info;
-	printf("# probing clocks (a TSC calibration takes about 50 ms)\n");
-	clocks_probe(&clock_env);
-	clocks_report_platform();
-	smp_start(acpi_tables(), opts.hold_ap);
-	smp_print();
-
-	measure_all(&(struct measure_options){ .budget_ms = opts.budget_ms,
-					       .samples = opts.samples,
-					       .rate_ms = opts.rate_ms });
-	summary_print_table();
-	xcpu_measure(&(struct xcpu_options){ .warp_ms = opts.warp_ms,
-					     .drift_ms = opts.drift_ms });
-	summary_print_xcpu();
-	ticks_measure(&opts, &clock_env);
-	summary_print_ticks();
-
-	selftest_run();
-	clocks_check();
-	smp_checks();
-	summary_checks();
-	summary_xcpu_checks();
-	summary_ticks_checks();
-	verdict = report_end();
-	fill_report_env(&report_env, &opts);
-	summary_print_json(&report_env, verdict);
-	run_exit(verdict);
+	console_init();
+	printf("\nclockbench %s\n", CLOCKBENCH_VERSION);
+	setup(r, protocol, info_paddr, magic);
+	for (i = 0; i < NR_PHASES; i++) {
+		phases[i].run(r);
+		if (phases[i].print)
+			phases[i].print(&r->report);
+		if (phases[i].checks)
+			phases[i].checks(&r->report, k);
+	}
+	ktap_print(k);
+	print_json(&r->report, k);
+	run_exit(ktap_verdict(k));
 }

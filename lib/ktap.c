@@ -1,72 +1,165 @@
 // SPDX-License-Identifier: MIT
-/* KTAP output for pass/fail checks. */
+/* The checks of a run, as KTAP (see lib/ktap.h). */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "lib/ktap.h"
 
-static unsigned int nr_passed, nr_failed, nr_skipped;
-static bool begun;
+static struct ktap run_checks;
 
-static unsigned int nr_checks(void)
+struct ktap *ktap_run(void)
 {
-	return nr_passed + nr_failed + nr_skipped;
+	return &run_checks;
 }
 
-void report_begin(void)
+void ktap_init(struct ktap *k)
 {
-	if (begun)
+	memset(k, 0, sizeof(*k));
+}
+
+void report_prefix_push(struct ktap *k, const char *fmt, ...)
+{
+	size_t used = strlen(k->prefix);
+	va_list ap;
+
+	if (k->depth == KTAP_PREFIX_DEPTH)
 		return;
-	begun = true;
-	printf("KTAP version 1\n");
+	k->prefix_ends[k->depth++] = (unsigned int)used;
+	va_start(ap, fmt);
+	vsnprintf(k->prefix + used, sizeof(k->prefix) - used, fmt, ap);
+	va_end(ap);
 }
 
-void report(bool pass, const char *fmt, ...)
+void report_prefix_pop(struct ktap *k)
+{
+	if (k->depth)
+		k->prefix[k->prefix_ends[--k->depth]] = '\0';
+}
+
+/* A new check with the current prefix and the name @fmt; NULL (counted)
+ * when the list is full. */
+static struct ktap_check *add(struct ktap *k, enum check_result result,
+			      const char *fmt, va_list ap)
+{
+	struct ktap_check *c;
+	size_t used;
+
+	if (k->nr == KTAP_MAX_CHECKS) {
+		k->dropped++;
+		return NULL;
+	}
+	c = &k->checks[k->nr++];
+	c->result = result;
+	c->info[0] = '\0';
+	used = (size_t)snprintf(c->name, sizeof(c->name), "%s", k->prefix);
+	if (used < sizeof(c->name))
+		vsnprintf(c->name + used, sizeof(c->name) - used, fmt, ap);
+	return c;
+}
+
+void report(struct ktap *k, bool pass, const char *fmt, ...)
 {
 	va_list ap;
 
-	report_begin();
-	if (pass)
-		nr_passed++;
-	else
-		nr_failed++;
-	printf("%sok %u ", pass ? "" : "not ", nr_checks());
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	add(k, pass ? CHECK_PASS : CHECK_FAIL, fmt, ap);
 	va_end(ap);
-	printf("\n");
 }
 
-void report_skip(const char *fmt, ...)
+void report_skip(struct ktap *k, const char *fmt, ...)
 {
 	va_list ap;
 
-	report_begin();
-	nr_skipped++;
-	printf("ok %u # SKIP ", nr_checks());
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	add(k, CHECK_SKIP, fmt, ap);
 	va_end(ap);
-	printf("\n");
 }
 
-void report_counts(unsigned int *passed, unsigned int *failed,
-		   unsigned int *skipped)
+void report_error(struct ktap *k, const char *fmt, ...)
 {
-	*passed = nr_passed;
-	*failed = nr_failed;
-	*skipped = nr_skipped;
+	va_list ap;
+
+	va_start(ap, fmt);
+	add(k, CHECK_ERROR, fmt, ap);
+	va_end(ap);
 }
 
-enum verdict report_end(void)
+void report_info(struct ktap *k, const char *fmt, ...)
 {
-	report_begin();
-	printf("1..%u\n", nr_checks());
-	printf("# %u passed, %u failed, %u skipped\n", nr_passed, nr_failed,
-	       nr_skipped);
-	if (nr_failed)
+	struct ktap_check *c;
+	va_list ap;
+
+	if (!k->nr || k->dropped)
+		return;
+	c = &k->checks[k->nr - 1];
+	va_start(ap, fmt);
+	vsnprintf(c->info, sizeof(c->info), fmt, ap);
+	va_end(ap);
+}
+
+struct ktap_counts ktap_counts(const struct ktap *k)
+{
+	struct ktap_counts n = { 0 };
+	unsigned int i;
+
+	for (i = 0; i < k->nr; i++)
+		switch (k->checks[i].result) {
+		case CHECK_PASS:
+			n.passed++;
+			break;
+		case CHECK_SKIP:
+			n.skipped++;
+			break;
+		case CHECK_ERROR:
+			n.errors++;
+			break;
+		case CHECK_FAIL:
+			n.failed++;
+			break;
+		}
+	/* Checks that could not be kept: one error line says so. */
+	n.errors += k->dropped ? 1 : 0;
+	return n;
+}
+
+enum verdict ktap_verdict(const struct ktap *k)
+{
+	struct ktap_counts n = ktap_counts(k);
+
+	if (n.failed)
 		return VERDICT_FAIL;
-	if (!nr_passed && nr_skipped)
+	if (n.errors)
+		return VERDICT_ERROR;
+	if (!n.passed && n.skipped)
 		return VERDICT_SKIP;
 	return VERDICT_PASS;
+}
+
+void ktap_print(const struct ktap *k)
+{
+	struct ktap_counts n = ktap_counts(k);
+	unsigned int i;
+
+	printf("KTAP version 1\n");
+	printf("1..%u\n", k->nr + (k->dropped ? 1 : 0));
+	for (i = 0; i < k->nr; i++) {
+		const struct ktap_check *c = &k->checks[i];
+		bool ok = c->result == CHECK_PASS || c->result == CHECK_SKIP;
+
+		printf("%sok %u %s", ok ? "" : "not ", i + 1, c->name);
+		if (c->result == CHECK_SKIP)
+			printf(" # SKIP %s", c->info);
+		else if (c->result == CHECK_ERROR)
+			printf(" # ERROR %s", c->info);
+		else if (c->info[0])
+			printf(" # %s", c->info);
+		printf("\n");
+	}
+	if (k->dropped)
+		printf("not ok %u the checks fit the list # ERROR %u more "
+		       "checks than its %u places were dropped\n",
+		       k->nr + 1, k->dropped, KTAP_MAX_CHECKS);
+	printf("# %u passed, %u failed, %u skipped, %u errors\n", n.passed,
+	       n.failed, n.skipped, n.errors);
 }

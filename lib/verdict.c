@@ -10,6 +10,8 @@ const char *verdict_name(enum verdict v)
 		return "PASS";
 	case VERDICT_SKIP:
 		return "SKIP";
+	case VERDICT_ERROR:
+		return "ERROR";
 	case VERDICT_FAIL:
 	default:
 		return "FAIL";
@@ -23,6 +25,8 @@ unsigned int verdict_exit_code(enum verdict v)
 		return ISA_DEBUG_EXIT_PASS;
 	case VERDICT_SKIP:
 		return ISA_DEBUG_EXIT_SKIP;
+	case VERDICT_ERROR:
+		return ISA_DEBUG_EXIT_ERROR;
 	case VERDICT_FAIL:
 	default:
 		return ISA_DEBUG_EXIT_FAIL;

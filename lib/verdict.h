@@ -13,15 +13,16 @@ enum verdict {
 	VERDICT_PASS,
 	VERDICT_FAIL,
 	VERDICT_SKIP,
+	VERDICT_ERROR, /* the test or its environment is broken */
 };
 
-/* "PASS", "FAIL" or "SKIP", as the final console line prints it. */
+/* "PASS", "FAIL", "SKIP" or "ERROR", as the final console line prints it. */
 const char *verdict_name(enum verdict v);
 
-/* The value written to isa-debug-exit: 1 pass, 2 fail, 3 skip. */
+/* The value written to isa-debug-exit: 1 pass, 2 fail, 3 skip, 4 error. */
 unsigned int verdict_exit_code(enum verdict v);
 
-/* QEMU's exit status for that value: 3 pass, 5 fail, 7 skip. */
+/* QEMU's exit status for that value: 3 pass, 5 fail, 7 skip, 9 error. */
 unsigned int verdict_qemu_status(enum verdict v);
 
 #endif

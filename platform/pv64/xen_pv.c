@@ -207,8 +207,9 @@ void platform_leave(enum verdict verdict, enum exit_method method)
 		shutdown(SHUTDOWN_reboot);
 		break;
 	default:
-		shutdown(verdict == VERDICT_FAIL ? SHUTDOWN_crash
-						 : SHUTDOWN_poweroff);
+		shutdown(verdict == VERDICT_FAIL || verdict == VERDICT_ERROR
+				 ? SHUTDOWN_crash
+				 : SHUTDOWN_poweroff);
 		break;
 	}
 	crash_now("clockbench: SCHEDOP_shutdown returned; crashing the "

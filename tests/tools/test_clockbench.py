@@ -149,7 +149,8 @@ class Verdicts(unittest.TestCase):
         self.assertEqual(outcome.status_verdict(3), "pass")
         self.assertEqual(outcome.status_verdict(5), "fail")
         self.assertEqual(outcome.status_verdict(7), "skip")
-        for status in (None, 0, 1, 2, 9, 255, -9):
+        self.assertEqual(outcome.status_verdict(9), "error")
+        for status in (None, 0, 1, 2, 11, 255, -9):
             self.assertIsNone(outcome.status_verdict(status), status)
 
     def test_exit_codes(self):
@@ -171,6 +172,9 @@ class Verdicts(unittest.TestCase):
         self.assertIn("reset or powered off", reason)
         self.assertIn("clockbench: PASS", reason)
         self.assertIn("QEMU itself failed", outcome.judge(1, None)[1])
+        # A guest ERROR (its own foundation broken) is the runner's error, said so.
+        self.assertEqual(outcome.judge(9, "error"), ("error", outcome.GUEST_ERROR_REASON))
+        self.assertIn("mismatch", outcome.judge(9, "fail")[1])
         self.assertIn("signal 9", outcome.judge(-9, None)[1])
 
     def test_judge_announced_end(self):
@@ -200,12 +204,13 @@ SAMPLE_CONSOLE = (
     "  memory           30 MiB usable RAM in 4 regions\r\n"
     "  cpus (firmware)  2 (ACPI MADT)\r\n"
     "KTAP version 1\r\n"
-    "ok 1 some check\r\n"
+    "1..4\r\n"
+    "ok 1 some check # 12 ns\r\n"
     "not ok 2 other check\r\n"
-    "ok 3 # SKIP reason\r\n"
+    "ok 3 third check # SKIP reason\r\n"
     "    ok 1 a subtest\r\n"
-    "1..3\r\n"
-    "# 1 passed, 1 failed, 1 skipped\r\n"
+    "not ok 4 the heap works # ERROR it does not\r\n"
+    "# 1 passed, 1 failed, 1 skipped, 1 errors\r\n"
     "clockbench: FAIL\r\n"
 )
 
@@ -257,12 +262,20 @@ class ConsoleParsing(unittest.TestCase):
 
     def test_checks_and_final(self):
         lines = sample_lines()
-        self.assertEqual(console.parse_checks(lines), {"passed": 1, "failed": 1, "skipped": 1})
+        both = {"passed": 1, "failed": 1, "skipped": 1, "errors": 1}
+        self.assertEqual(console.parse_checks(lines), both)
         self.assertEqual(console.parse_final_verdict(lines), "fail")
-        cut = lines[:lines.index("ok 3 # SKIP reason") + 1]  # hung before the summary
-        self.assertEqual(console.parse_checks(cut), {"passed": 1, "failed": 1, "skipped": 1})
+        # Hung before the totals line: the lines seen are counted.
+        cut = lines[:lines.index("not ok 4 the heap works # ERROR it does not") + 1]
+        self.assertEqual(console.parse_checks(cut), both)
         self.assertIsNone(console.parse_final_verdict(cut))
+        self.assertEqual(console.parse_checks(cut[:-1]), dict(both, errors=0))
         self.assertIsNone(console.parse_checks(["ok 1 not ktap"]))
+        # Older images' totals line has no error count.
+        old = ["KTAP version 1", "# 3 passed, 0 failed, 1 skipped"]
+        self.assertEqual(console.parse_checks(old),
+                         {"passed": 3, "failed": 0, "skipped": 1, "errors": 0})
+        self.assertEqual(console.parse_final_verdict(["clockbench: ERROR"]), "error")
 
     def test_announced_end(self):
         lines = ["clockbench: PASS", "clockbench: ending the run: ACPI power-off (exit=acpi)"]
@@ -581,7 +594,7 @@ class FakeQemuProcess(unittest.TestCase):
         self.assertLess(result.seconds, 10)
         self.assertEqual(result.stall_line, "KVM internal error. Suberror: 1")
         self.assertIn("emulation failure", result.stderr_lines)
-        self.assertEqual(result.last_line, "# 1 passed, 0 failed, 0 skipped")
+        self.assertEqual(result.last_line, "# 1 passed, 0 failed, 0 skipped, 0 errors")
 
     def test_missing_program(self):
         with self.assertRaises(RunnerError) as caught:
@@ -655,7 +668,8 @@ class CommandLine(unittest.TestCase):
         self.assertEqual(report["env"]["cmdline"], "verbose=1")
         self.assertEqual(report["env"]["cpus"], 1)
         self.assertIsNone(report["env"]["memory"])
-        self.assertEqual(report["checks"], {"passed": 1, "failed": 0, "skipped": 0})
+        self.assertEqual(report["checks"], {"passed": 1, "failed": 0, "skipped": 0,
+                                            "errors": 0})
         self.assertEqual(report["runner"]["qemu_command"][-2:], ["-append", "verbose=1"])
         self.assertTrue(os.path.exists(os.path.join(self.root, "r.log")))
 

@@ -408,16 +408,18 @@ class Validation(unittest.TestCase):
         self.assert_invalid(lambda d: d["clocks"][1]["read_ns"].pop("p999"),
                             "clocks[1].read_ns: 'p999' is a required property")
         self.assert_invalid(lambda d: d.update(verdict="PASS"),
-                            "verdict: 'PASS' is not one of ['pass', 'fail', 'skip']")
+                            "verdict: 'PASS' is not one of ['pass', 'fail', 'skip', 'error']")
         self.assert_invalid(lambda d: d["env"].update(boot="floppy"),
                             "env.boot: 'floppy' is not one of ['multiboot1', 'multiboot2', "
                             "'pvh', 'xen-pv']")
 
     def test_clock_order_and_count(self):
-        self.assert_invalid(lambda d: d["clocks"].insert(3, d["clocks"].pop(4)),
-                            "clocks[3].name: 'hpet' was expected (and 1 more problem)")
-        self.assert_invalid(lambda d: d["clocks"].pop(),
-                            "clocks: has 6 entries, expected at least 7")
+        # The order is the image's clock table's, which the schema does not repeat.
+        document = good_document()
+        document["clocks"].insert(3, document["clocks"].pop(4))
+        report.validate_document(document, "x")
+        self.assert_invalid(lambda d: d.update(clocks=[]),
+                            "clocks: has 0 entries, expected at least 1")
 
     def test_schema_version(self):
         self.assert_invalid(lambda d: d.update(schema="clockbench/2"),

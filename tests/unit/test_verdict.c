@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests: verdict names and exit codes (kernel/verdict.c). */
+/* Unit tests: verdict names and exit codes (lib/verdict.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +15,7 @@ static void names(void **state)
 	assert_string_equal(verdict_name(VERDICT_PASS), "PASS");
 	assert_string_equal(verdict_name(VERDICT_FAIL), "FAIL");
 	assert_string_equal(verdict_name(VERDICT_SKIP), "SKIP");
+	assert_string_equal(verdict_name(VERDICT_ERROR), "ERROR");
 }
 
 static void exit_codes_are_distinct_and_documented(void **state)
@@ -23,6 +24,7 @@ static void exit_codes_are_distinct_and_documented(void **state)
 	assert_int_equal(verdict_exit_code(VERDICT_PASS), 1);
 	assert_int_equal(verdict_exit_code(VERDICT_FAIL), 2);
 	assert_int_equal(verdict_exit_code(VERDICT_SKIP), 3);
+	assert_int_equal(verdict_exit_code(VERDICT_ERROR), 4);
 }
 
 /* QEMU's own statuses (0: guest reset/poweroff, 1: QEMU error) must never
@@ -33,6 +35,7 @@ static void qemu_statuses_avoid_qemus_own(void **state)
 	assert_int_equal(verdict_qemu_status(VERDICT_PASS), 3);
 	assert_int_equal(verdict_qemu_status(VERDICT_FAIL), 5);
 	assert_int_equal(verdict_qemu_status(VERDICT_SKIP), 7);
+	assert_int_equal(verdict_qemu_status(VERDICT_ERROR), 9);
 }
 
 static void unknown_verdict_is_a_failure(void **state)

@@ -29,8 +29,11 @@ _ENV_HEADER = re.compile(r"^\s*# environment\s*$")
 _KTAP_HEADER = re.compile(r"^\s*KTAP version \d+")
 _KTAP_RESULT = re.compile(r"^(ok|not ok) \d+\b(.*)$")
 _KTAP_SKIP = re.compile(r"#\s*SKIP\b", re.IGNORECASE)
-_KTAP_TOTALS = re.compile(r"^\s*#\s*(\d+) passed, (\d+) failed, (\d+) skipped\s*$")
-_FINAL_LINE = re.compile(r"^\s*clockbench: (PASS|FAIL|SKIP)\s*$")
+_KTAP_ERROR = re.compile(r"#\s*ERROR\b")
+# Images before the error count was added end with "# N passed, N failed, N skipped".
+_KTAP_TOTALS = re.compile(
+    r"^\s*#\s*(\d+) passed, (\d+) failed, (\d+) skipped(?:, (\d+) errors)?\s*$")
+_FINAL_LINE = re.compile(r"^\s*clockbench: (PASS|FAIL|SKIP|ERROR)\s*$")
 # After its verdict, a guest that does not end QEMU through isa-debug-exit says how the
 # run ends (kernel/platform.c): QEMU then exits without the verdict in its status (power
 # off, reset) or keeps running (a way that starts with "halt": the machine stays on).
@@ -109,34 +112,50 @@ def _parse_environment_line(line, env):
 
 
 def parse_checks(lines):
-    """Count the guest's KTAP results: {"passed", "failed", "skipped"}, or None if no KTAP.
+    """Count the guest's KTAP results: {"passed", "failed", "skipped", "errors"}, or None
+    if no KTAP.
 
-    The guest's own `# N passed, N failed, N skipped` line wins; without it (a crash or a
-    hang part-way) the top-level `ok` / `not ok` lines seen so far are counted.
+    The guest's own `# N passed, N failed, N skipped, N errors` line wins; without it (a
+    crash or a hang part-way) the top-level `ok` / `not ok` lines seen so far are counted.
     """
     seen_ktap = False
-    counted = {"passed": 0, "failed": 0, "skipped": 0}
+    counted = {"passed": 0, "failed": 0, "skipped": 0, "errors": 0}
     totals = None
     for line in lines:
         if _KTAP_HEADER.match(line):
             seen_ktap = True
         elif seen_ktap and (result := _KTAP_RESULT.match(line)):
-            if result.group(1) == "not ok":
+            if result.group(1) == "not ok" and _KTAP_ERROR.search(result.group(2)):
+                counted["errors"] += 1
+            elif result.group(1) == "not ok":
                 counted["failed"] += 1
             elif _KTAP_SKIP.search(result.group(2)):
                 counted["skipped"] += 1
             else:
                 counted["passed"] += 1
         elif seen_ktap and (summary := _KTAP_TOTALS.match(line)):
-            passed, failed, skipped = (int(n) for n in summary.groups())
-            totals = {"passed": passed, "failed": failed, "skipped": skipped}
+            passed, failed, skipped, errors = (int(n or 0) for n in summary.groups())
+            totals = {"passed": passed, "failed": failed, "skipped": skipped,
+                      "errors": errors}
     if totals:
         return totals
     return counted if seen_ktap else None
 
 
+def parse_check_names(lines):
+    """The names of the guest's top-level KTAP checks, in order: each result line's text
+    after its number, up to the " # " that starts its figures or directive."""
+    names, seen_ktap = [], False
+    for line in lines:
+        if _KTAP_HEADER.match(line):
+            seen_ktap = True
+        elif seen_ktap and (result := _KTAP_RESULT.match(line)):
+            names.append(result.group(2).strip().split(" # ", 1)[0].strip())
+    return names
+
+
 def parse_final_verdict(lines):
-    """Return "pass"/"fail"/"skip" from the last `clockbench: X` line, or None."""
+    """Return "pass"/"fail"/"skip"/"error" from the last `clockbench: X` line, or None."""
     for line in reversed(lines):
         match = _FINAL_LINE.match(line)
         if match:

@@ -17,7 +17,14 @@ VERDICT_EXIT = {
 }
 
 # Codes the guest writes to isa-debug-exit; QEMU then exits with (code << 1) | 1.
-GUEST_EXIT_CODES = {1: "pass", 2: "fail", 3: "skip"}
+# ERROR: the test or its environment is broken (a check of clockbench's own foundation
+# did not hold), which the runner reports as an error.
+GUEST_EXIT_CODES = {1: "pass", 2: "fail", 3: "skip", 4: "error"}
+
+# What the runner says of a guest that reported ERROR.
+GUEST_ERROR_REASON = ("the guest reported ERROR: a check of its own foundation did not "
+                      "hold, so the test itself is broken here (see its 'not ok ... # ERROR' "
+                      "lines)")
 
 EXIT_TABLE = """\
 exit statuses:
@@ -26,7 +33,8 @@ exit statuses:
                 (for `test`: some test failed)
   77  skip      the guest reported SKIP
   2   error     missing dependency, build failed, bad option or tests.cfg,
-                QEMU failed, no verdict, or verdict mismatch
+                QEMU failed, no verdict, verdict mismatch, or the guest
+                reported ERROR (its own foundation is broken)
   3   hang      no verdict before the timeout (QEMU is killed)
   130, 143      interrupted (SIGINT, SIGTERM); QEMU is killed too"""
 
@@ -48,7 +56,8 @@ class RunnerError(Exception):
 
 
 def status_verdict(qemu_status):
-    """Return "pass", "fail" or "skip" for a QEMU exit status that carries one, else None.
+    """Return "pass", "fail", "skip" or "error" for a QEMU exit status that carries one,
+    else None.
 
     Negative statuses (QEMU killed by a signal) and None never carry a verdict.
     """
@@ -72,7 +81,7 @@ def no_verdict_reason(qemu_status):
 def judge(qemu_status, console_verdict, announced_end=None):
     """Combine QEMU's exit status with the guest's final console line.
 
-    `console_verdict` is "pass"/"fail"/"skip" from the `clockbench: X` line, or None when
+    `console_verdict` is "pass"/"fail"/"skip"/"error" from the `clockbench: X` line, or None when
     the console had none.  `announced_end` is how the guest said, after that line, that the
     run ends when not through isa-debug-exit (console.parse_announced_end): then QEMU's
     status 0 (a power-off or reset under -no-reboot), or None (the runner stopped QEMU
@@ -82,7 +91,7 @@ def judge(qemu_status, console_verdict, announced_end=None):
     """
     verdict = status_verdict(qemu_status)
     if verdict is None and announced_end and console_verdict and qemu_status in (0, None):
-        return console_verdict, None
+        return console_verdict, GUEST_ERROR_REASON if console_verdict == "error" else None
     if verdict is None:
         reason = no_verdict_reason(qemu_status)
         if console_verdict:
@@ -96,4 +105,4 @@ def judge(qemu_status, console_verdict, announced_end=None):
         return "error", (f"verdict mismatch: QEMU's exit status {qemu_status} means "
                          f"{verdict.upper()} but the console said "
                          f"'clockbench: {console_verdict.upper()}'")
-    return verdict, None
+    return verdict, GUEST_ERROR_REASON if verdict == "error" else None

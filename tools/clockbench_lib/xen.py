@@ -13,7 +13,7 @@ import re
 import subprocess
 from dataclasses import dataclass, field
 
-from .outcome import RunnerError
+from .outcome import GUEST_ERROR_REASON, RunnerError
 
 XEN_PACKAGE = "xen-hypervisor-4.17-amd64"
 XEN_GZ = "/boot/xen-4.17-amd64.gz"
@@ -233,16 +233,19 @@ def judge_end(end, console_verdict, announced_end=None):
 
     The guest writes its verdict to isa-debug-exit, which ends QEMU with a status that says
     it; only when that failed does it shut dom0 down: power off after PASS or SKIP, crash
-    after FAIL.  So a crash is a failure whatever the console said, a power-off carries
-    the console's PASS or SKIP, and anything else (a reboot, a Xen panic) has no verdict.
-    A guest told to end another way (exit=halt, acpi or reset) says so after its verdict
-    (`announced_end`); then dom0's power-off or reboot carries the console's verdict, and
-    so does a crash after FAIL, which is how it shuts down after a failure.
+    after FAIL or ERROR.  So a crash is a failure unless the console said ERROR (then it
+    is an error), a power-off carries the console's PASS or SKIP, and anything else (a
+    reboot, a Xen panic) has no verdict.  A guest told to end another way (exit=halt,
+    acpi or reset) says so after its verdict (`announced_end`); then dom0's power-off or
+    reboot carries the console's verdict, and so does a crash after FAIL or ERROR, which
+    is how it shuts down after one.
     """
     said = f"'clockbench: {console_verdict.upper()}'" if console_verdict else None
     if announced_end and console_verdict and end.kind != "panic" and (
-            end.kind != "crashed" or console_verdict == "fail"):
-        return console_verdict, None
+            end.kind != "crashed" or console_verdict in ("fail", "error")):
+        return console_verdict, GUEST_ERROR_REASON if console_verdict == "error" else None
+    if end.kind == "crashed" and console_verdict == "error":
+        return "error", f"{GUEST_ERROR_REASON}; then {end.describe()}"
     if end.kind == "crashed":
         if console_verdict == "fail":
             return "fail", (f"{end.describe()} after {said}: the guest could not end QEMU "

@@ -1,16 +1,9 @@
 // SPDX-License-Identifier: MIT
-/*
- * The tick part of the report (kernel/summary.h): the table, the checks
- * and the JSON "ticks" section, from kernel/ticks.c's results.
- */
+/* The tick section, its checks and the JSON "ticks" (see report/run.h). */
 #include <math.h>
 #include <stdio.h>
 
-#include "base/stopwatch.h"
-#include "lib/json.h"
-#include "lib/ktap.h"
-#include "report/summary.h"
-#include "engine/ticks.h"
+#include "report/run.h"
 
 /* The rate the delivery check is made at, when it is in tick_rates. */
 #define CHECKED_RATE_HZ 1000
@@ -73,15 +66,15 @@ static const char *lateness_basis(const struct tick_start *st)
 			   : "; lateness against the period's expiries";
 }
 
-void summary_print_ticks(void)
+void report_ticks_print(const struct run_report *run)
 {
+	const struct ticks_result *t = &run->ticks;
 	const struct tick_source_result *res;
-	const char *why;
-	unsigned int n, i, j, parked, not_woken;
+	unsigned int j;
 
 	printf("# ticks\n");
-	if (!ticks_applied(&why)) {
-		printf("  not measured: %s\n", why);
+	if (!t->applied) {
+		printf("  not measured: %s\n", t->not_applied);
 		return;
 	}
 	printf("  CPU 0 runs a work loop for %u ms at each rate with the "
@@ -92,12 +85,11 @@ void summary_print_ticks(void)
 	       "handler = entry to exit of the interrupt (p50, cycles); "
 	       "lateness = "
 	       "entry against the expiry each interrupt was for (us)\n",
-	       ticks_window_ms());
+	       t->window_ms);
 	printf("  %-12s %8s %10s %15s %10s %9s %8s %8s %8s  %s\n", "source",
 	       "rate Hz", "intr/s", "CPU lost %", "cyc/intr", "handler",
 	       "late p50", "p99", "max", "notes");
-	res = ticks_results(&n);
-	for (i = 0; i < n; i++, res++) {
+	for (res = t->sources; res < t->sources + t->nr; res++) {
 		const struct tick_source *s = res->source;
 
 		if (!s->present) {
@@ -108,7 +100,7 @@ void summary_print_ticks(void)
 		for (j = 0; j < res->nr_rates; j++)
 			print_rate(s, &res->rates[j]);
 	}
-	for (i = 0, res = ticks_results(&n); i < n; i++, res++) {
+	for (res = t->sources; res < t->sources + t->nr; res++) {
 		const struct tick_source *s = res->source;
 
 		if (!s->present)
@@ -123,14 +115,14 @@ void summary_print_ticks(void)
 				       res->rates[j].start.programmed_hz,
 				       lateness_basis(&res->rates[j].start));
 	}
-	if (ticks_stray_interrupts())
+	if (t->stray_interrupts)
 		printf("  %lu stray interrupts (a masked PIC's, or the APIC's "
 		       "spurious vector) arrived meanwhile\n",
-		       ticks_stray_interrupts());
-	parked = ticks_cpus_parked(&not_woken);
-	if (parked)
-		printf("  the other %u CPUs halted meanwhile%s\n", parked,
-		       not_woken ? "; some did not wake again" : "");
+		       t->stray_interrupts);
+	if (t->cpus_parked)
+		printf("  the other %u CPUs halted meanwhile%s\n",
+		       t->cpus_parked,
+		       t->cpus_not_woken ? "; some did not wake again" : "");
 }
 
 static const struct tick_rate_result *
@@ -144,52 +136,59 @@ find_rate(const struct tick_source_result *res, unsigned int hz)
 	return NULL;
 }
 
-static void check_delivery(const struct tick_source_result *res)
+/* The delivery check's name, the same whatever it finds. */
+#define DELIVERY_CHECK "at %u Hz, delivers within %.0f %% of the rate asked"
+
+static void check_delivery(const struct tick_source_result *res, struct ktap *k)
 {
 	const struct tick_rate_result *r = find_rate(res, CHECKED_RATE_HZ);
-	const char *name = res->source->name;
 
 	if (!r)
 		return;
-	if (r->state == TICK_RATE_UNREACHABLE)
-		report_skip("ticks: %s cannot run at %u Hz: %s", name,
-			    CHECKED_RATE_HZ, r->problem);
-	else if (r->state == TICK_RATE_FAILED)
-		report(false, "ticks: %s at %u Hz: %s", name, CHECKED_RATE_HZ,
-		       r->problem);
-	else if (!r->reached && r->start.no_expiries &&
-		 r->delivered_hz < r->requested_hz)
+	if (r->state == TICK_RATE_UNREACHABLE) {
+		report_skip(k, DELIVERY_CHECK, CHECKED_RATE_HZ,
+			    TICK_DELIVERED_TOLERANCE_PCT);
+		report_info(k, "it cannot run at that rate: %s", r->problem);
+	} else if (r->state == TICK_RATE_FAILED) {
+		report(k, false, DELIVERY_CHECK, CHECKED_RATE_HZ,
+		       TICK_DELIVERED_TOLERANCE_PCT);
+		report_info(k, "%s", r->problem);
+	} else if (!r->reached && r->start.no_expiries &&
+		   r->delivered_hz < r->requested_hz) {
 		/* Each interrupt is timed from the last one sent: any delay
 		 * is carried into all that follow. */
-		report_skip("ticks: %s at %u Hz delivered %.1f interrupts a "
-			    "second (median interval: %.1f): it times each "
-			    "interrupt from the last one it sent, so every "
-			    "delay lowers the rate, and only too many would be "
-			    "wrong",
-			    name, CHECKED_RATE_HZ, r->delivered_hz,
-			    r->typical_hz);
-	else if (!r->reached &&
-		 tick_rate_reached(r->typical_hz, r->requested_hz))
+		report_skip(k, DELIVERY_CHECK, CHECKED_RATE_HZ,
+			    TICK_DELIVERED_TOLERANCE_PCT);
+		report_info(k,
+			    "%.1f interrupts a second (median interval: %.1f): "
+			    "it times each interrupt from the last one it "
+			    "sent, so every delay lowers the rate, and only "
+			    "too many would be wrong",
+			    r->delivered_hz, r->typical_hz);
+	} else if (!r->reached &&
+		   tick_rate_reached(r->typical_hz, r->requested_hz)) {
 		/* The timer kept time while the guest ran; the host held the
 		 * guest up and expiries were lost meanwhile. */
-		report_skip("ticks: %s at %u Hz delivered %.1f interrupts a "
-			    "second, but its median interval gives %.1f: %llu "
-			    "gaps over %.1f periods, where the host held the "
-			    "guest up, so delivery is not judged",
-			    name, CHECKED_RATE_HZ, r->delivered_hz,
-			    r->typical_hz, (unsigned long long)r->long_gaps,
-			    TICK_LONG_GAP_PERIODS);
-	else
-		report(r->reached,
-		       "ticks: %s at %u Hz delivered %.1f interrupts a second, "
-		       "within %.0f %% of the request",
-		       name, CHECKED_RATE_HZ, r->delivered_hz,
+		report_skip(k, DELIVERY_CHECK, CHECKED_RATE_HZ,
+			    TICK_DELIVERED_TOLERANCE_PCT);
+		report_info(
+			k,
+			"%.1f interrupts a second, but its median interval "
+			"gives %.1f: %llu gaps over %.1f periods, where the "
+			"host held the guest up, so delivery is not judged",
+			r->delivered_hz, r->typical_hz,
+			(unsigned long long)r->long_gaps,
+			TICK_LONG_GAP_PERIODS);
+	} else {
+		report(k, r->reached, DELIVERY_CHECK, CHECKED_RATE_HZ,
 		       TICK_DELIVERED_TOLERANCE_PCT);
+		report_info(k, "%.1f interrupts a second", r->delivered_hz);
+	}
 }
 
-static void check_stolen(const struct tick_source_result *res)
+static void check_stolen(const struct tick_source_result *res, struct ktap *k)
 {
-	char text[200];
+	char text[KTAP_INFO_LEN - 80];
 	size_t used = 0;
 	unsigned int j, measured = 0;
 	bool ok = true;
@@ -215,16 +214,19 @@ static void check_stolen(const struct tick_source_result *res)
 					 r->requested_hz, r->stolen_pct,
 					 r->noise_pct);
 	}
-	if (measured)
-		report(ok,
-		       "ticks: %s: CPU lost is between 0 and 100 %% at every "
-		       "rate, give or take %.0f times the loop's own variation "
-		       "(plus %.0f, at least %.0f points): %s",
-		       res->source->name, STOLEN_NOISE_SPREADS,
-		       STOLEN_NOISE_MARGIN_PCT, STOLEN_NOISE_FLOOR_PCT, text);
+	if (!measured)
+		return;
+	report(k, ok,
+	       "CPU lost lies between 0 and 100 %% at every rate, give or take "
+	       "the loop's own variation");
+	report_info(k,
+		    "%s (below 0 allowed: %.0f times the variation plus %.0f, "
+		    "at least %.0f points)",
+		    text, STOLEN_NOISE_SPREADS, STOLEN_NOISE_MARGIN_PCT,
+		    STOLEN_NOISE_FLOOR_PCT);
 }
 
-static void check_lateness(const struct tick_source_result *res)
+static void check_lateness(const struct tick_source_result *res, struct ktap *k)
 {
 	double earliest = INFINITY, allowed = 0;
 	unsigned int j;
@@ -245,34 +247,39 @@ static void check_lateness(const struct tick_source_result *res)
 	}
 	if (isinf(earliest))
 		return;
-	report(ok,
-	       "ticks: %s: no interrupt came before its expiry (earliest "
-	       "%+.0f ns, %.0f ns within what the expiries are known to)",
-	       res->source->name, earliest, allowed);
+	report(k, ok,
+	       "no interrupt came before its expiry, within what the expiries "
+	       "are known to");
+	report_info(k, "earliest %+.0f ns, expiries known to %.0f ns", earliest,
+		    allowed);
 }
 
-void summary_ticks_checks(void)
+void report_ticks_checks(const struct run_report *run, struct ktap *k)
 {
+	const struct ticks_result *t = &run->ticks;
 	const struct tick_source_result *res;
-	const char *why;
-	unsigned int n, i;
 
-	if (!ticks_applied(&why)) {
-		report_skip("ticks: %s", why);
+	if (!t->applied) {
+		report_skip(k, "ticks");
+		report_info(k, "%s", t->not_applied);
 		return;
 	}
-	res = ticks_results(&n);
-	for (i = 0; i < n; i++, res++) {
+	for (res = t->sources; res < t->sources + t->nr; res++) {
 		const struct tick_source *s = res->source;
 
-		report(s->present || s->absent_reason[0], "ticks: %s %s%s",
-		       s->name, s->present ? "present" : "absent: ",
-		       s->present ? "" : s->absent_reason);
-		if (!s->present)
-			continue;
-		check_delivery(res);
-		check_stolen(res);
-		check_lateness(res);
+		report_prefix_push(k, "ticks: %s: ", s->name);
+		report(k, s->present || s->absent_reason[0],
+		       "present, or absent with a reason");
+		if (s->present)
+			report_info(k, "present");
+		else
+			report_info(k, "absent: %s", s->absent_reason);
+		if (s->present) {
+			check_delivery(res, k);
+			check_stolen(res, k);
+			check_lateness(res, k);
+		}
+		report_prefix_pop(k);
 	}
 }
 
@@ -331,8 +338,7 @@ static void json_rate(struct json_writer *w, const struct tick_rate_result *r)
 	json_number_or_null(w, "quiet_cycles_per_chunk",
 			    r->quiet_cycles_per_chunk);
 	json_uint(w, "records", r->recorded);
-	summary_json_stats(w, "handler_cycles", &r->handler_cycles,
-			   r->recorded);
+	report_json_stats(w, "handler_cycles", &r->handler_cycles, r->recorded);
 	if (r->recorded && r->lateness_known)
 		json_spread(w, "lateness_ns", &r->lateness_ns);
 	else
@@ -344,25 +350,23 @@ static void json_rate(struct json_writer *w, const struct tick_rate_result *r)
 	json_object_end(w);
 }
 
-void summary_json_ticks(struct json_writer *w)
+void report_ticks_json(const struct run_report *run, struct json_writer *w)
 {
+	const struct ticks_result *t = &run->ticks;
 	const struct tick_source_result *res;
-	const char *why;
-	bool applies = ticks_applied(&why);
-	unsigned int n, i, j, not_woken;
+	unsigned int j;
 
 	json_object_begin(w, "ticks");
-	json_bool(w, "applies", applies);
-	json_string(w, "reason", applies ? NULL : why);
-	json_uint(w, "tick_ms", ticks_window_ms());
+	json_bool(w, "applies", t->applied);
+	json_string(w, "reason", t->applied ? NULL : t->not_applied);
+	json_uint(w, "tick_ms", t->window_ms);
 	json_number_or_null(w, "chunk_cycles",
-			    applies ? ticks_chunk_cycles() : NAN);
-	json_uint(w, "stray_interrupts", ticks_stray_interrupts());
-	json_uint(w, "cpus_parked", ticks_cpus_parked(&not_woken));
-	json_uint(w, "cpus_not_woken", not_woken);
+			    t->applied ? t->chunk_cycles : NAN);
+	json_uint(w, "stray_interrupts", t->stray_interrupts);
+	json_uint(w, "cpus_parked", t->cpus_parked);
+	json_uint(w, "cpus_not_woken", t->cpus_not_woken);
 	json_array_begin(w, "sources");
-	res = ticks_results(&n);
-	for (i = 0; applies && i < n; i++, res++) {
+	for (res = t->sources; t->applied && res < t->sources + t->nr; res++) {
 		const struct tick_source *s = res->source;
 
 		json_object_begin(w, NULL);
@@ -372,10 +376,10 @@ void summary_json_ticks(struct json_writer *w)
 		json_string(w, "absent_reason",
 			    s->present ? NULL : s->absent_reason);
 		json_string(w, "notes", s->present ? s->notes : "");
-		if (s->present)
+		if (s->present && t->tsc_hz > 0)
 			json_double(w, "baseline_disturbed_ms",
 				    (double)res->baseline_disturbed_cycles *
-					    1e3 / (double)stopwatch_hz());
+					    1e3 / t->tsc_hz);
 		else
 			json_null(w, "baseline_disturbed_ms");
 		json_array_begin(w, "rates");

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: MIT
+/* The environment section and the JSON "env" (see report/run.h). */
+#include <stdio.h>
+
+#include "report/run.h"
+
+#define MIB (1024 * 1024)
+
+#define ENV_LINE(key, fmt, ...) printf("  %-16s " fmt "\n", key, ##__VA_ARGS__)
+
+/* What Xen's CPUID leaves say about time. */
+static void print_xen(const struct hv_leaf *leaf,
+		      const struct xen_cpuid_info *x)
+{
+	char flags[128];
+
+	if (!x->have_tsc_leaf) {
+		ENV_LINE("", "Xen TSC: leaf %#x not listed",
+			 leaf->base + XEN_LEAF_TIME);
+		return;
+	}
+	ENV_LINE("", "Xen TSC mode %u (%s); %s", x->tsc_mode,
+		 xen_tsc_mode_name(x->tsc_mode),
+		 xen_tsc_flags_describe(x->tsc_flags, flags, sizeof(flags)));
+	ENV_LINE("", "Xen TSC kHz: guest %u, host %u (leaf %#x, 0 = not said)",
+		 x->tsc_khz, x->host_tsc_khz, leaf->base + XEN_LEAF_TIME);
+}
+
+static void print_hypervisor(const struct env_result *e)
+{
+	const struct hv_info *hv = &e->hv;
+	unsigned int i;
+
+	if (!hv->present) {
+		ENV_LINE("hypervisor", "none (CPUID.1:ECX[31] clear)");
+		return;
+	}
+	if (!hv->nr) {
+		ENV_LINE("hypervisor",
+			 "present (CPUID.1:ECX[31] set) but no signature at "
+			 "0x%x-0x%x",
+			 HV_LEAF_FIRST, HV_LEAF_LAST);
+		return;
+	}
+	for (i = 0; i < hv->nr; i++) {
+		ENV_LINE(i ? "" : "hypervisor",
+			 "%s%s (\"%s\") max leaf 0x%x at 0x%x",
+			 i ? "also " : "", hv_kind_name(hv->found[i].kind),
+			 hv->found[i].signature, hv->found[i].max_leaf,
+			 hv->found[i].base);
+		if (e->hv_features[i][0])
+			ENV_LINE("", "%s", e->hv_features[i]);
+		if (hv->found[i].kind == HV_XEN)
+			print_xen(&hv->found[i], &e->xen[i]);
+	}
+}
+
+static void print_memory(const struct env_result *e)
+{
+	const struct boot_info *bi = e->boot;
+	unsigned int i;
+
+	if (!bi->nr_memmap) {
+		ENV_LINE("memory", "unknown (the loader gave no memory map)");
+		return;
+	}
+	ENV_LINE("memory", "%llu MiB usable RAM in %u regions%s",
+		 (unsigned long long)(bi->ram_bytes / MIB), bi->nr_memmap,
+		 bi->memmap_truncated ? " (map truncated)" : "");
+	if (e->unmapped_ram)
+		ENV_LINE("",
+			 "%llu MiB of RAM lie beyond what is mapped (unused)",
+			 (unsigned long long)(e->unmapped_ram / MIB));
+	if (!e->verbose)
+		return;
+	for (i = 0; i < bi->nr_memmap; i++)
+		ENV_LINE("", "0x%012llx-0x%012llx %s",
+			 (unsigned long long)bi->memmap[i].base,
+			 (unsigned long long)(bi->memmap[i].base +
+					      bi->memmap[i].size - 1),
+			 mem_type_name(bi->memmap[i].type));
+}
+
+static void print_acpi(const struct env_result *e)
+{
+	unsigned int i;
+
+	if (e->acpi.present)
+		ENV_LINE("acpi",
+			 "RSDP revision %u (%s) from %s, %s with %u entries",
+			 e->acpi.revision, e->acpi.oem_id, e->acpi.from,
+			 e->acpi.xsdt ? "XSDT" : "RSDT", e->acpi.nr_entries);
+	else
+		ENV_LINE("acpi", "none");
+	if (e->firmware_cpus < 0)
+		ENV_LINE("cpus (firmware)", "unknown (%s)",
+			 e->firmware_cpus_unknown);
+	else
+		ENV_LINE("cpus (firmware)", "%d (ACPI MADT%s%.0u%s)",
+			 e->firmware_cpus,
+			 e->online_capable ? "; online-capable: " : "",
+			 e->online_capable,
+			 e->x2apic_entries ? "; x2APIC entries" : "");
+	for (i = 0; e->verbose && i < e->acpi.nr_tables; i++)
+		ENV_LINE("", "table %s rev %u, %zu bytes, OEM %s",
+			 e->acpi.tables[i].signature,
+			 e->acpi.tables[i].revision, e->acpi.tables[i].length,
+			 e->acpi.tables[i].oem_id);
+	if (e->verbose && e->acpi.tables_dropped)
+		ENV_LINE("", "%u more tables, not listed",
+			 e->acpi.tables_dropped);
+	for (i = 0; i < e->acpi.nr_warnings; i++)
+		ENV_LINE("", "warning: %s", e->acpi.warnings[i]);
+}
+
+void report_env_print(const struct run_report *run)
+{
+	const struct env_result *e = &run->env;
+
+	printf("# environment\n");
+	ENV_LINE("boot protocol", "%s", boot_protocol_name(e->boot->protocol));
+	if (e->boot->loader[0])
+		ENV_LINE("boot loader", "%s", e->boot->loader);
+	ENV_LINE("command line", "\"%s\"%s", e->boot->cmdline,
+		 e->boot->cmdline_truncated ? " (truncated)" : "");
+	ENV_LINE("cpu", "%s", e->cpu_text);
+	print_hypervisor(e);
+	ENV_LINE("privilege", "%s", e->privilege);
+	print_memory(e);
+	print_acpi(e);
+}
+
+void report_env_json(const struct run_report *run, struct json_writer *w)
+{
+	const struct env_result *e = &run->env;
+	const struct hv_leaf *hv = hv_primary(&e->hv);
+
+	json_string(w, "version", e->version);
+	json_object_begin(w, "env");
+	json_string(w, "boot", boot_protocol_name(e->boot->protocol));
+	json_string(w, "cmdline", e->boot->cmdline);
+	json_string(w, "cpu", e->cpu_text);
+	json_string(w, "hypervisor",
+		    hv		    ? hv_kind_name(hv->kind)
+		    : e->hv.present ? "unknown hypervisor"
+				    : "none");
+	json_string(w, "hypervisor_signature", hv ? hv->signature : NULL);
+	if (e->firmware_cpus >= 0)
+		json_uint(w, "cpus", (uint64_t)e->firmware_cpus);
+	else
+		json_null(w, "cpus");
+	json_uint(w, "cpus_online", run->cpus.online);
+	json_uint(w, "memory_mib", e->boot->ram_bytes / MIB);
+	json_bool(w, "iopl_honoured", e->iopl_honoured);
+	if (run->measure.timed)
+		json_double(w, "tsc_hz", run->measure.tsc_hz);
+	else
+		json_null(w, "tsc_hz");
+	json_object_end(w);
+}

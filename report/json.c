@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+/* The JSON document of a run (see report/run.h, docs/report-format.md). */
+#include "report/run.h"
+
+#define REPORT_SCHEMA "clockbench/1"
+
+/* The document's nesting depth up to which each member starts a line:
+ * a handful of lines, one per clock. */
+#define REPORT_NEWLINE_DEPTH 2
+
+static const char *verdict_key(enum verdict v)
+{
+	switch (v) {
+	case VERDICT_PASS:
+		return "pass";
+	case VERDICT_SKIP:
+		return "skip";
+	case VERDICT_ERROR:
+		return "error";
+	case VERDICT_FAIL:
+	default:
+		return "fail";
+	}
+}
+
+bool report_json(const struct run_report *run, const struct ktap *checks,
+		 const report_json_member *members, size_t nr, report_sink sink,
+		 void *ctx)
+{
+	struct ktap_counts n = ktap_counts(checks);
+	struct json_writer w;
+	size_t i;
+
+	json_init(&w, sink, ctx, REPORT_NEWLINE_DEPTH);
+	json_object_begin(&w, NULL);
+	json_string(&w, "schema", REPORT_SCHEMA);
+	for (i = 0; i < nr; i++)
+		members[i](run, &w);
+	json_object_begin(&w, "checks");
+	json_uint(&w, "passed", n.passed);
+	json_uint(&w, "failed", n.failed);
+	json_uint(&w, "skipped", n.skipped);
+	json_uint(&w, "errors", n.errors);
+	json_object_end(&w);
+	json_string(&w, "verdict", verdict_key(ktap_verdict(checks)));
+	json_object_end(&w);
+	return json_finish(&w);
+}

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The per-clock results: the table, the checks drawn from them, and the
+ * JSON "clocks" (see report/run.h).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "report/run.h"
+
+/* How far a measured rate may stray from nominal before a check fails:
+ * generous, since this checks frequencies, not timing quality. */
+#define RATE_TOLERANCE_PPM 10000.0
+
+static void print_cell_ns(double ns)
+{
+	if (ns >= 10000)
+		printf(" %8.1fus", ns / 1000);
+	else
+		printf(" %10.1f", ns);
+}
+
+/* What the report says of @r beyond the table, in words: the table's notes
+ * column, and the JSON's "notes" after the driver's own. */
+static void result_notes(const struct run_report *run,
+			 const struct clock_result *r, char *buf, size_t len)
+{
+	const struct clock *c = r->clock;
+	size_t used = 0;
+
+	buf[0] = '\0';
+	if (!run->measure.timed) {
+		snprintf(buf, len,
+			 "not timed: the TSC's frequency is unknown, so no "
+			 "cycle count can be turned into time");
+		return;
+	}
+	if (!r->measured)
+		return;
+	if (r->trapped)
+		used += snprintf(buf + used, len - used,
+				 "trapped: a read takes %llu ns (median), more "
+				 "than the %u ns it can take natively, so "
+				 "something intercepts or emulates it.",
+				 (unsigned long long)r->read_ns.p50,
+				 c->native_read_ns_max);
+	if (r->ambiguous_gaps && used < len)
+		used += snprintf(
+			buf + used, len - used,
+			"%s%llu back-to-back reads were about as far "
+			"apart as a wrap's worth of steps forward, or "
+			"more than half a wrap (the guest did not run "
+			"in between): their steps were counted forward.",
+			used ? " " : "", (unsigned long long)r->ambiguous_gaps);
+	if ((c->flags & CLOCK_READS_NS) && used < len)
+		used += snprintf(buf + used, len - used,
+				 "%sIts reads return ns: the scaling to ns is "
+				 "part of every read, and conversion_ns "
+				 "measures only the generic path.",
+				 used ? " " : "");
+	if ((c->flags & CLOCK_PORT_IO) && run->env.port_io_detour && used < len)
+		snprintf(buf + used, len - used,
+			 "%sEach port access here also costs a #GP round trip: "
+			 "%s.",
+			 used ? " " : "", run->env.port_io_detour);
+}
+
+void report_measure_print(const struct run_report *run)
+{
+	const struct measure_result *m = &run->measure;
+	const struct clock_result *r;
+	char notes[3 * CLOCK_TEXT_LEN];
+
+	printf("# results: ns from TSC cycles at %.6f GHz; per-read cost = "
+	       "lfence;rdtsc, read, lfence;rdtsc minus the empty bracket "
+	       "(median %llu cycles); rates against %s\n",
+	       m->tsc_hz / 1e9, (unsigned long long)m->empty_bracket.p50,
+	       m->reference ? m->reference->name : "nothing");
+	printf("  %-12s %10s %10s %8s %8s %10s %10s %11s %8s %5s %9s  %s\n",
+	       "clock", "p50 ns", "p99 ns", "p50 cyc", "p99 cyc", "batch ns",
+	       "resol ns", "update Hz", "stalls", "back", "rate ppm", "notes");
+	for (r = m->clocks; r < m->clocks + m->nr; r++) {
+		if (!r->measured) {
+			printf("  %-12s %s\n", r->clock->name,
+			       r->clock->present ? "not measured" : "absent");
+			continue;
+		}
+		printf("  %-12s", r->clock->name);
+		print_cell_ns((double)r->read_ns.p50);
+		print_cell_ns((double)r->read_ns.p99);
+		printf(" %8llu %8llu", (unsigned long long)r->read_cycles.p50,
+		       (unsigned long long)r->read_cycles.p99);
+		print_cell_ns(r->batch_ns_per_read);
+		if (r->changed)
+			print_cell_ns(r->resolution_ns);
+		else
+			printf(" %10s", "-");
+		printf(" %11.4g %8llu %5llu", r->update_hz,
+		       (unsigned long long)r->stalls,
+		       (unsigned long long)r->backward_steps);
+		if (r->rate_measured)
+			printf(" %+9.1f", r->rate_ppm);
+		else
+			printf(" %9s", "-");
+		printf("  %s%s\n", r->trapped ? "TRAPPED " : "",
+		       r->rate_measured || !r->rate_problem[0]
+			       ? ""
+			       : r->rate_problem);
+	}
+	for (r = m->clocks; r < m->clocks + m->nr; r++) {
+		result_notes(run, r, notes, sizeof(notes));
+		if (notes[0])
+			printf("  %-12s %s\n", r->clock->name, notes);
+	}
+}
+
+static void check_clock(const struct run_report *run,
+			const struct clock_result *r, struct ktap *k)
+{
+	report(k, r->changed, "advances");
+	if (r->backward_steps && (r->clock->flags & CLOCK_MULTI_ACCESS) &&
+	    !run->env.iopl_honoured) {
+		/* Each access is a #GP the hypervisor hands to ring 0 here;
+		 * an access lost or repeated on the way leaves a latch stale,
+		 * so a step back says as much about that path as about the
+		 * clock. */
+		report_skip(k, "never went backwards in back-to-back reads");
+		report_info(k,
+			    "went back %llu times (worst %.0f ns), but its "
+			    "multi-access reads go through port-I/O emulation "
+			    "here, so this is not judged",
+			    (unsigned long long)r->backward_steps,
+			    r->worst_backward_ns);
+	} else {
+		report(k, r->backward_steps == 0,
+		       "never went backwards in back-to-back reads");
+		report_info(k, "%llu steps back, worst %.0f ns",
+			    (unsigned long long)r->backward_steps,
+			    r->worst_backward_ns);
+	}
+	if (!r->rate_measured) {
+		report_skip(k, "runs at its nominal rate within %.0f ppm",
+			    RATE_TOLERANCE_PPM);
+		report_info(k, "%s", r->rate_problem);
+	} else {
+		report(k,
+		       r->rate_ppm < RATE_TOLERANCE_PPM &&
+			       r->rate_ppm > -RATE_TOLERANCE_PPM,
+		       "runs at its nominal rate within %.0f ppm",
+		       RATE_TOLERANCE_PPM);
+		report_info(k, "%+.0f ppm (± %.0f ppm) against %s", r->rate_ppm,
+			    r->rate_uncertainty_ppm, r->rate_reference->name);
+	}
+	if (r->clock->bad_reads) {
+		report(k, r->bad_reads == 0, "%s", r->clock->bad_reads_check);
+		report_info(k, "%lu did", r->bad_reads);
+	}
+}
+
+void report_measure_checks(const struct run_report *run, struct ktap *k)
+{
+	const struct measure_result *m = &run->measure;
+	const struct clock_result *r;
+
+	if (!m->timed)
+		return;
+	report(k, m->empty_bracket.p50 > 0,
+	       "the empty TSC bracket is measured and subtracted");
+	report_info(k, "%llu cycles (median)",
+		    (unsigned long long)m->empty_bracket.p50);
+	for (r = m->clocks; r < m->clocks + m->nr; r++) {
+		if (!r->measured)
+			continue;
+		report_prefix_push(k, "%s: ", r->clock->name);
+		check_clock(run, r, k);
+		report_prefix_pop(k);
+	}
+}
+
+void report_json_stats(struct json_writer *w, const char *key,
+		       const struct stats_summary *st, bool present)
+{
+	if (!present) {
+		json_null(w, key);
+		return;
+	}
+	json_object_begin(w, key);
+	json_uint(w, "min", st->min);
+	json_uint(w, "p50", st->p50);
+	json_uint(w, "p90", st->p90);
+	json_uint(w, "p99", st->p99);
+	json_uint(w, "p999", st->p999);
+	json_uint(w, "max", st->max);
+	json_object_end(w);
+}
+
+static void json_flags(struct json_writer *w, unsigned int flags)
+{
+	size_t i;
+
+	json_array_begin(w, "flags");
+	for (i = 0; i < clock_flag_count; i++)
+		if (flags & clock_flag_names[i].flag)
+			json_string(w, NULL, clock_flag_names[i].key);
+	json_array_end(w);
+}
+
+static void json_optional_double(struct json_writer *w, const char *key,
+				 bool have, double value)
+{
+	if (have)
+		json_double(w, key, value);
+	else
+		json_null(w, key);
+}
+
+static void json_optional_uint(struct json_writer *w, const char *key,
+			       bool have, uint64_t value)
+{
+	if (have)
+		json_uint(w, key, value);
+	else
+		json_null(w, key);
+}
+
+static void json_clock(const struct run_report *run, struct json_writer *w,
+		       const struct clock_result *r)
+{
+	const struct clock *c = r->clock;
+	bool m = r->measured;
+	char mine[3 * CLOCK_TEXT_LEN];
+	char notes[sizeof(mine) + sizeof(c->notes) + 2];
+
+	json_object_begin(w, NULL);
+	json_string(w, "name", c->name);
+	json_bool(w, "present", c->present);
+	json_bool(w, "measured", m);
+	json_string(w, "absent_reason", c->present ? NULL : c->absent_reason);
+	if (c->present) {
+		json_uint(w, "freq_hz", c->freq_hz);
+		json_string(w, "freq_source", c->freq_source);
+		json_uint(w, "width_bits", c->width_bits);
+		json_flags(w, c->flags);
+	} else {
+		json_null(w, "freq_hz");
+		json_null(w, "freq_source");
+		json_null(w, "width_bits");
+		json_array_begin(w, "flags");
+		json_array_end(w);
+	}
+	json_optional_uint(w, "samples", m, r->samples);
+	report_json_stats(w, "read_cycles", &r->read_cycles, m);
+	report_json_stats(w, "read_ns", &r->read_ns, m);
+	json_optional_double(w, "batch_ns_per_read", m, r->batch_ns_per_read);
+	json_optional_double(w, "conversion_ns", m, r->conversion_ns);
+	json_optional_double(w, "resolution_ns", m && r->changed,
+			     r->resolution_ns);
+	json_optional_uint(w, "stalls", m, r->stalls);
+	json_optional_double(w, "update_hz", m, r->update_hz);
+	json_optional_uint(w, "backward_steps", m, r->backward_steps);
+	json_optional_uint(w, "backward_steps_ns", m, r->backward_steps_ns);
+	json_optional_uint(w, "ambiguous_gaps", m, r->ambiguous_gaps);
+	json_optional_double(w, "worst_backward_ns", m, r->worst_backward_ns);
+	json_optional_double(w, "rate_ppm", m && r->rate_measured, r->rate_ppm);
+	json_optional_double(w, "rate_uncertainty_ppm", m && r->rate_measured,
+			     r->rate_uncertainty_ppm);
+	json_string(w, "rate_reference",
+		    m && r->rate_measured ? r->rate_reference->name : NULL);
+	if (m)
+		json_bool(w, "trapped", r->trapped);
+	else
+		json_null(w, "trapped");
+	result_notes(run, r, mine, sizeof(mine));
+	snprintf(notes, sizeof(notes), "%s%s%s", c->notes,
+		 c->notes[0] && mine[0] ? " " : "", mine);
+	json_string(w, "notes", notes);
+	json_object_end(w);
+}
+
+void report_measure_json(const struct run_report *run, struct json_writer *w)
+{
+	const struct measure_result *m = &run->measure;
+	unsigned int i;
+
+	json_uint(w, "budget_ms", m->budget_ms);
+	report_json_stats(w, "empty_bracket_cycles", &m->empty_bracket,
+			  m->timed);
+	json_array_begin(w, "clocks");
+	for (i = 0; i < m->nr; i++)
+		json_clock(run, w, &m->clocks[i]);
+	json_array_end(w);
+}

@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: MIT
+"""The report built on the host: build/host/test_report (tests/unit/test_report.c) writes
+the JSON document of a synthetic run through report/, and this validates it against
+docs/report.schema.json and the report= checks a two-CPU TCG run must pass.
+
+Run: /usr/bin/python3 -m unittest discover -s tests/tools -t .  (`make tool-tests` builds
+the program first.)
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.dont_write_bytecode = True
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+
+# pylint: disable=wrong-import-position
+from clockbench_lib import report, reportchecks  # noqa: E402
+
+PROGRAM = os.path.join(ROOT, "build", "host", "test_report")
+
+
+class HostReport(unittest.TestCase):
+    """The C report's JSON, from a run no hardware measured."""
+
+    @classmethod
+    def setUpClass(cls):
+        if not os.access(PROGRAM, os.X_OK):
+            raise AssertionError(f"{PROGRAM} is missing: `make tool-tests` builds it first")
+        with tempfile.TemporaryDirectory() as scratch:
+            path = os.path.join(scratch, "report.json")
+            result = subprocess.run([PROGRAM], env=dict(os.environ, CLOCKBENCH_REPORT_JSON=path),
+                                    capture_output=True, text=True, timeout=60, check=False)
+            if result.returncode != 0:
+                raise AssertionError(f"{PROGRAM} failed:\n{result.stdout}{result.stderr}")
+            with open(path, encoding="utf-8") as document:
+                cls.document = json.load(document)
+
+    def test_valid_against_the_schema(self):
+        report.validate_document(self.document, "the host report")
+
+    def test_report_checks(self):
+        for check in ("valid", "tcg_facts", "smp_facts", "ticks_facts"):
+            with self.subTest(check=check):
+                self.assertEqual(reportchecks.CHECKS[check](self.document), [])
+
+    def test_what_it_says(self):
+        self.assertEqual(self.document["schema"], "clockbench/1")
+        self.assertEqual(self.document["verdict"], "pass")
+        self.assertEqual(self.document["checks"]["errors"], 0)
+        names = [clock["name"] for clock in self.document["clocks"]]
+        self.assertEqual(names, ["tsc", "hpet", "acpi_pm", "pit", "kvm_clock"])
+        kvm_clock = self.document["clocks"][-1]
+        self.assertFalse(kvm_clock["present"])
+        self.assertIsNone(kvm_clock["read_ns"])
+        unreachable = self.document["ticks"]["sources"][0]["rates"][2]
+        self.assertEqual(unreachable["state"], "unreachable")
+        self.assertEqual(unreachable["problem"], "its divisor cannot go that low")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,486 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests: the report (report/), written from a synthetic run that no
+ * hardware measured: a two-CPU TCG-like run with every kind of clock and
+ * tick source result.  The checks' names stay the same when the figures
+ * change; the verdict follows the most severe result; the JSON document is
+ * well formed.  With CLOCKBENCH_REPORT_JSON set, the document also goes to
+ * that file, which tests/tools/test_report_host.py validates against
+ * docs/report.schema.json.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "base/extable.h"
+#include "lib/x86.h"
+#include "report/run.h"
+
+#define GHZ 2100000000.0
+
+/* --- a synthetic run ------------------------------------------------------ */
+
+static struct clock clocks[] = {
+	{ .name = "tsc",
+	  .present = true,
+	  .width_bits = 64,
+	  .freq_hz = 2100000000,
+	  .freq_source = "calibrated against hpet over 50 ms",
+	  .flags = CLOCK_PER_CPU,
+	  .native_read_ns_max = 40 },
+	{ .name = "hpet",
+	  .present = true,
+	  .width_bits = 32,
+	  .freq_hz = 100000000,
+	  .freq_source = "capabilities register",
+	  .notes = "at 0xfed00000",
+	  .bad_reads_check = "64-bit reads as halves never kept tearing",
+	  .native_read_ns_max = 1000 },
+	{ .name = "acpi_pm",
+	  .present = true,
+	  .width_bits = 24,
+	  .freq_hz = 3579545,
+	  .freq_source = "fixed by the ACPI specification",
+	  .flags = CLOCK_PORT_IO,
+	  .native_read_ns_max = 1500 },
+	{ .name = "pit",
+	  .present = true,
+	  .width_bits = 16,
+	  .freq_hz = 1193182,
+	  .freq_source = "fixed by the PC design",
+	  .flags = CLOCK_PORT_IO | CLOCK_MULTI_ACCESS,
+	  .native_read_ns_max = 5000 },
+	{ .name = "kvm_clock",
+	  .absent_reason = "no KVM signature in the hypervisor leaves" },
+};
+
+#define NR_CLOCKS (sizeof(clocks) / sizeof(clocks[0]))
+
+static struct clock *clock_table[NR_CLOCKS + 1];
+
+static unsigned long no_bad_reads(void)
+{
+	return 0;
+}
+
+static struct tick_source sources[] = {
+	{ .name = "lapic",
+	  .description = "local APIC timer, periodic mode",
+	  .present = true,
+	  .notes = "timer counts at 1000 MHz" },
+	{ .name = "tsc_deadline",
+	  .description = "local APIC timer, TSC-deadline mode",
+	  .absent_reason = "not offered: CPUID.1:ECX[24] is clear" },
+};
+
+static struct boot_info boot = {
+	.protocol = BOOT_PROTO_MULTIBOOT1,
+	.cmdline = "tick_rates=100,1000",
+	.loader = "qemu",
+	.nr_memmap = 1,
+	.memmap = { { .base = 0, .size = 64 << 20, .type = MEM_RAM } },
+	.ram_bytes = 64 << 20,
+};
+
+static struct run_report run;
+
+static struct stats_summary spread(uint64_t p50)
+{
+	return (struct stats_summary){ .n = 1000,
+				       .min = p50 / 2,
+				       .p50 = p50,
+				       .p90 = p50 + 1,
+				       .p99 = p50 + 2,
+				       .p999 = p50 + 3,
+				       .max = p50 * 10 };
+}
+
+static void fill_env(void)
+{
+	struct env_result *e = &run.env;
+
+	e->version = "0.1.0 (test)";
+	e->boot = &boot;
+	snprintf(e->cpu_text, sizeof(e->cpu_text), "AuthenticAMD family 15");
+	e->hv.present = true;
+	e->hv.nr = 1;
+	e->hv.found[0] = (struct hv_leaf){ .base = 0x40000000,
+					   .max_leaf = 0x40000001,
+					   .signature = "TCGTCGTCGTCG",
+					   .kind = HV_TCG };
+	snprintf(e->privilege, sizeof(e->privilege), "ring 3, IOPL 3");
+	e->iopl_honoured = true;
+	e->acpi.present = true;
+	e->acpi.from = "BIOS area";
+	e->acpi.nr_entries = e->acpi.nr_tables = 1;
+	snprintf(e->acpi.tables[0].signature, 5, "APIC");
+	e->firmware_cpus = 2;
+}
+
+/* The measured figures: @scale moves every one of them, as another run of
+ * the same machine would. */
+static void fill_measure(double scale)
+{
+	struct measure_result *m = &run.measure;
+	unsigned int i;
+
+	m->timed = true;
+	m->tsc_hz = GHZ;
+	m->budget_ms = 1500;
+	m->empty_bracket = spread((uint64_t)(90 * scale));
+	m->reference = &clocks[2];
+	m->nr = NR_CLOCKS;
+	for (i = 0; i < NR_CLOCKS; i++) {
+		struct clock_result *r = &m->clocks[i];
+
+		memset(r, 0, sizeof(*r));
+		r->clock = &clocks[i];
+		if (!clocks[i].present)
+			continue;
+		r->measured = true;
+		r->samples = 20000;
+		r->read_cycles = spread((uint64_t)((100 + 400 * i) * scale));
+		r->read_ns = spread((uint64_t)((50 + 200 * i) * scale));
+		r->batch_ns_per_read = 45 * scale;
+		r->conversion_ns = 27;
+		r->changed = true;
+		r->resolution_ns = 70 * scale;
+		r->update_hz = 1e7 / scale;
+		r->rate_measured = i != 2;
+		r->rate_ppm = 0.9 * scale;
+		r->rate_uncertainty_ppm = 5;
+		r->rate_reference = i == 2 ? NULL : &clocks[i == 1 ? 3 : 1];
+		if (!r->rate_measured)
+			snprintf(r->rate_problem, sizeof(r->rate_problem),
+				 "it is the reference");
+		r->trapped = i == 0 && scale > 1;
+	}
+}
+
+static void fill_xcpu(double scale)
+{
+	struct xcpu_result *x = &run.xcpu;
+	unsigned int i;
+
+	x->applies = true;
+	x->ncpu = x->online = 2;
+	x->cpu[0].online = x->cpu[1].online = true;
+	x->cpu[1].id = 1;
+	x->nr = 2;
+	for (i = 0; i < x->nr; i++) {
+		struct xcpu_clock *c = &x->clocks[i];
+
+		c->clock = &clocks[i];
+		c->iterations = (uint64_t)(100000 * scale);
+		c->cpu[1].offset_ok = c->cpu[1].drift_ok = true;
+		c->cpu[1].offset.offset_ns = -6 * scale;
+		c->cpu[1].offset.uncertainty_ns = 180;
+		c->cpu[1].drift.slope = 1e-7 * scale;
+		c->cpu[1].drift.slope_uncertainty = 5e-7;
+		c->cpu[1].drift_samples = 5;
+	}
+}
+
+static void fill_rate(struct tick_rate_result *r, unsigned int hz,
+		      double scale)
+{
+	memset(r, 0, sizeof(*r));
+	r->requested_hz = hz;
+	r->state = TICK_RATE_MEASURED;
+	r->start.programmed_hz = hz;
+	snprintf(r->start.notes, sizeof(r->start.notes), "periodic");
+	r->window_s = 0.1;
+	r->interrupts = hz / 10;
+	r->delivered_hz = hz * (1 + 0.001 * scale);
+	r->reached = true;
+	r->typical_hz = hz;
+	r->chunks = 5000;
+	r->baseline_cycles_per_chunk = r->quiet_cycles_per_chunk = 40000;
+	r->stolen_pct = 1.2 * scale;
+	r->noise_pct = 2;
+	r->cycles_per_interrupt = 20000 * scale;
+	r->recorded = r->interrupts;
+	r->handler_cycles = spread((uint64_t)(2500 * scale));
+	r->lateness_known = true;
+	r->lateness_ns = (struct tick_spread){ .n = r->recorded,
+					       .min = (int64_t)(20000 * scale),
+					       .p50 = 40000,
+					       .p90 = 60000,
+					       .p99 = 90000,
+					       .p999 = 140000,
+					       .max = 150000 };
+	r->grid_uncertainty_ns = 14000;
+}
+
+static void fill_ticks(double scale)
+{
+	struct ticks_result *t = &run.ticks;
+
+	t->applied = true;
+	t->window_ms = 100;
+	t->chunk_cycles = 39000;
+	t->tsc_hz = GHZ;
+	t->cpus_parked = 1;
+	t->nr = 2;
+	t->sources[0].source = &sources[0];
+	t->sources[0].nr_rates = 3;
+	fill_rate(&t->sources[0].rates[0], 100, scale);
+	fill_rate(&t->sources[0].rates[1], 1000, scale);
+	t->sources[0].rates[2] = (struct tick_rate_result){
+		.requested_hz = 100000,
+		.state = TICK_RATE_UNREACHABLE,
+		.problem = "its divisor cannot go that low",
+	};
+	t->sources[1].source = &sources[1];
+}
+
+static void fill_cpus(void)
+{
+	struct cpus_result *c = &run.cpus;
+
+	c->nr = c->online = 2;
+	c->id_name = "APIC ID";
+	c->note = "";
+	c->cpu[0].online = c->cpu[1].online = true;
+	c->cpu[1].id = 1;
+	c->cpu[1].ran = true;
+	c->cpu[1].said_index = 1;
+	c->cpu[1].said_id = 1;
+}
+
+static void fill_selftest(void)
+{
+	struct selftest_result *s = &run.selftest;
+
+	s->efer_msr = 0xc0000080;
+	s->efer_read = true;
+	s->efer = EFER_LME | EFER_LMA;
+	s->absent_msr = 0x4b564dff;
+	s->ud2_fault = EXTABLE_FAULTED | X86_EXC_UD;
+	s->sse_kept = true;
+	snprintf(s->newlib_text, sizeof(s->newlib_text), "%s",
+		 SELFTEST_NEWLIB_TEXT);
+	s->qsort_sorted = true;
+	s->heap_kib = 4096;
+	s->heap_bounded = true;
+	s->guard_unmapped = s->stack_mapped = true;
+}
+
+/* A whole run, its figures scaled by @scale. */
+static void fill_run(double scale)
+{
+	unsigned int i;
+
+	memset(&run, 0, sizeof(run));
+	for (i = 0; i < NR_CLOCKS; i++)
+		clock_table[i] = &clocks[i];
+	clocks[1].bad_reads = no_bad_reads;
+	run.clocks.table = clock_table;
+	run.clocks.tsc.rdtscp = true;
+	fill_env();
+	fill_cpus();
+	fill_measure(scale);
+	fill_xcpu(scale);
+	fill_ticks(scale);
+	fill_selftest();
+}
+
+/* Every check of the run, in the order kernel/main.c makes them. */
+static void all_checks(struct ktap *k)
+{
+	ktap_init(k);
+	report_cpus_checks(&run, k);
+	report_measure_checks(&run, k);
+	report_xcpu_checks(&run, k);
+	report_ticks_checks(&run, k);
+	report_selftest_checks(&run, k);
+}
+
+static const report_json_member members[] = {
+	report_env_json,
+	report_measure_json,
+	report_xcpu_json,
+	report_ticks_json,
+};
+
+/* --- a JSON sink into memory ---------------------------------------------- */
+
+static char document[1 << 17];
+static size_t document_len;
+
+static void collect(void *ctx, const char *text, size_t len)
+{
+	(void)ctx;
+	assert_true(document_len + len < sizeof(document));
+	memcpy(document + document_len, text, len);
+	document_len += len;
+	document[document_len] = '\0';
+}
+
+static void write_json(const struct ktap *k)
+{
+	document_len = 0;
+	assert_true(report_json(&run, k, members,
+				sizeof(members) / sizeof(members[0]), collect,
+				NULL));
+}
+
+/* --- the tests ------------------------------------------------------------ */
+
+static struct ktap first, second;
+
+/* Two runs whose every figure differs give the same check names; the
+ * figures are only in the info after "#". */
+static void names_are_stable(void **state)
+{
+	unsigned int i, differ = 0;
+
+	(void)state;
+	fill_run(1.0);
+	all_checks(&first);
+	fill_run(1.7);
+	all_checks(&second);
+	assert_int_equal(first.nr, second.nr);
+	assert_int_equal(first.dropped, 0);
+	for (i = 0; i < first.nr; i++) {
+		assert_string_equal(first.checks[i].name,
+				    second.checks[i].name);
+		differ += strcmp(first.checks[i].info, second.checks[i].info) !=
+			  0;
+	}
+	/* Every check with a moved figure in its info: the bracket, three
+	 * rates, two clocks' hand-offs, the delivered rate, CPU lost and the
+	 * earliest interrupt. */
+	assert_int_equal(differ, 9);
+	assert_int_equal(ktap_verdict(&first), VERDICT_PASS);
+	/* The PM timer is the reference: its rate is not judged. */
+	assert_int_equal(ktap_counts(&first).skipped, 1);
+}
+
+static const struct ktap_check *find(const struct ktap *k, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < k->nr; i++)
+		if (!strcmp(k->checks[i].name, name))
+			return &k->checks[i];
+	fail_msg("no check named \"%s\"", name);
+	return NULL;
+}
+
+/* A clock off its rate fails; a broken foundation is an error; a failure
+ * outranks an error. */
+static void verdicts(void **state)
+{
+	struct ktap *k = &first;
+
+	(void)state;
+	fill_run(1.0);
+	run.measure.clocks[3].rate_ppm = 25000;
+	all_checks(k);
+	assert_int_equal(
+		find(k, "pit: runs at its nominal rate within 10000 ppm")
+			->result,
+		CHECK_FAIL);
+	assert_int_equal(ktap_verdict(k), VERDICT_FAIL);
+
+	fill_run(1.0);
+	run.selftest.sse_kept = false;
+	all_checks(k);
+	assert_int_equal(find(k, "SSE registers survive an exception")->result,
+			 CHECK_ERROR);
+	assert_int_equal(ktap_verdict(k), VERDICT_ERROR);
+	write_json(k);
+	assert_non_null(strstr(document, "\"verdict\": \"error\""));
+	assert_non_null(strstr(document, "\"errors\": 1"));
+
+	run.ticks.sources[0].rates[1].reached = false;
+	run.ticks.sources[0].rates[1].typical_hz = 500;
+	all_checks(k);
+	assert_int_equal(
+		find(k, "ticks: lapic: at 1000 Hz, delivers within 10 % of "
+			"the rate asked")
+			->result,
+		CHECK_FAIL);
+	assert_int_equal(ktap_verdict(k), VERDICT_FAIL);
+}
+
+/* What is not measured says why, in the checks and in the JSON. */
+static void absent_and_not_applied(void **state)
+{
+	struct ktap *k = &first;
+
+	(void)state;
+	fill_run(1.0);
+	run.ticks.applied = false;
+	snprintf(run.ticks.not_applied, sizeof(run.ticks.not_applied),
+		 "tick_rates is empty");
+	run.xcpu.applies = false;
+	snprintf(run.xcpu.reason, sizeof(run.xcpu.reason), "only 1 CPU");
+	all_checks(k);
+	assert_int_equal(find(k, "ticks")->result, CHECK_SKIP);
+	assert_string_equal(find(k, "ticks")->info, "tick_rates is empty");
+	assert_string_equal(find(k, "cross-CPU checks")->info, "only 1 CPU");
+	write_json(k);
+	assert_non_null(strstr(document, "\"reason\": \"tick_rates is empty\""));
+	assert_non_null(strstr(document, "\"absent_reason\": \"no KVM "
+					 "signature in the hypervisor leaves\""));
+}
+
+/* The tables for people come out without touching anything but the run. */
+static void printers(void **state)
+{
+	int saved = dup(STDOUT_FILENO);
+
+	(void)state;
+	fill_run(1.0);
+	assert_non_null(freopen("/dev/null", "w", stdout));
+	report_env_print(&run);
+	report_clocks_print(&run);
+	report_cpus_print(&run);
+	report_measure_print(&run);
+	report_xcpu_print(&run);
+	report_ticks_print(&run);
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+}
+
+/* The document of a passing run, for the schema test on the host. */
+static void document_for_the_schema(void **state)
+{
+	const char *path = getenv("CLOCKBENCH_REPORT_JSON");
+	FILE *out;
+
+	(void)state;
+	fill_run(1.0);
+	all_checks(&first);
+	write_json(&first);
+	assert_non_null(strstr(document, "\"verdict\": \"pass\""));
+	if (!path)
+		return;
+	out = fopen(path, "w");
+	assert_non_null(out);
+	assert_int_equal(fwrite(document, 1, document_len, out), document_len);
+	assert_int_equal(fclose(out), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(names_are_stable),
+		cmocka_unit_test(verdicts),
+		cmocka_unit_test(absent_and_not_applied),
+		cmocka_unit_test(printers),
+		cmocka_unit_test(document_for_the_schema),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
