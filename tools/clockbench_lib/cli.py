@@ -11,7 +11,7 @@ import signal
 import sys
 from dataclasses import dataclass, replace
 
-from . import compare, cpumodel, matrix, qemu, report, xen
+from . import compare, console, cpumodel, matrix, qemu, report, xen
 from .boot import JSON_SCHEMA, BootOutcome, boot_once, build_images, check_image
 from .console import parse_report
 from .outcome import (EXIT_ERROR, EXIT_FAIL, EXIT_INTERRUPTED, EXIT_PASS, EXIT_TABLE,
@@ -252,24 +252,56 @@ def evaluate_boot_test(test, verdict, reason, lines, log_name="the log"):
         if re.search(pattern, text, re.MULTILINE):
             found = _first_matching_line(pattern, lines) or "(across lines)"
             problems.append(f"/{pattern}/ must not match but matched: {found.strip()}")
-    problems += run_report_checks(test.report, lines, log_name)
+    problems += run_report_checks(test.report, lines, log_name, test.json)
     if problems:
         return "not ok", "; ".join(problems)
     return "ok", None
 
 
+def boot_log_name(test, boot):
+    """The log of boot number `boot` (from 1) of `test`, under TESTS_DIR."""
+    return f"{test.name}.log" if boot == 1 else f"{test.name}-{boot}.log"
+
+
+def names_differ(first, other, boot):
+    """A sentence saying where boot number `boot`'s KTAP check names part from the first
+    boot's, or None when they are the same."""
+    for index, (one, two) in enumerate(zip(first, other)):
+        if one != two:
+            return (f"check {index + 1} is named '{two}' in boot {boot} but '{one}' in "
+                    f"boot 1: a name must not carry a figure")
+    if len(first) != len(other):
+        return f"boot {boot} made {len(other)} checks, boot 1 {len(first)}"
+    return None
+
+
 def run_boot_test(test):
-    """Run one boot test (its image already built); returns a TestResult."""
-    log_path = root_path(TESTS_DIR, f"{test.name}.log")
-    try:
-        outcome = boot_once(test.spec, ROOT, test.timeout_s,
-                            root_path(TESTS_DIR, "work", test.name), log_path)
-    except RunnerError as error:
-        return TestResult(state="not ok", reason=str(error))
-    state, reason = evaluate_boot_test(test, outcome.verdict, outcome.reason, outcome.lines,
-                                       os.path.join(TESTS_DIR, f"{test.name}.log"))
-    return TestResult(state=state, reason=reason, seconds=outcome.seconds,
-                      tail=tuple(outcome.lines[-FAILURE_TAIL_LINES:]))
+    """Run one boot test (its image already built) test.repeat times; returns a TestResult:
+    the first boot that does not pass the line, or the first whose check names differ."""
+    seconds, first_names = 0.0, None
+    for boot in range(1, test.repeat + 1):
+        log_name = boot_log_name(test, boot)
+        try:
+            outcome = boot_once(test.spec, ROOT, test.timeout_s,
+                                root_path(TESTS_DIR, "work", test.name),
+                                root_path(TESTS_DIR, log_name))
+        except RunnerError as error:
+            return TestResult(state="not ok", reason=str(error))
+        seconds += outcome.seconds
+        state, reason = evaluate_boot_test(test, outcome.verdict, outcome.reason,
+                                           outcome.lines, os.path.join(TESTS_DIR, log_name))
+        names = console.parse_check_names(outcome.lines)
+        if state == "ok" and first_names is not None:
+            reason = names_differ(first_names, names, boot)
+            state = "not ok" if reason else state
+        if state != "ok" or boot == test.repeat:
+            if state != "ok" and test.repeat > 1:
+                reason = f"boot {boot} of {test.repeat}: {reason}"
+            return TestResult(state=state, reason=reason, seconds=seconds,
+                              tail=tuple(outcome.lines[-FAILURE_TAIL_LINES:]))
+        if first_names is None:
+            first_names = names
+    raise AssertionError("repeat is at least 1")
 
 
 def format_test_result(number, test, result):

@@ -7,7 +7,7 @@ catch wrong behaviour (a clock that runs backwards, percentiles out of order, a 
 nominal frequency), not slow machines.
 """
 
-from . import report
+from . import jsonmatch, report
 from .outcome import RunnerError
 
 HPET_QEMU_HZ = 100_000_000    # QEMU's HPET: period 10,000,000 fs
@@ -377,19 +377,23 @@ CHECKS = {
 }
 
 
-def run_report_checks(names, lines, source):
-    """Load the report from console `lines` and run the checks `names` on it.
+def run_report_checks(names, lines, source, expectations=()):
+    """Load the report from console `lines` and run the checks `names` and the json=
+    `expectations` (jsonmatch) on it.
 
     Returns problem sentences, each naming its check; a report that cannot be loaded is
     one problem, whichever checks were asked for.
     """
-    if not names:
+    if not names and not expectations:
         return []
     try:
         document = report.load_report(lines, source)
     except RunnerError as error:
-        return [f"report={'/'.join(names)}: {error}"]
-    problems = []
+        asked = ([f"report={'/'.join(names)}"] if names else []) + \
+            [f"json={expectation.text}" for expectation in expectations]
+        return [f"{', '.join(asked)}: {error}"]
+    problems = [problem for problem in (jsonmatch.check(document, expectation)
+                                        for expectation in expectations) if problem]
     for name in names:
         found = CHECKS[name](document)
         shown = found[:MAX_PROBLEMS_SHOWN]

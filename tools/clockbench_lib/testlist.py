@@ -10,7 +10,7 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
-from . import qemu
+from . import jsonmatch, qemu
 from .outcome import RunnerError
 from .reportchecks import CHECKS
 
@@ -40,6 +40,12 @@ tests.cfg:
                     tcg_facts, kvm_facts, xen_pv_facts, smp_facts,
                     single_cpu_facts or ticks_facts
                     (tools/clockbench_lib/reportchecks.py)
+    json='PATH OP VALUE'  one value of the guest's JSON report must compare so
+                    (repeatable), e.g. json='clocks[hpet].freq_hz == 100000000';
+                    OP: == != < <= > >= with a JSON value, or ~ with a regex as a
+                    JSON string (tools/clockbench_lib/jsonmatch.py)
+    repeat=N        boot N times; each boot must pass the line, and every boot's
+                    KTAP check names must be the same, in the same order [1]
     groups=a,b      groups for --group
   A test passes when the guest's verdict equals expect=, the regexes hold and the
   report checks pass. A guest SKIP that was not expected makes the test a skip."""
@@ -48,8 +54,9 @@ KINDS = ("unit", "boot")
 EXPECTS = ("pass", "fail", "skip")
 BOOT_KEYS = ("boot", "machine", "machine_opts", "cpu", "cpu_features", "accel", "smp",
              "memory", "memory_check", "timeout", "args", "xen_args", "expect", "match",
-             "nomatch", "report", "groups")
-REPEATABLE_KEYS = ("match", "nomatch", "report")
+             "nomatch", "report", "json", "repeat", "groups")
+REPEATABLE_KEYS = ("match", "nomatch", "report", "json")
+MAX_REPEAT = 5
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _GROUP = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 
@@ -75,6 +82,8 @@ class BootTest:
     match: list = field(default_factory=list)
     nomatch: list = field(default_factory=list)
     report: list = field(default_factory=list)
+    json: list = field(default_factory=list)  # jsonmatch.Expectation
+    repeat: int = 1
     groups: tuple = ()
     memory_check: bool = True  # refuse less RAM than the boot needs (qemu.check_memory)
 
@@ -170,6 +179,17 @@ def _report_checks(keys, where):
     return list(dict.fromkeys(names))
 
 
+def _json_expectations(keys, where):
+    """The json= expectations, each parsed (jsonmatch)."""
+    expectations = []
+    for text in keys.get("json", []):
+        try:
+            expectations.append(jsonmatch.parse(text))
+        except ValueError as error:
+            raise RunnerError(f"{where}: json={text}: {error}.") from None
+    return expectations
+
+
 def _groups(keys, where):
     """The comma-separated group names."""
     value = _single(keys, "groups", where, "")
@@ -178,6 +198,14 @@ def _groups(keys, where):
         if not _GROUP.match(group):
             raise RunnerError(f"{where}: '{group}' is not a valid group name.")
     return groups
+
+
+def _repeat(keys, where):
+    """How many boots repeat= asks for, at most MAX_REPEAT."""
+    repeat = _number(keys, "repeat", where, 1)
+    if repeat > MAX_REPEAT:
+        raise RunnerError(f"{where}: repeat={repeat} is more than {MAX_REPEAT} boots.")
+    return repeat
 
 
 def parse_boot_test(name, keys, line_no, where):
@@ -213,6 +241,8 @@ def parse_boot_test(name, keys, line_no, where):
         match=_patterns(keys, "match", where),
         nomatch=_patterns(keys, "nomatch", where),
         report=_report_checks(keys, where),
+        json=_json_expectations(keys, where),
+        repeat=_repeat(keys, where),
         groups=_groups(keys, where),
         memory_check=_choice(keys, "memory_check", ("on", "off"), where, "on") == "on",
     )
