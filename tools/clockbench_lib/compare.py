@@ -16,7 +16,7 @@ import statistics
 import sys
 from dataclasses import dataclass, field
 
-from . import report
+from . import plot, report
 from .matrix import MANIFEST, MANIFEST_SCHEMA
 from .outcome import EXIT_PASS, RunnerError
 
@@ -588,6 +588,7 @@ def cmd_compare(args):
                           f"the results (there are: {', '.join(inputs.runs)}).")
     which = args.table or ("clocks" if args.format == "csv" else "all")
     lines = []
+    ticks = compare_ticks(inputs, args.baseline) if which != "clocks" or args.plot else []
     if which in ("all", "clocks"):
         table = compare(inputs, args.baseline)
         if args.format == "csv":
@@ -596,7 +597,6 @@ def cmd_compare(args):
             lines = format_table(table, inputs, args.baseline,
                                  markdown=args.format == "markdown")
     if which in ("all", "ticks"):
-        ticks = compare_ticks(inputs, args.baseline)
         if not ticks and which == "ticks":
             raise RunnerError(f"{', '.join(args.results)}: no report has tick "
                               f"measurements (a 'ticks' section that applies).")
@@ -608,7 +608,10 @@ def cmd_compare(args):
                                        markdown=args.format == "markdown")
     print("\n".join(lines), flush=True)
     if args.plot:
-        from . import plot  # pylint: disable=import-outside-toplevel
-        for message in plot.write_plots(inputs, args.plot):
+        messages = plot.write_plots(inputs, ticks, args.plot)
+        if not has_ticks(inputs):
+            messages.append("no report has tick measurements (a 'ticks' section that "
+                            "applies), so the tick rate vs CPU stolen plot is not written.")
+        for message in messages:
             print(f"clockbench compare: {message}", file=sys.stderr, flush=True)
     return EXIT_PASS
