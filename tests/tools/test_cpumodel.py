@@ -22,7 +22,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 # pylint: disable=wrong-import-position
-from clockbench_lib import cli, cpumodel, matrix, qemu, testlist  # noqa: E402
+from clockbench_lib import cli, cpumodel, matrix, paths, qemu, testlist  # noqa: E402
 from clockbench_lib.outcome import RunnerError  # noqa: E402
 from tests.tools import scratch  # noqa: E402
 
@@ -265,7 +265,7 @@ class RunCommand(unittest.TestCase):
         """cli.main(args) in the scratch tree: (status, stdout, stderr)."""
         out, err = io.StringIO(), io.StringIO()
         environ = dict(environ, CLOCKBENCH_QEMU=FAKE_QEMU)
-        with fake(**environ), mock.patch.object(cli, "ROOT", self.root), \
+        with fake(**environ), mock.patch.object(paths, "ROOT", self.root), \
                 mock.patch.object(qemu, "kvm_status", return_value=KVM_USABLE), \
                 contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             status = cli.main(["run", "--no-build", *args])

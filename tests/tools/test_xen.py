@@ -24,7 +24,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 # pylint: disable=wrong-import-position
-from clockbench_lib import cli, matrix, qemu, report, testlist, xen  # noqa: E402
+from clockbench_lib import cli, matrix, paths, qemu, report, testlist, xen  # noqa: E402
 from clockbench_lib.outcome import RunnerError  # noqa: E402
 from clockbench_lib.process import run_process  # noqa: E402
 from tests.tools import scratch  # noqa: E402
@@ -490,7 +490,7 @@ class WithFakeQemu(unittest.TestCase):
         self.touch("build/clockbench-xenpv.elf", "build/xen-4.17-amd64")
         settings = fake_environ(XEN=fixture("boot-tsc.log"), REPORT=GOOD_LOG)
         with mock.patch.dict(os.environ, settings), \
-                mock.patch.object(report, "ROOT", self.root), \
+                mock.patch.object(paths, "ROOT", self.root), \
                 mock.patch.object(matrix, "skip_reason",
                                   lambda env, **_: None if env.boot == "xen" else "not here"), \
                 mock.patch.object(xen, "installed_version", return_value="4.17.7+13-1"), \

@@ -11,7 +11,7 @@ import signal
 import sys
 from dataclasses import dataclass, replace
 
-from . import compare, cpumodel, matrix, qemu, report, xen
+from . import compare, cpumodel, matrix, paths, qemu, report, xen
 from .boot import JSON_SCHEMA, BootOutcome, boot_once, build_images, check_image
 from .console import parse_report
 from .outcome import (EXIT_ERROR, EXIT_FAIL, EXIT_INTERRUPTED, EXIT_PASS, EXIT_TABLE,
@@ -20,7 +20,6 @@ from .process import stop_all
 from .reportchecks import run_report_checks
 from .testlist import FORMAT_HELP, load_tests_cfg, select_boot_tests
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RUN_DIR = os.path.join("build", "run")
 TESTS_DIR = os.path.join("build", "tests")
 TESTS_CFG = os.path.join("tests", "tests.cfg")
@@ -45,11 +44,6 @@ environment:
 def say(command, message):
     """Print one runner message (not guest output) to stderr."""
     print(f"clockbench {command}: {message}", file=sys.stderr, flush=True)
-
-
-def root_path(*parts):
-    """A path under the repository root."""
-    return os.path.join(ROOT, *parts)
 
 
 # ---------------------------------------------------------------------------- run
@@ -99,7 +93,7 @@ def choose_accel(requested, boot="multiboot1", cpu="", kvm_path=qemu.KVM_DEVICE,
 
 def kvm_cpu_choice():
     """The CPU model KVM starts on this host (found once, kept under build/)."""
-    return cpumodel.choose_for(ROOT)
+    return cpumodel.choose_for(paths.ROOT)
 
 
 def echo_console(line, stream):
@@ -129,10 +123,10 @@ def prepare_run(args, spec):
     build = not args.no_build
     qemu.check_dependencies(qemu.required_programs(spec, qemu.qemu_program(), build))
     if build:
-        build_images(ROOT, list(spec.build_targets))
+        build_images(paths.ROOT, list(spec.build_targets))
     for target in spec.build_targets:
-        check_image(ROOT, target, built=build)
-    qemu.check_memory(spec, ROOT)
+        check_image(paths.ROOT, target, built=build)
+    qemu.check_memory(spec, paths.ROOT)
 
 
 def run_json_document(outcome, log_shown):
@@ -174,8 +168,8 @@ def cmd_run(args):
     log_shown = args.log or os.path.join(RUN_DIR, "last.log")
     try:
         prepare_run(args, spec)
-        outcome = boot_once(spec, ROOT, timeout_s, root_path(RUN_DIR),
-                            args.log or root_path(RUN_DIR, "last.log"), echo=echo_console)
+        outcome = boot_once(spec, paths.ROOT, timeout_s, paths.root_path(RUN_DIR),
+                            args.log or paths.root_path(RUN_DIR, "last.log"), echo=echo_console)
     except RunnerError as error:
         if args.json:
             failed = error_outcome(spec, str(error))
@@ -260,10 +254,10 @@ def evaluate_boot_test(test, verdict, reason, lines, log_name="the log"):
 
 def run_boot_test(test):
     """Run one boot test (its image already built); returns a TestResult."""
-    log_path = root_path(TESTS_DIR, f"{test.name}.log")
+    log_path = paths.root_path(TESTS_DIR, f"{test.name}.log")
     try:
-        outcome = boot_once(test.spec, ROOT, test.timeout_s,
-                            root_path(TESTS_DIR, "work", test.name), log_path)
+        outcome = boot_once(test.spec, paths.ROOT, test.timeout_s,
+                            paths.root_path(TESTS_DIR, "work", test.name), log_path)
     except RunnerError as error:
         return TestResult(state="not ok", reason=str(error))
     state, reason = evaluate_boot_test(test, outcome.verdict, outcome.reason, outcome.lines,
@@ -334,13 +328,13 @@ def prepare_tests(tests, build):
     qemu.check_dependencies(needed)
     targets = list(dict.fromkeys(target for test in tests for target in test.spec.build_targets))
     if build and targets:
-        build_images(ROOT, targets)
+        build_images(paths.ROOT, targets)
     for target in targets:
-        check_image(ROOT, target, built=build)
+        check_image(paths.ROOT, target, built=build)
     for test in tests:
         if test.memory_check:
             try:
-                qemu.check_memory(test.spec, ROOT)
+                qemu.check_memory(test.spec, paths.ROOT)
             except RunnerError as error:
                 raise RunnerError(f"{TESTS_CFG}:{test.line_no}: {test.name}: {error} "
                                   f"(memory_check=off boots it all the same)") from None
@@ -368,7 +362,7 @@ def run_boot_tests(tests, skips, jobs):
 def cmd_test(args):
     """`clockbench test`: run the boot tests of tests.cfg; exit 0 only if none failed."""
     shown = args.config or TESTS_CFG
-    tests = load_tests_cfg(args.config or root_path(TESTS_CFG), shown)
+    tests = load_tests_cfg(args.config or paths.root_path(TESTS_CFG), shown)
     chosen = select_boot_tests(tests, args.names, args.group)
     if args.list:
         print("\n".join(format_test_listing(chosen)))
