@@ -20,8 +20,8 @@ from .process import stop_all
 from .reportchecks import run_report_checks
 from .testlist import FORMAT_HELP, load_tests_cfg, select_boot_tests
 
-RUN_DIR = os.path.join("build", "run")
-TESTS_DIR = os.path.join("build", "tests")
+RUN_DIR = os.path.join(paths.BUILD_DIR, "run")
+TESTS_DIR = os.path.join(paths.BUILD_DIR, "tests")
 TESTS_CFG = os.path.join("tests", "tests.cfg")
 EXIT_BROKEN_PIPE = 141
 FAILURE_TAIL_LINES = 15
@@ -443,8 +443,9 @@ def add_run_parser(subparsers):
                              f"{qemu.OVMF_MIN_MEMORY_MIB} for iso-uefi, "
                              f"{xen.XEN_MIN_MEMORY_MIB} for xen")
     parser.add_argument("--timeout", type=positive_float, metavar="S",
-                        help="seconds before QEMU is killed (default: 60 tcg, 120 kvm, "
-                             f"{qemu.KVM_ISO_TIMEOUT_S} kvm ISO, {xen.XEN_TIMEOUT_S} xen)")
+                        help=f"seconds before QEMU is killed (default: {qemu.TCG_TIMEOUT_S} tcg, "
+                             f"{qemu.KVM_TIMEOUT_S} kvm, {qemu.KVM_ISO_TIMEOUT_S} kvm ISO, "
+                             f"{xen.XEN_TIMEOUT_S} xen)")
     parser.add_argument("--log", metavar="FILE",
                         help=f"where to save the console (default: {RUN_DIR}/last.log)")
     parser.add_argument("--json", metavar="FILE",
