@@ -12,17 +12,16 @@ import sys
 from dataclasses import dataclass, replace
 
 from . import compare, cpumodel, matrix, paths, qemu, report, xen
-from .boot import JSON_SCHEMA, BootOutcome, boot_once, build_images, check_image
+from .boot import RUN_SUMMARY_SCHEMA, BootOutcome, boot_once, build_images, check_image
 from .console import parse_report
 from .outcome import (EXIT_ERROR, EXIT_FAIL, EXIT_INTERRUPTED, EXIT_PASS, EXIT_TABLE,
                       VERDICT_EXIT, RunnerError, Terminated)
 from .process import stop_all
 from .reportchecks import run_report_checks
-from .testlist import FORMAT_HELP, load_tests_cfg, select_boot_tests
+from .testlist import FORMAT_HELP, TESTS_CFG, load_tests_cfg, select_boot_tests
 
 RUN_DIR = os.path.join(paths.BUILD_DIR, "run")
 TESTS_DIR = os.path.join(paths.BUILD_DIR, "tests")
-TESTS_CFG = os.path.join("tests", "tests.cfg")
 EXIT_BROKEN_PIPE = 141
 FAILURE_TAIL_LINES = 15
 TAIL_LINE_CHARS = 200
@@ -147,7 +146,7 @@ def run_json_document(outcome, log_shown):
             outcome.verdict, outcome.reason = "error", str(error)
     elif outcome.verdict in ("pass", "fail", "skip"):
         say("run", f"the guest printed no JSON report; the --json file holds the runner's "
-                   f"summary ({JSON_SCHEMA}).")
+                   f"summary ({RUN_SUMMARY_SCHEMA}).")
     return outcome.to_json()
 
 
@@ -449,12 +448,12 @@ def add_run_parser(subparsers):
     parser.add_argument("--log", metavar="FILE",
                         help=f"where to save the console (default: {RUN_DIR}/last.log)")
     parser.add_argument("--json", metavar="FILE",
-                        help="write the guest's JSON report (schema clockbench/1, see "
+                        help=f"write the guest's JSON report (schema {report.SCHEMA}, see "
                              "docs/report-format.md), checked against "
                              f"{report.SCHEMA_FILE}, when the run ended with a verdict "
                              "and the guest printed one; otherwise (a fault, hang or "
                              "error before the report, an older guest) the runner's "
-                             f"summary (schema {JSON_SCHEMA}). A report that is there "
+                             f"summary (schema {RUN_SUMMARY_SCHEMA}). A report that is there "
                              "but broken ends the run as an error (exit 2). For --boot xen "
                              "the summary also holds what Xen's own lines said (version, "
                              "options, platform timer, TSC lines, how dom0 ended)")
@@ -467,8 +466,8 @@ def add_run_parser(subparsers):
 def add_test_parser(subparsers):
     """The `test` subcommand's options."""
     parser = subparsers.add_parser(
-        "test", help="run the boot tests listed in tests/tests.cfg",
-        description="Run the boot tests of tests/tests.cfg, printing one KTAP-style line\n"
+        "test", help=f"run the boot tests listed in {TESTS_CFG}",
+        description=f"Run the boot tests of {TESTS_CFG}, printing one KTAP-style line\n"
                     "each and then `N passed, N failed, N skipped`. Logs go to\n"
                     f"{TESTS_DIR}/NAME.log. accel=kvm tests are skipped when /dev/kvm is\n"
                     "unusable. Exit status 0 only when no test failed.",
@@ -487,13 +486,13 @@ def add_parse_parser(subparsers):
     """The `parse` subcommand's options."""
     parser = subparsers.add_parser(
         "parse", help="extract and check the guest's JSON report from a console log",
-        description="Extract the guest's JSON report (schema clockbench/1, the lines\n"
+        description=f"Extract the guest's JSON report (schema {report.SCHEMA}, the lines\n"
                     f"between '{report.BEGIN}' and '{report.END}') from a console\n"
                     f"log, raw or as saved by `run`, validate it against {report.SCHEMA_FILE}\n"
                     "and print a summary: one line per clock. docs/report-format.md\n"
                     "describes every field.",
         epilog="exit statuses:\n"
-               "  0   the log holds a valid clockbench/1 report\n"
+               f"  0   the log holds a valid {report.SCHEMA} report\n"
                "  2   it does not (no report, truncated, not JSON, another schema\n"
                "      version, a field missing or of the wrong type), or the log\n"
                "      cannot be read: one sentence says which",
@@ -511,13 +510,14 @@ def add_matrix_parser(subparsers):
     """The `matrix` subcommand's options."""
     parser = subparsers.add_parser(
         "matrix", help="run the image in every environment this machine can run, N times",
-        description="Boot the image (--smp 2) in every environment: "
+        description=f"Boot the image (--smp {matrix.MATRIX_SMP}) in every environment: "
                     f"{', '.join(matrix.ENVIRONMENT_NAMES)}.\n"
                     "QEMU boots the multiboot1 image; in xen-* Xen 4.17 (under TCG) boots the\n"
                     "PV image as its dom0. Ones this machine cannot run (KVM unusable; Xen not\n"
                     "installed, or its PV image missing) are listed as skipped with the reason.\n"
                     "Each run leaves DIR/ENV/run-K.log and, with a valid report,\n"
-                    "DIR/ENV/run-K.json; DIR/manifest.json records the host, the QEMU and Xen\n"
+                    "DIR/ENV/run-K.json; "
+                    f"DIR/{matrix.MANIFEST} records the host, the QEMU and Xen\n"
                     "versions, the date, every QEMU command line and, for Xen, its options and\n"
                     "the platform timer it chose. A failed run is recorded with its reason and\n"
                     "the matrix goes on. docs/compare.md.",

@@ -18,12 +18,12 @@ import sys
 from dataclasses import dataclass, field
 
 from . import plot, report
+from .boot import RUN_SUMMARY_SCHEMA
 from .matrix import MANIFEST, MANIFEST_SCHEMA
 from .outcome import EXIT_PASS, RunnerError
 
 DEFAULT_BASELINE = "tcg-pc"
 FORMATS = ("table", "markdown", "csv")
-RUN_SUMMARY_SCHEMA = "clockbench-run/0"
 
 
 @dataclass

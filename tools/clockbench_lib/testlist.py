@@ -6,6 +6,7 @@ A `#` at the start of a word begins a comment; blank lines are ignored.  The run
 runs the `boot` lines; `unit` lines belong to the Makefile and are only checked for shape.
 """
 
+import os
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -44,6 +45,7 @@ tests.cfg:
   A test passes when the guest's verdict equals expect=, the regexes hold and the
   report checks pass. A guest SKIP that was not expected makes the test a skip."""
 
+TESTS_CFG = os.path.join("tests", "tests.cfg")  # relative to the repository root
 KINDS = ("unit", "boot")
 EXPECTS = ("pass", "fail", "skip")
 BOOT_KEYS = ("boot", "machine", "machine_opts", "cpu", "cpu_features", "accel", "smp",
@@ -235,7 +237,7 @@ def parse_line(words, line_no, where):
     return parse_boot_test(name, keys, line_no, where)
 
 
-def parse_tests_cfg(text, filename="tests/tests.cfg"):
+def parse_tests_cfg(text, filename=TESTS_CFG):
     """Parse the whole file: every line is checked, names must be unique.
 
     Returns the UnitTest and BootTest objects in file order; RunnerError names the line.
