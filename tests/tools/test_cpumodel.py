@@ -10,23 +10,15 @@ import io
 import json
 import os
 import shutil
-import sys
 import tempfile
 import textwrap
 import unittest
 from unittest import mock
 
-sys.dont_write_bytecode = True
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
+from tests.tools import FAKE_QEMU, scratch
+from clockbench_lib import cli, cpumodel, matrix, paths, qemu, testlist
+from clockbench_lib.outcome import RunnerError
 
-# pylint: disable=wrong-import-position
-from clockbench_lib import cli, cpumodel, matrix, paths, qemu, testlist  # noqa: E402
-from clockbench_lib.outcome import RunnerError  # noqa: E402
-from tests.tools import scratch  # noqa: E402
-
-FAKE_QEMU = os.path.join(HERE, "fake_qemu.py")
 # What QEMU 7.2 printed on an AMD EPYC host whose nested KVM refuses IA32_ARCH_CAPABILITIES.
 ARCH_CAPABILITIES_REFUSED = "qemu-system-x86_64: error: failed to set MSR 0x10a to 0x69"
 REFUSES_HOST = {"FAKE_QEMU_KVM_REFUSE": "0x10a=-arch-capabilities"}
