@@ -8,7 +8,7 @@
 #                   options of tools/clockbench run)
 #   make iso        GRUB image for BIOS and UEFI machines (ISO_ARGS bakes
 #                   default guest options into it)
-#   make check      format check, unit tests, boot tests
+#   make check      format, layering and lint checks, unit tests, boot tests
 #   make deps       install the Debian packages this needs (as root)
 #   make fresh-check  the README's two commands in a fresh Debian 12 tree
 #
@@ -32,7 +32,7 @@ PYTHON := /usr/bin/python3
 DEBIAN_PACKAGES := gcc make binutils git python3 clang-format xz-utils \
 	qemu-system-x86 grub-pc-bin grub-efi-amd64-bin grub-common xorriso \
 	mtools ovmf newlib-source libxen-dev libcmocka-dev python3-jsonschema \
-	python3-matplotlib xen-hypervisor-4.17-amd64
+	python3-matplotlib python3-pyflakes xen-hypervisor-4.17-amd64
 
 # --- newlib, built once from Debian's newlib-source --------------------------
 NEWLIB_TARBALL := $(firstword $(wildcard /usr/src/newlib/newlib-*.tar.*))
@@ -95,7 +95,7 @@ UNIT_BINS := $(patsubst %,$(BUILD)/host/test_%,$(UNIT_TESTS))
 FORMAT_SRCS := $(wildcard boot/boot.h $(addsuffix /*.[ch],$(LAYERS) \
 	$(addprefix platform/,$(ENVS)) tests/unit))
 
-.PHONY: all images iso run check unit-tests tool-tests boot-tests \
+.PHONY: all images iso run check unit-tests tool-tests boot-tests layers lint \
 	format-check format deps clean FORCE
 .DELETE_ON_ERROR:
 
@@ -271,6 +271,8 @@ matrix-check: images $(BUILD)/xen-4.17-amd64
 check: deps
 	@$(MAKE) --no-print-directory images iso
 	@$(MAKE) --no-print-directory format-check
+	@$(MAKE) --no-print-directory layers
+	@$(MAKE) --no-print-directory lint
 	@$(MAKE) --no-print-directory unit-tests
 	@$(MAKE) --no-print-directory tool-tests
 	@$(MAKE) --no-print-directory boot-tests
@@ -282,6 +284,18 @@ format-check:
 
 format:
 	@clang-format -i $(FORMAT_SRCS)
+
+# The folders include one another only as tools/layers.cfg allows, with no
+# circle among them, and the Python modules import one another in no circle.
+layers:
+	@$(PYTHON) tools/layers
+
+# Unused imports and names, undefined names: Debian's pyflakes.
+PYTHON_SRCS := tools/clockbench tools/bench tools/layers tools/clockbench_lib \
+	tests/tools
+lint:
+	@echo "  LINT    pyflakes over $(PYTHON_SRCS)"
+	@$(PYTHON) -m pyflakes $(PYTHON_SRCS)
 
 define unit_rule
 $(BUILD)/host/test_$(1): tests/unit/test_$(1).c $(call unit_sources,$(1)) \

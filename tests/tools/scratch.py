@@ -11,9 +11,8 @@ import shutil
 import struct
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-SCHEMA = os.path.join("docs", "report.schema.json")
+from tests.tools import ROOT
+from clockbench_lib.report import SCHEMA_FILE
 # Where the fake images' one segment ends: 7.5 MiB, so they need 8 MiB, as the real ones do.
 FAKE_IMAGE_END = 0x780000
 FAKE_ELF = "fake.elf"
@@ -46,8 +45,8 @@ def make_tree(programs=("clockbench",)):
                     os.path.join(tools, "clockbench_lib"))
     for program in programs:
         shutil.copy(os.path.join(ROOT, "tools", program), tools)
-    os.makedirs(os.path.join(root, "docs"))
-    shutil.copy(os.path.join(ROOT, SCHEMA), os.path.join(root, "docs"))
+    os.makedirs(os.path.join(root, os.path.dirname(SCHEMA_FILE)))
+    shutil.copy(os.path.join(ROOT, SCHEMA_FILE), os.path.join(root, SCHEMA_FILE))
     os.makedirs(os.path.join(root, "tests"))
     os.makedirs(os.path.join(root, "build"))
     write_elf(os.path.join(root, FAKE_ELF), FAKE_IMAGE_END)

@@ -8,25 +8,15 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import textwrap
 import unittest
 from unittest import mock
 
-sys.dont_write_bytecode = True
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
-
-# pylint: disable=wrong-import-position
-from clockbench_lib import cli, console, cpumodel, outcome, qemu, testlist, xen  # noqa: E402
-from clockbench_lib.outcome import RunnerError  # noqa: E402
-from clockbench_lib.process import run_process  # noqa: E402
-from tests.tools import scratch  # noqa: E402
-
-FAKE_QEMU = os.path.join(HERE, "fake_qemu.py")
-PYTHON = "/usr/bin/python3"
+from tests.tools import FAKE_QEMU, PYTHON, ROOT, scratch
+from clockbench_lib import cli, console, cpumodel, outcome, qemu, testlist, xen
+from clockbench_lib.outcome import RunnerError
+from clockbench_lib.process import run_process
 
 
 def parse(text):
@@ -127,11 +117,11 @@ groups=iso,uefi nomatch='#PF' nomatch=a#b
 
     def test_repository_tests_cfg(self):
         """The real list parses and covers every boot path on both machines."""
-        tests = testlist.load_tests_cfg(os.path.join(ROOT, "tests", "tests.cfg"))
+        tests = testlist.load_tests_cfg(os.path.join(ROOT, testlist.TESTS_CFG))
         boots = [t for t in tests if isinstance(t, testlist.BootTest)]
         covered = {(t.spec.machine, t.spec.boot) for t in boots
                    if t.expect == "pass" and
-                   any(m.startswith('command line +"verbose=1') for m in t.match)}
+                   any(e.text.startswith('env.cmdline == "verbose=1') for e in t.json)}
         self.assertEqual(covered, {(m, b) for m in qemu.MACHINES for b in qemu.BOOTS})
         self.assertTrue(any(t.spec.accel == "kvm" for t in boots))
         # The negative tests the foundation requires are there (others may join them).
@@ -697,7 +687,7 @@ class CommandLine(unittest.TestCase):
             self.assertTrue(ours[0].startswith("clockbench run: "), ours)
 
     def test_test_subcommand(self):
-        with open(os.path.join(self.root, "tests", "tests.cfg"), "w", encoding="utf-8") as cfg:
+        with open(os.path.join(self.root, testlist.TESTS_CFG), "w", encoding="utf-8") as cfg:
             cfg.write(textwrap.dedent("""\
                 unit  u   source=x.c
                 boot  ok1 args="verbose=1" match='command line +"verbose=1"' groups=g
@@ -725,13 +715,13 @@ class CommandLine(unittest.TestCase):
     def test_test_memory_floor(self):
         """A boot test with less RAM than its boot needs is refused unless it says
         memory_check=off (to see what the image says then)."""
-        with open(os.path.join(self.root, "tests", "tests.cfg"), "w", encoding="utf-8") as cfg:
+        with open(os.path.join(self.root, testlist.TESTS_CFG), "w", encoding="utf-8") as cfg:
             cfg.write("boot small memory=7\n")
         result = self.clockbench("test")
         self.assertEqual(result.returncode, 2, result.stdout)
         self.assertIn("clockbench test: tests/tests.cfg:1: small: 7 MiB of guest RAM is too "
                       "little for the multiboot1 boot, which needs at least 8 MiB", result.stderr)
-        with open(os.path.join(self.root, "tests", "tests.cfg"), "w", encoding="utf-8") as cfg:
+        with open(os.path.join(self.root, testlist.TESTS_CFG), "w", encoding="utf-8") as cfg:
             cfg.write("boot small memory=7 memory_check=off\n")
         result = self.clockbench("test")
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)

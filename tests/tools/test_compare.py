@@ -12,23 +12,15 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import unittest
 
-sys.dont_write_bytecode = True
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
+from tests.tools import CLOCKBENCH, FIXTURES, GOOD_LOG, PYTHON, ROOT
+from clockbench_lib import compare, cpumodel, matrix
+from clockbench_lib.outcome import RunnerError
 
-# pylint: disable=wrong-import-position
-from clockbench_lib import compare, cpumodel, matrix  # noqa: E402
-from clockbench_lib.outcome import RunnerError  # noqa: E402
-
-FIXTURES = os.path.join(HERE, "fixtures", "matrix")
-SAMPLE = os.path.join(FIXTURES, "sample")
-PYTHON = "/usr/bin/python3"
-CLOCKBENCH = os.path.join(ROOT, "tools", "clockbench")
+MATRIX_FIXTURES = os.path.join(FIXTURES, "matrix")
+SAMPLE = os.path.join(MATRIX_FIXTURES, "sample")
 
 
 def load(env, number):
@@ -201,11 +193,10 @@ class TickCompareTest(unittest.TestCase):
         self.assertIn("stolen / tcg-pc", text)
 
     def test_reports_without_ticks(self):
-        old = os.path.join(HERE, "fixtures", "good.log")
-        inputs = compare.load_inputs([old])
+        inputs = compare.load_inputs([GOOD_LOG])
         self.assertFalse(compare.has_ticks(inputs))
         self.assertEqual(compare.compare_ticks(inputs), [])
-        result = run_tool("compare", old, "--table", "ticks")
+        result = run_tool("compare", GOOD_LOG, "--table", "ticks")
         self.assertEqual(result.returncode, 2)
         self.assertIn("no report has tick measurements", result.stderr)
 
@@ -235,25 +226,25 @@ class MalformedTest(unittest.TestCase):
     def test_sentences(self):
         for name, sentence in self.CASES.items():
             with self.subTest(name=name):
-                path = os.path.join(FIXTURES, "malformed", name)
+                path = os.path.join(MATRIX_FIXTURES, "malformed", name)
                 with self.assertRaises(RunnerError) as caught:
                     compare.load_inputs([path])
                 self.assertIn(f"{path}: ", str(caught.exception))
                 self.assertIn(sentence, str(caught.exception))
 
     def test_cli_exit_status_and_no_traceback(self):
-        result = run_tool("compare", os.path.join(FIXTURES, "malformed", "truncated.log"))
+        result = run_tool("compare", os.path.join(MATRIX_FIXTURES, "malformed", "truncated.log"))
         self.assertEqual(result.returncode, 2)
         self.assertNotIn("Traceback", result.stderr)
         self.assertEqual(len(result.stderr.strip().splitlines()), 1)
 
     def test_folder_without_manifest(self):
         with self.assertRaisesRegex(RunnerError, "no manifest.json here"):
-            compare.load_inputs([os.path.join(FIXTURES, "malformed")])
+            compare.load_inputs([os.path.join(MATRIX_FIXTURES, "malformed")])
 
     def test_manifest_of_another_schema(self):
         with tempfile.TemporaryDirectory() as folder:
-            with open(os.path.join(folder, "manifest.json"), "w", encoding="utf-8") as out:
+            with open(os.path.join(folder, matrix.MANIFEST), "w", encoding="utf-8") as out:
                 json.dump({"schema": "clockbench-matrix/9", "environments": []}, out)
             with self.assertRaisesRegex(RunnerError, "manifest schema is \"clockbench-matrix/9\""):
                 compare.load_inputs([folder])
@@ -278,7 +269,7 @@ class EndToEndTest(unittest.TestCase):
 
     def test_plots_without_ticks_say_so(self):
         with tempfile.TemporaryDirectory() as plots:
-            result = run_tool("compare", os.path.join(HERE, "fixtures", "good.log"),
+            result = run_tool("compare", GOOD_LOG,
                               "--plot", plots)
             self.assertEqual(result.returncode, 0, result.stderr)
             self.assertIn("no report has tick measurements (a 'ticks' section that "

@@ -10,23 +10,15 @@ import io
 import json
 import os
 import shutil
-import sys
 import tempfile
 import textwrap
 import unittest
 from unittest import mock
 
-sys.dont_write_bytecode = True
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
+from tests.tools import FAKE_QEMU, scratch
+from clockbench_lib import cli, cpumodel, matrix, paths, qemu, testlist
+from clockbench_lib.outcome import RunnerError
 
-# pylint: disable=wrong-import-position
-from clockbench_lib import cli, cpumodel, matrix, qemu, testlist  # noqa: E402
-from clockbench_lib.outcome import RunnerError  # noqa: E402
-from tests.tools import scratch  # noqa: E402
-
-FAKE_QEMU = os.path.join(HERE, "fake_qemu.py")
 # What QEMU 7.2 printed on an AMD EPYC host whose nested KVM refuses IA32_ARCH_CAPABILITIES.
 ARCH_CAPABILITIES_REFUSED = "qemu-system-x86_64: error: failed to set MSR 0x10a to 0x69"
 REFUSES_HOST = {"FAKE_QEMU_KVM_REFUSE": "0x10a=-arch-capabilities"}
@@ -265,7 +257,7 @@ class RunCommand(unittest.TestCase):
         """cli.main(args) in the scratch tree: (status, stdout, stderr)."""
         out, err = io.StringIO(), io.StringIO()
         environ = dict(environ, CLOCKBENCH_QEMU=FAKE_QEMU)
-        with fake(**environ), mock.patch.object(cli, "ROOT", self.root), \
+        with fake(**environ), mock.patch.object(paths, "ROOT", self.root), \
                 mock.patch.object(qemu, "kvm_status", return_value=KVM_USABLE), \
                 contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             status = cli.main(["run", "--no-build", *args])

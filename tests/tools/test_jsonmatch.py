@@ -5,20 +5,16 @@ expectation syntax, what it finds, and the check that KTAP names stay the same.
 Run: /usr/bin/python3 -m unittest discover -s tests/tools -t .
 """
 
-import os
-import sys
 import unittest
 from unittest import mock
 
-sys.dont_write_bytecode = True
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
+import json
+import os
 
-# pylint: disable=wrong-import-position
-from clockbench_lib import cli, console, jsonmatch, qemu, testlist  # noqa: E402
-from clockbench_lib.boot import BootOutcome  # noqa: E402
-from clockbench_lib.outcome import RunnerError  # noqa: E402
+from tests.tools import ROOT
+from clockbench_lib import cli, console, jsonmatch, qemu, report, testlist
+from clockbench_lib.boot import BootOutcome
+from clockbench_lib.outcome import RunnerError
 
 DOCUMENT = {
     "env": {"hypervisor": "TCG", "tsc_hz": 2.1e9},
@@ -82,8 +78,37 @@ class Expectations(unittest.TestCase):
             testlist.parse_tests_cfg("boot a json='clocks[tsc].present = true'\n")
         self.assertIn("tests/tests.cfg:1: json=clocks[tsc].present = true: ", str(caught.exception))
         with self.assertRaises(RunnerError) as caught:
+            testlist.parse_tests_cfg("boot a json='env.cpuss == 2'\n")
+        self.assertEqual(str(caught.exception),
+                         "tests/tests.cfg:1: json=env.cpuss == 2: env has no member 'cpuss' in "
+                         "docs/report.schema.json.")
+        with self.assertRaises(RunnerError) as caught:
             testlist.parse_tests_cfg("boot a repeat=9\n")
         self.assertIn("repeat=9 is more than 5 boots", str(caught.exception))
+
+
+class Schema(unittest.TestCase):
+    """Paths are checked against the report's schema when tests.cfg is read."""
+
+    def setUp(self):
+        with open(os.path.join(ROOT, report.SCHEMA_FILE), encoding="utf-8") as schema:
+            self.schema = json.load(schema)
+
+    def problem(self, text):
+        return jsonmatch.schema_problem(self.schema, jsonmatch.parse(text))
+
+    def test_known_paths(self):
+        for text in ('clocks[tsc].freq_source ~ "x"', 'clocks[0].read_ns.p50 > 0',
+                     'ticks.sources[pit].rates[10].problem ~ "x"', 'env.cpus_online == 2',
+                     'cross_cpu.clocks[tsc].offsets[1].offset_ns < 5', 'verdict == "pass"'):
+            with self.subTest(text=text):
+                self.assertIsNone(self.problem(text))
+
+    def test_unknown_paths(self):
+        self.assertEqual(self.problem('clocks[tsc].freq == 1'),
+                         "clocks[tsc] has no member 'freq' in docs/report.schema.json")
+        self.assertEqual(self.problem('tick.applies == true'),
+                         "the report has no member 'tick' in docs/report.schema.json")
 
 
 def outcome(names, verdict="pass"):

@@ -11,25 +11,13 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import textwrap
 import unittest
 
-sys.dont_write_bytecode = True
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
-
-# pylint: disable=wrong-import-position
-from clockbench_lib import cli, report, reportchecks, testlist  # noqa: E402
-from clockbench_lib.outcome import RunnerError  # noqa: E402
-from tests.tools import scratch  # noqa: E402
-
-FIXTURES = os.path.join(HERE, "fixtures")
-FAKE_QEMU = os.path.join(HERE, "fake_qemu.py")
-PYTHON = "/usr/bin/python3"
-CLOCKBENCH = os.path.join(ROOT, "tools", "clockbench")
+from tests.tools import CLOCKBENCH, FAKE_QEMU, FIXTURES, PYTHON, ROOT, scratch
+from clockbench_lib import cli, report, reportchecks, testlist
+from clockbench_lib.outcome import RunnerError
 
 # Each malformed fixture and the sentence `parse` must say about it (after "LOG: ").
 MALFORMED = {
@@ -875,7 +863,7 @@ class TestsCfgReportKey(unittest.TestCase):
                                                 "ticks_facts).")
 
     def test_repository_report_tests(self):
-        tests = testlist.load_tests_cfg(os.path.join(ROOT, "tests", "tests.cfg"))
+        tests = testlist.load_tests_cfg(os.path.join(ROOT, testlist.TESTS_CFG))
         found = {t.name: (t.spec.accel, t.spec.machine, t.report) for t in tests
                  if isinstance(t, testlist.BootTest) and t.report}
         self.assertEqual(found, {
@@ -900,6 +888,9 @@ class TestsCfgReportKey(unittest.TestCase):
             "ticks-none": ("tcg", "pc", ["valid"]),
             "cpu-qemu64": ("tcg", "pc", ["valid", "tcg_facts"]),
             "cpu-qemu64-kvm": ("kvm", "pc", ["valid", "ticks_facts"]),
+            "clocks-kvm": ("kvm", "pc", ["kvm_facts"]),
+            "names-stable": ("tcg", "pc", ["valid"]),
+            "names-stable-kvm": ("kvm", "pc", ["valid"]),
         })
         xen = {t.name: (t.spec.smp, t.spec.xen_args) for t in tests
                if isinstance(t, testlist.BootTest) and t.spec.boot == "xen" and t.report}
@@ -997,7 +988,7 @@ class WithFakeQemu(unittest.TestCase):
                                  ("clockbench-run/0", "error", expected))
 
     def test_boot_test_with_report_checks(self):
-        with open(os.path.join(self.root, "tests", "tests.cfg"), "w", encoding="utf-8") as cfg:
+        with open(os.path.join(self.root, testlist.TESTS_CFG), "w", encoding="utf-8") as cfg:
             cfg.write("boot good report=valid report=tcg_facts\n"
                       "boot kvm  report=kvm_facts\n")
         result = self.tool("clockbench", "test", "--no-build", log="good.log")

@@ -10,19 +10,13 @@ the program first.)
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import unittest
 
-sys.dont_write_bytecode = True
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
+from tests.tools import ROOT
+from clockbench_lib import paths, report, reportchecks
 
-# pylint: disable=wrong-import-position
-from clockbench_lib import report, reportchecks  # noqa: E402
-
-PROGRAM = os.path.join(ROOT, "build", "host", "test_report")
+PROGRAM = os.path.join(ROOT, paths.BUILD_DIR, "host", "test_report")
 
 
 class HostReport(unittest.TestCase):

@@ -12,34 +12,24 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import textwrap
 import unittest
 from unittest import mock
 
-sys.dont_write_bytecode = True
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
+from tests.tools import FAKE_QEMU, FIXTURES, GOOD_LOG, PYTHON, scratch
+from clockbench_lib import cli, matrix, paths, qemu, report, testlist, xen
+from clockbench_lib.outcome import RunnerError
+from clockbench_lib.process import run_process
 
-# pylint: disable=wrong-import-position
-from clockbench_lib import cli, matrix, qemu, report, testlist, xen  # noqa: E402
-from clockbench_lib.outcome import RunnerError  # noqa: E402
-from clockbench_lib.process import run_process  # noqa: E402
-from tests.tools import scratch  # noqa: E402
-
-FIXTURES = os.path.join(HERE, "fixtures", "xen")
-FAKE_QEMU = os.path.join(HERE, "fake_qemu.py")
-GOOD_LOG = os.path.join(HERE, "fixtures", "good.log")
-PYTHON = "/usr/bin/python3"
+XEN_FIXTURES = os.path.join(FIXTURES, "xen")
 DEFAULT_OPTIONS = "console=com1 com1=115200,8n1 dom0_mem=128M dom0_max_vcpus=2 noreboot"
 CRASHED = "Hardware Dom0 crashed: 'noreboot' set - not rebooting."
 
 
 def fixture(name):
     """The path of a Xen capture."""
-    return os.path.join(FIXTURES, name)
+    return os.path.join(XEN_FIXTURES, name)
 
 
 def fixture_lines(name):
@@ -467,7 +457,7 @@ class WithFakeQemu(unittest.TestCase):
 
     def test_boot_test_expecting_a_failure(self):
         self.touch("build/clockbench-xenpv.elf", "build/xen-4.17-amd64")
-        with open(os.path.join(self.root, "tests", "tests.cfg"), "w", encoding="utf-8") as cfg:
+        with open(os.path.join(self.root, testlist.TESTS_CFG), "w", encoding="utf-8") as cfg:
             cfg.write("boot xen-fault boot=xen args=\"fault=pf\" expect=fail "
                       "match='Hardware Dom0 crashed'\n"
                       "boot xen-pass  boot=xen\n")
@@ -490,7 +480,7 @@ class WithFakeQemu(unittest.TestCase):
         self.touch("build/clockbench-xenpv.elf", "build/xen-4.17-amd64")
         settings = fake_environ(XEN=fixture("boot-tsc.log"), REPORT=GOOD_LOG)
         with mock.patch.dict(os.environ, settings), \
-                mock.patch.object(report, "ROOT", self.root), \
+                mock.patch.object(paths, "ROOT", self.root), \
                 mock.patch.object(matrix, "skip_reason",
                                   lambda env, **_: None if env.boot == "xen" else "not here"), \
                 mock.patch.object(xen, "installed_version", return_value="4.17.7+13-1"), \

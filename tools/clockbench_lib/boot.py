@@ -12,7 +12,7 @@ from .console import HALT_LINE, parse_report
 from .outcome import RunnerError, judge, status_verdict
 from .process import run_process
 
-JSON_SCHEMA = "clockbench-run/0"
+RUN_SUMMARY_SCHEMA = "clockbench-run/0"  # what `run --json` writes when there is no report
 
 
 @dataclass
@@ -47,7 +47,7 @@ class BootOutcome:
     def to_json(self):
         """The `--json` object when the guest printed no report (schema clockbench-run/0)."""
         return {
-            "schema": JSON_SCHEMA,
+            "schema": RUN_SUMMARY_SCHEMA,
             "env": self.report["env"],
             "verdict": self.verdict,
             "reason": self.reason,

@@ -11,19 +11,17 @@ import signal
 import sys
 from dataclasses import dataclass, replace
 
-from . import compare, console, cpumodel, matrix, qemu, report, xen
-from .boot import JSON_SCHEMA, BootOutcome, boot_once, build_images, check_image
+from . import compare, console, cpumodel, matrix, paths, qemu, report, xen
+from .boot import RUN_SUMMARY_SCHEMA, BootOutcome, boot_once, build_images, check_image
 from .console import parse_report
 from .outcome import (EXIT_ERROR, EXIT_FAIL, EXIT_INTERRUPTED, EXIT_PASS, EXIT_TABLE,
                       VERDICT_EXIT, RunnerError, Terminated)
 from .process import stop_all
 from .reportchecks import run_report_checks
-from .testlist import FORMAT_HELP, load_tests_cfg, select_boot_tests
+from .testlist import FORMAT_HELP, TESTS_CFG, load_tests_cfg, select_boot_tests
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-RUN_DIR = os.path.join("build", "run")
-TESTS_DIR = os.path.join("build", "tests")
-TESTS_CFG = os.path.join("tests", "tests.cfg")
+RUN_DIR = os.path.join(paths.BUILD_DIR, "run")
+TESTS_DIR = os.path.join(paths.BUILD_DIR, "tests")
 EXIT_BROKEN_PIPE = 141
 FAILURE_TAIL_LINES = 15
 TAIL_LINE_CHARS = 200
@@ -45,11 +43,6 @@ environment:
 def say(command, message):
     """Print one runner message (not guest output) to stderr."""
     print(f"clockbench {command}: {message}", file=sys.stderr, flush=True)
-
-
-def root_path(*parts):
-    """A path under the repository root."""
-    return os.path.join(ROOT, *parts)
 
 
 # ---------------------------------------------------------------------------- run
@@ -99,7 +92,7 @@ def choose_accel(requested, boot="multiboot1", cpu="", kvm_path=qemu.KVM_DEVICE,
 
 def kvm_cpu_choice():
     """The CPU model KVM starts on this host (found once, kept under build/)."""
-    return cpumodel.choose_for(ROOT)
+    return cpumodel.choose_for(paths.ROOT)
 
 
 def echo_console(line, stream):
@@ -129,10 +122,10 @@ def prepare_run(args, spec):
     build = not args.no_build
     qemu.check_dependencies(qemu.required_programs(spec, qemu.qemu_program(), build))
     if build:
-        build_images(ROOT, list(spec.build_targets))
+        build_images(paths.ROOT, list(spec.build_targets))
     for target in spec.build_targets:
-        check_image(ROOT, target, built=build)
-    qemu.check_memory(spec, ROOT)
+        check_image(paths.ROOT, target, built=build)
+    qemu.check_memory(spec, paths.ROOT)
 
 
 def run_json_document(outcome, log_shown):
@@ -153,7 +146,7 @@ def run_json_document(outcome, log_shown):
             outcome.verdict, outcome.reason = "error", str(error)
     elif outcome.verdict in ("pass", "fail", "skip"):
         say("run", f"the guest printed no JSON report; the --json file holds the runner's "
-                   f"summary ({JSON_SCHEMA}).")
+                   f"summary ({RUN_SUMMARY_SCHEMA}).")
     return outcome.to_json()
 
 
@@ -174,8 +167,8 @@ def cmd_run(args):
     log_shown = args.log or os.path.join(RUN_DIR, "last.log")
     try:
         prepare_run(args, spec)
-        outcome = boot_once(spec, ROOT, timeout_s, root_path(RUN_DIR),
-                            args.log or root_path(RUN_DIR, "last.log"), echo=echo_console)
+        outcome = boot_once(spec, paths.ROOT, timeout_s, paths.root_path(RUN_DIR),
+                            args.log or paths.root_path(RUN_DIR, "last.log"), echo=echo_console)
     except RunnerError as error:
         if args.json:
             failed = error_outcome(spec, str(error))
@@ -282,9 +275,9 @@ def run_boot_test(test):
     for boot in range(1, test.repeat + 1):
         log_name = boot_log_name(test, boot)
         try:
-            outcome = boot_once(test.spec, ROOT, test.timeout_s,
-                                root_path(TESTS_DIR, "work", test.name),
-                                root_path(TESTS_DIR, log_name))
+            outcome = boot_once(test.spec, paths.ROOT, test.timeout_s,
+                                paths.root_path(TESTS_DIR, "work", test.name),
+                                paths.root_path(TESTS_DIR, log_name))
         except RunnerError as error:
             return TestResult(state="not ok", reason=str(error))
         seconds += outcome.seconds
@@ -366,13 +359,13 @@ def prepare_tests(tests, build):
     qemu.check_dependencies(needed)
     targets = list(dict.fromkeys(target for test in tests for target in test.spec.build_targets))
     if build and targets:
-        build_images(ROOT, targets)
+        build_images(paths.ROOT, targets)
     for target in targets:
-        check_image(ROOT, target, built=build)
+        check_image(paths.ROOT, target, built=build)
     for test in tests:
         if test.memory_check:
             try:
-                qemu.check_memory(test.spec, ROOT)
+                qemu.check_memory(test.spec, paths.ROOT)
             except RunnerError as error:
                 raise RunnerError(f"{TESTS_CFG}:{test.line_no}: {test.name}: {error} "
                                   f"(memory_check=off boots it all the same)") from None
@@ -400,7 +393,7 @@ def run_boot_tests(tests, skips, jobs):
 def cmd_test(args):
     """`clockbench test`: run the boot tests of tests.cfg; exit 0 only if none failed."""
     shown = args.config or TESTS_CFG
-    tests = load_tests_cfg(args.config or root_path(TESTS_CFG), shown)
+    tests = load_tests_cfg(args.config or paths.root_path(TESTS_CFG), shown)
     chosen = select_boot_tests(tests, args.names, args.group)
     if args.list:
         print("\n".join(format_test_listing(chosen)))
@@ -481,17 +474,18 @@ def add_run_parser(subparsers):
                              f"{qemu.OVMF_MIN_MEMORY_MIB} for iso-uefi, "
                              f"{xen.XEN_MIN_MEMORY_MIB} for xen")
     parser.add_argument("--timeout", type=positive_float, metavar="S",
-                        help="seconds before QEMU is killed (default: 60 tcg, 120 kvm, "
-                             f"{qemu.KVM_ISO_TIMEOUT_S} kvm ISO, {xen.XEN_TIMEOUT_S} xen)")
+                        help=f"seconds before QEMU is killed (default: {qemu.TCG_TIMEOUT_S} tcg, "
+                             f"{qemu.KVM_TIMEOUT_S} kvm, {qemu.KVM_ISO_TIMEOUT_S} kvm ISO, "
+                             f"{xen.XEN_TIMEOUT_S} xen)")
     parser.add_argument("--log", metavar="FILE",
                         help=f"where to save the console (default: {RUN_DIR}/last.log)")
     parser.add_argument("--json", metavar="FILE",
-                        help="write the guest's JSON report (schema clockbench/1, see "
+                        help=f"write the guest's JSON report (schema {report.SCHEMA}, see "
                              "docs/report-format.md), checked against "
                              f"{report.SCHEMA_FILE}, when the run ended with a verdict "
                              "and the guest printed one; otherwise (a fault, hang or "
                              "error before the report, an older guest) the runner's "
-                             f"summary (schema {JSON_SCHEMA}). A report that is there "
+                             f"summary (schema {RUN_SUMMARY_SCHEMA}). A report that is there "
                              "but broken ends the run as an error (exit 2). For --boot xen "
                              "the summary also holds what Xen's own lines said (version, "
                              "options, platform timer, TSC lines, how dom0 ended)")
@@ -504,8 +498,8 @@ def add_run_parser(subparsers):
 def add_test_parser(subparsers):
     """The `test` subcommand's options."""
     parser = subparsers.add_parser(
-        "test", help="run the boot tests listed in tests/tests.cfg",
-        description="Run the boot tests of tests/tests.cfg, printing one KTAP-style line\n"
+        "test", help=f"run the boot tests listed in {TESTS_CFG}",
+        description=f"Run the boot tests of {TESTS_CFG}, printing one KTAP-style line\n"
                     "each and then `N passed, N failed, N skipped`. Logs go to\n"
                     f"{TESTS_DIR}/NAME.log. accel=kvm tests are skipped when /dev/kvm is\n"
                     "unusable. Exit status 0 only when no test failed.",
@@ -524,13 +518,13 @@ def add_parse_parser(subparsers):
     """The `parse` subcommand's options."""
     parser = subparsers.add_parser(
         "parse", help="extract and check the guest's JSON report from a console log",
-        description="Extract the guest's JSON report (schema clockbench/1, the lines\n"
+        description=f"Extract the guest's JSON report (schema {report.SCHEMA}, the lines\n"
                     f"between '{report.BEGIN}' and '{report.END}') from a console\n"
                     f"log, raw or as saved by `run`, validate it against {report.SCHEMA_FILE}\n"
                     "and print a summary: one line per clock. docs/report-format.md\n"
                     "describes every field.",
         epilog="exit statuses:\n"
-               "  0   the log holds a valid clockbench/1 report\n"
+               f"  0   the log holds a valid {report.SCHEMA} report\n"
                "  2   it does not (no report, truncated, not JSON, another schema\n"
                "      version, a field missing or of the wrong type), or the log\n"
                "      cannot be read: one sentence says which",
@@ -548,13 +542,14 @@ def add_matrix_parser(subparsers):
     """The `matrix` subcommand's options."""
     parser = subparsers.add_parser(
         "matrix", help="run the image in every environment this machine can run, N times",
-        description="Boot the image (--smp 2) in every environment: "
+        description=f"Boot the image (--smp {matrix.MATRIX_SMP}) in every environment: "
                     f"{', '.join(matrix.ENVIRONMENT_NAMES)}.\n"
                     "QEMU boots the multiboot1 image; in xen-* Xen 4.17 (under TCG) boots the\n"
                     "PV image as its dom0. Ones this machine cannot run (KVM unusable; Xen not\n"
                     "installed, or its PV image missing) are listed as skipped with the reason.\n"
                     "Each run leaves DIR/ENV/run-K.log and, with a valid report,\n"
-                    "DIR/ENV/run-K.json; DIR/manifest.json records the host, the QEMU and Xen\n"
+                    "DIR/ENV/run-K.json; "
+                    f"DIR/{matrix.MANIFEST} records the host, the QEMU and Xen\n"
                     "versions, the date, every QEMU command line and, for Xen, its options and\n"
                     "the platform timer it chose. A failed run is recorded with its reason and\n"
                     "the matrix goes on. docs/compare.md.",

@@ -9,6 +9,7 @@ medians against the baseline environment's medians.
 """
 
 import csv
+import functools
 import io
 import json
 import os
@@ -16,13 +17,13 @@ import statistics
 import sys
 from dataclasses import dataclass, field
 
-from . import report
+from . import plot, report
+from .boot import RUN_SUMMARY_SCHEMA
 from .matrix import MANIFEST, MANIFEST_SCHEMA
 from .outcome import EXIT_PASS, RunnerError
 
 DEFAULT_BASELINE = "tcg-pc"
 FORMATS = ("table", "markdown", "csv")
-RUN_SUMMARY_SCHEMA = "clockbench-run/0"
 
 
 @dataclass
@@ -195,19 +196,60 @@ def spread(values):
 
 @dataclass
 class Cell:
-    """One clock in one environment: its spreads, or why it is missing."""
+    """One thing measured in one environment (a clock, or a tick source at one rate): its
+    spreads over the runs that measured it, or why none did."""
 
-    clock: str
+    subject: tuple      # what was measured: (clock,) or (tick source, rate Hz)
     env: str
     runs: int
-    present_runs: int
+    measured_runs: int  # runs with figures: the clock present and timed, the rate measured
     metrics: dict = field(default_factory=dict)   # metric -> Spread or None
     ratios: dict = field(default_factory=dict)    # metric -> float or None
     missing_reason: str = None
 
     @property
     def missing(self):
-        return self.present_runs == 0
+        return self.measured_runs == 0
+
+
+def build_cell(subject, env, runs, figures_of, metrics):
+    """The Cell of `subject` over `runs` of `env`.
+
+    `figures_of(run)` returns (arguments, None) for a run that measured `subject`, where
+    the arguments are what the value function of each of `metrics` is called with, or
+    (None, why that run did not).  The first such reason is the cell's when no run did.
+    """
+    found, reasons = [], []
+    for run in runs:
+        arguments, reason = figures_of(run)
+        if arguments is None:
+            reasons.append(reason)
+        else:
+            found.append(arguments)
+    cell = Cell(subject, env, len(runs), len(found))
+    if not found:
+        cell.missing_reason = reasons[0] if reasons else "no run"
+    for metric, (_, _, value_of, _) in metrics.items():
+        cell.metrics[metric] = spread([value_of(*arguments) for arguments in found])
+    return cell
+
+
+def add_ratios(cells, baseline, metrics, ratio_of):
+    """Set the ratio of every metric of `metrics` that shows one, in each of `cells`:
+    `ratio_of(cell, base, metric)` against the cell of the `baseline` environment, or None
+    when that environment is not among them."""
+    base = next((cell for cell in cells if cell.env == baseline), None)
+    for cell in cells:
+        for metric, (_, _, _, with_ratio) in metrics.items():
+            if with_ratio:
+                cell.ratios[metric] = ratio_of(cell, base, metric) if base else None
+
+
+def _median_ratio(cell, base, metric):
+    """The cell's median over the baseline's; None when either has none or the baseline's
+    is 0."""
+    mine, theirs = cell.metrics[metric], base.metrics[metric]
+    return mine.median / theirs.median if mine and theirs and theirs.median else None
 
 
 def clock_order(inputs):
@@ -221,40 +263,25 @@ def clock_order(inputs):
     return names
 
 
-def build_cell(clock_name, env, runs):
-    """The Cell of `clock_name` over `runs` of `env`."""
-    entries = []
-    reasons = []
-    for run in runs:
-        clock = next((c for c in run.document["clocks"] if c["name"] == clock_name), None)
-        if clock is None:
-            reasons.append("not in the report")
-        elif not clock["present"] or not clock.get("measured", True):
-            reasons.append(clock.get("absent_reason") or "present but not measured")
-        else:
-            entries.append((clock, run.document))
-    cell = Cell(clock_name, env, len(runs), len(entries))
-    if not entries:
-        cell.missing_reason = reasons[0] if reasons else "no run"
-    for metric, (_, _, value_of, _) in METRICS.items():
-        cell.metrics[metric] = spread([value_of(c, d) for c, d in entries])
-    return cell
+def _clock_figures(clock_name, run):
+    """(clock entry, document) when `clock_name` was present and timed in `run`, else
+    (None, why not)."""
+    clock = next((c for c in run.document["clocks"] if c["name"] == clock_name), None)
+    if clock is None:
+        return None, "not in the report"
+    if not clock["present"] or not clock.get("measured", True):
+        return None, clock.get("absent_reason") or "present but not measured"
+    return (clock, run.document), None
 
 
 def compare(inputs, baseline=DEFAULT_BASELINE):
     """The Cells, grouped per clock in environment order: [(clock, [Cell])]."""
     table = []
     for clock_name in clock_order(inputs):
-        cells = [build_cell(clock_name, env, runs) for env, runs in inputs.runs.items()]
-        base = next((cell for cell in cells if cell.env == baseline), None)
-        for cell in cells:
-            for metric, (_, _, _, with_ratio) in METRICS.items():
-                if not with_ratio:
-                    continue
-                mine = cell.metrics[metric]
-                theirs = base.metrics[metric] if base else None
-                cell.ratios[metric] = (mine.median / theirs.median
-                                       if mine and theirs and theirs.median else None)
+        figures_of = functools.partial(_clock_figures, clock_name)
+        cells = [build_cell((clock_name,), env, runs, figures_of, METRICS)
+                 for env, runs in inputs.runs.items()]
+        add_ratios(cells, baseline, METRICS, _median_ratio)
         table.append((clock_name, cells))
     return table
 
@@ -275,25 +302,7 @@ TICK_METRICS = {
 }
 # Computed with the others, not shown as a column: what the CPU lost is judged against.
 TICK_NOISE = ("noise", "%", lambda r: r.get("noise_pct"), False)
-
-
-@dataclass
-class TickCell:
-    """One tick source at one rate in one environment: spreads over its runs, or why
-    there are none."""
-
-    source: str
-    rate_hz: int
-    env: str
-    runs: int
-    measured_runs: int
-    metrics: dict = field(default_factory=dict)   # metric -> Spread or None
-    ratios: dict = field(default_factory=dict)    # metric -> float or None
-    missing_reason: str = None
-
-    @property
-    def missing(self):
-        return self.measured_runs == 0
+TICK_FIGURES = {**TICK_METRICS, "noise": TICK_NOISE}
 
 
 def _tick_sources(document):
@@ -320,31 +329,22 @@ def tick_order(inputs):
     return [(name, hz) for name, rates in order.items() for hz in sorted(rates)]
 
 
-def build_tick_cell(source_name, rate_hz, env, runs):
-    """The TickCell of `source_name` at `rate_hz` over `runs` of `env`."""
-    entries, reasons = [], []
-    for run in runs:
-        source = next((s for s in _tick_sources(run.document) if s["name"] == source_name),
-                      None)
-        rate = next((r for r in source["rates"] if r["requested_hz"] == rate_hz),
-                    None) if source else None
-        if source is None:
-            reasons.append("not in the report" if run.document.get("ticks") else
-                           "no tick measurements in the report")
-        elif not source["present"]:
-            reasons.append(f"absent: {source['absent_reason']}")
-        elif rate is None:
-            reasons.append("rate not asked for")
-        elif rate["state"] != "measured":
-            reasons.append(f"{rate['state']}: {rate['problem']}")
-        else:
-            entries.append(rate)
-    cell = TickCell(source_name, rate_hz, env, len(runs), len(entries))
-    if not entries:
-        cell.missing_reason = reasons[0] if reasons else "no run"
-    for metric, (_, _, value_of, _) in {**TICK_METRICS, "noise": TICK_NOISE}.items():
-        cell.metrics[metric] = spread([value_of(rate) for rate in entries])
-    return cell
+def _tick_figures(source_name, rate_hz, run):
+    """(rate entry,) when `source_name` was measured at `rate_hz` in `run`, else
+    (None, why not)."""
+    source = next((s for s in _tick_sources(run.document) if s["name"] == source_name), None)
+    rate = next((r for r in source["rates"] if r["requested_hz"] == rate_hz),
+                None) if source else None
+    if source is None:
+        return None, ("not in the report" if run.document.get("ticks") else
+                      "no tick measurements in the report")
+    if not source["present"]:
+        return None, f"absent: {source['absent_reason']}"
+    if rate is None:
+        return None, "rate not asked for"
+    if rate["state"] != "measured":
+        return None, f"{rate['state']}: {rate['problem']}"
+    return (rate,), None
 
 
 def tick_cost_measured(cell):
@@ -354,24 +354,24 @@ def tick_cost_measured(cell):
     return bool(stolen and stolen.median > (noise.median if noise else 0.0))
 
 
+def _tick_cost_ratio(cell, base, metric):
+    """The cell's median over the baseline's, when both costs stand above their noise and
+    both medians are above 0; else None."""
+    mine, theirs = cell.metrics[metric], base.metrics[metric]
+    measured = tick_cost_measured(cell) and tick_cost_measured(base)
+    return (mine.median / theirs.median if measured and mine and theirs and theirs.median > 0
+            and mine.median > 0 else None)
+
+
 def compare_ticks(inputs, baseline=DEFAULT_BASELINE):
-    """The TickCells grouped per (source, rate) in environment order:
-    [((source, rate_hz), [TickCell])]."""
+    """The Cells grouped per (source, rate) in environment order:
+    [((source, rate_hz), [Cell])]."""
     table = []
     for source_name, rate_hz in tick_order(inputs):
-        cells = [build_tick_cell(source_name, rate_hz, env, runs)
+        figures_of = functools.partial(_tick_figures, source_name, rate_hz)
+        cells = [build_cell((source_name, rate_hz), env, runs, figures_of, TICK_FIGURES)
                  for env, runs in inputs.runs.items()]
-        base = next((cell for cell in cells if cell.env == baseline), None)
-        for cell in cells:
-            for metric, (_, _, _, with_ratio) in TICK_METRICS.items():
-                if not with_ratio:
-                    continue
-                mine = cell.metrics[metric]
-                theirs = base.metrics[metric] if base else None
-                measured = base and tick_cost_measured(cell) and tick_cost_measured(base)
-                cell.ratios[metric] = (mine.median / theirs.median
-                                       if measured and mine and theirs and theirs.median > 0
-                                       and mine.median > 0 else None)
+        add_ratios(cells, baseline, TICK_METRICS, _tick_cost_ratio)
         table.append(((source_name, rate_hz), cells))
     return table
 
@@ -394,22 +394,27 @@ def _ratio_text(value):
     return "-" if value is None else f"{value:.2f}x"
 
 
-def _headings(baseline):
-    headings = ["clock", "env", "runs"]
-    for metric, (heading, unit, _, with_ratio) in METRICS.items():
+def _headings(subject, metrics, baseline):
+    """Column headings: those naming the subject, env, runs, then each metric's (and its
+    ratio's)."""
+    headings = [*subject, "env", "runs"]
+    for metric, (heading, unit, _, with_ratio) in metrics.items():
         headings.append(f"{heading} {unit}".strip())
         if with_ratio:
             headings.append(f"{metric} / {baseline}")
     return headings
 
 
-def _row(cell):
+def _row(cell, metrics):
+    """A table row: the subject, env, runs and each metric's spread (and ratio), or for a
+    missing cell the subject, env, runs and the reason."""
+    head = [*(str(part) for part in cell.subject), cell.env]
     if cell.missing:
-        return [cell.clock, cell.env, str(cell.runs), f"missing: {cell.missing_reason}"]
-    runs = str(cell.runs) if cell.present_runs == cell.runs else \
-        f"{cell.present_runs} of {cell.runs}"
-    row = [cell.clock, cell.env, runs]
-    for metric, (_, _, _, with_ratio) in METRICS.items():
+        return head + [str(cell.runs), f"missing: {cell.missing_reason}"]
+    runs = str(cell.runs) if cell.measured_runs == cell.runs else \
+        f"{cell.measured_runs} of {cell.runs}"
+    row = head + [runs]
+    for metric, (_, _, _, with_ratio) in metrics.items():
         row.append(_spread_text(cell.metrics[metric]))
         if with_ratio:
             row.append(_ratio_text(cell.ratios[metric]))
@@ -429,8 +434,8 @@ def notes(inputs, baseline):
 
 def format_table(table, inputs, baseline, markdown=False):
     """The comparison as aligned text columns or a Markdown table."""
-    headings = _headings(baseline)
-    rows = [_row(cell) for _, cells in table for cell in cells]
+    headings = _headings(("clock",), METRICS, baseline)
+    rows = [_row(cell, METRICS) for _, cells in table for cell in cells]
     lines = []
     if markdown:
         lines.append("| " + " | ".join(headings) + " |")
@@ -464,33 +469,10 @@ def format_table(table, inputs, baseline, markdown=False):
     return lines
 
 
-def _tick_headings(baseline):
-    headings = ["source", "rate Hz", "env", "runs"]
-    for metric, (heading, unit, _, with_ratio) in TICK_METRICS.items():
-        headings.append(f"{heading} {unit}".strip())
-        if with_ratio:
-            headings.append(f"{metric} / {baseline}")
-    return headings
-
-
-def _tick_row(cell):
-    head = [cell.source, str(cell.rate_hz), cell.env]
-    if cell.missing:
-        return head + [str(cell.runs), f"missing: {cell.missing_reason}"]
-    runs = str(cell.runs) if cell.measured_runs == cell.runs else \
-        f"{cell.measured_runs} of {cell.runs}"
-    row = head + [runs]
-    for metric, (_, _, _, with_ratio) in TICK_METRICS.items():
-        row.append(_spread_text(cell.metrics[metric]))
-        if with_ratio:
-            row.append(_ratio_text(cell.ratios[metric]))
-    return row
-
-
 def format_tick_table(table, baseline, markdown=False):
     """The tick costs as aligned text columns or a Markdown table (a title line first)."""
-    headings = _tick_headings(baseline)
-    rows = [_tick_row(cell) for _, cells in table for cell in cells]
+    headings = _headings(("source", "rate Hz"), TICK_METRICS, baseline)
+    rows = [_row(cell, TICK_METRICS) for _, cells in table for cell in cells]
     title = ("tick costs: each source at each rate on CPU 0, CPU lost by a work loop "
              "(docs/report-format.md, ticks)")
     if markdown:
@@ -523,25 +505,22 @@ def format_tick_table(table, baseline, markdown=False):
     return lines
 
 
-def format_tick_csv(table, baseline):
-    """The tick costs as CSV: one row per source, rate and environment, numbers
-    unformatted."""
+def _csv(table, heading, metrics, names, baseline):
+    """`table` as CSV lines, numbers unformatted: the `heading` columns (the subject, env,
+    runs, runs measured, missing_reason), then per metric of `metrics` its median, min and
+    max (and ratio), named by `names[metric]`: (the values' prefix, the ratio's)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    heading = ["source", "rate_hz", "env", "runs", "measured_runs", "missing_reason"]
-    suffixes = {"rate": "interrupts_per_s", "stolen": "cpu_stolen_pct",
-                "cycles": "cycles_per_interrupt", "late": "lateness_p50_ns",
-                "noise": "noise_pct"}
-    metrics = {**TICK_METRICS, "noise": TICK_NOISE}
+    heading = list(heading)
     for metric, (_, _, _, with_ratio) in metrics.items():
-        name = suffixes[metric]
-        heading += [f"{name}_median", f"{name}_min", f"{name}_max"]
+        value_name, ratio_name = names[metric]
+        heading += [f"{value_name}_median", f"{value_name}_min", f"{value_name}_max"]
         if with_ratio:
-            heading.append(f"{name}_ratio_to_{baseline}")
+            heading.append(f"{ratio_name}_ratio_to_{baseline}")
     writer.writerow(heading)
     for _, cells in table:
         for cell in cells:
-            row = [cell.source, cell.rate_hz, cell.env, cell.runs, cell.measured_runs,
+            row = [*cell.subject, cell.env, cell.runs, cell.measured_runs,
                    cell.missing_reason or ""]
             for metric, (_, _, _, with_ratio) in metrics.items():
                 value = cell.metrics[metric]
@@ -553,30 +532,30 @@ def format_tick_csv(table, baseline):
     return out.getvalue().splitlines()
 
 
+# The tick CSV's name of each metric's columns.
+TICK_CSV_NAMES = {"rate": "interrupts_per_s", "stolen": "cpu_stolen_pct",
+                  "cycles": "cycles_per_interrupt", "late": "lateness_p50_ns",
+                  "noise": "noise_pct"}
+
+
+def format_tick_csv(table, baseline):
+    """The tick costs as CSV: one row per source, rate and environment, numbers
+    unformatted."""
+    names = {metric: (name, name) for metric, name in TICK_CSV_NAMES.items()}
+    return _csv(table, ("source", "rate_hz", "env", "runs", "measured_runs", "missing_reason"),
+                TICK_FIGURES, names, baseline)
+
+
 def format_csv(table, baseline):
-    """The comparison as CSV: one row per clock and environment, numbers unformatted."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    heading = ["clock", "env", "runs", "present_runs", "missing_reason"]
-    for metric, (_, unit, _, with_ratio) in METRICS.items():
+    """The comparison as CSV: one row per clock and environment, numbers unformatted.
+    Its present_runs are the cells' measured_runs: the runs where the clock was present
+    and timed."""
+    names = {}
+    for metric, (_, unit, _, _) in METRICS.items():
         suffix = f"_{unit.replace('/', '_per_')}" if unit else ""
-        heading += [f"{metric}{suffix}_median", f"{metric}{suffix}_min",
-                    f"{metric}{suffix}_max"]
-        if with_ratio:
-            heading.append(f"{metric}_ratio_to_{baseline}")
-    writer.writerow(heading)
-    for _, cells in table:
-        for cell in cells:
-            row = [cell.clock, cell.env, cell.runs, cell.present_runs,
-                   cell.missing_reason or ""]
-            for metric, (_, _, _, with_ratio) in METRICS.items():
-                value = cell.metrics[metric]
-                row += ["", "", ""] if value is None else [value.median, value.low, value.high]
-                if with_ratio:
-                    ratio = cell.ratios[metric]
-                    row.append("" if ratio is None else round(ratio, 4))
-            writer.writerow(row)
-    return out.getvalue().splitlines()
+        names[metric] = (f"{metric}{suffix}", metric)
+    return _csv(table, ("clock", "env", "runs", "present_runs", "missing_reason"), METRICS,
+                names, baseline)
 
 
 def cmd_compare(args):
@@ -588,6 +567,7 @@ def cmd_compare(args):
                           f"the results (there are: {', '.join(inputs.runs)}).")
     which = args.table or ("clocks" if args.format == "csv" else "all")
     lines = []
+    ticks = compare_ticks(inputs, args.baseline) if which != "clocks" or args.plot else []
     if which in ("all", "clocks"):
         table = compare(inputs, args.baseline)
         if args.format == "csv":
@@ -596,7 +576,6 @@ def cmd_compare(args):
             lines = format_table(table, inputs, args.baseline,
                                  markdown=args.format == "markdown")
     if which in ("all", "ticks"):
-        ticks = compare_ticks(inputs, args.baseline)
         if not ticks and which == "ticks":
             raise RunnerError(f"{', '.join(args.results)}: no report has tick "
                               f"measurements (a 'ticks' section that applies).")
@@ -608,7 +587,10 @@ def cmd_compare(args):
                                        markdown=args.format == "markdown")
     print("\n".join(lines), flush=True)
     if args.plot:
-        from . import plot  # pylint: disable=import-outside-toplevel
-        for message in plot.write_plots(inputs, args.plot):
+        messages = plot.write_plots(inputs, ticks, args.plot)
+        if not has_ticks(inputs):
+            messages.append("no report has tick measurements (a 'ticks' section that "
+                            "applies), so the tick rate vs CPU stolen plot is not written.")
+        for message in messages:
             print(f"clockbench compare: {message}", file=sys.stderr, flush=True)
     return EXIT_PASS

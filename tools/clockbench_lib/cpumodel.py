@@ -15,9 +15,9 @@ import os
 import subprocess
 from dataclasses import asdict, dataclass, field
 
-from . import hostinfo, qemu as qemu_cmd
+from . import hostinfo, paths, qemu as qemu_cmd
 
-CACHE_DIR = os.path.join("build", "kvm-cpu")
+CACHE_DIR = os.path.join(paths.BUILD_DIR, "kvm-cpu")
 FIRST_MODEL = qemu_cmd.DEFAULT_CPU["kvm"]
 PROBE_TIMEOUT_S = 30
 

@@ -129,6 +129,34 @@ def _holds(value, op, expected):
             ">": value > expected, ">=": value >= expected}[op]
 
 
+def _resolve(schema, node):
+    """`node` with its $ref (into `schema`'s $defs) followed."""
+    while isinstance(node, dict) and "$ref" in node:
+        node = schema["$defs"][node["$ref"].rsplit("/", 1)[-1]]
+    return node
+
+
+def schema_problem(schema, expectation):
+    """A sentence when `expectation`'s path names a member the report's `schema` does
+    not define (a typo that would only show at boot time), else None."""
+    node, walked = schema, ""
+    for kind, name in expectation.steps:
+        node = _resolve(schema, node)
+        if kind == "entry":
+            node, walked = node.get("items", {}), f"{walked}[{name}]"
+            continue
+        members = dict(node.get("properties", {}))
+        for branch in node.get("allOf", []):
+            for key, member in _resolve(schema, branch).get("then", {}).get(
+                    "properties", {}).items():
+                members.setdefault(key, member)
+        if name not in members:
+            return (f"{walked or 'the report'} has no member '{name}' in "
+                    f"docs/report.schema.json")
+        node, walked = members[name], f"{walked}.{name}" if walked else name
+    return None
+
+
 def check(document, expectation):
     """None when `expectation` holds in `document`, else a sentence saying what was found."""
     value, missing = _lookup(document, expectation.steps)

@@ -14,7 +14,7 @@ import json
 import os
 from dataclasses import dataclass
 
-from . import cpumodel, hostinfo, qemu, report, xen
+from . import cpumodel, hostinfo, paths, qemu, report, xen
 from .boot import boot_once, build_images, check_image
 from .outcome import EXIT_FAIL, EXIT_PASS, RunnerError
 
@@ -153,7 +153,7 @@ def run_once(env, number, out_dir, timeout_s, cpu="", cpu_choice=None):
     env_dir = os.path.join(out_dir, env.name)
     log_path = os.path.join(env_dir, f"run-{number}.log")
     json_path = os.path.join(env_dir, f"run-{number}.json")
-    outcome = boot_once(env.spec(cpu), report.ROOT, timeout_s,
+    outcome = boot_once(env.spec(cpu), paths.ROOT, timeout_s,
                         os.path.join(env_dir, "work"), log_path)
     outcome.cpu_choice = cpu_choice
     entry = {"run": number, "verdict": outcome.verdict, "reason": outcome.reason,
@@ -188,7 +188,7 @@ def xen_note(facts):
 
 def default_out_dir(now):
     """results/<UTC date-time> under the repository root."""
-    return os.path.join(report.ROOT, RESULTS_DIR, now.strftime("%Y%m%dT%H%M%SZ"))
+    return paths.root_path(RESULTS_DIR, now.strftime("%Y%m%dT%H%M%SZ"))
 
 
 def progress(message):
@@ -202,11 +202,11 @@ def cmd_matrix(args):
     started = datetime.datetime.now(datetime.timezone.utc)
     out_dir = os.path.abspath(args.out or default_out_dir(started))
     chosen = [env for env in ENVIRONMENTS if not args.env or env.name in args.env]
-    kvm_choice = functools.lru_cache(maxsize=None)(lambda: cpumodel.choose_for(report.ROOT))
+    kvm_choice = functools.lru_cache(maxsize=None)(lambda: cpumodel.choose_for(paths.ROOT))
     reasons = {env.name: skip_reason(env, kvm_choice=kvm_choice) for env in chosen}
     if any(reason is None for reason in reasons.values()):
         qemu.check_dependencies([qemu.qemu_program()])
-        prepare_environments(chosen, reasons, report.ROOT, not args.no_build)
+        prepare_environments(chosen, reasons, paths.ROOT, not args.no_build)
     runnable = [env for env in chosen if reasons[env.name] is None]
     try:
         os.makedirs(out_dir, exist_ok=True)

@@ -14,7 +14,7 @@ import struct
 import subprocess
 from dataclasses import dataclass
 
-from . import xen
+from . import paths, xen
 from .outcome import RunnerError
 
 QEMU_PROGRAM = "qemu-system-x86_64"
@@ -22,6 +22,8 @@ QEMU_ENV_OVERRIDE = "CLOCKBENCH_QEMU"
 OVMF_CODE = "/usr/share/OVMF/OVMF_CODE_4M.fd"
 OVMF_VARS = "/usr/share/OVMF/OVMF_VARS_4M.fd"
 KVM_DEVICE = "/dev/kvm"
+TCG_TIMEOUT_S = 60
+KVM_TIMEOUT_S = 120
 KVM_ISO_TIMEOUT_S = 300
 DEFAULT_MEMORY_MIB = 64
 
@@ -32,16 +34,17 @@ KVM_API_VERSION = 12
 
 # The image each boot path needs, relative to the repository root (the make target too).
 BOOT_IMAGES = {
-    "multiboot1": "build/clockbench-mb1.elf",
-    "pvh": "build/clockbench.elf",
-    "iso-bios": "build/clockbench.iso",
-    "iso-uefi": "build/clockbench.iso",
-    "xen": "build/clockbench-xenpv.elf",   # dom0 of Xen (xen.XEN_BINARY), under TCG only
+    "multiboot1": f"{paths.BUILD_DIR}/clockbench-mb1.elf",
+    "pvh": f"{paths.BUILD_DIR}/clockbench.elf",
+    "iso-bios": f"{paths.BUILD_DIR}/clockbench.iso",
+    "iso-uefi": f"{paths.BUILD_DIR}/clockbench.iso",
+    "xen": f"{paths.BUILD_DIR}/clockbench-xenpv.elf",  # dom0 of Xen (xen.XEN_BINARY), TCG only
 }
 BOOTS = tuple(BOOT_IMAGES)
-# The ELF each boot path loads into guest RAM (an ISO's is the one GRUB loads).
-BOOT_KERNELS = dict(BOOT_IMAGES, **{"iso-bios": "build/clockbench.elf",
-                                    "iso-uefi": "build/clockbench.elf"})
+# The ELF each boot path loads into guest RAM: an ISO's is the one GRUB loads from it, the
+# multiboot 2 and PVH image the Makefile copies in.
+BOOT_KERNELS = dict(BOOT_IMAGES, **{"iso-bios": BOOT_IMAGES["pvh"],
+                                    "iso-uefi": BOOT_IMAGES["pvh"]})
 
 MIB = 1 << 20
 # What the firmware and loader need beside the image, measured here with an image that
@@ -137,8 +140,8 @@ def default_timeout_s(accel, boot="multiboot1"):
     if boot == "xen":
         return xen.XEN_TIMEOUT_S
     if accel != "kvm":
-        return 60
-    return KVM_ISO_TIMEOUT_S if boot.startswith("iso-") else 120
+        return TCG_TIMEOUT_S
+    return KVM_ISO_TIMEOUT_S if boot.startswith("iso-") else KVM_TIMEOUT_S
 
 
 def default_memory_mib(boot="multiboot1"):

@@ -21,6 +21,7 @@ import math
 import os
 import sys
 
+from . import paths
 from .console import LineSplitter
 from .outcome import RunnerError
 
@@ -29,7 +30,6 @@ BEGIN = "clockbench-json begin"
 END = "clockbench-json end"
 PREFIX = "json| "
 PERCENTILES = ("min", "p50", "p90", "p99", "p999", "max")
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCHEMA_FILE = os.path.join("docs", "report.schema.json")
 JSONSCHEMA_PACKAGE = "python3-jsonschema"
 _MESSAGE_CHARS = 160
@@ -192,7 +192,7 @@ def validate_document(document, source, schema_path=None):
         found = document["schema"]
         shown = f"'{found}'" if isinstance(found, str) else json.dumps(found)
         raise RunnerError(f"{source}: report schema is {shown}; this tool reads {SCHEMA}")
-    validator = _validator(schema_path or os.path.join(ROOT, SCHEMA_FILE))
+    validator = _validator(schema_path or paths.root_path(SCHEMA_FILE))
     errors = sorted(validator.iter_errors(document),
                     key=lambda error: (len(error.absolute_path), json_path(error.absolute_path)))
     if not errors:

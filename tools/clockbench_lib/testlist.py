@@ -6,11 +6,14 @@ A `#` at the start of a word begins a comment; blank lines are ignored.  The run
 runs the `boot` lines; `unit` lines belong to the Makefile and are only checked for shape.
 """
 
+import os
+import functools
+import json
 import re
 import shlex
 from dataclasses import dataclass, field
 
-from . import jsonmatch, qemu
+from . import jsonmatch, paths, qemu, report
 from .outcome import RunnerError
 from .reportchecks import CHECKS
 
@@ -50,6 +53,7 @@ tests.cfg:
   A test passes when the guest's verdict equals expect=, the regexes hold and the
   report checks pass. A guest SKIP that was not expected makes the test a skip."""
 
+TESTS_CFG = os.path.join("tests", "tests.cfg")  # relative to the repository root
 KINDS = ("unit", "boot")
 EXPECTS = ("pass", "fail", "skip")
 BOOT_KEYS = ("boot", "machine", "machine_opts", "cpu", "cpu_features", "accel", "smp",
@@ -179,14 +183,26 @@ def _report_checks(keys, where):
     return list(dict.fromkeys(names))
 
 
+@functools.lru_cache(maxsize=None)
+def _report_schema():
+    """docs/report.schema.json, read once."""
+    with open(paths.root_path(report.SCHEMA_FILE), encoding="utf-8") as schema:
+        return json.load(schema)
+
+
 def _json_expectations(keys, where):
-    """The json= expectations, each parsed (jsonmatch)."""
+    """The json= expectations, each parsed (jsonmatch) and its path one the report's
+    schema defines."""
     expectations = []
     for text in keys.get("json", []):
         try:
-            expectations.append(jsonmatch.parse(text))
+            expectation = jsonmatch.parse(text)
         except ValueError as error:
             raise RunnerError(f"{where}: json={text}: {error}.") from None
+        problem = jsonmatch.schema_problem(_report_schema(), expectation)
+        if problem:
+            raise RunnerError(f"{where}: json={text}: {problem}.")
+        expectations.append(expectation)
     return expectations
 
 
@@ -265,7 +281,7 @@ def parse_line(words, line_no, where):
     return parse_boot_test(name, keys, line_no, where)
 
 
-def parse_tests_cfg(text, filename="tests/tests.cfg"):
+def parse_tests_cfg(text, filename=TESTS_CFG):
     """Parse the whole file: every line is checked, names must be unique.
 
     Returns the UnitTest and BootTest objects in file order; RunnerError names the line.

@@ -13,12 +13,13 @@ import re
 import subprocess
 from dataclasses import dataclass, field
 
+from . import paths
 from .outcome import GUEST_ERROR_REASON, RunnerError
 
 XEN_PACKAGE = "xen-hypervisor-4.17-amd64"
 XEN_GZ = "/boot/xen-4.17-amd64.gz"
 # QEMU's multiboot loader takes only the raw ELF32, so the Makefile decompresses XEN_GZ here.
-XEN_BINARY = "build/xen-4.17-amd64"
+XEN_BINARY = f"{paths.BUILD_DIR}/xen-4.17-amd64"
 XEN_TIMEOUT_S = 120
 XEN_MEMORY_MIB = 512   # Xen, dom0 and Xen's heap share the QEMU machine's RAM
 # The least RAM Xen and dom0 boot in: Xen 4.17.7 with this dom0 booted in 44 MiB here and
