@@ -188,8 +188,7 @@ static void fill_xcpu(double scale)
 	}
 }
 
-static void fill_rate(struct tick_rate_result *r, unsigned int hz,
-		      double scale)
+static void fill_rate(struct tick_rate_result *r, unsigned int hz, double scale)
 {
 	memset(r, 0, sizeof(*r));
 	r->requested_hz = hz;
@@ -429,9 +428,11 @@ static void absent_and_not_applied(void **state)
 	assert_string_equal(find(k, "ticks")->info, "tick_rates is empty");
 	assert_string_equal(find(k, "cross-CPU checks")->info, "only 1 CPU");
 	write_json(k);
-	assert_non_null(strstr(document, "\"reason\": \"tick_rates is empty\""));
-	assert_non_null(strstr(document, "\"absent_reason\": \"no KVM "
-					 "signature in the hypervisor leaves\""));
+	assert_non_null(
+		strstr(document, "\"reason\": \"tick_rates is empty\""));
+	assert_non_null(strstr(document,
+			       "\"absent_reason\": \"no KVM "
+			       "signature in the hypervisor leaves\""));
 }
 
 /* The tables for people come out without touching anything but the run. */
