@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* CLOCKBENCH_GPR_ONLY: built with general registers only (see the Makefile). */
 /*
- * The exception table (kernel/extable.h), searched by both exception
+ * The exception table (base/extable.h), searched by both exception
  * handlers: ring 0's natively, xen_pv_trap() under Xen PV.  Built with
  * general registers only, like ring 0 (see the Makefile).
  */

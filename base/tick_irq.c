@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* CLOCKBENCH_GPR_ONLY: built with general registers only (see the Makefile). */
 /*
- * The timer interrupt in ring 0 (see kernel/tick_irq.h).  Built with
+ * The timer interrupt in ring 0 (see base/tick_irq.h).  Built with
  * -mgeneral-regs-only and calls nothing in newlib.  Kept short: under a
  * hypervisor that emulates ring 0, every instruction here is part of what
  * an interrupt costs.

@@ -2,12 +2,12 @@
 /*
  * The timer interrupt being measured, as ring 0 takes it.
  *
- * kernel/trap_entry.S enters tick_irq_handle() on TICK_VECTOR with the TSC
+ * platform/hvm64/trap_entry.S enters tick_irq_handle() on TICK_VECTOR with the TSC
  * read before anything else.  It acknowledges the interrupt as the tick
  * source configured (an end of interrupt to the local APIC; for a
  * one-shot timer, the next deadline written first), and records the entry
  * TSC, the TSC as it leaves, and the deadline the interrupt was for.
- * Ring 3 (kernel/ticks.c and the tick sources) sets the state up while
+ * Ring 3 (engine/ticks.c and the tick sources) sets the state up while
  * interrupts are off, and reads it afterwards.
  *
  * tick_irq.c is built like ring 0 (general registers only, no newlib),

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Reporting an unexpected exception, in ring 3 (see kernel/ring0.c). */
+/* Reporting an unexpected exception, in ring 3 (see platform/hvm64/ring0.c). */
 #include <stdio.h>
 
 #include "base/exit.h"

@@ -2,8 +2,8 @@
 /*
  * Exceptions as the rest of the kernel sees them.  A fault at an
  * instruction with an exception-table entry resumes at its fixup (see
- * kernel/extable.h).  Any other exception is recorded by ring 0
- * (kernel/ring0.c) and reported by fault_report() in ring 3 — name, error
+ * base/extable.h).  Any other exception is recorded by ring 0
+ * (platform/hvm64/ring0.c) and reported by fault_report() in ring 3 — name, error
  * code, RIP, CR2, every register — and the run ends as failed.
  */
 #ifndef CLOCKBENCH_BASE_TRAPS_H
@@ -13,7 +13,7 @@
 
 #include "lib/x86.h" /* the vectors */
 
-/* What kernel/trap_entry.S pushes, lowest address first. */
+/* What platform/hvm64/trap_entry.S pushes, lowest address first. */
 struct trap_frame {
 	uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
 	uint64_t rbp, rdi, rsi, rdx, rcx, rbx, rax;

@@ -30,8 +30,8 @@
 #define KERNEL_LOAD_PADDR 0x100000
 
 /*
- * GDT layout (boot/start32.S builds it, kernel/ring0.c adds the TSS).  The
- * kernel proper runs in ring 3 (see kernel/ring0.h): its selectors carry
+ * GDT layout (boot/start32.S builds it, platform/hvm64/ring0.c adds the TSS).  The
+ * kernel proper runs in ring 3 (see platform/hvm64/ring0.h): its selectors carry
  * RPL 3.
  */
 #define GDT_SEL_CODE64	    0x08
@@ -54,13 +54,14 @@
  * Interrupt vectors.  The 8259 PICs are moved to IRQ_PIC_BASE and masked
  * before interrupts are ever enabled, so those vectors and the local
  * APIC's spurious one only count strays.  TICK_VECTOR is the timer being
- * measured (kernel/tick_irq.h); WAKE_VECTOR an IPI that wakes a halted
+ * measured (base/tick_irq.h); WAKE_VECTOR an IPI that wakes a halted
  * CPU.
  */
-#define IRQ_PIC_BASE	0x20
-#define IRQ_PIC_COUNT	16
-#define TICK_VECTOR	0x40
-#define WAKE_VECTOR	0x50 /* ends an idle CPU's PRIV_IDLE (kernel/idle.c) */
+#define IRQ_PIC_BASE  0x20
+#define IRQ_PIC_COUNT 16
+#define TICK_VECTOR   0x40
+/* Ends an idle CPU's PRIV_IDLE (platform/hvm64/idle.c). */
+#define WAKE_VECTOR	0x50
 #define SPURIOUS_VECTOR 0xff
 /* Not a vector: what a Xen PV event upcall's frame says in place of one. */
 #define XEN_EVENT_VECTOR 0x100

@@ -20,9 +20,9 @@
 #define CPUID_EDX_INVARIANT_TSC (1u << 8)
 
 /*
- * rdtsc and rdtscp cost 20-40 cycles on current CPUs (REFERENCE.md: 23 and
- * 36 here, 38 with lfence); 40 ns is about 100 cycles at 2.5 GHz.  Xen
- * documents an emulated rdtsc at 15-20 times native.
+ * rdtsc and rdtscp cost 20-40 cycles on current CPUs (measured on these
+ * machines: 23 and 36, 38 with lfence); 40 ns is about 100 cycles at
+ * 2.5 GHz.  Xen documents an emulated rdtsc at 15-20 times native.
  */
 #define TSC_NATIVE_READ_NS_MAX 40
 

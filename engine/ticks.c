@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * The tick measurement engine (see kernel/ticks.h).  It knows no tick
+ * The tick measurement engine (see engine/ticks.h).  It knows no tick
  * source in particular: everything comes through struct tick_source, and
- * the interrupt's records through kernel/tick_irq.h.
+ * the interrupt's records through base/tick_irq.h.
  */
 #include <math.h>
 #include <stdio.h>

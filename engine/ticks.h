@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What timer ticks cost (issue 7).  For each tick source and each rate, a
+ * What timer ticks cost.  For each tick source and each rate, a
  * work loop runs on CPU 0 for tick_ms while the timer interrupts it; the
  * same loop without a timer, timed before and after, is the baseline.
- * The other CPUs halt meanwhile (kernel/idle.h).
+ * The other CPUs halt meanwhile (base/idle.h).
  * From the two: the share of the CPU the interrupts took, the cycles each
  * took, how many arrived a second, and how late each came against the
  * expiry it was for.
  *
- * A tick source is one table entry (kernel/tick_sources.c) and one
- * `struct tick_source`; the engine (kernel/ticks.c) knows none in
+ * A tick source is one table entry (engine/tick_sources.c) and one
+ * `struct tick_source`; the engine (engine/ticks.c) knows none in
  * particular.  A source programs its timer to raise TICK_VECTOR on CPU 0
- * and tells ring 0 how to end each interrupt (kernel/tick_irq.h).
+ * and tells ring 0 how to end each interrupt (base/tick_irq.h).
  */
 #ifndef CLOCKBENCH_ENGINE_TICKS_H
 #define CLOCKBENCH_ENGINE_TICKS_H

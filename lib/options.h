@@ -17,7 +17,7 @@
 /* The most timer rates one run measures each tick source at. */
 #define TICK_MAX_RATES 8
 
-/* How the run ends once the verdict is known (see kernel/exit.c). */
+/* How the run ends once the verdict is known (see base/exit.c). */
 enum exit_method {
 	EXIT_AUTO,  /* isa-debug-exit, then ACPI power-off, then halt */
 	EXIT_ISA,   /* isa-debug-exit only, then halt */

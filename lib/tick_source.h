@@ -39,7 +39,7 @@ struct tick_start {
 	 * whose deadlines are mapped to the TSC sets the same two for that
 	 * mapping (0 when its deadlines are TSC values).
 	 * One-shot timers (oneshot true): ring 0 writes each next deadline
-	 * (kernel/tick_irq.h), and deadline_tsc() turns the deadline each
+	 * (base/tick_irq.h), and deadline_tsc() turns the deadline each
 	 * interrupt was for into TSC cycles: lateness is exact.
 	 */
 	bool oneshot;

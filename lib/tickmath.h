@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The arithmetic of the tick measurements (kernel/ticks.c): which rates a
+ * The arithmetic of the tick measurements (engine/ticks.c): which rates a
  * timer can be programmed to, what the interrupts cost the work loop, and
  * how late each interrupt came.  Pure C over numbers; host-tested
  * (tests/unit/test_tickmath.c).  tick_next_deadline() is integer-only and
@@ -122,7 +122,7 @@ struct tick_spread {
 };
 
 /**
- * Summarise @n signed samples (sorting them in place, as kernel/stats.c
+ * Summarise @n signed samples (sorting them in place, as lib/stats.c
  * does for unsigned ones).  With n == 0 everything is 0.
  */
 void tick_spread_summarize(int64_t *samples, size_t n, struct tick_spread *out);

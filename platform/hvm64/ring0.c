@@ -2,7 +2,7 @@
 /* CLOCKBENCH_GPR_ONLY: built with general registers only (see the Makefile). */
 /*
  * Ring 0: IDT, TSS, exception dispatch and privileged requests.  Built with
- * -mgeneral-regs-only and calls nothing in newlib (see kernel/ring0.h).
+ * -mgeneral-regs-only and calls nothing in newlib (see platform/hvm64/ring0.h).
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -32,9 +32,9 @@
 #define GATE_DPL3	  0x60 /* may be raised by `int` from ring 3 */
 #define TSS_AVAILABLE_64  0x89 /* present, 64-bit TSS (available) */
 
-_Static_assert(
-	offsetof(struct trap_frame, rax) == 14 * 8,
-	"struct trap_frame must match the pushes in kernel/trap_entry.S");
+_Static_assert(offsetof(struct trap_frame, rax) == 14 * 8,
+	       "struct trap_frame must match the pushes in "
+	       "platform/hvm64/trap_entry.S");
 _Static_assert(offsetof(struct trap_frame, rip) == 17 * 8,
 	       "struct trap_frame must match the CPU's exception frame");
 

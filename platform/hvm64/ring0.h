@@ -5,7 +5,7 @@
  * Everything here runs in ring 0 and is built with general registers only
  * (-mgeneral-regs-only) and without calls into newlib: a hypervisor that
  * emulates guest ring 0 may not emulate SSE.  An exception nobody expected
- * is recorded and handed to ring 3 (fault_report() in kernel/traps.c),
+ * is recorded and handed to ring 3 (fault_report() in base/traps.c),
  * which formats it; ring 0 itself prints only when that fails.
  */
 #ifndef CLOCKBENCH_PLATFORM_HVM64_RING0_H
@@ -27,7 +27,7 @@ extern unsigned long ring0_stray_interrupts;
 
 /* Where ring 0 ends a WAKE_VECTOR interrupt: the local APIC's EOI register
  * (xAPIC, the same address on every CPU) or MSR (x2APIC); set by ring 3
- * before any CPU idles (kernel/idle.c). */
+ * before any CPU idles (platform/hvm64/idle.c). */
 struct ring0_eoi {
 	uint64_t mmio;
 	uint32_t msr;
@@ -40,7 +40,7 @@ void ring0_init(void);
 /** An AP's TSS (on the ring-0 stack in ap_boot_ring0_stack) and the IDT. */
 void ap_ring0_init(unsigned int cpu);
 
-/** Called by kernel/trap_entry.S for every exception and request. */
+/** Called by platform/hvm64/trap_entry.S for every exception and request. */
 void trap_handle(struct trap_frame *frame);
 
 #endif

@@ -3,7 +3,7 @@
  * The common path from a loader's 32-bit protected-mode entry to long mode,
  * shared by every boot head.  Builds an identity map of the low 4 GiB with
  * 2 MiB pages, user-accessible (the top 32 MiB, where the IOAPIC, HPET and
- * LAPIC live, uncached; kernel/paging.c refines the rest), enables SSE,
+ * LAPIC live, uncached; platform/hvm64/paging.c refines the rest), enables SSE,
  * loads the GDT, sets up ring 0 (ring0_init) and enters
  * kernel_boot(protocol, info_paddr, magic) in ring 3 on the boot stack.
  */
@@ -252,7 +252,7 @@ gdt_descr:				/* limit, then a 64-bit base */
 	.word gdt64_end - gdt64 - 1
 	.quad gdt64
 
-	/* Set by the boot CPU before it starts each AP (kernel/smp.c). */
+	/* Set by the boot CPU before it starts each AP (platform/hvm64/smp.c). */
 	.balign 8
 	.globl ap_boot_cpu, ap_boot_ring0_stack, ap_boot_user_stack
 ap_boot_ring0_stack:	.quad 0

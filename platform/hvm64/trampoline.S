@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The AP trampoline: copied by kernel/smp.c to AP_TRAMPOLINE, a page below
+ * The AP trampoline: copied by platform/hvm64/smp.c to AP_TRAMPOLINE, a page below
  * 1 MiB, where a started AP begins in real mode (CS = page number << 8,
  * IP = 0).  It loads the kernel's GDT — whose descriptor the copier writes
  * into ap_trampoline_gdt_descr, since real mode cannot reach the kernel —

@@ -6,7 +6,7 @@
  * then its vector, and joins trap_common, which saves every general
  * register (the layout of struct trap_frame), calls trap_handle(), and
  * returns with whatever the handler left in the frame.  Ring 0 code uses
- * general registers only (kernel/ring0.h), so SSE state needs no saving.
+ * general registers only (platform/hvm64/ring0.h), so SSE state needs no saving.
  *
  * The timer interrupt being measured (TICK_VECTOR) has a stub of its own,
  * tick_stub, that reads the TSC first and saves only what the C calling

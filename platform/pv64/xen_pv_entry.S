@@ -5,7 +5,7 @@
  * (error code, RIP, CS, RFLAGS, RSP, SS), since it may have arrived there
  * by SYSRET.  Each stub restores those two, pushes a zero where there is
  * no error code, then its vector, and joins the common path, which saves
- * every general register (struct trap_frame, as kernel/trap_entry.S lays
+ * every general register (struct trap_frame, as platform/hvm64/trap_entry.S lays
  * it out natively), calls xen_pv_trap() and returns through the iret
  * hypercall: the frame plus a flags word of 0 (not a SYSRET return).
  */

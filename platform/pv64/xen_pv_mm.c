@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Memory under Xen PV (build/pv64/ only): the interface of kernel/paging.h
- * and kernel/phys.h over Xen's page tables.  Xen mapped the image,
+ * Memory under Xen PV (build/pv64/ only): the interface of base/paging.h
+ * and lib/phys.h over Xen's page tables.  Xen mapped the image,
  * start_info and the boot stack at their link addresses; everything else
  * (shared_info, ACPI tables, the HPET, a domU's console ring) is mapped
  * here by machine address into a window of pages reserved in .bss, with

@@ -38,9 +38,10 @@ import os
 import sys
 import time
 
-FINALS = {3: "clockbench: PASS", 5: "clockbench: FAIL", 7: "clockbench: SKIP"}
+FINALS = {3: "clockbench: PASS", 5: "clockbench: FAIL", 7: "clockbench: SKIP",
+          9: "clockbench: ERROR"}
 # What the image says after its verdict for each exit= that does not use isa-debug-exit
-# (kernel/platform.c).
+# (platform_end_words() in platform/*/platform.c).
 END_LINES = {"halt": "clockbench: ending the run: halt (exit=halt); the machine stays on",
              "acpi": "clockbench: ending the run: ACPI power-off (exit=acpi)",
              "reset": "clockbench: ending the run: reset (exit=reset)"}

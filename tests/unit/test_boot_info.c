@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Unit tests: struct boot_info from Multiboot 1, Multiboot 2, PVH and Xen
- * PV start_info structures built in memory (kernel/boot_info.c,
- * kernel/phys.c).
+ * PV start_info structures built in memory (lib/boot_info.c,
+ * lib/phys.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -2,7 +2,7 @@
 /*
  * Unit tests: counter arithmetic shared by the clocks — wrap handling,
  * conversion to ns, torn 64-bit reads, HPET period and CPUID frequency.
- * (kernel/clock.c, kernel/counter.c, drivers/tsc_cpuid.c)
+ * (lib/clock.c, lib/counter.c, drivers/tsc_cpuid.c)
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests: CPUID signature decoding (kernel/cpuinfo.c). */
+/* Unit tests: CPUID signature decoding (lib/cpuinfo.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests: the JSON writer (kernel/json.c). */
+/* Unit tests: the JSON writer (lib/json.c). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>

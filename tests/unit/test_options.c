@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests: the guest command-line parser (kernel/options.c). */
+/* Unit tests: the guest command-line parser (lib/options.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests: cross-CPU offsets and drift fits (kernel/skew.c), on
+ * Unit tests: cross-CPU offsets and drift fits (lib/skew.c), on
  * synthetic brackets and lines whose answer is known.  No libm: the Makefile
  * links unit tests with -lcmocka only.
  */

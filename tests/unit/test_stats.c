@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests: distribution summaries (kernel/stats.c). */
+/* Unit tests: distribution summaries (lib/stats.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests: the arithmetic of the tick measurements (kernel/tickmath.c). */
+/* Unit tests: the arithmetic of the tick measurements (lib/tickmath.c). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>

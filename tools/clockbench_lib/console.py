@@ -35,7 +35,7 @@ _KTAP_TOTALS = re.compile(
     r"^\s*#\s*(\d+) passed, (\d+) failed, (\d+) skipped(?:, (\d+) errors)?\s*$")
 _FINAL_LINE = re.compile(r"^\s*clockbench: (PASS|FAIL|SKIP|ERROR)\s*$")
 # After its verdict, a guest that does not end QEMU through isa-debug-exit says how the
-# run ends (kernel/platform.c): QEMU then exits without the verdict in its status (power
+# run ends (base/exit.c): QEMU then exits without the verdict in its status (power
 # off, reset) or keeps running (a way that starts with "halt": the machine stays on).
 _END_ANNOUNCEMENT = re.compile(r"^\s*clockbench: ending the run: (.*\S)\s*$")
 HALT_LINE = re.compile(r"^\s*clockbench: ending the run: halt\b")

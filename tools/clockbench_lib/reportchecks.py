@@ -18,10 +18,10 @@ RATE_LIMIT_PPM = 10_000       # 1 %: the guest's own rate check uses the same li
 EMPTY_BRACKET_P50_LIMIT_CYCLES = 1000
 MAX_PROBLEMS_SHOWN = 5
 TICK_CHECKED_RATE_HZ = 1000      # the guest judges delivery at this rate too
-TICK_DELIVERED_TOLERANCE = 0.10  # kernel/tickmath.h TICK_DELIVERED_TOLERANCE_PCT
-TICK_STOLEN_NOISE_SPREADS = 2.0     # kernel/summary_ticks.c STOLEN_NOISE_SPREADS
-TICK_STOLEN_NOISE_MARGIN_PCT = 2.0  # kernel/summary_ticks.c STOLEN_NOISE_MARGIN_PCT
-TICK_STOLEN_NOISE_FLOOR_PCT = 10.0  # kernel/summary_ticks.c STOLEN_NOISE_FLOOR_PCT
+TICK_DELIVERED_TOLERANCE = 0.10  # lib/tickmath.h TICK_DELIVERED_TOLERANCE_PCT
+TICK_STOLEN_NOISE_SPREADS = 2.0     # report/ticks.c STOLEN_NOISE_SPREADS
+TICK_STOLEN_NOISE_MARGIN_PCT = 2.0  # report/ticks.c STOLEN_NOISE_MARGIN_PCT
+TICK_STOLEN_NOISE_FLOOR_PCT = 10.0  # report/ticks.c STOLEN_NOISE_FLOOR_PCT
 
 
 def _ordered(values, field):
@@ -48,7 +48,7 @@ def _clock(document, name):
 def _steps_back_judged(clock, document):
     """Whether a clock's steps back count against it: not for a clock read in
     several port accesses when ring 0 performs port I/O (the guest's own
-    verdict skips that check too, see kernel/summary.c)."""
+    verdict skips that check too, see report/measure.c)."""
     emulated_io = document.get("env", {}).get("iopl_honoured") is False
     return not (emulated_io and "multi_access" in clock.get("flags", []))
 
