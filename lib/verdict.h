@@ -19,6 +19,9 @@ enum verdict {
 /* "PASS", "FAIL", "SKIP" or "ERROR", as the final console line prints it. */
 const char *verdict_name(enum verdict v);
 
+/* "pass", "fail", "skip" or "error", as the JSON report's "verdict". */
+const char *verdict_key(enum verdict v);
+
 /* The value written to isa-debug-exit: 1 pass, 2 fail, 3 skip, 4 error. */
 unsigned int verdict_exit_code(enum verdict v);
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* The JSON document of a run (see report/run.h, docs/report-format.md). */
+/* The JSON document of a run, and the pieces its members share (see
+ * report/run.h, docs/report-format.md). */
 #include "report/run.h"
 
 #define REPORT_SCHEMA "clockbench/1"
@@ -8,19 +9,39 @@
  * a handful of lines, one per clock. */
 #define REPORT_NEWLINE_DEPTH 2
 
-static const char *verdict_key(enum verdict v)
+void report_json_stats(struct json_writer *w, const char *key,
+		       const struct stats_summary *st, bool present)
 {
-	switch (v) {
-	case VERDICT_PASS:
-		return "pass";
-	case VERDICT_SKIP:
-		return "skip";
-	case VERDICT_ERROR:
-		return "error";
-	case VERDICT_FAIL:
-	default:
-		return "fail";
+	if (!present) {
+		json_null(w, key);
+		return;
 	}
+	json_object_begin(w, key);
+	json_uint(w, "min", st->min);
+	json_uint(w, "p50", st->p50);
+	json_uint(w, "p90", st->p90);
+	json_uint(w, "p99", st->p99);
+	json_uint(w, "p999", st->p999);
+	json_uint(w, "max", st->max);
+	json_object_end(w);
+}
+
+void report_json_double_if(struct json_writer *w, const char *key, bool have,
+			   double value)
+{
+	if (have)
+		json_double(w, key, value);
+	else
+		json_null(w, key);
+}
+
+void report_json_uint_if(struct json_writer *w, const char *key, bool have,
+			 uint64_t value)
+{
+	if (have)
+		json_uint(w, key, value);
+	else
+		json_null(w, key);
 }
 
 bool report_json(const struct run_report *run, const struct ktap *checks,

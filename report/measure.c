@@ -177,23 +177,6 @@ void report_measure_checks(const struct run_report *run, struct ktap *k)
 	}
 }
 
-void report_json_stats(struct json_writer *w, const char *key,
-		       const struct stats_summary *st, bool present)
-{
-	if (!present) {
-		json_null(w, key);
-		return;
-	}
-	json_object_begin(w, key);
-	json_uint(w, "min", st->min);
-	json_uint(w, "p50", st->p50);
-	json_uint(w, "p90", st->p90);
-	json_uint(w, "p99", st->p99);
-	json_uint(w, "p999", st->p999);
-	json_uint(w, "max", st->max);
-	json_object_end(w);
-}
-
 static void json_flags(struct json_writer *w, unsigned int flags)
 {
 	size_t i;
@@ -203,24 +186,6 @@ static void json_flags(struct json_writer *w, unsigned int flags)
 		if (flags & clock_flag_names[i].flag)
 			json_string(w, NULL, clock_flag_names[i].key);
 	json_array_end(w);
-}
-
-static void json_optional_double(struct json_writer *w, const char *key,
-				 bool have, double value)
-{
-	if (have)
-		json_double(w, key, value);
-	else
-		json_null(w, key);
-}
-
-static void json_optional_uint(struct json_writer *w, const char *key,
-			       bool have, uint64_t value)
-{
-	if (have)
-		json_uint(w, key, value);
-	else
-		json_null(w, key);
 }
 
 static void json_clock(const struct run_report *run, struct json_writer *w,
@@ -248,22 +213,23 @@ static void json_clock(const struct run_report *run, struct json_writer *w,
 		json_array_begin(w, "flags");
 		json_array_end(w);
 	}
-	json_optional_uint(w, "samples", m, r->samples);
+	report_json_uint_if(w, "samples", m, r->samples);
 	report_json_stats(w, "read_cycles", &r->read_cycles, m);
 	report_json_stats(w, "read_ns", &r->read_ns, m);
-	json_optional_double(w, "batch_ns_per_read", m, r->batch_ns_per_read);
-	json_optional_double(w, "conversion_ns", m, r->conversion_ns);
-	json_optional_double(w, "resolution_ns", m && r->changed,
-			     r->resolution_ns);
-	json_optional_uint(w, "stalls", m, r->stalls);
-	json_optional_double(w, "update_hz", m, r->update_hz);
-	json_optional_uint(w, "backward_steps", m, r->backward_steps);
-	json_optional_uint(w, "backward_steps_ns", m, r->backward_steps_ns);
-	json_optional_uint(w, "ambiguous_gaps", m, r->ambiguous_gaps);
-	json_optional_double(w, "worst_backward_ns", m, r->worst_backward_ns);
-	json_optional_double(w, "rate_ppm", m && r->rate_measured, r->rate_ppm);
-	json_optional_double(w, "rate_uncertainty_ppm", m && r->rate_measured,
-			     r->rate_uncertainty_ppm);
+	report_json_double_if(w, "batch_ns_per_read", m, r->batch_ns_per_read);
+	report_json_double_if(w, "conversion_ns", m, r->conversion_ns);
+	report_json_double_if(w, "resolution_ns", m && r->changed,
+			      r->resolution_ns);
+	report_json_uint_if(w, "stalls", m, r->stalls);
+	report_json_double_if(w, "update_hz", m, r->update_hz);
+	report_json_uint_if(w, "backward_steps", m, r->backward_steps);
+	report_json_uint_if(w, "backward_steps_ns", m, r->backward_steps_ns);
+	report_json_uint_if(w, "ambiguous_gaps", m, r->ambiguous_gaps);
+	report_json_double_if(w, "worst_backward_ns", m, r->worst_backward_ns);
+	report_json_double_if(w, "rate_ppm", m && r->rate_measured,
+			      r->rate_ppm);
+	report_json_double_if(w, "rate_uncertainty_ppm", m && r->rate_measured,
+			      r->rate_uncertainty_ppm);
 	json_string(w, "rate_reference",
 		    m && r->rate_measured ? r->rate_reference->name : NULL);
 	if (m)

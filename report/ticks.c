@@ -285,15 +285,6 @@ void report_ticks_checks(const struct run_report *run, struct ktap *k)
 
 /* --- JSON ------------------------------------------------------------------ */
 
-static void json_number_or_null(struct json_writer *w, const char *key,
-				double value)
-{
-	if (isfinite(value))
-		json_double(w, key, value);
-	else
-		json_null(w, key);
-}
-
 static void json_spread(struct json_writer *w, const char *key,
 			const struct tick_spread *sp)
 {
@@ -326,17 +317,16 @@ static void json_rate(struct json_writer *w, const struct tick_rate_result *r)
 	json_uint(w, "interrupts", r->interrupts);
 	json_double(w, "interrupts_per_s", r->delivered_hz);
 	json_bool(w, "reached", r->reached);
-	json_number_or_null(w, "typical_hz", r->typical_hz);
+	json_double(w, "typical_hz", r->typical_hz);
 	json_uint(w, "long_gaps", r->long_gaps);
-	json_number_or_null(w, "cpu_stolen_pct", r->stolen_pct);
-	json_number_or_null(w, "noise_pct", r->noise_pct);
-	json_number_or_null(w, "cycles_per_interrupt", r->cycles_per_interrupt);
+	json_double(w, "cpu_stolen_pct", r->stolen_pct);
+	json_double(w, "noise_pct", r->noise_pct);
+	json_double(w, "cycles_per_interrupt", r->cycles_per_interrupt);
 	json_uint(w, "work_chunks", r->chunks);
 	json_double(w, "disturbed_ms", r->disturbed_ms);
-	json_number_or_null(w, "baseline_cycles_per_chunk",
-			    r->baseline_cycles_per_chunk);
-	json_number_or_null(w, "quiet_cycles_per_chunk",
-			    r->quiet_cycles_per_chunk);
+	json_double(w, "baseline_cycles_per_chunk",
+		    r->baseline_cycles_per_chunk);
+	json_double(w, "quiet_cycles_per_chunk", r->quiet_cycles_per_chunk);
 	json_uint(w, "records", r->recorded);
 	report_json_stats(w, "handler_cycles", &r->handler_cycles, r->recorded);
 	if (r->recorded && r->lateness_known)
@@ -360,8 +350,7 @@ void report_ticks_json(const struct run_report *run, struct json_writer *w)
 	json_bool(w, "applies", t->applied);
 	json_string(w, "reason", t->applied ? NULL : t->not_applied);
 	json_uint(w, "tick_ms", t->window_ms);
-	json_number_or_null(w, "chunk_cycles",
-			    t->applied ? t->chunk_cycles : NAN);
+	json_double(w, "chunk_cycles", t->applied ? t->chunk_cycles : NAN);
 	json_uint(w, "stray_interrupts", t->stray_interrupts);
 	json_uint(w, "cpus_parked", t->cpus_parked);
 	json_uint(w, "cpus_not_woken", t->cpus_not_woken);

@@ -98,15 +98,6 @@ void report_xcpu_checks(const struct run_report *run, struct ktap *k)
 	}
 }
 
-static void json_optional_double(struct json_writer *w, const char *key,
-				 bool have, double value)
-{
-	if (have)
-		json_double(w, key, value);
-	else
-		json_null(w, key);
-}
-
 void report_xcpu_json(const struct run_report *run, struct json_writer *w)
 {
 	const struct xcpu_result *x = &run->xcpu;
@@ -138,10 +129,11 @@ void report_xcpu_json(const struct run_report *run, struct json_writer *w)
 			json_object_begin(w, NULL);
 			json_uint(w, "cpu", cpu);
 			json_uint(w, "apic_id", x->cpu[cpu].id);
-			json_optional_double(w, "offset_ns", pc->offset_ok,
-					     pc->offset.offset_ns);
-			json_optional_double(w, "uncertainty_ns", pc->offset_ok,
-					     pc->offset.uncertainty_ns);
+			report_json_double_if(w, "offset_ns", pc->offset_ok,
+					      pc->offset.offset_ns);
+			report_json_double_if(w, "uncertainty_ns",
+					      pc->offset_ok,
+					      pc->offset.uncertainty_ns);
 			json_object_end(w);
 		}
 		json_array_end(w);
@@ -153,10 +145,11 @@ void report_xcpu_json(const struct run_report *run, struct json_writer *w)
 				continue;
 			json_object_begin(w, NULL);
 			json_uint(w, "cpu", cpu);
-			json_optional_double(w, "drift_ppm", pc->drift_ok,
-					     pc->drift.slope * 1e6);
-			json_optional_double(w, "uncertainty_ppm", pc->drift_ok,
-					     pc->drift.slope_uncertainty * 1e6);
+			report_json_double_if(w, "drift_ppm", pc->drift_ok,
+					      pc->drift.slope * 1e6);
+			report_json_double_if(
+				w, "uncertainty_ppm", pc->drift_ok,
+				pc->drift.slope_uncertainty * 1e6);
 			json_uint(w, "samples", pc->drift_samples);
 			json_object_end(w);
 		}

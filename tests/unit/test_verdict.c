@@ -16,6 +16,10 @@ static void names(void **state)
 	assert_string_equal(verdict_name(VERDICT_FAIL), "FAIL");
 	assert_string_equal(verdict_name(VERDICT_SKIP), "SKIP");
 	assert_string_equal(verdict_name(VERDICT_ERROR), "ERROR");
+	assert_string_equal(verdict_key(VERDICT_PASS), "pass");
+	assert_string_equal(verdict_key(VERDICT_FAIL), "fail");
+	assert_string_equal(verdict_key(VERDICT_SKIP), "skip");
+	assert_string_equal(verdict_key(VERDICT_ERROR), "error");
 }
 
 static void exit_codes_are_distinct_and_documented(void **state)
@@ -42,6 +46,7 @@ static void unknown_verdict_is_a_failure(void **state)
 {
 	(void)state;
 	assert_string_equal(verdict_name((enum verdict)42), "FAIL");
+	assert_string_equal(verdict_key((enum verdict) - 1), "fail");
 	assert_int_equal(verdict_exit_code((enum verdict)42), 2);
 }
 
