@@ -308,6 +308,17 @@ static const struct clock *choose_reference(void)
 	return clocks_reference();
 }
 
+/* The drivers' counts of reads that went wrong, after every read (the
+ * probes' too). */
+static void count_bad_reads(struct measure_result *out)
+{
+	struct clock_result *r;
+
+	for (r = out->clocks; r < out->clocks + out->nr; r++)
+		if (r->clock->present && r->clock->bad_reads)
+			r->bad_reads = r->clock->bad_reads();
+}
+
 void measure_all(const struct measure_options *opts, struct measure_result *out)
 {
 	struct clock *const *cp;
@@ -323,6 +334,7 @@ void measure_all(const struct measure_options *opts, struct measure_result *out)
 	out->timed = out->tsc_hz > 0;
 	if (!out->timed) {
 		progress("no TSC frequency: nothing can be timed");
+		count_bad_reads(out);
 		return;
 	}
 	reference = choose_reference();
@@ -349,8 +361,5 @@ void measure_all(const struct measure_options *opts, struct measure_result *out)
 		judge_trapped(r);
 		r->measured = true;
 	}
-	/* The drivers' counts of reads that went wrong, after every read. */
-	for (r = out->clocks; r < out->clocks + out->nr; r++)
-		if (r->clock->present && r->clock->bad_reads)
-			r->bad_reads = r->clock->bad_reads();
+	count_bad_reads(out);
 }

@@ -114,8 +114,9 @@ void report_measure_print(const struct run_report *run)
 	}
 }
 
-static void check_clock(const struct run_report *run,
-			const struct clock_result *r, struct ktap *k)
+/* The checks of a clock's measurements. */
+static void check_measured(const struct run_report *run,
+			   const struct clock_result *r, struct ktap *k)
 {
 	report(k, r->changed, "advances");
 	if (r->backward_steps && (r->clock->flags & CLOCK_MULTI_ACCESS) &&
@@ -151,10 +152,6 @@ static void check_clock(const struct run_report *run,
 		report_info(k, "%+.0f ppm (± %.0f ppm) against %s", r->rate_ppm,
 			    r->rate_uncertainty_ppm, r->rate_reference->name);
 	}
-	if (r->clock->bad_reads) {
-		report(k, r->bad_reads == 0, "%s", r->clock->bad_reads_check);
-		report_info(k, "%lu did", r->bad_reads);
-	}
 }
 
 void report_measure_checks(const struct run_report *run, struct ktap *k)
@@ -162,17 +159,24 @@ void report_measure_checks(const struct run_report *run, struct ktap *k)
 	const struct measure_result *m = &run->measure;
 	const struct clock_result *r;
 
-	if (!m->timed)
-		return;
-	report(k, m->empty_bracket.p50 > 0,
-	       "the empty TSC bracket is measured and subtracted");
-	report_info(k, "%llu cycles (median)",
-		    (unsigned long long)m->empty_bracket.p50);
+	if (m->timed) {
+		report(k, m->empty_bracket.p50 > 0,
+		       "the empty TSC bracket is measured and subtracted");
+		report_info(k, "%llu cycles (median)",
+			    (unsigned long long)m->empty_bracket.p50);
+	}
 	for (r = m->clocks; r < m->clocks + m->nr; r++) {
-		if (!r->measured)
+		if (!r->clock->present)
 			continue;
 		report_prefix_push(k, "%s: ", r->clock->name);
-		check_clock(run, r, k);
+		if (r->measured)
+			check_measured(run, r, k);
+		/* The driver's own count, measured or not (probes read too). */
+		if (r->clock->bad_reads) {
+			report(k, r->bad_reads == 0, "%s",
+			       r->clock->bad_reads_check);
+			report_info(k, "%lu did", r->bad_reads);
+		}
 		report_prefix_pop(k);
 	}
 }

@@ -435,6 +435,30 @@ static void absent_and_not_applied(void **state)
 			       "signature in the hypervisor leaves\""));
 }
 
+/* Without a stopwatch rate nothing is timed, but a driver's count of bad
+ * reads (its probe read too) is still checked. */
+static void nothing_timed(void **state)
+{
+	struct ktap *k = &first;
+	unsigned int i;
+
+	(void)state;
+	fill_run(1.0);
+	run.measure.timed = false;
+	for (i = 0; i < run.measure.nr; i++)
+		run.measure.clocks[i].measured = false;
+	run.measure.clocks[1].bad_reads = 3;
+	ktap_init(k);
+	report_measure_checks(&run, k);
+	assert_int_equal(k->nr, 1);
+	assert_string_equal(k->checks[0].name,
+			    "hpet: 64-bit reads as halves never kept tearing");
+	assert_string_equal(k->checks[0].info, "3 did");
+	assert_int_equal(ktap_verdict(k), VERDICT_FAIL);
+	write_json(k);
+	assert_non_null(strstr(document, "\"empty_bracket_cycles\": null"));
+}
+
 /* The tables for people come out without touching anything but the run. */
 static void printers(void **state)
 {
@@ -479,6 +503,7 @@ int main(void)
 		cmocka_unit_test(names_are_stable),
 		cmocka_unit_test(verdicts),
 		cmocka_unit_test(absent_and_not_applied),
+		cmocka_unit_test(nothing_timed),
 		cmocka_unit_test(printers),
 		cmocka_unit_test(document_for_the_schema),
 	};
