@@ -6,7 +6,19 @@
 
 #include "lib/ktap.h"
 
+/* What is cut to fit ends in "...", so that it does not pass for whole. */
+#define CUT_MARK "..."
+
 static struct ktap run_checks;
+
+/* @buf of @len bytes, written up to @used (what vsnprintf() wanted): marked
+ * when it was cut. */
+static void mark_cut(char *buf, size_t len, size_t used)
+{
+	if (used >= len && len > sizeof(CUT_MARK))
+		memcpy(buf + len - sizeof(CUT_MARK), CUT_MARK,
+		       sizeof(CUT_MARK));
+}
 
 struct ktap *ktap_run(void)
 {
@@ -54,7 +66,9 @@ static struct ktap_check *add(struct ktap *k, enum check_result result,
 	c->info[0] = '\0';
 	used = (size_t)snprintf(c->name, sizeof(c->name), "%s", k->prefix);
 	if (used < sizeof(c->name))
-		vsnprintf(c->name + used, sizeof(c->name) - used, fmt, ap);
+		used += (size_t)vsnprintf(c->name + used,
+					  sizeof(c->name) - used, fmt, ap);
+	mark_cut(c->name, sizeof(c->name), used);
 	return c;
 }
 
@@ -94,7 +108,8 @@ void report_info(struct ktap *k, const char *fmt, ...)
 		return;
 	c = &k->checks[k->nr - 1];
 	va_start(ap, fmt);
-	vsnprintf(c->info, sizeof(c->info), fmt, ap);
+	mark_cut(c->info, sizeof(c->info),
+		 (size_t)vsnprintf(c->info, sizeof(c->info), fmt, ap));
 	va_end(ap);
 }
 

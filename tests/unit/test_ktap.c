@@ -104,6 +104,14 @@ static void long_text_is_cut(void **state)
 	assert_int_equal(strlen(k.checks[0].name), KTAP_NAME_LEN - 1);
 	assert_int_equal(strlen(k.checks[0].info), KTAP_INFO_LEN - 1);
 	assert_int_equal(strlen(k.prefix), KTAP_PREFIX_LEN - 1);
+	/* Cut text says so. */
+	assert_string_equal(k.checks[0].name + KTAP_NAME_LEN - 4, "...");
+	assert_string_equal(k.checks[0].info + KTAP_INFO_LEN - 4, "...");
+	report_prefix_pop(&k);
+	report(&k, true, "%s", "short");
+	report_info(&k, "%s", "whole");
+	assert_string_equal(k.checks[1].name, "short");
+	assert_string_equal(k.checks[1].info, "whole");
 }
 
 /* What ktap_print() writes, captured through a temporary file. */
