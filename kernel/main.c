@@ -385,8 +385,14 @@ static void setup(struct run *r, uint32_t protocol, uint32_t info_paddr,
 		fail_early("too little RAM", err);
 	}
 	paging_init(&r->boot, &r->paging);
-	if (options_parse(r->boot.cmdline, &r->opts, err, sizeof(err)))
-		fail_early("bad command line", err);
+	if (options_parse(r->boot.cmdline, &r->opts, err, sizeof(err))) {
+		char why[sizeof(err) + BOOT_CMDLINE_MAX + 4];
+
+		/* The environment section is not printed yet: say what the
+		 * command line was. */
+		snprintf(why, sizeof(why), "\"%s\": %s", r->boot.cmdline, err);
+		fail_early("bad command line", why);
+	}
 	run_set_exit_method(r->opts.exit_method);
 	if (r->opts.help) {
 		struct ktap *k = ktap_run();
