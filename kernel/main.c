@@ -109,16 +109,16 @@ static void collect_acpi(struct env_result *e, const struct boot_info *bi)
 	unsigned int i;
 	size_t len;
 
+	/* Unknown until a MADT says otherwise. */
 	e->firmware_cpus = -1;
+	snprintf(e->firmware_cpus_unknown, sizeof(e->firmware_cpus_unknown),
+		 "no ACPI MADT");
 	for (i = 0; i < found->nr_warnings && i < ACPI_MAX_WARNINGS; i++)
 		snprintf(e->acpi.warnings[i], sizeof(e->acpi.warnings[i]), "%s",
 			 found->warnings[i]);
 	e->acpi.nr_warnings = i;
-	if (!acpi) {
-		snprintf(e->firmware_cpus_unknown,
-			 sizeof(e->firmware_cpus_unknown), "no ACPI MADT");
+	if (!acpi)
 		return;
-	}
 	e->acpi.present = true;
 	e->acpi.revision = acpi->rsdp_revision;
 	snprintf(e->acpi.oem_id, sizeof(e->acpi.oem_id), "%s", acpi->oem_id);
@@ -143,12 +143,9 @@ static void collect_acpi(struct env_result *e, const struct boot_info *bi)
 		e->acpi.nr_tables++;
 	}
 	madt = acpi_find(acpi, "APIC", 0, &len);
-	if (!madt) {
-		snprintf(e->firmware_cpus_unknown,
-			 sizeof(e->firmware_cpus_unknown), "no ACPI MADT");
-	} else if (acpi_madt_count_cpus(
-			   madt, len, &cpus, e->firmware_cpus_unknown,
-			   sizeof(e->firmware_cpus_unknown)) == 0) {
+	if (madt &&
+	    acpi_madt_count_cpus(madt, len, &cpus, e->firmware_cpus_unknown,
+				 sizeof(e->firmware_cpus_unknown)) == 0) {
 		e->firmware_cpus = (int)cpus.enabled;
 		e->online_capable = cpus.online_capable;
 		e->x2apic_entries = cpus.x2apic_entries != 0;
