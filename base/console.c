@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * Console: the platform's (base/platform.h: COM1 natively, Xen's console
- * for a PV guest) behind newlib's stdio, unbuffered.
+ * for a PV guest) behind newlib's stdio, unbuffered.  Its time is charged
+ * to printing (base/timing.h), whichever phase prints.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "base/console.h"
 #include "base/platform.h"
+#include "base/timing.h"
 
 void console_init(void)
 {
@@ -20,7 +22,11 @@ void console_init(void)
 
 void console_write(const char *buf, size_t len)
 {
+	enum timing_phase was = timing_enter(TIMING_PRINT);
+
 	platform_console_write(buf, len);
+	timing_console_bytes(len);
+	timing_enter(was);
 }
 
 void console_puts(const char *s)
@@ -30,6 +36,10 @@ void console_puts(const char *s)
 
 void console_flush(void)
 {
+	enum timing_phase was;
+
 	fflush(stdout);
+	was = timing_enter(TIMING_PRINT);
 	platform_console_flush();
+	timing_enter(was);
 }

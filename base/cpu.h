@@ -48,6 +48,16 @@ static inline void outl(uint16_t port, uint32_t val)
 	asm volatile("outl %0, %1" ::"a"(val), "Nd"(port));
 }
 
+/* @count bytes from @buf to @port, in one string instruction: a
+ * hypervisor that emulates port I/O can take them in one exit. */
+static inline void outsb(uint16_t port, const void *buf, unsigned long count)
+{
+	asm volatile("rep outsb"
+		     : "+S"(buf), "+c"(count)
+		     : "d"(port)
+		     : "memory");
+}
+
 static inline uint8_t inb(uint16_t port)
 {
 	uint8_t val;

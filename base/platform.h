@@ -41,6 +41,11 @@ void platform_console_write(const char *buf, size_t len);
 /** Wait until everything written is out. */
 void platform_console_flush(void);
 
+/** Bytes the console takes per wait for the hardware (a UART's FIFO
+ * depth, 1 without one), for the report; 0 where each write goes out
+ * whole (a hypervisor's console). */
+unsigned int platform_console_burst(void);
+
 /* --- ring 0 ------------------------------------------------------------- */
 
 /**
@@ -58,19 +63,64 @@ const char *platform_ring0_owner(void);
  */
 void platform_describe_privilege(char *buf, size_t len);
 
+/**
+ * A privileged request's round trip, ring 3 to ring 0 and back, in TSC
+ * cycles (median of a few; 0 where ring 0 is not this kernel's).  Where a
+ * hypervisor emulates guest ring 0 (kvm-pvm) it costs microseconds.
+ */
+uint64_t platform_ring0_round_trip_cycles(void);
+
 /** Interrupts taken on no vector in use (masked PICs, spurious APIC). */
 unsigned long platform_stray_interrupts(void);
 
 /* --- port I/O ----------------------------------------------------------- */
 
-/**
- * Whether port I/O is performed by someone else on the kernel's behalf
- * (ring 0 when the hypervisor ignores IOPL; Xen for a PV guest), which
- * adds an exception round trip to every port read.
- */
-bool platform_port_io_emulated(void);
+/* How the kernel's in and out instructions on a port are carried out. */
+enum port_path {
+	/* The instruction runs as it is: IOPL 3, or the TSS I/O permission
+	 * bitmap, lets ring 3 use the port. */
+	PORT_NATIVE,
+	/* It raises #GP and ring 0 performs it: the hypervisor honours
+	 * neither IOPL nor the bitmap (or the port was never allowed). */
+	PORT_RING0,
+	/* The hypervisor performs every access (Xen, for a PV guest). */
+	PORT_HYPERVISOR,
+};
 
-/** When it is, who performs each access and why, in words; else NULL. */
+/* What the accesses to one port have been so far. */
+struct port_use {
+	enum port_path path;
+	/* Accesses that took the PORT_RING0 detour (counted by ring 0);
+	 * -1 where nobody counts them (PORT_HYPERVISOR). */
+	long detours;
+};
+
+/**
+ * Let the kernel use ports @first .. @first + @count - 1 directly where it
+ * can (the TSS I/O permission bitmap, for a hypervisor that ignores IOPL
+ * but honours the bitmap); nothing to do where someone else owns ring 0.
+ * Every driver allows its ports before it touches them.
+ */
+void platform_ports_allow(uint16_t first, unsigned int count);
+
+/** How the accesses to @port have been carried out so far. */
+struct port_use platform_port_use(uint16_t port);
+
+/** How port I/O was found to work here, in words, for the environment
+ * section ("IOPL 3 ignored by the hypervisor; the TSS I/O permission
+ * bitmap honoured: ports ring 3 was given are used natively"). */
+const char *platform_port_io_words(void);
+
+/** Whether IOPL 3 alone lets ring 3 do port I/O (false on kvm-pvm and for
+ * a Xen PV guest). */
+bool platform_iopl_honoured(void);
+
+/** Whether the TSS I/O permission bitmap lets ring 3 use a port IOPL does
+ * not: 1 yes, 0 no, -1 not tried (IOPL sufficed, or no ring 0 of ours). */
+int platform_io_bitmap_honoured(void);
+
+/** Who performs a PORT_HYPERVISOR access and why, in words; NULL when no
+ * port access takes that path here. */
 const char *platform_port_io_detour(void);
 
 /** Why this kernel cannot do port I/O at all, or NULL when it can try. */

@@ -41,6 +41,9 @@ static int acpi_pm_probe(struct clock *c, const struct probe_env *env)
 
 	if (no_io)
 		return probe_absent(c, "%s", no_io);
+	platform_ports_allow(pm_port, 4);
+	c->ports[0] = pm_port;
+	c->nr_ports = 1;
 	first = inl(pm_port);
 	if (first == 0xffffffffu && platform_port_owner())
 		return probe_absent(

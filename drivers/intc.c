@@ -52,6 +52,8 @@ static void pic_disable(void)
 {
 	/* Re-initialise both (so that their vectors leave the exceptions'
 	 * range), then mask every input. */
+	platform_ports_allow(PIC1_CMD, 2);
+	platform_ports_allow(PIC2_CMD, 2);
 	outb(PIC1_CMD, ICW1_INIT);
 	outb(PIC2_CMD, ICW1_INIT);
 	outb(PIC1_DATA, IRQ_PIC_BASE);

@@ -15,6 +15,7 @@
 #include "lib/clockrate.h"
 #include "base/priv.h"
 #include "base/tick_irq.h"
+#include "base/timing.h"
 
 /* Long enough that brackets of a few register reads are small next to
  * it; the rate measurement repeats itself when they are not. */
@@ -76,13 +77,18 @@ static int calibrate(const struct clock *stopwatch, char *why, size_t whylen)
 
 static int lapic_probe(struct tick_source *s, const struct probe_env *env)
 {
+	enum timing_phase was;
 	char why[120];
+	int failed;
 
 	if (intc_init(env->acpi, why, sizeof(why)))
 		return probe_absent(s, "no local APIC takes interrupts: %s",
 				    why);
-	if (calibrate(env->stopwatch, s->absent_reason,
-		      sizeof(s->absent_reason)))
+	was = timing_enter(TIMING_CALIBRATE);
+	failed = calibrate(env->stopwatch, s->absent_reason,
+			   sizeof(s->absent_reason));
+	timing_enter(was);
+	if (failed)
 		return -1;
 	snprintf(s->notes, sizeof(s->notes),
 		 "timer counts at %.6f MHz at divide-by-1 (measured against "

@@ -45,6 +45,11 @@ static int pit_probe(struct clock *c, const struct probe_env *env)
 	(void)env;
 	if (no_io)
 		return probe_absent(c, "%s", no_io);
+	platform_ports_allow(PIT_CHANNEL0, 1);
+	platform_ports_allow(PIT_COMMAND, 1);
+	c->ports[0] = PIT_COMMAND;
+	c->ports[1] = PIT_CHANNEL0;
+	c->nr_ports = 2;
 	/* Where another owner decides on ports, look before writing: a
 	 * denied PIT reads as all ones, and one that is not ours to program
 	 * must not be reprogrammed. */

@@ -8,6 +8,7 @@
 
 #include "base/cpu.h"
 #include "base/priv.h"
+#include "base/timing.h"
 #include "drivers/tsc.h"
 #include "lib/clockrate.h"
 
@@ -132,8 +133,10 @@ static bool frequency_from_calibration(const struct probe_env *env, char *why,
 				       size_t whylen)
 {
 	const struct clock *ref = env->reference;
+	enum timing_phase was;
 	struct clock_rate rate;
 	char err[CLOCK_TEXT_LEN];
+	int failed;
 
 	if (!ref) {
 		snprintf(why, whylen,
@@ -141,8 +144,11 @@ static bool frequency_from_calibration(const struct probe_env *env, char *why,
 			 "timer or PIT to calibrate against");
 		return false;
 	}
-	if (clock_measure_rate_best(&raw_tsc, ref, CALIBRATION_NS, &rate, err,
-				    sizeof(err))) {
+	was = timing_enter(TIMING_CALIBRATE);
+	failed = clock_measure_rate_best(&raw_tsc, ref, CALIBRATION_NS, &rate,
+					 err, sizeof(err));
+	timing_enter(was);
+	if (failed) {
 		snprintf(why, whylen, "calibration against %s failed: %s",
 			 ref->name, err);
 		return false;

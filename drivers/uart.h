@@ -12,6 +12,10 @@
 /** Program COM1; returns false when no UART answers there. */
 bool uart_init(void);
 
+/** Bytes written per wait for an empty transmitter: its FIFO's depth
+ * (16 on a 16550A), 1 without a working FIFO. */
+unsigned int uart_burst_bytes(void);
+
 /** Write @len bytes, turning "\n" into "\r\n". */
 void uart_write(const char *buf, size_t len);
 

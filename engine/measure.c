@@ -14,7 +14,7 @@
 #include "lib/progress.h"
 #include "lib/options.h"
 
-#define MIN_SAMPLES	      200   /* fewer make the percentiles meaningless */
+#define MIN_SAMPLES	      200   /* fewer make the percentiles coarse */
 #define EMPTY_SAMPLES	      10000 /* empty brackets measured once per run */
 #define PILOT_READS	      16 /* to estimate a read's cost before sizing */
 #define BATCH_UNROLL	      8
@@ -103,9 +103,13 @@ static void measure_per_read(struct clock_result *r, uint64_t budget_cycles,
 	stats_summarize(pilot, PILOT_READS, &r->read_cycles);
 	estimate = r->read_cycles.p50 ? r->read_cycles.p50 : 1;
 
-	n = fixed_samples ? fixed_samples : budget_cycles / estimate;
+	/* A count asked for is taken as given (options.c bounds it); one
+	 * from the budget gets at least MIN_SAMPLES. */
+	n = budget_cycles / estimate;
 	if (n < MIN_SAMPLES)
 		n = MIN_SAMPLES;
+	if (fixed_samples)
+		n = fixed_samples;
 	if (n > MEASURE_MAX_SAMPLES)
 		n = MEASURE_MAX_SAMPLES;
 	/* The estimate may be off (a hypervisor hiccup): stop at twice the
@@ -219,28 +223,48 @@ static uint64_t time_loop(uint64_t (*read)(void), uint64_t iterations)
 	return tsc_read_ordered() - start;
 }
 
+static double batch_ns(uint64_t loaded, uint64_t empty, uint64_t iterations)
+{
+	return loaded > empty
+		       ? cycles_to_ns((double)(loaded - empty) /
+				      (double)(iterations * BATCH_UNROLL))
+		       : 0;
+}
+
 /*
  * The seeds' method: double the iteration count until the loop lasts about
- * its share of the budget (never on an estimate that may be 0), then take
- * the last, longest loop.
+ * a batch's share of the budget (never on an estimate that may be 0); then
+ * time MEASURE_BATCHES loops of that size, each with its empty loop, and
+ * keep the median: one loop that a host hiccup lengthened moves the
+ * spread, not the figure.
  */
 static void measure_batch(struct clock_result *r, uint64_t budget_cycles)
 {
-	uint64_t iterations = 1, loaded = 0, empty;
+	uint64_t iterations = 1, loaded,
+		 target = budget_cycles / MEASURE_BATCHES;
+	double ns[MEASURE_BATCHES], t;
+	unsigned int i, j;
 
 	for (;;) {
 		loaded = time_loop(r->clock->read, iterations);
-		if (loaded >= budget_cycles / 2 ||
-		    iterations >= MAX_BATCH_ITERATIONS)
+		if (loaded >= target / 2 || iterations >= MAX_BATCH_ITERATIONS)
 			break;
 		iterations *= 2;
 	}
-	empty = time_loop(read_nothing, iterations);
-	r->batch_ns_per_read =
-		loaded > empty
-			? cycles_to_ns((double)(loaded - empty) /
-				       (double)(iterations * BATCH_UNROLL))
-			: 0;
+	for (i = 0; i < MEASURE_BATCHES; i++) {
+		loaded = time_loop(r->clock->read, iterations);
+		ns[i] = batch_ns(loaded, time_loop(read_nothing, iterations),
+				 iterations);
+		for (j = i; j > 0 && ns[j - 1] > ns[j]; j--) {
+			t = ns[j];
+			ns[j] = ns[j - 1];
+			ns[j - 1] = t;
+		}
+	}
+	r->batches = MEASURE_BATCHES;
+	r->batch_ns_per_read = ns[MEASURE_BATCHES / 2];
+	r->batch_ns_min = ns[0];
+	r->batch_ns_max = ns[MEASURE_BATCHES - 1];
 }
 
 static void measure_conversion(struct clock_result *r)
@@ -294,6 +318,18 @@ static void judge_trapped(struct clock_result *r)
 
 	r->trapped =
 		c->native_read_ns_max && r->read_ns.p50 > c->native_read_ns_max;
+}
+
+static void record_port_use(struct clock_result *r)
+{
+	const struct clock *c = r->clock;
+	unsigned int i;
+
+	if (!(c->flags & CLOCK_PORT_IO))
+		return;
+	for (i = 0; i < c->nr_ports && i < CLOCK_MAX_PORTS; i++)
+		r->port_use[i] = platform_port_use(c->ports[i]);
+	r->nr_ports = i;
 }
 
 /* The stopwatch's clock (the TSC) if it claims to be invariant, else the
@@ -359,6 +395,7 @@ void measure_all(const struct measure_options *opts, struct measure_result *out)
 		measure_conversion(r);
 		measure_rate(r, opts->rate_ms);
 		judge_trapped(r);
+		record_port_use(r);
 		r->measured = true;
 	}
 	count_bad_reads(out);

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/platform.h"
 #include "lib/clock.h"
 #include "engine/clocks.h"
 #include "lib/stats.h"
@@ -28,7 +29,11 @@ struct clock_result {
 	unsigned int samples;
 	struct stats_summary read_cycles; /* empty bracket subtracted */
 	struct stats_summary read_ns;
+	/* The batch figure: the median of MEASURE_BATCHES timed loops of
+	 * reads, and the fastest and slowest of them. */
 	double batch_ns_per_read;
+	double batch_ns_min, batch_ns_max;
+	unsigned int batches;
 	double conversion_ns;
 	bool changed;		 /* two consecutive reads ever differed */
 	double resolution_ns;	 /* smallest non-zero step */
@@ -48,7 +53,13 @@ struct clock_result {
 	/* The driver's count of bad reads after measuring (clock->bad_reads;
 	 * 0 without one). */
 	unsigned long bad_reads;
+	/* For a clock read through I/O ports: how each port's accesses were
+	 * carried out up to the end of its measurement (clock->ports). */
+	struct port_use port_use[CLOCK_MAX_PORTS];
+	unsigned int nr_ports;
 };
+
+#define MEASURE_BATCHES 5
 
 #define MAX_CLOCKS 16
 

@@ -24,6 +24,7 @@
 #include "base/paging.h"
 #include "base/platform.h"
 #include "base/smp.h"
+#include "base/timing.h"
 #include "clockbench/version.h"
 #include "drivers/acpi.h"
 #include "drivers/acpi_tables.h"
@@ -164,8 +165,11 @@ static void run_env(struct run *r)
 	collect_cpu(e);
 	collect_hypervisor(e);
 	platform_describe_privilege(e->privilege, sizeof(e->privilege));
-	e->iopl_honoured = !platform_port_io_emulated();
+	e->iopl_honoured = platform_iopl_honoured();
+	e->io_bitmap_honoured = platform_io_bitmap_honoured();
+	e->port_io_words = platform_port_io_words();
 	e->port_io_detour = platform_port_io_detour();
+	e->ring0_round_trip_cycles = platform_ring0_round_trip_cycles();
 	collect_acpi(e, &r->boot);
 	r->probe.acpi = acpi_tables();
 	r->probe.hv = &e->hv;
@@ -283,6 +287,7 @@ static void run_selftest(struct run *r)
 
 struct phase {
 	const char *name;
+	enum timing_phase timing; /* what its run() is charged to */
 	void (*run)(struct run *r);
 	void (*print)(const struct run_report *run);
 	void (*checks)(const struct run_report *run, struct ktap *k);
@@ -292,18 +297,21 @@ struct phase {
 /* In the order they run; the JSON document's members come in this order
  * too (docs/report-format.md). */
 static const struct phase phases[] = {
-	{ "environment", run_env, report_env_print, NULL, report_env_json },
-	{ "acpi-dump", run_acpi_dump, NULL, NULL, NULL },
-	{ "fault", run_fault, NULL, NULL, NULL },
-	{ "clocks", run_clocks, report_clocks_print, NULL, NULL },
-	{ "cpus", run_cpus, report_cpus_print, report_cpus_checks, NULL },
-	{ "measure", run_measure, report_measure_print, report_measure_checks,
-	  report_measure_json },
-	{ "cross-cpu", run_xcpu, report_xcpu_print, report_xcpu_checks,
-	  report_xcpu_json },
-	{ "ticks", run_ticks, report_ticks_print, report_ticks_checks,
-	  report_ticks_json },
-	{ "selftest", run_selftest, NULL, report_selftest_checks, NULL },
+	{ "environment", TIMING_ENVIRONMENT, run_env, report_env_print, NULL,
+	  report_env_json },
+	{ "acpi-dump", TIMING_ENVIRONMENT, run_acpi_dump, NULL, NULL, NULL },
+	{ "fault", TIMING_SETUP, run_fault, NULL, NULL, NULL },
+	{ "clocks", TIMING_PROBE, run_clocks, report_clocks_print, NULL, NULL },
+	{ "cpus", TIMING_CPUS, run_cpus, report_cpus_print, report_cpus_checks,
+	  NULL },
+	{ "measure", TIMING_MEASURE, run_measure, report_measure_print,
+	  report_measure_checks, report_measure_json },
+	{ "cross-cpu", TIMING_CROSS_CPU, run_xcpu, report_xcpu_print,
+	  report_xcpu_checks, report_xcpu_json },
+	{ "ticks", TIMING_TICKS, run_ticks, report_ticks_print,
+	  report_ticks_checks, report_ticks_json },
+	{ "selftest", TIMING_SELFTEST, run_selftest, NULL,
+	  report_selftest_checks, NULL },
 };
 
 #define NR_PHASES (sizeof(phases) / sizeof(phases[0]))
@@ -341,15 +349,24 @@ static void emit(void *ctx, const char *text, size_t len)
 	}
 }
 
+/* The last member: where the time went, up to this point of the
+ * document (all but its last lines are on the console by now). */
+static void json_timing(const struct run_report *run, struct json_writer *w)
+{
+	timing_collect(platform_console_burst(), &the_run.report.timing);
+	report_timing_json(run, w);
+}
+
 static void print_json(const struct run_report *run, const struct ktap *k)
 {
-	static report_json_member members[NR_PHASES];
+	static report_json_member members[NR_PHASES + 1];
 	static struct line_sink sink;
 	size_t i, n = 0;
 
 	for (i = 0; i < NR_PHASES; i++)
 		if (phases[i].json)
 			members[n++] = phases[i].json;
+	members[n++] = json_timing;
 	console_puts(JSON_BEGIN);
 	if (!report_json(run, k, members, n, emit, &sink))
 		printf("clockbench: the JSON writer found the document "
@@ -370,6 +387,20 @@ static void setup(struct run *r, uint32_t protocol, uint32_t info_paddr,
 	if (boot_info_parse(&r->boot, (int)protocol, magic, info_paddr,
 			    &boot_mem, err, sizeof(err)))
 		fail_early("the boot information is unusable", err);
+	/* Options cut off are options silently changed: refuse them. */
+	if (r->boot.cmdline_truncated) {
+		snprintf(err, sizeof(err),
+			 "the command line is longer than the %u bytes "
+			 "clockbench keeps (counting the image path the boot "
+			 "loader may put first); it ends, cut, in \"...%s\": "
+			 "give fewer or shorter options",
+			 BOOT_CMDLINE_MAX - 1,
+			 r->boot.cmdline +
+				 (strlen(r->boot.cmdline) > 40
+					  ? strlen(r->boot.cmdline) - 40
+					  : 0));
+		fail_early("the command line is too long", err);
+	}
 	/* boot/start32.S found RAM there; the map must call it RAM too. */
 	if (!boot_info_ram_covers(&r->boot, (uintptr_t)__image_start,
 				  (uintptr_t)__image_end)) {
@@ -409,11 +440,14 @@ void kernel_boot(uint32_t protocol, uint32_t info_paddr, uint32_t magic)
 	struct ktap *k = ktap_run();
 	size_t i;
 
+	timing_start();
 	console_init();
 	printf("\nclockbench %s\n", CLOCKBENCH_VERSION);
 	setup(r, protocol, info_paddr, magic);
 	for (i = 0; i < NR_PHASES; i++) {
+		timing_enter(phases[i].timing);
 		phases[i].run(r);
+		timing_enter(TIMING_REPORT);
 		if (phases[i].print)
 			phases[i].print(&r->report);
 		if (phases[i].checks)
@@ -421,5 +455,7 @@ void kernel_boot(uint32_t protocol, uint32_t info_paddr, uint32_t magic)
 	}
 	ktap_print(k);
 	print_json(&r->report, k);
+	/* The time line after the document, from the same accounts. */
+	report_timing_print(&r->report.timing);
 	run_exit(ktap_verdict(k));
 }

@@ -33,7 +33,8 @@ struct hv_info;
 #define CLOCK_PORT_IO	      (1u << 4) /* read through I/O ports */
 #define CLOCK_MULTI_ACCESS    (1u << 5) /* one read takes several accesses */
 
-#define CLOCK_TEXT_LEN 160
+#define CLOCK_TEXT_LEN	160
+#define CLOCK_MAX_PORTS 2
 
 #define NS_PER_S 1000000000ull
 
@@ -113,6 +114,10 @@ struct clock {
 	 * rate check against that one would prove nothing. */
 	const struct clock *calibrated_against;
 	unsigned int flags;
+	/* The I/O ports a CLOCK_PORT_IO clock's reads use, as its probe
+	 * found them, for the report's word on how they were accessed. */
+	uint16_t ports[CLOCK_MAX_PORTS];
+	unsigned int nr_ports;
 	bool present;
 	char absent_reason[CLOCK_TEXT_LEN];
 	char notes[CLOCK_TEXT_LEN]; /* anything else worth a reader's eye */

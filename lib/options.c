@@ -97,7 +97,8 @@ static const struct option_desc option_table[] = {
 	  false,
 	  { NULL },
 	  0,
-	  "per-read samples for each clock; 0 = as many as the budget allows",
+	  "per-read samples for each clock, taken as given; 0 = as many as "
+	  "the budget allows (at least 200)",
 	  0,
 	  MEASURE_MAX_SAMPLES,
 	  NULL },

@@ -113,6 +113,27 @@ static void print_acpi(const struct env_result *e)
 		ENV_LINE("", "warning: %s", e->acpi.warnings[i]);
 }
 
+/* Whether the hypervisor runs guest ring 0 by emulation, in words. */
+static void print_ring0(const struct env_result *e)
+{
+	uint64_t trip = e->ring0_round_trip_cycles;
+
+	if (!trip)
+		return;
+	if (trip > RING0_EMULATED_CYCLES && e->hv.present)
+		ENV_LINE("",
+			 "ring 0 emulated by the hypervisor: a request to ring "
+			 "0 and back takes %llu TSC cycles (median), over the "
+			 "%u a CPU needs even at a few GHz, as under kvm-pvm; "
+			 "ring 3, where everything is measured, runs natively",
+			 (unsigned long long)trip, RING0_EMULATED_CYCLES);
+	else
+		ENV_LINE("",
+			 "a request to ring 0 and back takes %llu TSC "
+			 "cycles (median)",
+			 (unsigned long long)trip);
+}
+
 void report_env_print(const struct run_report *run)
 {
 	const struct env_result *e = &run->env;
@@ -126,6 +147,8 @@ void report_env_print(const struct run_report *run)
 	ENV_LINE("cpu", "%s", e->cpu_text);
 	print_hypervisor(e);
 	ENV_LINE("privilege", "%s", e->privilege);
+	print_ring0(e);
+	ENV_LINE("port I/O", "%s", e->port_io_words);
 	print_memory(e);
 	print_acpi(e);
 }
@@ -152,6 +175,16 @@ void report_env_json(const struct run_report *run, struct json_writer *w)
 	json_uint(w, "cpus_online", run->cpus.online);
 	json_uint(w, "memory_mib", e->boot->ram_bytes / MIB);
 	json_bool(w, "iopl_honoured", e->iopl_honoured);
+	if (e->io_bitmap_honoured >= 0)
+		json_bool(w, "io_bitmap_honoured", e->io_bitmap_honoured);
+	else
+		json_null(w, "io_bitmap_honoured");
+	report_json_uint_if(w, "ring0_round_trip_cycles",
+			    e->ring0_round_trip_cycles != 0,
+			    e->ring0_round_trip_cycles);
+	json_bool(w, "ring0_emulated",
+		  e->ring0_round_trip_cycles > RING0_EMULATED_CYCLES &&
+			  e->hv.present);
 	if (run->measure.timed)
 		json_double(w, "tsc_hz", run->measure.tsc_hz);
 	else

@@ -20,6 +20,69 @@ static void print_cell_ns(double ns)
 		printf(" %10.1f", ns);
 }
 
+/* The accesses that took the #GP detour, over a clock's ports. */
+static long port_detours(const struct clock_result *r)
+{
+	long sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < r->nr_ports; i++)
+		if (r->port_use[i].detours > 0)
+			sum += r->port_use[i].detours;
+	return sum;
+}
+
+/* The path a clock's port reads took, judged by the worst of its ports. */
+static enum port_path clock_port_path(const struct clock_result *r)
+{
+	enum port_path path = PORT_NATIVE;
+	unsigned int i;
+
+	for (i = 0; i < r->nr_ports; i++)
+		if (r->port_use[i].path > path)
+			path = r->port_use[i].path;
+	return path;
+}
+
+static const char *const port_path_keys[] = {
+	[PORT_NATIVE] = "native",
+	[PORT_RING0] = "ring0",
+	[PORT_HYPERVISOR] = "hypervisor",
+};
+
+/* Which path @r's port accesses took, in one sentence. */
+static int port_path_words(const struct clock_result *r, char *buf, size_t len,
+			   const char *sep)
+{
+	char ports[48] = "";
+	size_t used = 0;
+	unsigned int i;
+
+	for (i = 0; i < r->nr_ports && used < sizeof(ports); i++)
+		used += snprintf(ports + used, sizeof(ports) - used, "%s%#x",
+				 i ? " and " : "", r->clock->ports[i]);
+	switch (clock_port_path(r)) {
+	case PORT_NATIVE:
+		return snprintf(buf, len,
+				"%sIts port accesses (%s) ran natively, "
+				"without a #GP: ring 3 was allowed the "
+				"port%s.",
+				sep, ports, r->nr_ports > 1 ? "s" : "");
+	case PORT_RING0:
+		return snprintf(buf, len,
+				"%sIts port accesses (%s) were emulated by "
+				"ring 0 after a #GP, %ld of them: each one "
+				"adds an exception round trip.",
+				sep, ports, port_detours(r));
+	default:
+		return snprintf(buf, len,
+				"%sIts port accesses (%s) are each performed "
+				"by the hypervisor (a PV guest's every in and "
+				"out traps).",
+				sep, ports);
+	}
+}
+
 /* What the report says of @r beyond the table, in words: the table's notes
  * column, and the JSON's "notes" after the driver's own. */
 static void result_notes(const struct run_report *run,
@@ -44,6 +107,16 @@ static void result_notes(const struct run_report *run,
 				 "something intercepts or emulates it.",
 				 (unsigned long long)r->read_ns.p50,
 				 c->native_read_ns_max);
+	else if (c->native_read_ns_max)
+		used += snprintf(buf + used, len - used,
+				 "not trapped: a read takes %llu ns (median), "
+				 "within the %u ns it can take when nothing "
+				 "intercepts it.",
+				 (unsigned long long)r->read_ns.p50,
+				 c->native_read_ns_max);
+	if (r->nr_ports && used < len)
+		used += port_path_words(r, buf + used, len - used,
+					used ? " " : "");
 	if (r->ambiguous_gaps && used < len)
 		used += snprintf(
 			buf + used, len - used,
@@ -58,18 +131,13 @@ static void result_notes(const struct run_report *run,
 				 "part of every read, and conversion_ns "
 				 "measures only the generic path.",
 				 used ? " " : "");
-	if ((c->flags & CLOCK_PORT_IO) && run->env.port_io_detour && used < len)
-		snprintf(buf + used, len - used,
-			 "%sEach port access here also costs a #GP round trip: "
-			 "%s.",
-			 used ? " " : "", run->env.port_io_detour);
 }
 
 void report_measure_print(const struct run_report *run)
 {
 	const struct measure_result *m = &run->measure;
 	const struct clock_result *r;
-	char notes[3 * CLOCK_TEXT_LEN];
+	char notes[4 * CLOCK_TEXT_LEN];
 
 	printf("# results: ns from TSC cycles at %.6f GHz; per-read cost = "
 	       "lfence;rdtsc, read, lfence;rdtsc minus the empty bracket "
@@ -115,12 +183,11 @@ void report_measure_print(const struct run_report *run)
 }
 
 /* The checks of a clock's measurements. */
-static void check_measured(const struct run_report *run,
-			   const struct clock_result *r, struct ktap *k)
+static void check_measured(const struct clock_result *r, struct ktap *k)
 {
 	report(k, r->changed, "advances");
 	if (r->backward_steps && (r->clock->flags & CLOCK_MULTI_ACCESS) &&
-	    !run->env.iopl_honoured) {
+	    r->nr_ports && clock_port_path(r) != PORT_NATIVE) {
 		/* Each access is a #GP the hypervisor hands to ring 0 here;
 		 * an access lost or repeated on the way leaves a latch stale,
 		 * so a step back says as much about that path as about the
@@ -170,7 +237,7 @@ void report_measure_checks(const struct run_report *run, struct ktap *k)
 			continue;
 		report_prefix_push(k, "%s: ", r->clock->name);
 		if (r->measured)
-			check_measured(run, r, k);
+			check_measured(r, k);
 		/* The driver's own count, measured or not (probes read too). */
 		if (r->clock->bad_reads) {
 			report(k, r->bad_reads == 0, "%s",
@@ -192,12 +259,39 @@ static void json_flags(struct json_writer *w, unsigned int flags)
 	json_array_end(w);
 }
 
+/* {"path", "ports": [{"port", "detours"}]}, or null for a clock read
+ * without I/O ports (or not measured). */
+static void json_port_path(struct json_writer *w, const struct clock_result *r)
+{
+	unsigned int i;
+
+	if (!r->measured || !r->nr_ports) {
+		json_null(w, "port_path");
+		return;
+	}
+	json_object_begin(w, "port_path");
+	json_string(w, "path", port_path_keys[clock_port_path(r)]);
+	json_array_begin(w, "ports");
+	for (i = 0; i < r->nr_ports; i++) {
+		json_object_begin(w, NULL);
+		json_uint(w, "port", r->clock->ports[i]);
+		if (r->port_use[i].detours >= 0)
+			json_uint(w, "detours",
+				  (uint64_t)r->port_use[i].detours);
+		else
+			json_null(w, "detours");
+		json_object_end(w);
+	}
+	json_array_end(w);
+	json_object_end(w);
+}
+
 static void json_clock(const struct run_report *run, struct json_writer *w,
 		       const struct clock_result *r)
 {
 	const struct clock *c = r->clock;
 	bool m = r->measured;
-	char mine[3 * CLOCK_TEXT_LEN];
+	char mine[4 * CLOCK_TEXT_LEN];
 	char notes[sizeof(mine) + sizeof(c->notes) + 2];
 
 	json_object_begin(w, NULL);
@@ -221,6 +315,9 @@ static void json_clock(const struct run_report *run, struct json_writer *w,
 	report_json_stats(w, "read_cycles", &r->read_cycles, m);
 	report_json_stats(w, "read_ns", &r->read_ns, m);
 	report_json_double_if(w, "batch_ns_per_read", m, r->batch_ns_per_read);
+	report_json_double_if(w, "batch_ns_min", m, r->batch_ns_min);
+	report_json_double_if(w, "batch_ns_max", m, r->batch_ns_max);
+	report_json_uint_if(w, "batches", m, r->batches);
 	report_json_double_if(w, "conversion_ns", m, r->conversion_ns);
 	report_json_double_if(w, "resolution_ns", m && r->changed,
 			      r->resolution_ns);
@@ -240,6 +337,7 @@ static void json_clock(const struct run_report *run, struct json_writer *w,
 		json_bool(w, "trapped", r->trapped);
 	else
 		json_null(w, "trapped");
+	json_port_path(w, r);
 	result_notes(run, r, mine, sizeof(mine));
 	snprintf(notes, sizeof(notes), "%s%s%s", c->notes,
 		 c->notes[0] && mine[0] ? " " : "", mine);

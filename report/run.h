@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/timing.h"
 #include "drivers/acpi.h"
 #include "drivers/tsc.h"
 #include "engine/cpus.h"
@@ -42,10 +43,17 @@ struct env_result {
 	char hv_features[HV_MAX_FOUND][256]; /* each interface's, in words */
 	struct xen_cpuid_info xen[HV_MAX_FOUND]; /* for the Xen ones */
 	char privilege[ENV_TEXT_LEN];
-	bool iopl_honoured; /* port I/O done by the kernel itself */
-	/* Who performs each port access when not the kernel, and why, in
-	 * words (base/platform.h); NULL when the kernel does. */
+	/* How port I/O works here (base/platform.h): whether IOPL 3 lets
+	 * ring 3 do it, whether the TSS I/O permission bitmap does (1, 0,
+	 * -1 not tried), in words; who performs every access when the
+	 * hypervisor does (NULL otherwise). */
+	bool iopl_honoured;
+	int io_bitmap_honoured;
+	const char *port_io_words;
 	const char *port_io_detour;
+	/* A privileged request's round trip to ring 0 and back, in TSC
+	 * cycles (0: ring 0 is not the kernel's). */
+	uint64_t ring0_round_trip_cycles;
 	/* ACPI: the root, each table, what was wrong with them. */
 	struct {
 		bool present;
@@ -86,7 +94,15 @@ struct run_report {
 	struct xcpu_result xcpu;
 	struct ticks_result ticks;
 	struct selftest_result selftest;
+	struct timing_result timing; /* filled as the document is written */
 };
+
+/* A ring-0 round trip longer than this means the hypervisor emulates
+ * guest ring 0 (kvm-pvm does): natively and under VT-x or SVM an int and
+ * iret take well under 2,000 cycles; this is microseconds at any clock
+ * rate.  In cycles, because the environment is reported before the TSC's
+ * rate is known. */
+#define RING0_EMULATED_CYCLES 10000
 
 /* The sections for people. */
 void report_env_print(const struct run_report *run);
@@ -95,6 +111,7 @@ void report_cpus_print(const struct run_report *run);
 void report_measure_print(const struct run_report *run);
 void report_xcpu_print(const struct run_report *run);
 void report_ticks_print(const struct run_report *run);
+void report_timing_print(const struct timing_result *t);
 
 /* The checks each section's results are held to. */
 void report_selftest_checks(const struct run_report *run, struct ktap *k);
@@ -108,6 +125,7 @@ void report_env_json(const struct run_report *run, struct json_writer *w);
 void report_measure_json(const struct run_report *run, struct json_writer *w);
 void report_xcpu_json(const struct run_report *run, struct json_writer *w);
 void report_ticks_json(const struct run_report *run, struct json_writer *w);
+void report_timing_json(const struct run_report *run, struct json_writer *w);
 
 /** @st as {min, p50, p90, p99, p999, max} under @key, or null when not
  * @present. */

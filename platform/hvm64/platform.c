@@ -29,9 +29,50 @@
 #define KBC_COMMAND_PORT   0x64
 #define KBC_PULSE_RESET	   0xfe
 #define PORT_SETTLE_READS  100000 /* port reads to wait for a reset */
+#define UART_PORTS	   8
+
+/* A port whose reads do nothing (the POST code port: Linux writes it for
+ * delays, reads return junk): the probe of how port I/O works here. */
+#define PROBE_PORT  0x80
+#define ROUND_TRIPS 15
+
+static bool iopl_honoured = true;
+static int io_bitmap_honoured = -1;
+
+static long port_detours(uint16_t port)
+{
+	const struct ring0_port_detours *d = &ring0_port_detours;
+	unsigned int i;
+
+	for (i = 0; i < RING0_PORTS_COUNTED; i++)
+		if (__atomic_load_n(&d->port_plus1[i], __ATOMIC_RELAXED) ==
+		    (uint32_t)port + 1)
+			return (long)__atomic_load_n(&d->count[i],
+						     __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* Before the port is allowed, a read that raises #GP says IOPL 3 is
+ * ignored; after, one that still does says the bitmap is too. */
+static void probe_port_io(void)
+{
+	long before = port_detours(PROBE_PORT);
+
+	inb(PROBE_PORT);
+	iopl_honoured = port_detours(PROBE_PORT) == before;
+	platform_ports_allow(PROBE_PORT, 1);
+	if (iopl_honoured)
+		return;
+	before = port_detours(PROBE_PORT);
+	inb(PROBE_PORT);
+	io_bitmap_honoured = port_detours(PROBE_PORT) == before;
+}
 
 void platform_console_init(void)
 {
+	probe_port_io();
+	platform_ports_allow(COM1_PORT, UART_PORTS);
+	platform_ports_allow(ISA_DEBUG_EXIT_PORT, 1);
 	uart_init();
 	xen_hvm_console_init();
 }
@@ -48,13 +89,35 @@ void platform_console_flush(void)
 	xen_hvm_console_flush();
 }
 
+unsigned int platform_console_burst(void)
+{
+	return uart_burst_bytes();
+}
+
 void platform_describe_privilege(char *buf, size_t len)
 {
-	/* The console has done port I/O by now: did IOPL 3 work in ring 3? */
-	snprintf(buf, len, "ring 3, IOPL 3%s",
-		 ring0_io_emulations ? " not honoured by the hypervisor: ring "
-				       "0 performs port I/O"
-				     : "");
+	snprintf(buf, len, "ring 3 (IOPL 3), with its own ring 0");
+}
+
+uint64_t platform_ring0_round_trip_cycles(void)
+{
+	uint64_t trips[ROUND_TRIPS], t0;
+	unsigned int i, j;
+
+	for (i = 0; i < ROUND_TRIPS; i++) {
+		t0 = tsc_read_ordered();
+		priv_read_cr(0);
+		trips[i] = tsc_read_ordered() - t0;
+	}
+	/* The median, by insertion sort: no library in a platform file. */
+	for (i = 1; i < ROUND_TRIPS; i++)
+		for (j = i; j > 0 && trips[j - 1] > trips[j]; j--) {
+			uint64_t t = trips[j];
+
+			trips[j] = trips[j - 1];
+			trips[j - 1] = t;
+		}
+	return trips[ROUND_TRIPS / 2];
 }
 
 unsigned long platform_stray_interrupts(void)
@@ -62,17 +125,46 @@ unsigned long platform_stray_interrupts(void)
 	return ring0_stray_interrupts;
 }
 
-bool platform_port_io_emulated(void)
+void platform_ports_allow(uint16_t first, unsigned int count)
 {
-	/* Ring 0 counts what it performed for ring 3. */
-	return ring0_io_emulations != 0;
+	/* Refused only for a range past 0xffff: those accesses keep the #GP
+	 * path, which the port's count then shows. */
+	priv_call(PRIV_IO_ALLOW, first, count, NULL);
+}
+
+struct port_use platform_port_use(uint16_t port)
+{
+	long detours = port_detours(port);
+
+	return (struct port_use){ detours ? PORT_RING0 : PORT_NATIVE, detours };
+}
+
+bool platform_iopl_honoured(void)
+{
+	return iopl_honoured;
+}
+
+int platform_io_bitmap_honoured(void)
+{
+	return io_bitmap_honoured;
+}
+
+const char *platform_port_io_words(void)
+{
+	if (iopl_honoured)
+		return "IOPL 3 honoured: ring 3 does port I/O natively";
+	if (io_bitmap_honoured == 1)
+		return "IOPL 3 ignored by the hypervisor, the TSS I/O "
+		       "permission bitmap honoured: ring 3 uses the ports it "
+		       "was given natively";
+	return "the hypervisor honours neither IOPL 3 nor the TSS I/O "
+	       "permission bitmap: each port access raises #GP and ring 0 "
+	       "performs it";
 }
 
 const char *platform_port_io_detour(void)
 {
-	return platform_port_io_emulated() ? "the hypervisor ignores IOPL, so "
-					     "ring 0 performs it"
-					   : NULL;
+	return NULL;
 }
 
 const char *platform_port_io_unavailable(void)
@@ -138,6 +230,9 @@ static void acpi_power_off(void)
 	fadt = acpi_find(tables, "FACP", 0, &len);
 	if (!fadt || acpi_fadt_power(fadt, len, &power) || !power.pm1a_cnt_port)
 		return;
+	platform_ports_allow(power.pm1a_cnt_port, 2);
+	if (power.pm1b_cnt_port)
+		platform_ports_allow(power.pm1b_cnt_port, 2);
 	dsdt = phys_map(&phys_mem, power.dsdt_paddr, ACPI_HEADER_LEN);
 	if (!dsdt || dsdt->length < ACPI_HEADER_LEN ||
 	    !phys_map(&phys_mem, power.dsdt_paddr, dsdt->length))
@@ -155,6 +250,8 @@ static void acpi_power_off(void)
 
 static void machine_reset(void)
 {
+	platform_ports_allow(RESET_CONTROL_PORT, 1);
+	platform_ports_allow(KBC_COMMAND_PORT, 1);
 	outb(RESET_CONTROL_PORT, RESET_CONTROL_HARD);
 	settle();
 	outb(KBC_COMMAND_PORT, KBC_PULSE_RESET);

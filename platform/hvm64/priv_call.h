@@ -28,6 +28,7 @@ enum priv_op {
 	PRIV_PROVOKE,	   /* RDI: PRIV_PROVOKE_* in ring 0 (fault tests) */
 	PRIV_HYPERCALL,	   /* RDI struct priv_hypercall * -> RAX result */
 	PRIV_IDLE,	   /* sti; hlt; cli: sleep until an interrupt */
+	PRIV_IO_ALLOW,	   /* RDI first port, RSI count -> RDX 1 if refused */
 };
 
 /* A Xen hypercall for ring 0 to make (HVM guests may make them only from

@@ -17,6 +17,7 @@
 #include "base/priv.h"
 #include "platform/hvm64/priv_call.h"
 #include "platform/hvm64/ring0.h"
+#include "lib/iobitmap.h"
 #include "lib/verdict.h"
 
 #define NR_VECTORS     256
@@ -70,14 +71,22 @@ extern uint64_t gdt64[];
 extern char ring0_stack_top[], boot_stack_guard[];
 extern uint64_t ap_boot_ring0_stack;
 
+/* Every CPU's TSS, and right after them the one I/O permission bitmap
+ * they all point at (lib/iobitmap.h): ports ring 0 allowed are ring 3's to
+ * use directly, where the hypervisor honours the bitmap. */
+static struct {
+	struct tss64 tss[MAX_CPUS];
+	uint8_t io_bitmap[IOBITMAP_BYTES];
+} tss_area;
+
 static struct idt_gate idt[NR_VECTORS];
-static struct tss64 tss[MAX_CPUS];
 static uint8_t ist_stacks[MAX_CPUS][NR_IST][IST_STACK_SIZE]
 	__attribute__((aligned(16)));
 static uint8_t fault_stack[FAULT_STACK_SIZE] __attribute__((aligned(16)));
 static struct fault_record fault_record;
 static int fault_depth;
 unsigned long ring0_io_emulations;
+struct ring0_port_detours ring0_port_detours;
 unsigned long ring0_stray_interrupts;
 struct ring0_eoi ring0_wake_eoi;
 
@@ -108,9 +117,10 @@ static void set_gate(unsigned int vector, uint64_t handler, unsigned int ist,
 /* CPU @cpu's TSS: its ring-0 stack and IST stacks, in its GDT slot. */
 static void tss_install(unsigned int cpu, uint64_t rsp0)
 {
-	struct tss64 *t = &tss[cpu];
+	struct tss64 *t = &tss_area.tss[cpu];
 	uint64_t base = (uint64_t)(uintptr_t)t;
-	uint64_t limit = sizeof(*t) - 1;
+	struct iobitmap_tss io;
+	uint64_t limit;
 	unsigned int sel = GDT_SEL_CPU_TSS + 16 * cpu;
 	unsigned int i;
 
@@ -118,7 +128,17 @@ static void tss_install(unsigned int cpu, uint64_t rsp0)
 	for (i = 0; i < NR_IST; i++)
 		t->ist[i] = (uint64_t)(uintptr_t)(ist_stacks[cpu][i] +
 						  IST_STACK_SIZE - 16);
-	t->iomap_base = sizeof(*t); /* no bitmap: IOPL 3 decides */
+	/* The layout is fixed at build time; a TSS that could not reach the
+	 * bitmap would just have none (every port takes the #GP path). */
+	if (iobitmap_tss_layout(offsetof(typeof(tss_area), tss[cpu]),
+				sizeof(*t),
+				offsetof(typeof(tss_area), io_bitmap), &io)) {
+		t->iomap_base = io.iomap_base;
+		limit = io.limit;
+	} else {
+		t->iomap_base = sizeof(*t);
+		limit = sizeof(*t) - 1;
+	}
 
 	gdt64[sel / 8] = (limit & 0xffff) | ((base & 0xffffff) << 16) |
 			 ((uint64_t)TSS_AVAILABLE_64 << 40) |
@@ -146,6 +166,7 @@ void ring0_init(void)
 {
 	unsigned int v;
 
+	iobitmap_deny_all(tss_area.io_bitmap);
 	tss_install(0, (uint64_t)(uintptr_t)ring0_stack_top);
 	for (v = 0; v < NR_EXCEPTIONS; v++) {
 		unsigned int ist = v == X86_EXC_DF    ? IST_DOUBLE_FAULT
@@ -180,6 +201,31 @@ static void provoke(uint64_t what)
 			     : "memory");
 	else if (what == PRIV_PROVOKE_NMI)
 		asm volatile("int $2");
+}
+
+/* One more access to @port performed by ring 0 (any CPU). */
+static void count_detour(uint16_t port)
+{
+	struct ring0_port_detours *d = &ring0_port_detours;
+	unsigned int i;
+
+	for (i = 0; i < RING0_PORTS_COUNTED; i++) {
+		uint32_t want = (uint32_t)port + 1;
+		uint32_t key =
+			__atomic_load_n(&d->port_plus1[i], __ATOMIC_RELAXED);
+
+		/* Claim a free slot; when another CPU claimed it first, key
+		 * becomes what that CPU wrote. */
+		if (!key && __atomic_compare_exchange_n(
+				    &d->port_plus1[i], &key, want, false,
+				    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			key = want;
+		if (key != want)
+			continue;
+		__atomic_fetch_add(&d->count[i], 1, __ATOMIC_RELAXED);
+		return;
+	}
+	__atomic_fetch_add(&d->other_ports, 1, __ATOMIC_RELAXED);
 }
 
 /*
@@ -233,6 +279,7 @@ static bool emulate_io(struct trap_frame *f)
 	}
 	if (!(ip[0] & 1))
 		size = 1;
+	count_detour(port);
 	is_in = !(ip[0] & 2);
 	if (is_in) {
 		val = size == 1 ? inb(port) : size == 2 ? inw(port) : inl(port);
@@ -303,6 +350,10 @@ static void priv_request(struct trap_frame *f)
 			h->args[3], h->args[4]);
 		break;
 	}
+	case PRIV_IO_ALLOW:
+		f->rdx = !iobitmap_allow(tss_area.io_bitmap, (uint32_t)f->rdi,
+					 (uint32_t)f->rsi);
+		break;
 	case PRIV_IDLE:
 		/* The interrupt that ends hlt is taken here, in ring 0. */
 		asm volatile("sti; hlt; cli" ::: "memory");

@@ -39,16 +39,51 @@ unsigned long platform_stray_interrupts(void)
 	return 0; /* events, not vectors: none can stray */
 }
 
-bool platform_port_io_emulated(void)
+void platform_ports_allow(uint16_t first, unsigned int count)
+{
+	/* Xen decides (PHYSDEVOP_set_iopl and its own I/O ranges). */
+	(void)first;
+	(void)count;
+}
+
+struct port_use platform_port_use(uint16_t port)
 {
 	/* A PV guest's every port access traps to Xen, which performs it if
-	 * the port is the guest's. */
-	return true;
+	 * the port is the guest's; nobody here counts them. */
+	(void)port;
+	return (struct port_use){ PORT_HYPERVISOR, -1 };
+}
+
+bool platform_iopl_honoured(void)
+{
+	return false;
+}
+
+int platform_io_bitmap_honoured(void)
+{
+	return -1;
+}
+
+const char *platform_port_io_words(void)
+{
+	return xen_pv_iopl_rc ? "none: Xen refused PHYSDEVOP_set_iopl"
+			      : "virtual IOPL 3: every port access traps to "
+				"Xen, which checks and performs it";
 }
 
 const char *platform_port_io_detour(void)
 {
 	return "Xen checks and performs every port access of a PV guest";
+}
+
+uint64_t platform_ring0_round_trip_cycles(void)
+{
+	return 0; /* ring 0 is Xen's */
+}
+
+unsigned int platform_console_burst(void)
+{
+	return 0; /* a whole write per hypercall or ring update */
 }
 
 const char *platform_port_io_unavailable(void)
