@@ -344,7 +344,24 @@ class QemuCommands(unittest.TestCase):
         spec = qemu.BootSpec(boot="pvh", machine="q35", accel="kvm", smp=4, memory_mib=256)
         self.assertEqual(qemu.build_qemu_command(spec, "qemu", "b/cb.elf"), [
             "qemu", *COMMON, "-machine", "q35", "-accel", "kvm", "-cpu", "host", "-m", "256",
-            "-smp", "4", "-kernel", "b/cb.elf", "-append", ""])
+            "-smp", "4", "-bios", qemu.QBOOT_ROM, "-kernel", "b/cb.elf", "-append", ""])
+
+    def test_firmware(self):
+        """qboot starts a -kernel boot under KVM unless SeaBIOS is asked for; TCG and the
+        ISO boots keep QEMU's default; qboot cannot start an ISO."""
+        def bios(**kwargs):
+            command = qemu.build_qemu_command(qemu.BootSpec(**kwargs), "qemu", "b/x")
+            return command[command.index("-bios") + 1] if "-bios" in command else None
+        self.assertEqual(bios(accel="kvm"), qemu.QBOOT_ROM)
+        self.assertIsNone(bios(accel="kvm", firmware="seabios"))
+        self.assertIsNone(bios(accel="tcg"))
+        self.assertEqual(bios(accel="tcg", firmware="qboot"), qemu.QBOOT_ROM)
+        self.assertIsNone(bios(accel="kvm", boot="iso-bios"))
+        self.assertIn("qboot", qemu.BootSpec(accel="kvm").describe())
+        with self.assertRaisesRegex(outcome.RunnerError, "qboot starts only the -kernel boots"):
+            qemu.validate_spec(qemu.BootSpec(boot="iso-bios", firmware="qboot"))
+        with self.assertRaisesRegex(outcome.RunnerError, "firmware 'ovmf' is not one of"):
+            qemu.validate_spec(qemu.BootSpec(firmware="ovmf"))
 
     def test_machine_options_and_cpu_model(self):
         spec = qemu.BootSpec(machine_opts="hpet=off", cpu="host,-kvmclock", accel="kvm")

@@ -269,7 +269,7 @@ class RunCommand(unittest.TestCase):
         self.assertEqual(status, 0, err)
         self.assertIn("clockbench run: KVM with -cpu host,-arch-capabilities is the first "
                       "model KVM starts here", err)
-        self.assertIn("clockbench run: PASS (kvm pc multiboot1 -cpu host,-arch-capabilities, ",
+        self.assertIn("clockbench run: PASS (kvm pc multiboot1 -cpu host,-arch-capabilities qboot, ",
                       out)
         with open(json_path, encoding="utf-8") as document:
             runner = json.load(document)["runner"]

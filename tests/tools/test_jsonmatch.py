@@ -100,13 +100,17 @@ class Schema(unittest.TestCase):
     def test_known_paths(self):
         for text in ('clocks[tsc].freq_source ~ "x"', 'clocks[0].read_ns.p50 > 0',
                      'ticks.sources[pit].rates[10].problem ~ "x"', 'env.cpus_online == 2',
-                     'cross_cpu.clocks[tsc].offsets[1].offset_ns < 5', 'verdict == "pass"'):
+                     'cross_cpu.clocks[tsc].offsets[1].offset_ns < 5', 'verdict == "pass"',
+                     'clocks[pit].port_path.path == "native"', 'timing.phases_ms.print > 0'):
             with self.subTest(text=text):
                 self.assertIsNone(self.problem(text))
 
     def test_unknown_paths(self):
         self.assertEqual(self.problem('clocks[tsc].freq == 1'),
                          "clocks[tsc] has no member 'freq' in docs/report.schema.json")
+        self.assertEqual(self.problem('clocks[pit].port_path.route == 1'),
+                         "clocks[pit].port_path has no member 'route' in "
+                         "docs/report.schema.json")
         self.assertEqual(self.problem('tick.applies == true'),
                          "the report has no member 'tick' in docs/report.schema.json")
 

@@ -753,6 +753,72 @@ class Checks(unittest.TestCase):
     def tick_problems(self, change=None):
         return self.problems("ticks_facts", change, document=ticks_document())
 
+    @staticmethod
+    def with_timing(document):
+        """`document` as a guest with the timing section and port paths writes it."""
+        names = ("setup", "environment", "probe", "calibrate", "cpus", "measure",
+                 "cross_cpu", "ticks", "selftest", "report", "print")
+        document["timing"] = {
+            "timed": True, "run_ms": 66.0, "tsc_at_first_line_ms": 12.5,
+            "phases_ms": {name: float(i + 1) for i, name in enumerate(names)},
+            "console": {"bytes": 30000, "bytes_per_s": 1e6, "burst_bytes": 16}}
+        for clock in document["clocks"]:
+            if clock["name"] in ("acpi_pm", "pit"):  # the fixture predates their flags
+                clock["flags"] = sorted(set(clock["flags"]) | {"port_io"})
+                clock["port_path"] = {"path": "native",
+                                      "ports": [{"port": 0x608, "detours": 0}]}
+        return document
+
+    def test_timing_facts(self):
+        """The section must be there, add up within 5 %, and have printed something; and
+        a port clock must say its path."""
+        def check(change=None):
+            return self.problems("timing_facts", change,
+                                 document=self.with_timing(good_document()))
+        self.assertEqual(check(), [])
+        self.assertEqual(self.problems("timing_facts"), ["the timing section is missing"])
+
+        def slow(document):
+            document["timing"]["run_ms"] = 80.0
+        self.assertEqual(check(slow), ["timing: the phases add up to 66.0 ms, not within 5% "
+                                       "of run_ms 80.0"])
+
+        def within(document):
+            document["timing"]["run_ms"] = 68.0
+        self.assertEqual(check(within), [])
+
+        def silent(document):
+            document["timing"]["phases_ms"]["print"] = 0.0
+            document["timing"]["run_ms"] = 55.0
+        self.assertEqual(check(silent), ["timing: print is 0.0 ms, expected more than 0 "
+                                         "(the report itself was printed)"])
+
+        def pathless(document):
+            pm = next(c for c in document["clocks"] if c["name"] == "acpi_pm")
+            pm["port_path"] = None
+        self.assertEqual(check(pathless), ["acpi_pm: read through I/O ports, but port_path "
+                                           "is null"])
+
+    def test_port_paths_under_tcg_and_kvm(self):
+        """tcg_facts wants every port clock native; kvm_facts too where IOPL or the I/O
+        bitmap works, not where neither does."""
+        def detour(document):
+            pm = next(c for c in document["clocks"] if c["name"] == "acpi_pm")
+            pm["port_path"] = {"path": "ring0", "ports": [{"port": 0x608, "detours": 9}]}
+        self.assertEqual(
+            self.problems("tcg_facts", detour, document=self.with_timing(good_document())),
+            ["acpi_pm: port_path.path is 'ring0', expected 'native' "
+             "(ports: [{'port': 1544, 'detours': 9}])"])
+
+        def kvm(io_bitmap):
+            def change(document):
+                detour(document)
+                document["env"].update(iopl_honoured=False, io_bitmap_honoured=io_bitmap)
+            return self.problems("kvm_facts", change,
+                                 document=self.with_timing(kvm_document()))
+        self.assertEqual(len(kvm(True)), 1)
+        self.assertEqual(kvm(False), [])
+
     def test_ticks_facts_on_the_fixture(self):
         self.assertEqual(self.tick_problems(), [])
         self.assertEqual(self.problems("tcg_facts", document=ticks_document()), [])
@@ -860,7 +926,7 @@ class TestsCfgReportKey(unittest.TestCase):
         self.assertEqual(str(caught.exception), "t.cfg:1: report=fast is not a report check "
                                                 "(known: valid, tcg_facts, kvm_facts, "
                                                 "xen_pv_facts, smp_facts, single_cpu_facts, "
-                                                "ticks_facts).")
+                                                "timing_facts, ticks_facts).")
 
     def test_repository_report_tests(self):
         tests = testlist.load_tests_cfg(os.path.join(ROOT, testlist.TESTS_CFG))

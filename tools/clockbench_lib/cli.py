@@ -162,7 +162,7 @@ def cmd_run(args):
                          memory_mib=args.memory or qemu.default_memory_mib(args.boot),
                          cmdline=" ".join(args.guest_options),
                          machine_opts=args.machine_opts, cpu=chosen.cpu,
-                         xen_args=args.xen_args)
+                         xen_args=args.xen_args, firmware=args.firmware)
     timeout_s = args.timeout or qemu.default_timeout_s(chosen.accel, args.boot)
     log_shown = args.log or os.path.join(RUN_DIR, "last.log")
     try:
@@ -457,6 +457,11 @@ def add_run_parser(subparsers):
                              "e.g. clocksource=tsc")
     parser.add_argument("--machine-opts", default="", metavar="OPTS",
                         help="appended to QEMU's -machine, e.g. hpet=off or acpi=off")
+    parser.add_argument("--firmware", choices=qemu.FIRMWARES, default="",
+                        help="what starts a -kernel boot (multiboot1, pvh): qboot, QEMU's "
+                             "minimal firmware (the default under kvm, where SeaBIOS's "
+                             "real mode is slow), or seabios (the default under tcg); "
+                             "ISO boots always use SeaBIOS or OVMF")
     parser.add_argument("--cpu", default="", metavar="MODEL",
                         help="QEMU -cpu model, used as given (default under kvm: the first "
                              "model this host's KVM starts: host, else host without each "

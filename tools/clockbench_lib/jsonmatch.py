@@ -146,6 +146,10 @@ def schema_problem(schema, expectation):
             node, walked = node.get("items", {}), f"{walked}[{name}]"
             continue
         members = dict(node.get("properties", {}))
+        # A member that may be null or an object (oneOf): the object's members.
+        for branch in node.get("oneOf", []) + node.get("anyOf", []):
+            for key, member in _resolve(schema, branch).get("properties", {}).items():
+                members.setdefault(key, member)
         for branch in node.get("allOf", []):
             for key, member in _resolve(schema, branch).get("then", {}).get(
                     "properties", {}).items():

@@ -17,6 +17,7 @@ DENIED_BY_XEN = "denied by Xen"
 RATE_LIMIT_PPM = 10_000       # 1 %: the guest's own rate check uses the same limit
 EMPTY_BRACKET_P50_LIMIT_CYCLES = 1000
 MAX_PROBLEMS_SHOWN = 5
+TIMING_SUM_TOLERANCE = 0.05  # the phases of timing add up to run_ms within this
 TICK_CHECKED_RATE_HZ = 1000      # the guest judges delivery at this rate too
 TICK_DELIVERED_TOLERANCE = 0.10  # lib/tickmath.h TICK_DELIVERED_TOLERANCE_PCT
 TICK_STOLEN_NOISE_SPREADS = 2.0     # report/ticks.c STOLEN_NOISE_SPREADS
@@ -46,11 +47,53 @@ def _clock(document, name):
 
 
 def _steps_back_judged(clock, document):
-    """Whether a clock's steps back count against it: not for a clock read in
-    several port accesses when ring 0 performs port I/O (the guest's own
-    verdict skips that check too, see report/measure.c)."""
-    emulated_io = document.get("env", {}).get("iopl_honoured") is False
-    return not (emulated_io and "multi_access" in clock.get("flags", []))
+    """Whether a clock's steps back count against it: not for a clock read in several
+    port accesses that did not all run natively (ring 0 or the hypervisor performed
+    them; the guest's own verdict skips that check too, see report/measure.c).  A report
+    without port_path (an older guest) goes by iopl_honoured."""
+    if "multi_access" not in clock.get("flags", []):
+        return True
+    if "port_path" in clock:
+        return clock["port_path"] is None or clock["port_path"]["path"] == "native"
+    return document.get("env", {}).get("iopl_honoured") is not False
+
+
+def _port_path(document, expected):
+    """Problems unless every present port clock says how its accesses went, and (when
+    `expected` is given) went that way.  A guest older than the timing section (and
+    port_path with it) is not asked."""
+    problems = []
+    if "timing" not in document:
+        return problems
+    for clock in _present(document):
+        if "port_io" not in clock["flags"] or not clock["measured"]:
+            continue
+        path = clock.get("port_path")
+        if path is None:
+            problems.append(f"{clock['name']}: read through I/O ports, but port_path is "
+                            f"{'null' if 'port_path' in clock else 'missing'}")
+        elif expected and path["path"] != expected:
+            problems.append(f"{clock['name']}: port_path.path is '{path['path']}', "
+                            f"expected '{expected}' (ports: {path['ports']})")
+    return problems
+
+
+def _timing(document, required=False):
+    """Problems unless the timing section (if there, or if `required`) holds: its phases
+    add up to the run."""
+    timing = document.get("timing")
+    if timing is None:
+        return ["the timing section is missing"] if required else []
+    if not timing["timed"]:
+        return []
+    total = sum(timing["phases_ms"].values())
+    run_ms = timing["run_ms"]
+    if not run_ms > 0:
+        return [f"timing.run_ms is {run_ms}, expected more than 0"]
+    if abs(total - run_ms) > TIMING_SUM_TOLERANCE * run_ms:
+        return [f"timing: the phases add up to {total:.1f} ms, not within "
+                f"{TIMING_SUM_TOLERANCE:.0%} of run_ms {run_ms:.1f}"]
+    return []
 
 
 def _clock_sanity(clock, present_names, document=None):
@@ -107,7 +150,7 @@ def _sanity(document, hypervisor):
     present_names = {clock["name"] for clock in _present(document)}
     for clock in _present(document):
         problems += _clock_sanity(clock, present_names, document)
-    return problems
+    return problems + _port_path(document, None) + _timing(document)
 
 
 def _nominal_frequency(document, name, freq_hz):
@@ -182,7 +225,8 @@ def check_tcg_facts(document):
     """tcg_facts: a run under QEMU's TCG: QEMU's HPET and PM timer frequencies, and sanity."""
     return (_sanity(document, "TCG")
             + _nominal_frequency(document, "hpet", HPET_QEMU_HZ)
-            + _nominal_frequency(document, "acpi_pm", ACPI_PM_HZ))
+            + _nominal_frequency(document, "acpi_pm", ACPI_PM_HZ)
+            + _port_path(document, "native"))
 
 
 def check_kvm_facts(document):
@@ -194,6 +238,10 @@ def check_kvm_facts(document):
         problems.append(f"kvm_clock is absent: {reason}")
     elif "claims_stable" not in kvm_clock["flags"]:
         problems.append(f"kvm_clock: flags {kvm_clock['flags']} lack claims_stable")
+    # Where IOPL 3 or the TSS I/O bitmap works, no port access may take the #GP detour.
+    env = document["env"]
+    if env["iopl_honoured"] or env.get("io_bitmap_honoured"):
+        problems += _port_path(document, "native")
     return problems
 
 
@@ -269,6 +317,20 @@ def check_smp_facts(document):
     for clock in cross["clocks"]:
         problems += _cross_cpu_clock(clock, cross["cpus"], present_flags)
     return problems
+
+
+def check_timing_facts(document):
+    """timing_facts: the report says where the run's time went, its phases add up to the
+    run within 5 %, and every port clock says which path its reads took."""
+    problems = _timing(document, required=True)
+    if "timing" in document and document["timing"]["timed"]:
+        phases = document["timing"]["phases_ms"]
+        if not phases["print"] > 0:
+            problems.append(f"timing: print is {phases['print']} ms, expected more than 0 "
+                            f"(the report itself was printed)")
+        if not document["timing"]["console"]["bytes"] > 0:
+            problems.append("timing: the console wrote no bytes")
+    return problems + _port_path(document, None)
 
 
 def check_single_cpu_facts(document):
@@ -373,6 +435,7 @@ CHECKS = {
     "xen_pv_facts": check_xen_pv_facts,
     "smp_facts": check_smp_facts,
     "single_cpu_facts": check_single_cpu_facts,
+    "timing_facts": check_timing_facts,
     "ticks_facts": check_ticks_facts,
 }
 

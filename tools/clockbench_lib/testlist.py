@@ -29,6 +29,8 @@ tests.cfg:
     cpu=MODEL  QEMU -cpu (e.g. EPYC) [under kvm the model KVM starts on this host
                     (host, or host without what it refuses), max under tcg]
     cpu_features=F  appended to the -cpu model, chosen or given (e.g. -kvmclock) [none]
+    firmware=seabios|qboot  what starts a multiboot1 or pvh boot [qboot under kvm,
+                    seabios under tcg]
     accel=tcg|kvm [tcg]   smp=N [1]   memory=MiB [64; 512 xen]
     memory_check=on|off  off boots with less RAM than the boot needs, to see what
                     the image itself says [on: the runner refuses it]
@@ -41,7 +43,7 @@ tests.cfg:
     nomatch=REGEX   must not be found in the log (repeatable)
     report=CHECK    the guest's JSON report must pass CHECK (repeatable): valid,
                     tcg_facts, kvm_facts, xen_pv_facts, smp_facts,
-                    single_cpu_facts or ticks_facts
+                    single_cpu_facts, ticks_facts or timing_facts
                     (tools/clockbench_lib/reportchecks.py)
     json='PATH OP VALUE'  one value of the guest's JSON report must compare so
                     (repeatable), e.g. json='clocks[hpet].freq_hz == 100000000';
@@ -56,7 +58,8 @@ tests.cfg:
 TESTS_CFG = os.path.join("tests", "tests.cfg")  # relative to the repository root
 KINDS = ("unit", "boot")
 EXPECTS = ("pass", "fail", "skip")
-BOOT_KEYS = ("boot", "machine", "machine_opts", "cpu", "cpu_features", "accel", "smp",
+BOOT_KEYS = ("boot", "machine", "machine_opts", "cpu", "cpu_features", "firmware", "accel",
+             "smp",
              "memory", "memory_check", "timeout", "args", "xen_args", "expect", "match",
              "nomatch", "report", "json", "repeat", "groups")
 REPEATABLE_KEYS = ("match", "nomatch", "report", "json")
@@ -242,6 +245,7 @@ def parse_boot_test(name, keys, line_no, where):
         cpu=_single(keys, "cpu", where, ""),
         cpu_features=_single(keys, "cpu_features", where, ""),
         xen_args=_single(keys, "xen_args", where, ""),
+        firmware=_single(keys, "firmware", where, ""),
     )
     try:
         qemu.validate_spec(spec)
