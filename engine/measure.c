@@ -231,40 +231,54 @@ static double batch_ns(uint64_t loaded, uint64_t empty, uint64_t iterations)
 		       : 0;
 }
 
+/* Sort @n values in place (insertion: a handful). */
+static void sort_small(uint64_t *v, unsigned int n)
+{
+	unsigned int i, j;
+
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			uint64_t t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+}
+
 /*
  * The seeds' method: double the iteration count until the loop lasts about
  * a batch's share of the budget (never on an estimate that may be 0); then
- * time MEASURE_BATCHES loops of that size, each with its empty loop, and
- * keep the median: one loop that a host hiccup lengthened moves the
- * spread, not the figure.
+ * time MEASURE_BATCHES loops of that size, each followed by the same loop
+ * without reads.  Every batch is corrected by the median empty loop (so the
+ * spread is the reads', not the subtraction's), and the figure is the
+ * median batch: one loop a host hiccup lengthened moves the spread, not the
+ * figure.
  */
 static void measure_batch(struct clock_result *r, uint64_t budget_cycles)
 {
-	uint64_t iterations = 1, loaded,
-		 target = budget_cycles / MEASURE_BATCHES;
-	double ns[MEASURE_BATCHES], t;
-	unsigned int i, j;
+	uint64_t iterations = 1, target = budget_cycles / MEASURE_BATCHES;
+	uint64_t loaded[MEASURE_BATCHES], empty[MEASURE_BATCHES];
+	unsigned int i;
 
 	for (;;) {
-		loaded = time_loop(r->clock->read, iterations);
-		if (loaded >= target / 2 || iterations >= MAX_BATCH_ITERATIONS)
+		loaded[0] = time_loop(r->clock->read, iterations);
+		if (loaded[0] >= target / 2 || iterations >= MAX_BATCH_ITERATIONS)
 			break;
 		iterations *= 2;
 	}
 	for (i = 0; i < MEASURE_BATCHES; i++) {
-		loaded = time_loop(r->clock->read, iterations);
-		ns[i] = batch_ns(loaded, time_loop(read_nothing, iterations),
-				 iterations);
-		for (j = i; j > 0 && ns[j - 1] > ns[j]; j--) {
-			t = ns[j];
-			ns[j] = ns[j - 1];
-			ns[j - 1] = t;
-		}
+		loaded[i] = time_loop(r->clock->read, iterations);
+		empty[i] = time_loop(read_nothing, iterations);
 	}
+	sort_small(loaded, MEASURE_BATCHES);
+	sort_small(empty, MEASURE_BATCHES);
 	r->batches = MEASURE_BATCHES;
-	r->batch_ns_per_read = ns[MEASURE_BATCHES / 2];
-	r->batch_ns_min = ns[0];
-	r->batch_ns_max = ns[MEASURE_BATCHES - 1];
+	r->batch_ns_per_read = batch_ns(loaded[MEASURE_BATCHES / 2],
+					empty[MEASURE_BATCHES / 2], iterations);
+	r->batch_ns_min = batch_ns(loaded[0], empty[MEASURE_BATCHES / 2],
+				   iterations);
+	r->batch_ns_max = batch_ns(loaded[MEASURE_BATCHES - 1],
+				   empty[MEASURE_BATCHES / 2], iterations);
 }
 
 static void measure_conversion(struct clock_result *r)
