@@ -262,7 +262,8 @@ static void measure_batch(struct clock_result *r, uint64_t budget_cycles)
 
 	for (;;) {
 		loaded[0] = time_loop(r->clock->read, iterations);
-		if (loaded[0] >= target / 2 || iterations >= MAX_BATCH_ITERATIONS)
+		if (loaded[0] >= target / 2 ||
+		    iterations >= MAX_BATCH_ITERATIONS)
 			break;
 		iterations *= 2;
 	}
@@ -275,8 +276,8 @@ static void measure_batch(struct clock_result *r, uint64_t budget_cycles)
 	r->batches = MEASURE_BATCHES;
 	r->batch_ns_per_read = batch_ns(loaded[MEASURE_BATCHES / 2],
 					empty[MEASURE_BATCHES / 2], iterations);
-	r->batch_ns_min = batch_ns(loaded[0], empty[MEASURE_BATCHES / 2],
-				   iterations);
+	r->batch_ns_min =
+		batch_ns(loaded[0], empty[MEASURE_BATCHES / 2], iterations);
 	r->batch_ns_max = batch_ns(loaded[MEASURE_BATCHES - 1],
 				   empty[MEASURE_BATCHES / 2], iterations);
 }
