@@ -46,6 +46,9 @@ void platform_console_flush(void);
  * whole (a hypervisor's console). */
 unsigned int platform_console_burst(void);
 
+/** Which console the output goes to and how, in words, for the report. */
+const char *platform_console_words(void);
+
 /* --- ring 0 ------------------------------------------------------------- */
 
 /**

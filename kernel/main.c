@@ -168,6 +168,7 @@ static void run_env(struct run *r)
 	e->iopl_honoured = platform_iopl_honoured();
 	e->io_bitmap_honoured = platform_io_bitmap_honoured();
 	e->port_io_words = platform_port_io_words();
+	e->console_words = platform_console_words();
 	e->port_io_detour = platform_port_io_detour();
 	e->ring0_round_trip_cycles = platform_ring0_round_trip_cycles();
 	collect_acpi(e, &r->boot);

@@ -149,6 +149,8 @@ void report_env_print(const struct run_report *run)
 	ENV_LINE("privilege", "%s", e->privilege);
 	print_ring0(e);
 	ENV_LINE("port I/O", "%s", e->port_io_words);
+	if (e->console_words)
+		ENV_LINE("console", "%s", e->console_words);
 	print_memory(e);
 	print_acpi(e);
 }

@@ -51,6 +51,7 @@ struct env_result {
 	int io_bitmap_honoured;
 	const char *port_io_words;
 	const char *port_io_detour;
+	const char *console_words; /* where the output goes, and how */
 	/* A privileged request's round trip to ring 0 and back, in TSC
 	 * cycles (0: ring 0 is not the kernel's). */
 	uint64_t ring0_round_trip_cycles;

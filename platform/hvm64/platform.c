@@ -17,6 +17,7 @@
 #include "drivers/acpi_tables.h"
 #include "drivers/lapic.h"
 #include "drivers/uart.h"
+#include "drivers/virtio_console.h"
 #include "hypervisor/xen.h"
 #include "platform/hvm64/priv_call.h"
 #include "platform/hvm64/ring0.h"
@@ -68,18 +69,58 @@ static void probe_port_io(void)
 	io_bitmap_honoured = port_detours(PROBE_PORT) == before;
 }
 
+static char console_words[200];
+
 void platform_console_init(void)
 {
+	char why[120];
+	bool uart;
+
 	probe_port_io();
 	platform_ports_allow(COM1_PORT, UART_PORTS);
 	platform_ports_allow(ISA_DEBUG_EXIT_PORT, 1);
-	uart_init();
+	uart = uart_init();
+	if (virtcons_init(why, sizeof(why)) == 0)
+		snprintf(
+			console_words, sizeof(console_words),
+			"virtio console (PCI 00:%02x.0, port 0%s), %u bytes a "
+			"notification; COM1 %s",
+			virtcons_slot(),
+			virtcons_assigned_io() >= 0
+				? "; the firmware left its I/O BAR unassigned, "
+				  "clockbench placed it"
+				: "",
+			virtcons_burst_bytes(),
+			uart ? "for ring 0's last words" : "absent");
+	else
+		snprintf(
+			console_words, sizeof(console_words),
+			"COM1, %u bytes a wait for an empty transmitter%s (%s)",
+			uart_burst_bytes(),
+			uart_burst_bytes() > 1 ? " (16550A FIFO)" : "", why);
 	xen_hvm_console_init();
 }
 
 void platform_console_write(const char *buf, size_t len)
 {
-	uart_write(buf, len);
+	static const char stopped[] =
+		"\nclockbench: the virtio console stopped answering; the "
+		"rest goes to COM1 (the last buffer, up to 4096 bytes, may be "
+		"lost)\n";
+	size_t done = 0;
+
+	if (virtcons_ready()) {
+		done = virtcons_write(buf, len);
+		if (done == len)
+			goto xen;
+		uart_write(stopped, sizeof(stopped) - 1);
+		snprintf(console_words, sizeof(console_words),
+			 "COM1: the virtio console stopped answering after "
+			 "%lu bytes were in flight",
+			 virtcons_bytes_lost());
+	}
+	uart_write(buf + done, len - done);
+xen:
 	xen_hvm_console_write(buf, len);
 }
 
@@ -91,7 +132,12 @@ void platform_console_flush(void)
 
 unsigned int platform_console_burst(void)
 {
-	return uart_burst_bytes();
+	return virtcons_ready() ? virtcons_burst_bytes() : uart_burst_bytes();
+}
+
+const char *platform_console_words(void)
+{
+	return console_words;
 }
 
 void platform_describe_privilege(char *buf, size_t len)

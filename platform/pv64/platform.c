@@ -86,6 +86,14 @@ unsigned int platform_console_burst(void)
 	return 0; /* a whole write per hypercall or ring update */
 }
 
+const char *platform_console_words(void)
+{
+	return xen_start_info->flags & SIF_INITDOMAIN
+		       ? "Xen's console (console_io hypercalls), a write each"
+		       : "the Xen PV console ring, drained by dom0's "
+			 "xenconsoled";
+}
+
 const char *platform_port_io_unavailable(void)
 {
 	static char why[96];

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A virtio console (legacy virtio over PCI, port 0 without multiport): a
+ * console that takes a whole buffer per notification.  Each byte to a UART
+ * is one port access, which a hypervisor traps: under this project's
+ * kvm-pvm that is tens of microseconds a byte, and the report's ~40 KiB
+ * then cost more than a second.  Here a write is a copy into one buffer,
+ * one descriptor, one notification, and a bounded wait for the used ring.
+ * Found on PCI bus 0 through configuration mechanism 1; absent (the UART
+ * serves alone) when the machine has none.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/cpu.h"
+#include "base/platform.h"
+#include "drivers/virtio_console.h"
+#include "lib/vring.h"
+
+#define PCI_CONFIG_ADDRESS 0xcf8
+#define PCI_CONFIG_DATA	   0xcfc
+#define PCI_ENABLE	   0x80000000u
+#define PCI_SLOTS	   32
+#define PCI_VENDOR_ID	   0x00 /* and device ID at 0x02 */
+#define PCI_COMMAND	   0x04
+#define PCI_BAR0	   0x10
+#define PCI_COMMAND_IO	   0x1
+#define PCI_COMMAND_MASTER 0x4
+#define PCI_BAR_IO	   0x1
+#define PCI_BAR_IO_MASK	   0xfffffffcu
+/* Where an I/O BAR the firmware left unassigned (qboot assigns none) is
+ * put: the start of the range PC firmware gives PCI I/O (SeaBIOS starts at
+ * 0xc000), above every legacy ISA port. */
+#define PCI_IO_ASSIGN_BASE 0xc000u
+
+#define VIRTIO_VENDOR		0x1af4
+#define VIRTIO_CONSOLE_LEGACY	0x1003 /* a transitional device's ID */
+#define VIRTIO_LEGACY_IO_PORTS	0x14   /* the header, without MSI-X */
+#define VIRTIO_GUEST_FEATURES	0x04
+#define VIRTIO_QUEUE_PFN	0x08
+#define VIRTIO_QUEUE_SIZE	0x0c
+#define VIRTIO_QUEUE_SELECT	0x0e
+#define VIRTIO_QUEUE_NOTIFY	0x10
+#define VIRTIO_STATUS		0x12
+#define VIRTIO_STATUS_ACK	0x01
+#define VIRTIO_STATUS_DRIVER	0x02
+#define VIRTIO_STATUS_DRIVER_OK 0x04
+#define VIRTIO_STATUS_FAILED	0x80
+#define CONSOLE_TRANSMITQ	1 /* port 0's: receiveq 0, transmitq 1 */
+
+#define QUEUE_MAX_ENTRIES 256
+#define RING_BYTES	  (3 * VRING_LEGACY_ALIGN) /* 256 entries' layout */
+#define BUFFER_BYTES	  4096
+/* Polls of the used ring before a write is given up on: far more than a
+ * device that works needs (it answers within the notification, or an I/O
+ * thread does within microseconds), and a bound for one that stopped. */
+#define MAX_POLLS 50000000ul
+
+static uint8_t ring[RING_BYTES] __attribute__((aligned(VRING_LEGACY_ALIGN)));
+static char buffer[BUFFER_BYTES] __attribute__((aligned(64)));
+
+static struct {
+	bool ready, stopped;
+	bool assigned;	      /* clockbench gave BAR0 its address */
+	uint16_t io;	      /* BAR0: the legacy header's ports */
+	unsigned int entries; /* the transmit queue's size */
+	struct vring_layout layout;
+	uint16_t avail_idx; /* ours: descriptors made available so far */
+	unsigned int slot;  /* bus 0 slot, for the environment line */
+	unsigned long bytes_lost;
+} vc;
+
+static uint32_t pci_read32(unsigned int slot, unsigned int reg)
+{
+	outl(PCI_CONFIG_ADDRESS, PCI_ENABLE | slot << 11 | (reg & 0xfc));
+	return inl(PCI_CONFIG_DATA);
+}
+
+static void pci_write32(unsigned int slot, unsigned int reg, uint32_t val)
+{
+	outl(PCI_CONFIG_ADDRESS, PCI_ENABLE | slot << 11 | (reg & 0xfc));
+	outl(PCI_CONFIG_DATA, val);
+}
+
+static void pci_write16(unsigned int slot, unsigned int reg, uint16_t val)
+{
+	outl(PCI_CONFIG_ADDRESS, PCI_ENABLE | slot << 11 | (reg & 0xfc));
+	outw(PCI_CONFIG_DATA + (reg & 2), val);
+}
+
+static volatile uint16_t *avail_idx_field(void)
+{
+	return (volatile uint16_t *)(ring + vc.layout.avail_offset + 2);
+}
+
+static volatile uint16_t *avail_ring(void)
+{
+	return (volatile uint16_t *)(ring + vc.layout.avail_offset + 4);
+}
+
+static volatile uint16_t *used_idx_field(void)
+{
+	return (volatile uint16_t *)(ring + vc.layout.used_offset + 2);
+}
+
+/* The first slot of bus 0 with a legacy virtio console, or -1. */
+static int find_device(void)
+{
+	unsigned int slot;
+
+	for (slot = 0; slot < PCI_SLOTS; slot++) {
+		uint32_t id = pci_read32(slot, PCI_VENDOR_ID);
+
+		if ((id & 0xffff) == VIRTIO_VENDOR &&
+		    id >> 16 == VIRTIO_CONSOLE_LEGACY)
+			return (int)slot;
+	}
+	return -1;
+}
+
+int virtcons_init(char *why, size_t whylen)
+{
+	int slot;
+	uint32_t bar;
+	unsigned int n;
+
+	platform_ports_allow(PCI_CONFIG_ADDRESS, 8);
+	slot = find_device();
+	if (slot < 0) {
+		snprintf(why, whylen,
+			 "no legacy virtio console (PCI %04x:%04x) on bus 0",
+			 VIRTIO_VENDOR, VIRTIO_CONSOLE_LEGACY);
+		return -1;
+	}
+	vc.slot = (unsigned int)slot;
+	bar = pci_read32(vc.slot, PCI_BAR0);
+	if ((bar & PCI_BAR_IO) && !(bar & PCI_BAR_IO_MASK)) {
+		/* Unassigned: size it (the bits that stay 0 when all are
+		 * written as 1) and give it a place of its own. */
+		uint32_t size;
+
+		pci_write32(vc.slot, PCI_BAR0, 0xffffffffu);
+		size = ~(pci_read32(vc.slot, PCI_BAR0) & PCI_BAR_IO_MASK) + 1;
+		size &= 0xffff;
+		if (size >= VIRTIO_LEGACY_IO_PORTS && size <= 0x1000) {
+			pci_write32(vc.slot, PCI_BAR0, PCI_IO_ASSIGN_BASE);
+			vc.assigned = true;
+		} else {
+			pci_write32(vc.slot, PCI_BAR0, bar);
+		}
+		bar = pci_read32(vc.slot, PCI_BAR0);
+	}
+	if (!(bar & PCI_BAR_IO) || !(bar & PCI_BAR_IO_MASK) ||
+	    (bar & PCI_BAR_IO_MASK) > 0xffff - VIRTIO_LEGACY_IO_PORTS) {
+		snprintf(why, whylen,
+			 "the virtio console at 00:%02x.0 has BAR0 %#x, not "
+			 "an I/O range of its legacy registers",
+			 vc.slot, bar);
+		return -1;
+	}
+	vc.io = (uint16_t)(bar & PCI_BAR_IO_MASK);
+	platform_ports_allow(vc.io, VIRTIO_LEGACY_IO_PORTS);
+	pci_write16(vc.slot, PCI_COMMAND,
+		    (uint16_t)(pci_read32(vc.slot, PCI_COMMAND) |
+			       PCI_COMMAND_IO | PCI_COMMAND_MASTER));
+
+	outb(vc.io + VIRTIO_STATUS, 0); /* reset */
+	outb(vc.io + VIRTIO_STATUS, VIRTIO_STATUS_ACK);
+	outb(vc.io + VIRTIO_STATUS, VIRTIO_STATUS_ACK | VIRTIO_STATUS_DRIVER);
+	outl(vc.io + VIRTIO_GUEST_FEATURES, 0); /* port 0 only, no extras */
+	outw(vc.io + VIRTIO_QUEUE_SELECT, CONSOLE_TRANSMITQ);
+	n = inw(vc.io + VIRTIO_QUEUE_SIZE);
+	if (n > QUEUE_MAX_ENTRIES ||
+	    !vring_layout(n, VRING_LEGACY_ALIGN, &vc.layout) ||
+	    vc.layout.total_bytes > sizeof(ring)) {
+		outb(vc.io + VIRTIO_STATUS, VIRTIO_STATUS_FAILED);
+		snprintf(why, whylen,
+			 "the virtio console's transmit queue has %u entries, "
+			 "not a power of 2 up to %u",
+			 n, QUEUE_MAX_ENTRIES);
+		return -1;
+	}
+	vc.entries = n;
+	memset(ring, 0, sizeof(ring));
+	/* The device finds the queue by page frame (the image is mapped 1:1
+	 * where this runs). */
+	outl(vc.io + VIRTIO_QUEUE_PFN,
+	     (uint32_t)((uintptr_t)ring / VRING_LEGACY_ALIGN));
+	outb(vc.io + VIRTIO_STATUS, VIRTIO_STATUS_ACK | VIRTIO_STATUS_DRIVER |
+					    VIRTIO_STATUS_DRIVER_OK);
+	vc.ready = true;
+	return 0;
+}
+
+bool virtcons_ready(void)
+{
+	return vc.ready && !vc.stopped;
+}
+
+unsigned int virtcons_slot(void)
+{
+	return vc.slot;
+}
+
+int virtcons_assigned_io(void)
+{
+	return vc.assigned ? vc.io : -1;
+}
+
+unsigned long virtcons_bytes_lost(void)
+{
+	return vc.bytes_lost;
+}
+
+/* One buffer's worth: a descriptor, made available, notified, and waited
+ * for (the buffer is reused, so the device must be done with it). */
+static bool send(size_t len)
+{
+	struct vring_desc *desc = (struct vring_desc *)ring;
+	unsigned long polls;
+
+	desc[0] = (struct vring_desc){ .addr = (uintptr_t)buffer,
+				       .len = (uint32_t)len };
+	avail_ring()[vc.avail_idx % vc.entries] = 0;
+	barrier(); /* x86 keeps stores in order; the compiler must too */
+	*avail_idx_field() = ++vc.avail_idx;
+	barrier();
+	outw(vc.io + VIRTIO_QUEUE_NOTIFY, CONSOLE_TRANSMITQ);
+	for (polls = 0; polls < MAX_POLLS; polls++) {
+		if (*used_idx_field() == vc.avail_idx)
+			return true;
+		cpu_relax();
+	}
+	return false;
+}
+
+size_t virtcons_write(const char *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (virtcons_ready() && done < len) {
+		size_t n =
+			len - done < BUFFER_BYTES ? len - done : BUFFER_BYTES;
+
+		memcpy(buffer, buf + done, n);
+		if (!send(n)) {
+			/* Whether the device took this buffer is unknown. */
+			vc.stopped = true;
+			vc.bytes_lost = n;
+			break;
+		}
+		done += n;
+	}
+	return done;
+}
+
+unsigned int virtcons_burst_bytes(void)
+{
+	return BUFFER_BYTES;
+}
