@@ -327,8 +327,10 @@ class KvmCheck(unittest.TestCase):
         self.assertIn("--accel kvm cannot be used", str(caught.exception))
 
 
-COMMON = ["-display", "none", "-monitor", "none", "-serial", "stdio", "-no-reboot",
-          "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
+COMMON = ["-display", "none", "-monitor", "none",
+          "-chardev", "stdio,id=console,mux=on", "-serial", "chardev:console",
+          "-device", "virtio-serial-pci", "-device", "virtconsole,chardev=console",
+          "-no-reboot", "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
 
 
 class QemuCommands(unittest.TestCase):
@@ -345,6 +347,19 @@ class QemuCommands(unittest.TestCase):
         self.assertEqual(qemu.build_qemu_command(spec, "qemu", "b/cb.elf"), [
             "qemu", *COMMON, "-machine", "q35", "-accel", "kvm", "-cpu", "host", "-m", "256",
             "-smp", "4", "-bios", qemu.QBOOT_ROM, "-kernel", "b/cb.elf", "-append", ""])
+
+    def test_console(self):
+        """A virtio console beside COM1 on stdout unless COM1 alone is asked for; Xen's
+        boot path always COM1 alone, and refuses a virtio console."""
+        def serial(**kwargs):
+            command = qemu.build_qemu_command(qemu.BootSpec(**kwargs), "qemu", "b/x")
+            return command[command.index("-serial") + 1]
+        self.assertEqual(serial(), "chardev:console")
+        self.assertEqual(serial(console="uart"), "stdio")
+        self.assertEqual(serial(boot="xen"), "stdio")
+        self.assertIn("uart", qemu.BootSpec(console="uart").describe())
+        with self.assertRaisesRegex(outcome.RunnerError, "no virtio console"):
+            qemu.validate_spec(qemu.BootSpec(boot="xen", console="virtio"))
 
     def test_firmware(self):
         """qboot starts a -kernel boot under KVM unless SeaBIOS is asked for; TCG and the

@@ -933,14 +933,18 @@ class TestsCfgReportKey(unittest.TestCase):
         found = {t.name: (t.spec.accel, t.spec.machine, t.report) for t in tests
                  if isinstance(t, testlist.BootTest) and t.report}
         self.assertEqual(found, {
-            "report-pc": ("tcg", "pc", ["valid", "tcg_facts"]),
-            "report-q35": ("tcg", "q35", ["valid", "tcg_facts"]),
-            "report-kvm": ("kvm", "pc", ["valid", "kvm_facts"]),
+            "report-pc": ("tcg", "pc", ["valid", "tcg_facts", "timing_facts"]),
+            "report-q35": ("tcg", "q35", ["valid", "tcg_facts", "timing_facts"]),
+            "report-kvm": ("kvm", "pc", ["valid", "kvm_facts", "timing_facts"]),
+            "console-uart": ("tcg", "pc", ["valid", "timing_facts"]),
+            "console-uart-kvm": ("kvm", "pc", ["valid", "timing_facts"]),
+            "seabios-kvm": ("kvm", "pc", ["valid", "timing_facts"]),
             "smp-1": ("tcg", "pc", ["valid", "single_cpu_facts"]),
             "smp-2": ("tcg", "pc", ["valid", "smp_facts"]),
             "smp-4": ("tcg", "pc", ["valid", "smp_facts"]),
             "smp-2-kvm": ("kvm", "pc", ["valid", "smp_facts"]),
-            "xen-report-1": ("tcg", "pc", ["valid", "xen_pv_facts", "single_cpu_facts"]),
+            "xen-report-1": ("tcg", "pc", ["valid", "xen_pv_facts", "single_cpu_facts",
+                                           "timing_facts"]),
             "xen-report-2": ("tcg", "pc", ["valid", "xen_pv_facts", "smp_facts"]),
             "xen-hpet": ("tcg", "pc", ["valid", "xen_pv_facts", "smp_facts"]),
             "xen-tsc": ("tcg", "pc", ["valid", "xen_pv_facts", "smp_facts"]),
@@ -1070,18 +1074,19 @@ class WithFakeQemu(unittest.TestCase):
                       result.stdout.splitlines())
 
     def test_bench(self):
-        result = self.tool("bench", "--no-build", "--accel", "tcg", log="good.log")
+        result = self.tool("bench", "--no-build", "--env", "tcg", log="good.log")
         self.assertEqual(result.returncode, 0, result.stderr)
         lines = result.stdout.splitlines()
-        self.assertRegex(lines[0], r"^== tcg \(pc multiboot1\): PASS, QEMU start to verdict "
-                                   r"[0-9.]+ s \(QEMU ran [0-9.]+ s, wall clock on the host\)$")
+        self.assertRegex(lines[0], r"^== tcg \(tcg pc multiboot1 -cpu max, --smp 1\): PASS; "
+                                   r"host: QEMU start to first line [0-9.]+ s, to verdict "
+                                   r"[0-9.]+ s$")
         self.assertEqual(lines[2].split()[:6], ["clock", "p50", "ns", "p99", "ns", "batch"])
         self.assertIn("update Hz", lines[2])
         self.assertEqual(lines[6].split()[:6], ["hpet", "300", "609", "280", "10.0", "3.30"])
         self.assertTrue(os.path.exists(os.path.join(self.root, "build", "bench", "tcg.log")))
 
     def test_bench_without_report(self):
-        result = self.tool("bench", "--no-build", "--accel", "tcg", log="no-report.log")
+        result = self.tool("bench", "--no-build", "--env", "tcg", log="no-report.log")
         self.assertEqual(result.returncode, 2)
         self.assertIn("   no table: build/bench/tcg.log: there is no JSON report",
                       result.stdout)

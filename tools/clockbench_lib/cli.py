@@ -162,7 +162,8 @@ def cmd_run(args):
                          memory_mib=args.memory or qemu.default_memory_mib(args.boot),
                          cmdline=" ".join(args.guest_options),
                          machine_opts=args.machine_opts, cpu=chosen.cpu,
-                         xen_args=args.xen_args, firmware=args.firmware)
+                         xen_args=args.xen_args, firmware=args.firmware,
+                         console=args.console)
     timeout_s = args.timeout or qemu.default_timeout_s(chosen.accel, args.boot)
     log_shown = args.log or os.path.join(RUN_DIR, "last.log")
     try:
@@ -462,6 +463,11 @@ def add_run_parser(subparsers):
                              "minimal firmware (the default under kvm, where SeaBIOS's "
                              "real mode is slow), or seabios (the default under tcg); "
                              "ISO boots always use SeaBIOS or OVMF")
+    parser.add_argument("--console", choices=qemu.CONSOLES, default="",
+                        help="the guest's console: virtio, a virtio console beside COM1 "
+                             "on the same output (the default; a buffer per notification "
+                             "instead of a trapped port access per byte), or uart, COM1 "
+                             "alone (always for --boot xen)")
     parser.add_argument("--cpu", default="", metavar="MODEL",
                         help="QEMU -cpu model, used as given (default under kvm: the first "
                              "model this host's KVM starts: host, else host without each "

@@ -31,6 +31,8 @@ tests.cfg:
     cpu_features=F  appended to the -cpu model, chosen or given (e.g. -kvmclock) [none]
     firmware=seabios|qboot  what starts a multiboot1 or pvh boot [qboot under kvm,
                     seabios under tcg]
+    console=virtio|uart  a virtio console beside COM1, or COM1 alone [virtio; uart
+                    for boot=xen]
     accel=tcg|kvm [tcg]   smp=N [1]   memory=MiB [64; 512 xen]
     memory_check=on|off  off boots with less RAM than the boot needs, to see what
                     the image itself says [on: the runner refuses it]
@@ -58,8 +60,8 @@ tests.cfg:
 TESTS_CFG = os.path.join("tests", "tests.cfg")  # relative to the repository root
 KINDS = ("unit", "boot")
 EXPECTS = ("pass", "fail", "skip")
-BOOT_KEYS = ("boot", "machine", "machine_opts", "cpu", "cpu_features", "firmware", "accel",
-             "smp",
+BOOT_KEYS = ("boot", "machine", "machine_opts", "cpu", "cpu_features", "firmware", "console",
+             "accel", "smp",
              "memory", "memory_check", "timeout", "args", "xen_args", "expect", "match",
              "nomatch", "report", "json", "repeat", "groups")
 REPEATABLE_KEYS = ("match", "nomatch", "report", "json")
@@ -246,6 +248,7 @@ def parse_boot_test(name, keys, line_no, where):
         cpu_features=_single(keys, "cpu_features", where, ""),
         xen_args=_single(keys, "xen_args", where, ""),
         firmware=_single(keys, "firmware", where, ""),
+        console=_single(keys, "console", where, ""),
     )
     try:
         qemu.validate_spec(spec)
