@@ -47,6 +47,8 @@
 #define JSON_BEGIN  "clockbench-json begin\n"
 #define JSON_END    "clockbench-json end\n"
 #define JSON_PREFIX "json| "
+/* A KTAP line's bytes, about: "ok N name # figures". */
+#define KTAP_LINE_ESTIMATE 100
 
 extern char __image_start[], __image_end[], __image_min_ram_mib[];
 
@@ -377,6 +379,42 @@ static void print_json(const struct run_report *run, const struct ktap *k)
 	console_puts(JSON_END);
 }
 
+/* Counts what the JSON document will take on the console. */
+static void count_bytes(void *ctx, const char *text, size_t len)
+{
+	size_t *bytes = ctx, i;
+
+	*bytes += len;
+	for (i = 0; i < len; i++)
+		*bytes += text[i] == '\n' ? sizeof(JSON_PREFIX) - 1 : 0;
+}
+
+/* The printing ahead, and about how long it takes at the rate this console
+ * has managed so far (the document is counted by writing it to nowhere). */
+static void announce_printing(const struct run_report *run,
+			      const struct ktap *k)
+{
+	static report_json_member members[NR_PHASES];
+	struct timing_result so_far;
+	size_t i, n = 0, bytes = 0;
+
+	for (i = 0; i < NR_PHASES; i++)
+		if (phases[i].json)
+			members[n++] = phases[i].json;
+	report_json(run, k, members, n, count_bytes, &bytes);
+	bytes += (size_t)k->nr * KTAP_LINE_ESTIMATE;
+	timing_collect(platform_console_burst(), &so_far);
+	if (!so_far.timed || so_far.phase_ms[TIMING_PRINT] <= 0)
+		return;
+	progress("printing %u checks and the JSON report: about %zu KiB, "
+		 "%.0f ms at the %.1f KiB/s this console has managed",
+		 k->nr, bytes / 1024,
+		 (double)bytes * so_far.phase_ms[TIMING_PRINT] /
+			 (double)so_far.console_bytes,
+		 (double)so_far.console_bytes / so_far.phase_ms[TIMING_PRINT] *
+			 1000 / 1024);
+}
+
 /* --- the run ------------------------------------------------------------ */
 
 /* The boot information and the command line, or an early end. */
@@ -454,6 +492,7 @@ void kernel_boot(uint32_t protocol, uint32_t info_paddr, uint32_t magic)
 		if (phases[i].checks)
 			phases[i].checks(&r->report, k);
 	}
+	announce_printing(&r->report, k);
 	ktap_print(k);
 	print_json(&r->report, k);
 	/* The time line after the document, from the same accounts. */
