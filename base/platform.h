@@ -106,6 +106,12 @@ struct port_use {
  */
 void platform_ports_allow(uint16_t first, unsigned int count);
 
+/**
+ * Take every port back from ring 3 and allow none from now on (port_io=
+ * trap): where IOPL 3 is ignored, each access then takes the #GP path.
+ */
+void platform_ports_deny_all(void);
+
 /** How the accesses to @port have been carried out so far. */
 struct port_use platform_port_use(uint16_t port);
 
@@ -121,10 +127,6 @@ bool platform_iopl_honoured(void);
 /** Whether the TSS I/O permission bitmap lets ring 3 use a port IOPL does
  * not: 1 yes, 0 no, -1 not tried (IOPL sufficed, or no ring 0 of ours). */
 int platform_io_bitmap_honoured(void);
-
-/** Who performs a PORT_HYPERVISOR access and why, in words; NULL when no
- * port access takes that path here. */
-const char *platform_port_io_detour(void);
 
 /** Why this kernel cannot do port I/O at all, or NULL when it can try. */
 const char *platform_port_io_unavailable(void);

@@ -171,7 +171,6 @@ static void run_env(struct run *r)
 	e->io_bitmap_honoured = platform_io_bitmap_honoured();
 	e->port_io_words = platform_port_io_words();
 	e->console_words = platform_console_words();
-	e->port_io_detour = platform_port_io_detour();
 	e->ring0_round_trip_cycles = platform_ring0_round_trip_cycles();
 	collect_acpi(e, &r->boot);
 	r->probe.acpi = acpi_tables();
@@ -461,6 +460,8 @@ static void setup(struct run *r, uint32_t protocol, uint32_t info_paddr,
 		fail_early("bad command line", why);
 	}
 	run_set_exit_method(r->opts.exit_method);
+	if (r->opts.port_io == PORT_IO_TRAP)
+		platform_ports_deny_all();
 	if (r->opts.help) {
 		struct ktap *k = ktap_run();
 

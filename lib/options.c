@@ -62,6 +62,18 @@ static const struct option_desc option_table[] = {
 	  0,
 	  0,
 	  NULL },
+	{ "port_io",
+	  FIELD(port_io),
+	  false,
+	  { "bitmap", "trap" },
+	  PORT_IO_BITMAP,
+	  "where IOPL 3 is ignored (kvm-pvm): bitmap = the TSS I/O "
+	  "permission bitmap lets ring 3 use its ports; trap = it allows "
+	  "none, so each access takes the #GP path through ring 0, to measure "
+	  "that detour",
+	  0,
+	  0,
+	  NULL },
 	{ "verbose",
 	  FIELD(verbose),
 	  true,

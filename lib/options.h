@@ -26,6 +26,12 @@ enum exit_method {
 	EXIT_HALT,  /* stop the CPU and leave the report on screen */
 };
 
+/* How ring 3's port accesses are let through where IOPL 3 is ignored. */
+enum port_io_mode {
+	PORT_IO_BITMAP, /* the TSS I/O permission bitmap allows each port used */
+	PORT_IO_TRAP,	/* no port allowed: every access takes the #GP path */
+};
+
 /* An exception provoked on purpose, to test fault reporting. */
 enum fault_test {
 	FAULT_NONE,
@@ -42,6 +48,7 @@ enum fault_test {
 struct options {
 	enum exit_method exit_method;
 	enum fault_test fault;
+	enum port_io_mode port_io;
 	bool verbose;
 	bool acpi_dump;
 	unsigned int budget_ms; /* measurement time for the whole run */

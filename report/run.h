@@ -45,12 +45,10 @@ struct env_result {
 	char privilege[ENV_TEXT_LEN];
 	/* How port I/O works here (base/platform.h): whether IOPL 3 lets
 	 * ring 3 do it, whether the TSS I/O permission bitmap does (1, 0,
-	 * -1 not tried), in words; who performs every access when the
-	 * hypervisor does (NULL otherwise). */
+	 * -1 not tried), and in words. */
 	bool iopl_honoured;
 	int io_bitmap_honoured;
 	const char *port_io_words;
-	const char *port_io_detour;
 	const char *console_words; /* where the output goes, and how */
 	/* A privileged request's round trip to ring 0 and back, in TSC
 	 * cycles (0: ring 0 is not the kernel's). */

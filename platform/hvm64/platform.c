@@ -171,11 +171,20 @@ unsigned long platform_stray_interrupts(void)
 	return ring0_stray_interrupts;
 }
 
+static bool ports_denied; /* port_io=trap */
+
 void platform_ports_allow(uint16_t first, unsigned int count)
 {
 	/* Refused only for a range past 0xffff: those accesses keep the #GP
 	 * path, which the port's count then shows. */
-	priv_call(PRIV_IO_ALLOW, first, count, NULL);
+	if (!ports_denied)
+		priv_call(PRIV_IO_ALLOW, first, count, NULL);
+}
+
+void platform_ports_deny_all(void)
+{
+	ports_denied = true;
+	priv_call(PRIV_IO_DENY_ALL, 0, 0, NULL);
 }
 
 struct port_use platform_port_use(uint16_t port)
@@ -199,6 +208,10 @@ const char *platform_port_io_words(void)
 {
 	if (iopl_honoured)
 		return "IOPL 3 honoured: ring 3 does port I/O natively";
+	if (ports_denied)
+		return "IOPL 3 ignored by the hypervisor, and port_io=trap "
+		       "allows no port in the TSS I/O permission bitmap: each "
+		       "port access raises #GP and ring 0 performs it";
 	if (io_bitmap_honoured == 1)
 		return "IOPL 3 ignored by the hypervisor, the TSS I/O "
 		       "permission bitmap honoured: ring 3 uses the ports it "
@@ -206,11 +219,6 @@ const char *platform_port_io_words(void)
 	return "the hypervisor honours neither IOPL 3 nor the TSS I/O "
 	       "permission bitmap: each port access raises #GP and ring 0 "
 	       "performs it";
-}
-
-const char *platform_port_io_detour(void)
-{
-	return NULL;
 }
 
 const char *platform_port_io_unavailable(void)

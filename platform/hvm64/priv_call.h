@@ -29,6 +29,7 @@ enum priv_op {
 	PRIV_HYPERCALL,	   /* RDI struct priv_hypercall * -> RAX result */
 	PRIV_IDLE,	   /* sti; hlt; cli: sleep until an interrupt */
 	PRIV_IO_ALLOW,	   /* RDI first port, RSI count -> RDX 1 if refused */
+	PRIV_IO_DENY_ALL,  /* every port back to ring 0 in the I/O bitmap */
 };
 
 /* A Xen hypercall for ring 0 to make (HVM guests may make them only from

@@ -85,7 +85,6 @@ static uint8_t ist_stacks[MAX_CPUS][NR_IST][IST_STACK_SIZE]
 static uint8_t fault_stack[FAULT_STACK_SIZE] __attribute__((aligned(16)));
 static struct fault_record fault_record;
 static int fault_depth;
-unsigned long ring0_io_emulations;
 struct ring0_port_detours ring0_port_detours;
 unsigned long ring0_stray_interrupts;
 struct ring0_eoi ring0_wake_eoi;
@@ -228,12 +227,27 @@ static void count_detour(uint16_t port)
 	__atomic_fetch_add(&d->other_ports, 1, __ATOMIC_RELAXED);
 }
 
+/* rep outsb (the UART's bursts, base/cpu.h's outsb()): RCX bytes from
+ * [RSI] to port DX, leaving RSI past them and RCX 0 as the CPU would. */
+static void emulate_rep_outsb(struct trap_frame *f)
+{
+	const uint8_t *src = (const uint8_t *)(uintptr_t)f->rsi;
+	uint16_t port = (uint16_t)f->rdx;
+
+	for (; f->rcx; f->rcx--) {
+		count_detour(port);
+		outb(port, *src++);
+	}
+	f->rsi = (uint64_t)(uintptr_t)src;
+}
+
 /*
  * Ring 3 runs with IOPL 3, so in, out, cli and sti work there natively.
  * Some hypervisors that run guest ring 3 directly (this project's nested
- * KVM is one) do not honour a guest's IOPL: the instruction raises #GP.
- * Then ring 0 performs it on ring 3's behalf and steps over it.  Returns
- * false when the instruction at @f->rip is not one of these.
+ * KVM is one) do not honour a guest's IOPL: the instruction raises #GP
+ * unless the TSS I/O bitmap allows the port.  Then ring 0 performs it on
+ * ring 3's behalf and steps over it.  Returns false when the instruction
+ * at @f->rip is not one of these.
  */
 static bool emulate_io(struct trap_frame *f)
 {
@@ -245,6 +259,11 @@ static bool emulate_io(struct trap_frame *f)
 
 	if ((f->cs & 3) != 3 || f->error_code != 0)
 		return false;
+	if (ip[0] == 0xf3 && ip[1] == 0x6e) {
+		emulate_rep_outsb(f);
+		f->rip += 2;
+		return true;
+	}
 	if (ip[0] == 0x66) {
 		size = 2;
 		ip++;
@@ -254,12 +273,10 @@ static bool emulate_io(struct trap_frame *f)
 	case 0xfa: /* cli: ring 3 runs with IF as its frame says */
 		f->rflags &= ~(uint64_t)(1u << 9);
 		f->rip += len;
-		ring0_io_emulations++;
 		return true;
 	case 0xfb: /* sti */
 		f->rflags |= 1u << 9;
 		f->rip += len;
-		ring0_io_emulations++;
 		return true;
 	case 0xe4:
 	case 0xe5:
@@ -297,7 +314,6 @@ static bool emulate_io(struct trap_frame *f)
 		outl(port, (uint32_t)f->rax);
 	}
 	f->rip += len;
-	ring0_io_emulations++;
 	return true;
 }
 
@@ -353,6 +369,9 @@ static void priv_request(struct trap_frame *f)
 	case PRIV_IO_ALLOW:
 		f->rdx = !iobitmap_allow(tss_area.io_bitmap, (uint32_t)f->rdi,
 					 (uint32_t)f->rsi);
+		break;
+	case PRIV_IO_DENY_ALL:
+		iobitmap_deny_all(tss_area.io_bitmap);
 		break;
 	case PRIV_IDLE:
 		/* The interrupt that ends hlt is taken here, in ring 0. */

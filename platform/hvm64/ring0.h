@@ -16,15 +16,12 @@
 #include "base/traps.h"
 
 /*
- * How many in, out, cli and sti instructions ring 0 performed for ring 3
- * because they raised #GP: the hypervisor honoured neither IOPL 3 nor (for
- * in and out) the TSS I/O permission bitmap (0 natively and on TCG).
+ * The in and out instructions ring 0 performed for ring 3 because they
+ * raised #GP (the hypervisor honoured neither IOPL 3 nor the TSS I/O
+ * permission bitmap, or the port was never allowed), by port: the first
+ * RING0_PORTS_COUNTED ports each get a count (port_plus1 0 = a free slot),
+ * the rest one between them.  All 0 natively and on TCG.
  */
-extern unsigned long ring0_io_emulations;
-
-/* The in and out among them, by port: the first RING0_PORTS_COUNTED ports
- * each get a count (port_plus1 0 = a free slot), the rest one between
- * them. */
 #define RING0_PORTS_COUNTED 16
 struct ring0_port_detours {
 	uint32_t port_plus1[RING0_PORTS_COUNTED];

@@ -46,6 +46,11 @@ void platform_ports_allow(uint16_t first, unsigned int count)
 	(void)count;
 }
 
+void platform_ports_deny_all(void)
+{
+	/* No bitmap of ours: Xen performs every access anyway. */
+}
+
 struct port_use platform_port_use(uint16_t port)
 {
 	/* A PV guest's every port access traps to Xen, which performs it if
@@ -69,11 +74,6 @@ const char *platform_port_io_words(void)
 	return xen_pv_iopl_rc ? "none: Xen refused PHYSDEVOP_set_iopl"
 			      : "virtual IOPL 3: every port access traps to "
 				"Xen, which checks and performs it";
-}
-
-const char *platform_port_io_detour(void)
-{
-	return "Xen checks and performs every port access of a PV guest";
 }
 
 uint64_t platform_ring0_round_trip_cycles(void)

@@ -819,6 +819,27 @@ class Checks(unittest.TestCase):
         self.assertEqual(len(kvm(True)), 1)
         self.assertEqual(kvm(False), [])
 
+    def test_port_trap_facts(self):
+        """port_io=trap: ring 0 performed and counted every port access where IOPL is
+        ignored; where it is honoured the accesses stay native."""
+        def trapped(detours, path="ring0"):
+            def change(document):
+                document["env"].update(iopl_honoured=False, io_bitmap_honoured=True)
+                for clock in document["clocks"]:
+                    if clock.get("port_path"):
+                        clock["port_path"] = {"path": path, "ports": [
+                            {"port": 0x608, "detours": detours}]}
+            return self.problems("port_trap_facts", change,
+                                 document=self.with_timing(good_document()))
+        self.assertEqual(trapped(40), [])
+        self.assertEqual(trapped(0), ["acpi_pm: ports [1544] took the #GP path, but ring 0 "
+                                      "counted no detour for them",
+                                      "pit: ports [1544] took the #GP path, but ring 0 "
+                                      "counted no detour for them"])
+        self.assertEqual(len(trapped(0, path="native")), 2)
+        self.assertEqual(self.problems("port_trap_facts",
+                                       document=self.with_timing(good_document())), [])
+
     def test_ticks_facts_on_the_fixture(self):
         self.assertEqual(self.tick_problems(), [])
         self.assertEqual(self.problems("tcg_facts", document=ticks_document()), [])
@@ -926,7 +947,7 @@ class TestsCfgReportKey(unittest.TestCase):
         self.assertEqual(str(caught.exception), "t.cfg:1: report=fast is not a report check "
                                                 "(known: valid, tcg_facts, kvm_facts, "
                                                 "xen_pv_facts, smp_facts, single_cpu_facts, "
-                                                "timing_facts, ticks_facts).")
+                                                "timing_facts, port_trap_facts, ticks_facts).")
 
     def test_repository_report_tests(self):
         tests = testlist.load_tests_cfg(os.path.join(ROOT, testlist.TESTS_CFG))
@@ -939,6 +960,8 @@ class TestsCfgReportKey(unittest.TestCase):
             "console-uart": ("tcg", "pc", ["valid", "timing_facts"]),
             "console-uart-kvm": ("kvm", "pc", ["valid", "timing_facts"]),
             "seabios-kvm": ("kvm", "pc", ["valid", "timing_facts"]),
+            "ports-trap": ("tcg", "pc", ["valid", "port_trap_facts"]),
+            "ports-trap-kvm": ("kvm", "pc", ["valid", "port_trap_facts"]),
             "smp-1": ("tcg", "pc", ["valid", "single_cpu_facts"]),
             "smp-2": ("tcg", "pc", ["valid", "smp_facts"]),
             "smp-4": ("tcg", "pc", ["valid", "smp_facts"]),

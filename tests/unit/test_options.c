@@ -19,6 +19,7 @@ static void defaults_when_empty(void **state)
 	assert_int_equal(options_parse("", &opts, err, sizeof(err)), 0);
 	assert_int_equal(opts.exit_method, EXIT_AUTO);
 	assert_int_equal(opts.fault, FAULT_NONE);
+	assert_int_equal(opts.port_io, PORT_IO_BITMAP);
 	assert_false(opts.verbose);
 	assert_false(opts.help);
 	assert_string_equal(err, "");
@@ -28,9 +29,12 @@ static void defaults_when_empty(void **state)
 static void parses_every_key(void **state)
 {
 	(void)state;
-	assert_int_equal(options_parse("exit=halt fault=pf verbose=1 help=0",
+	assert_int_equal(options_parse("exit=halt fault=pf verbose=1 help=0 "
+				       "port_io=trap",
 				       &opts, err, sizeof(err)),
 			 0);
+	assert_int_equal(opts.port_io, PORT_IO_TRAP);
+	assert_string_equal(options_value_name("port_io", &opts), "trap");
 	assert_int_equal(opts.exit_method, EXIT_HALT);
 	assert_int_equal(opts.fault, FAULT_PF);
 	assert_true(opts.verbose);
@@ -47,7 +51,7 @@ static void unknown_key_is_named_with_the_valid_keys(void **state)
 		options_parse("verbose=1 bogus=1", &opts, err, sizeof(err)),
 		-1);
 	assert_non_null(strstr(err, "unknown option 'bogus'"));
-	assert_non_null(strstr(err, "exit, fault, verbose, acpi_dump, "
+	assert_non_null(strstr(err, "exit, fault, port_io, verbose, acpi_dump, "
 				    "budget_ms, samples, rate_ms, warp_ms, "
 				    "drift_ms, hold_ap, tick_rates, tick_ms "
 				    "or help"));

@@ -333,6 +333,25 @@ def check_timing_facts(document):
     return problems + _port_path(document, None)
 
 
+def check_port_trap_facts(document):
+    """port_trap_facts: a run with port_io=trap: where IOPL 3 is ignored, every measured
+    port clock's accesses took the #GP path through ring 0, each port counted; where it
+    is honoured, they ran natively all the same."""
+    honoured = document["env"]["iopl_honoured"]
+    problems = _port_path(document, "native" if honoured else "ring0")
+    for clock in _present(document):
+        path = clock.get("port_path")
+        if honoured or not path or path["path"] != "ring0":
+            continue
+        uncounted = [p["port"] for p in path["ports"] if not p["detours"]]
+        if uncounted:
+            problems.append(f"{clock['name']}: ports {uncounted} took the #GP path, but "
+                            f"ring 0 counted no detour for them")
+    if document["env"].get("io_bitmap_honoured") is None and not honoured:
+        problems.append("env.io_bitmap_honoured is null although IOPL 3 was ignored")
+    return problems
+
+
 def check_single_cpu_facts(document):
     """single_cpu_facts: one CPU ran, and cross_cpu says it does not apply, and why."""
     cross = document.get("cross_cpu")
@@ -436,6 +455,7 @@ CHECKS = {
     "smp_facts": check_smp_facts,
     "single_cpu_facts": check_single_cpu_facts,
     "timing_facts": check_timing_facts,
+    "port_trap_facts": check_port_trap_facts,
     "ticks_facts": check_ticks_facts,
 }
 

@@ -45,7 +45,8 @@ tests.cfg:
     nomatch=REGEX   must not be found in the log (repeatable)
     report=CHECK    the guest's JSON report must pass CHECK (repeatable): valid,
                     tcg_facts, kvm_facts, xen_pv_facts, smp_facts,
-                    single_cpu_facts, ticks_facts or timing_facts
+                    single_cpu_facts, ticks_facts, timing_facts or
+                    port_trap_facts
                     (tools/clockbench_lib/reportchecks.py)
     json='PATH OP VALUE'  one value of the guest's JSON report must compare so
                     (repeatable), e.g. json='clocks[hpet].freq_hz == 100000000';
