@@ -35,12 +35,6 @@ void timing_console_bytes(size_t bytes)
 	acct.console_bytes += bytes;
 }
 
-double timing_elapsed_ms(void)
-{
-	return stopwatch_ns((double)(tsc_read_ordered() - acct.start_cycles)) /
-	       1e6;
-}
-
 void timing_collect(unsigned int console_burst, struct timing_result *out)
 {
 	enum timing_phase p;

@@ -53,7 +53,4 @@ void timing_console_bytes(size_t bytes);
 /** The accounts until now into @out; @console_burst is the console's. */
 void timing_collect(unsigned int console_burst, struct timing_result *out);
 
-/** ms the run has spent so far, as the phases count it (0 untimed). */
-double timing_elapsed_ms(void);
-
 #endif

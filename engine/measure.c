@@ -231,20 +231,6 @@ static double batch_ns(uint64_t loaded, uint64_t empty, uint64_t iterations)
 		       : 0;
 }
 
-/* Sort @n values in place (insertion: a handful). */
-static void sort_small(uint64_t *v, unsigned int n)
-{
-	unsigned int i, j;
-
-	for (i = 1; i < n; i++)
-		for (j = i; j > 0 && v[j - 1] > v[j]; j--) {
-			uint64_t t = v[j];
-
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
-}
-
 /*
  * The seeds' method: double the iteration count until the loop lasts about
  * a batch's share of the budget (never on an estimate that may be 0); then
@@ -258,6 +244,7 @@ static void measure_batch(struct clock_result *r, uint64_t budget_cycles)
 {
 	uint64_t iterations = 1, target = budget_cycles / MEASURE_BATCHES;
 	uint64_t loaded[MEASURE_BATCHES], empty[MEASURE_BATCHES];
+	struct stats_summary batches, empties;
 	unsigned int i;
 
 	for (;;) {
@@ -271,15 +258,12 @@ static void measure_batch(struct clock_result *r, uint64_t budget_cycles)
 		loaded[i] = time_loop(r->clock->read, iterations);
 		empty[i] = time_loop(read_nothing, iterations);
 	}
-	sort_small(loaded, MEASURE_BATCHES);
-	sort_small(empty, MEASURE_BATCHES);
+	stats_summarize(loaded, MEASURE_BATCHES, &batches);
+	stats_summarize(empty, MEASURE_BATCHES, &empties);
 	r->batches = MEASURE_BATCHES;
-	r->batch_ns_per_read = batch_ns(loaded[MEASURE_BATCHES / 2],
-					empty[MEASURE_BATCHES / 2], iterations);
-	r->batch_ns_min =
-		batch_ns(loaded[0], empty[MEASURE_BATCHES / 2], iterations);
-	r->batch_ns_max = batch_ns(loaded[MEASURE_BATCHES - 1],
-				   empty[MEASURE_BATCHES / 2], iterations);
+	r->batch_ns_per_read = batch_ns(batches.p50, empties.p50, iterations);
+	r->batch_ns_min = batch_ns(batches.min, empties.p50, iterations);
+	r->batch_ns_max = batch_ns(batches.max, empties.p50, iterations);
 }
 
 static void measure_conversion(struct clock_result *r)

@@ -359,16 +359,25 @@ static void json_timing(const struct run_report *run, struct json_writer *w)
 	report_timing_json(run, w);
 }
 
-static void print_json(const struct run_report *run, const struct ktap *k)
+/* The document's members, in order: the phases' and the timing last. */
+static report_json_member members[NR_PHASES + 1];
+
+static size_t document_members(void)
 {
-	static report_json_member members[NR_PHASES + 1];
-	static struct line_sink sink;
 	size_t i, n = 0;
 
 	for (i = 0; i < NR_PHASES; i++)
 		if (phases[i].json)
 			members[n++] = phases[i].json;
 	members[n++] = json_timing;
+	return n;
+}
+
+static void print_json(const struct run_report *run, const struct ktap *k)
+{
+	static struct line_sink sink;
+	size_t n = document_members();
+
 	console_puts(JSON_BEGIN);
 	if (!report_json(run, k, members, n, emit, &sink))
 		printf("clockbench: the JSON writer found the document "
@@ -393,14 +402,10 @@ static void count_bytes(void *ctx, const char *text, size_t len)
 static void announce_printing(const struct run_report *run,
 			      const struct ktap *k)
 {
-	static report_json_member members[NR_PHASES];
 	struct timing_result so_far;
-	size_t i, n = 0, bytes = 0;
+	size_t bytes = 0;
 
-	for (i = 0; i < NR_PHASES; i++)
-		if (phases[i].json)
-			members[n++] = phases[i].json;
-	report_json(run, k, members, n, count_bytes, &bytes);
+	report_json(run, k, members, document_members(), count_bytes, &bytes);
 	bytes += (size_t)k->nr * KTAP_LINE_ESTIMATE;
 	timing_collect(platform_console_burst(), &so_far);
 	if (!so_far.timed || so_far.phase_ms[TIMING_PRINT] <= 0)

@@ -100,20 +100,19 @@ static void result_notes(const struct run_report *run,
 	}
 	if (!r->measured)
 		return;
-	if (r->trapped)
+	/* Trapped or not, in words: the median against the native bound
+	 * (judge_trapped() in engine/measure.c). */
+	if (c->native_read_ns_max)
 		used += snprintf(buf + used, len - used,
-				 "trapped: a read takes %llu ns (median), more "
-				 "than the %u ns it can take natively, so "
-				 "something intercepts or emulates it.",
+				 "%s: a read takes %llu ns (median), %s the %u "
+				 "ns it can take %s.",
+				 r->trapped ? "trapped" : "not trapped",
 				 (unsigned long long)r->read_ns.p50,
-				 c->native_read_ns_max);
-	else if (c->native_read_ns_max)
-		used += snprintf(buf + used, len - used,
-				 "not trapped: a read takes %llu ns (median), "
-				 "within the %u ns it can take when nothing "
-				 "intercepts it.",
-				 (unsigned long long)r->read_ns.p50,
-				 c->native_read_ns_max);
+				 r->trapped ? "more than" : "within",
+				 c->native_read_ns_max,
+				 r->trapped ? "natively, so something "
+					      "intercepts or emulates it"
+					    : "when nothing intercepts it");
 	if (r->nr_ports && used < len)
 		used += port_path_words(r, buf + used, len - used,
 					used ? " " : "");

@@ -19,6 +19,7 @@
 #include "drivers/uart.h"
 #include "drivers/virtio_console.h"
 #include "hypervisor/xen.h"
+#include "lib/stats.h"
 #include "platform/hvm64/priv_call.h"
 #include "platform/hvm64/ring0.h"
 
@@ -148,22 +149,16 @@ void platform_describe_privilege(char *buf, size_t len)
 uint64_t platform_ring0_round_trip_cycles(void)
 {
 	uint64_t trips[ROUND_TRIPS], t0;
-	unsigned int i, j;
+	struct stats_summary st;
+	unsigned int i;
 
 	for (i = 0; i < ROUND_TRIPS; i++) {
 		t0 = tsc_read_ordered();
 		priv_read_cr(0);
 		trips[i] = tsc_read_ordered() - t0;
 	}
-	/* The median, by insertion sort: no library in a platform file. */
-	for (i = 1; i < ROUND_TRIPS; i++)
-		for (j = i; j > 0 && trips[j - 1] > trips[j]; j--) {
-			uint64_t t = trips[j];
-
-			trips[j] = trips[j - 1];
-			trips[j - 1] = t;
-		}
-	return trips[ROUND_TRIPS / 2];
+	stats_summarize(trips, ROUND_TRIPS, &st);
+	return st.p50;
 }
 
 unsigned long platform_stray_interrupts(void)
