@@ -9,6 +9,9 @@
 #define RATE_BRACKET_TRIES   8
 #define RATE_CHECK_TRIES     3
 #define RATE_GOOD_ENOUGH_PPM 1000.0 /* narrow enough: no need to repeat */
+/* Measurements a gap may spoil before the rate is given up on: a host that
+ * keeps the guest away that often leaves nothing to measure. */
+#define RATE_GAP_TRIES 5
 
 /* One bracket: reference, clock, reference; the narrowest of a few. */
 struct bracket {
@@ -35,10 +38,29 @@ static struct bracket best_bracket(const struct clock *c,
 	return best;
 }
 
+/*
+ * The reference counts between two reads of @c beyond which a wrap of @c
+ * could have gone unseen (half its wrap: a step forward and a step back
+ * look alike past it); 0 when @c cannot wrap unseen (64 bits, or its rate
+ * unknown, as the TSC's is while it is calibrated).
+ */
+static uint64_t unseen_wrap_ref_counts(const struct clock *c,
+				       const struct clock *ref)
+{
+	double half_wrap_s;
+
+	if (c->width_bits >= 64 || !c->freq_hz)
+		return 0;
+	half_wrap_s =
+		(double)(1ull << (c->width_bits - 1)) / (double)c->freq_hz;
+	return (uint64_t)(half_wrap_s * (double)ref->freq_hz);
+}
+
 int clock_measure_rate(const struct clock *c, const struct clock *ref,
 		       uint64_t interval_ns, struct clock_rate *out, char *why,
 		       size_t whylen)
 {
+	uint64_t gap_limit = unseen_wrap_ref_counts(c, ref);
 	struct bracket start = best_bracket(c, ref);
 	uint64_t want =
 		(uint64_t)((double)interval_ns * ref->freq_hz / NS_PER_S);
@@ -64,6 +86,19 @@ int clock_measure_rate(const struct clock *c, const struct clock *ref,
 		}
 		c_now = c->read();
 		ref_now = ref->read();
+		if (gap_limit &&
+		    clock_delta(ref, ref_last, ref_now) > gap_limit) {
+			snprintf(why, whylen,
+				 "the guest did not run for %.0f ms, over half "
+				 "of %s's %.0f ms wrap, so its count could not "
+				 "be followed",
+				 (double)clock_delta(ref, ref_last, ref_now) *
+					 1e3 / (double)ref->freq_hz,
+				 c->name,
+				 (double)clock_mask(c->width_bits) * 1e3 /
+					 (double)c->freq_hz);
+			return CLOCK_RATE_GAP;
+		}
 		c_acc += clock_delta(c, c_last, c_now);
 		ref_acc += clock_delta(ref, ref_last, ref_now);
 		c_last = c_now;
@@ -96,10 +131,19 @@ int clock_measure_rate_best(const struct clock *c, const struct clock *ref,
 			    char *why, size_t whylen)
 {
 	struct clock_rate rate = { 0 };
-	int i, found = 0;
+	int i, rc, found = 0, gaps = 0;
 
 	for (i = 0; i < RATE_CHECK_TRIES; i++) {
-		if (clock_measure_rate(c, ref, interval_ns, &rate, why, whylen))
+		rc = clock_measure_rate(c, ref, interval_ns, &rate, why,
+					whylen);
+		/* A measurement a gap spoiled is measured again. */
+		if (rc == CLOCK_RATE_GAP && ++gaps < RATE_GAP_TRIES) {
+			i--;
+			continue;
+		}
+		if (rc == CLOCK_RATE_GAP && found)
+			break;
+		if (rc)
 			return -1;
 		if (!found++ || rate.uncertainty_ppm < best->uncertainty_ppm)
 			*best = rate;

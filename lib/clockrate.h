@@ -22,10 +22,15 @@ struct clock_rate {
 	double interval_s;	/* reference time the measurement spanned */
 };
 
+/* clock_measure_rate()'s return when two reads of the clock were further
+ * apart than half its wrap (the guest did not run): a wrap may be lost. */
+#define CLOCK_RATE_GAP (-2)
+
 /**
  * Measure @c's rate against @ref over about @interval_ns of reference
  * time.  Both counters are followed through their wraps.  Returns 0, or
- * -1 with the reason in @why (a reference that stops, a clock that does).
+ * -1 with the reason in @why (a reference that stops, a clock that does),
+ * or CLOCK_RATE_GAP with it when a gap could have hidden a wrap of @c.
  */
 int clock_measure_rate(const struct clock *c, const struct clock *ref,
 		       uint64_t interval_ns, struct clock_rate *out, char *why,
@@ -34,6 +39,8 @@ int clock_measure_rate(const struct clock *c, const struct clock *ref,
 /**
  * clock_measure_rate(), repeated when the brackets came out wide (the host
  * descheduled the guest mid-bracket, say); the tightest of a few is kept.
+ * A measurement a gap spoiled is repeated too, a few times; -1 with the
+ * reason when gaps spoiled every one.
  */
 int clock_measure_rate_best(const struct clock *c, const struct clock *ref,
 			    uint64_t interval_ns, struct clock_rate *best,
