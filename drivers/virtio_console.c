@@ -70,21 +70,28 @@ static struct {
 	unsigned long bytes_lost;
 } vc;
 
-static uint32_t pci_read32(unsigned int slot, unsigned int reg)
+/* Configuration mechanism 1: the dword of bus 0, @slot, function 0 that
+ * holds register @reg goes to PCI_CONFIG_DATA. */
+static void pci_select(unsigned int slot, unsigned int reg)
 {
 	outl(PCI_CONFIG_ADDRESS, PCI_ENABLE | slot << 11 | (reg & 0xfc));
+}
+
+static uint32_t pci_read32(unsigned int slot, unsigned int reg)
+{
+	pci_select(slot, reg);
 	return inl(PCI_CONFIG_DATA);
 }
 
 static void pci_write32(unsigned int slot, unsigned int reg, uint32_t val)
 {
-	outl(PCI_CONFIG_ADDRESS, PCI_ENABLE | slot << 11 | (reg & 0xfc));
+	pci_select(slot, reg);
 	outl(PCI_CONFIG_DATA, val);
 }
 
 static void pci_write16(unsigned int slot, unsigned int reg, uint16_t val)
 {
-	outl(PCI_CONFIG_ADDRESS, PCI_ENABLE | slot << 11 | (reg & 0xfc));
+	pci_select(slot, reg);
 	outw(PCI_CONFIG_DATA + (reg & 2), val);
 }
 

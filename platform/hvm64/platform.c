@@ -112,16 +112,17 @@ void platform_console_write(const char *buf, size_t len)
 
 	if (virtcons_ready()) {
 		done = virtcons_write(buf, len);
-		if (done == len)
-			goto xen;
-		uart_write(stopped, sizeof(stopped) - 1);
-		snprintf(console_words, sizeof(console_words),
-			 "COM1: the virtio console stopped answering after "
-			 "%lu bytes were in flight",
-			 virtcons_bytes_lost());
+		if (done < len) {
+			uart_write(stopped, sizeof(stopped) - 1);
+			snprintf(console_words, sizeof(console_words),
+				 "COM1: the virtio console stopped answering "
+				 "after %lu bytes were in flight",
+				 virtcons_bytes_lost());
+		}
 	}
-	uart_write(buf + done, len - done);
-xen:
+	/* What the virtio console did not take (all of it without one). */
+	if (done < len)
+		uart_write(buf + done, len - done);
 	xen_hvm_console_write(buf, len);
 }
 
