@@ -20,6 +20,8 @@
 #define X86_CR0_EM (X86_U(1) << 2)
 #define X86_CR0_TS (X86_U(1) << 3)
 #define X86_CR0_WP (X86_U(1) << 16)
+#define X86_CR0_NW (X86_U(1) << 29)
+#define X86_CR0_CD (X86_U(1) << 30)
 #define X86_CR0_PG (X86_U(1) << 31)
 
 #define X86_CR4_PAE	   (X86_U(1) << 5)

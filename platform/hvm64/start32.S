@@ -27,12 +27,12 @@
 .endm
 
 /*
- * From 32-bit protected mode with the page tables built: PAE and SSE on,
- * CR3, EFER.LME, paging, then a far jump to 64-bit code at \target.
+ * From 32-bit protected mode with the page tables built: CR4 = PAE and SSE
+ * alone (a loader may leave other bits set), CR3, EFER.LME, paging with
+ * caching on, then a far jump to 64-bit code at \target.
  */
 .macro ENTER_LONG_MODE target
-	movl	%cr4, %eax
-	orl	$(X86_CR4_PAE + X86_CR4_OSFXSR + X86_CR4_OSXMMEXCPT), %eax
+	movl	$(X86_CR4_PAE + X86_CR4_OSFXSR + X86_CR4_OSXMMEXCPT), %eax
 	movl	%eax, %cr4
 	movl	$boot_pml4, %eax
 	movl	%eax, %cr3
@@ -41,7 +41,7 @@
 	orl	$EFER_LME, %eax
 	wrmsr
 	movl	%cr0, %eax
-	andl	$~(X86_CR0_EM + X86_CR0_TS), %eax
+	andl	$~(X86_CR0_EM + X86_CR0_TS + X86_CR0_CD + X86_CR0_NW), %eax
 	orl	$(X86_CR0_PG + X86_CR0_WP + X86_CR0_MP + X86_CR0_PE), %eax
 	movl	%eax, %cr0
 	ljmp	$GDT_SEL_CODE64, $\target
@@ -52,7 +52,8 @@
 /*
  * In: EDI = BOOT_PROTO_*, ESI = physical address of the loader's info
  * structure, EDX = the magic the loader left in EAX.  Interrupts off,
- * paging off, no stack, segment registers not to be trusted.
+ * paging off, no stack, segment registers, EFLAGS and the control
+ * registers' other bits not to be trusted.
  */
 	.globl start32
 start32:
@@ -82,6 +83,13 @@ start32:
 	cmpl	$~RAM_PATTERN, (%edi)
 	jne	too_little_ram
 	movl	$0, (%edi)
+
+	/* No loader promises a stack (Xen's PVH entry leaves ESP = 0) or any
+	 * EFLAGS bit beyond IF, TF and VM clear: take the ring-0 stack, now
+	 * known to be RAM, and start from EFLAGS = 0 (DF, AC, NT clear). */
+	movl	$ring0_stack_top, %esp
+	pushl	$0
+	popfl
 
 	/* CPUID exists when EFLAGS.ID can be toggled; then ask for long mode. */
 	pushfl
