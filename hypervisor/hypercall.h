@@ -27,6 +27,9 @@ bool xen_hypercall_page_ready(void);
 /** EVTCHNOP_send: notify the other end of event channel @port. */
 void xen_evtchn_notify(uint32_t port);
 
+/** SCHEDOP_yield: let Xen run another vCPU or domain on this CPU now. */
+void xen_sched_yield(void);
+
 /** Hypercall @op with five arguments, made from the current privilege. */
 static inline long xen_hypercall_direct(unsigned int op, uint64_t a1,
 					uint64_t a2, uint64_t a3, uint64_t a4,

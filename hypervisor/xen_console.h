@@ -11,9 +11,10 @@
 
 #include "lib/xen_abi.h"
 
-/* Waits for room in a full ring before calling it stuck: with pause, a
- * fraction of a second. */
-#define XENCONS_WAIT_SPINS 10000000u
+/* Waits for room in a full ring before a write gives up: each wait yields
+ * the CPU to Xen, so that the domain draining the ring (dom0's xenconsoled)
+ * can run even when every vCPU of ours is busy; seconds in all. */
+#define XENCONS_WAIT_SPINS 200000u
 
 #include <xen/io/console.h>
 
@@ -35,15 +36,28 @@ struct xencons {
 	volatile struct xencons_interface *ring;
 	uint32_t evtchn;
 	void (*kick)(uint32_t evtchn); /* EVTCHNOP_send */
-	void (*relax)(void);	       /* one short wait; NULL: pause */
+	void (*relax)(void);	       /* one wait (a yield); NULL: pause */
 	unsigned int max_spins;	       /* waits for room before giving up */
-	int broken;		       /* set once nobody drains the ring */
+	int broken;	   /* set once the indexes are inconsistent */
+	size_t lost;	   /* bytes dropped, not yet reported */
+	size_t lost_total; /* bytes dropped in all */
 };
+
+/* After output was lost, a write waits this fraction of max_spins. */
+#define XENCONS_LOST_WAIT_DIVISOR 64
+
+/** The most a lost-output notice takes in the ring. */
+#define XENCONS_NOTICE_LEN 120
 
 /**
  * Write all of @buf (@len bytes) to @c's ring, telling Xen after each
- * piece, waiting for room at most max_spins waits at a time.  Returns 0,
- * or -1 when the ring is (now) broken: inconsistent, or not drained.
+ * piece, waiting for room at most max_spins waits at a time.  When the
+ * ring stays full that long, the rest of @buf is dropped and counted; the
+ * next write that finds room first says in the ring how many bytes were
+ * lost, and until then a write waits only max_spins / 64 for that room
+ * before it drops its bytes too.
+ * Returns 0 when all of @buf went into the ring, -1 when some was dropped
+ * or the ring is broken (inconsistent indexes: nothing is written again).
  */
 int xencons_write(struct xencons *c, const char *buf, size_t len);
 

@@ -56,6 +56,7 @@ static void console_io_write(const char *buf, size_t len)
 /* A domU's PV console ring; dom0 writes through console_io. */
 static struct xencons console = {
 	.kick = xen_evtchn_notify,
+	.relax = xen_sched_yield,
 	.max_spins = XENCONS_WAIT_SPINS,
 };
 

@@ -187,7 +187,7 @@ static void fake_relax(void)
 
 static void console_write_waits_for_room_then_gives_up(void **state)
 {
-	struct xencons c = { &ring, 7, count_kick, fake_relax, 100, 0 };
+	struct xencons c = { &ring, 7, count_kick, fake_relax, 100, 0, 0, 0 };
 	char big[sizeof(ring.out) + 100];
 
 	(void)state;
@@ -198,14 +198,57 @@ static void console_write_waits_for_room_then_gives_up(void **state)
 	assert_int_equal(xencons_write(&c, big, sizeof(big)), 0);
 	assert_int_equal(kicks, 2);
 	assert_int_equal(ring.out_prod, sizeof(big));
-	/* Nobody drains any more: the writer stops after max_spins. */
+	/* Nobody drains any more: the writer drops the rest after max_spins
+	 * and counts it; the ring is not broken. */
 	drain_on_relax = 0;
 	relaxes = 0;
 	assert_int_equal(xencons_write(&c, big, sizeof(big)), -1);
-	assert_true(c.broken);
+	assert_false(c.broken);
 	assert_int_equal(relaxes, 100);
-	/* Broken stays broken, without waiting again. */
+	/* 100 bytes of the first write were still in the ring. */
+	assert_int_equal(c.lost, sizeof(big) - (sizeof(ring.out) - 100));
+	/* While it stays full, a write waits only a little, then drops. */
 	relaxes = 0;
+	assert_int_equal(xencons_write(&c, "x", 1), -1);
+	assert_int_equal(relaxes, 100 / XENCONS_LOST_WAIT_DIVISOR);
+	assert_int_equal(c.lost, sizeof(big) - (sizeof(ring.out) - 100) + 1);
+}
+
+static void console_write_says_what_was_lost(void **state)
+{
+	struct xencons c = { &ring, 7, count_kick, fake_relax, 100, 0, 0, 0 };
+	char text[sizeof(ring.out) + 1];
+	size_t n;
+
+	(void)state;
+	memset(&ring, 0, sizeof(ring));
+	c.lost = 1234;
+	c.lost_total = 1234;
+	ring.out_cons = ring.out_prod = 50;
+	assert_int_equal(xencons_write(&c, "after\n", 6), 0);
+	assert_int_equal(c.lost, 0);
+	assert_int_equal(c.lost_total, 1234);
+	n = ring.out_prod - 50;
+	assert_true(n < sizeof(text));
+	for (size_t i = 0; i < n; i++)
+		text[i] = ring.out[MASK_XENCONS_IDX(50 + i, ring.out)];
+	text[n] = 0;
+	assert_non_null(strstr(text, "1234 bytes of console output were lost"));
+	assert_string_equal(text + n - 6, "after\n");
+}
+
+static void console_write_stops_on_broken_indexes(void **state)
+{
+	struct xencons c = { &ring, 7, count_kick, fake_relax, 100, 0, 0, 0 };
+
+	(void)state;
+	memset(&ring, 0, sizeof(ring));
+	ring.out_cons = 100;
+	ring.out_prod = 10;
+	relaxes = 0;
+	assert_int_equal(xencons_write(&c, "x", 1), -1);
+	assert_true(c.broken);
+	/* Broken stays broken, without waiting again. */
 	assert_int_equal(xencons_write(&c, "x", 1), -1);
 	xencons_flush(&c);
 	assert_int_equal(relaxes, 0);
@@ -224,6 +267,8 @@ int main(void)
 		cmocka_unit_test(
 			console_ring_with_broken_indexes_takes_nothing),
 		cmocka_unit_test(console_write_waits_for_room_then_gives_up),
+		cmocka_unit_test(console_write_says_what_was_lost),
+		cmocka_unit_test(console_write_stops_on_broken_indexes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
