@@ -95,7 +95,7 @@ UNIT_BINS := $(patsubst %,$(BUILD)/host/test_%,$(UNIT_TESTS))
 FORMAT_SRCS := $(wildcard boot/boot.h $(addsuffix /*.[ch],$(LAYERS) \
 	$(addprefix platform/,$(ENVS)) tests/unit))
 
-.PHONY: all images iso run check unit-tests tool-tests boot-tests layers lint \
+.PHONY: all images iso xen-iso run check unit-tests tool-tests boot-tests layers lint \
 	format-check format deps clean FORCE
 .DELETE_ON_ERROR:
 
@@ -233,6 +233,18 @@ $(BUILD)/xen-4.17-amd64: $(XEN_GZ)
 	@mkdir -p $(@D)
 	@echo "  GUNZIP  $@"
 	@gunzip -c $< > $@
+
+# Xen with clockbench as its PVH dom0 (docs/xen.md): GRUB loads Xen by
+# multiboot 2, and the image as dom0's kernel.
+xen-iso: $(BUILD)/clockbench-xen.iso
+$(BUILD)/clockbench-xen.iso: $(BUILD)/clockbench.elf boot/grub-xen.cfg $(XEN_GZ)
+	@echo "  ISO     $@"
+	@rm -rf $(BUILD)/xen-iso && mkdir -p $(BUILD)/xen-iso/boot/grub
+	@cp $(BUILD)/clockbench.elf $(BUILD)/xen-iso/boot/clockbench.elf
+	@cp $(XEN_GZ) $(BUILD)/xen-iso/boot/xen.gz
+	@cp boot/grub-xen.cfg $(BUILD)/xen-iso/boot/grub/grub.cfg
+	@grub-mkrescue -o $@ $(BUILD)/xen-iso > $(BUILD)/xen-iso.log 2>&1 || \
+		{ cat $(BUILD)/xen-iso.log; exit 1; }
 
 .PHONY: run-xen
 run-xen: deps

@@ -28,7 +28,16 @@
 #include "lib/verdict.h"
 
 struct acpi;
+struct boot_info;
 struct tick_source;
+
+/* --- the boot information -------------------------------------------- */
+
+/**
+ * Complete what the loader left out of @bi from the environment itself: a
+ * Xen PVH dom0 gets no memory map in its start info, so it asks Xen.
+ */
+void platform_boot_info_complete(struct boot_info *bi);
 
 /* --- the console -------------------------------------------------------- */
 

@@ -81,12 +81,39 @@ int xen_guest_setup(const struct xen_cpuid_info *x, char *why, size_t whylen);
 /** The platform's: the vCPU id of CPU @cpu, from the CPU itself. */
 uint32_t xen_vcpu_id(const struct xen_cpuid_info *x, unsigned int cpu);
 
+/** Which console of Xen an HVM or PVH guest writes. */
+enum xen_hvm_console {
+	XEN_HVM_CONSOLE_NONE, /* no Xen, or no console of its */
+	XEN_HVM_CONSOLE_RING, /* a domU's PV console ring, beside the UART */
+	XEN_HVM_CONSOLE_IO,   /* Xen's own (console_io), alone: Xen's
+				 hardware domain, whose UART Xen keeps */
+};
+
 /**
- * As an HVM or PVH guest of Xen, find Xen's PV console (HVM params) and
- * write it beside the UART: a PVH guest has no UART.  Does nothing where
- * CPUID shows no Xen.
+ * As an HVM or PVH guest of Xen, find Xen's console: as the hardware domain
+ * (a PVH dom0) Xen's own through console_io, else the PV console ring (HVM
+ * params), written beside the UART: a PVH domU has no UART.  Does nothing
+ * where CPUID shows no Xen.
  */
-void xen_hvm_console_init(void);
+enum xen_hvm_console xen_hvm_console_init(void);
+
+/** As an HVM or PVH guest: whether Xen's hypercalls are set up, so that
+ * xen_hvm_shutdown() can end the domain. */
+bool xen_hvm_can_shutdown(void);
+
+/** SCHEDOP_shutdown: power the domain off, or crash it (@crash); returns
+ * only when Xen refused. */
+void xen_hvm_shutdown(bool crash);
+
+struct boot_info;
+
+/** As an HVM or PVH guest of Xen, take @bi's memory map from Xen
+ * (XENMEM_memory_map); nothing where there is no Xen. */
+void xen_hvm_memory_map(struct boot_info *bi);
+
+/** Whether xen_hvm_console_init() found this guest to be Xen's hardware
+ * domain (a PVH dom0), from which Xen keeps the PIT and the PM timer. */
+bool xen_hvm_is_hardware_domain(void);
 void xen_hvm_console_write(const char *buf, size_t len);
 void xen_hvm_console_flush(void);
 

@@ -430,6 +430,7 @@ static void setup(struct run *r, uint32_t protocol, uint32_t info_paddr,
 	if (boot_info_parse(&r->boot, (int)protocol, magic, info_paddr,
 			    &boot_mem, err, sizeof(err)))
 		fail_early("the boot information is unusable", err);
+	platform_boot_info_complete(&r->boot);
 	/* Options cut off are options silently changed: refuse them. */
 	if (r->boot.cmdline_truncated) {
 		snprintf(err, sizeof(err),

@@ -85,6 +85,19 @@ static void add_region(struct boot_info *bi, uint64_t base, uint64_t size,
 		(struct mem_region){ .base = base, .size = size, .type = type };
 }
 
+void boot_info_set_e820(struct boot_info *bi, const struct e820_entry *map,
+			unsigned int n, const char *source)
+{
+	unsigned int i;
+
+	bi->nr_memmap = 0;
+	bi->ram_bytes = 0;
+	bi->memmap_truncated = false;
+	for (i = 0; i < n; i++)
+		add_region(bi, map[i].addr, map[i].size, map[i].type);
+	bi->memmap_source = source;
+}
+
 /*
  * Multiboot loaders put the image path first ("/boot/clockbench.elf
  * fault=ud"); options are all key=value, so a first word without '=' is

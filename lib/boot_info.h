@@ -64,6 +64,9 @@ struct boot_info {
 	unsigned int nr_memmap;
 	bool memmap_truncated;
 	uint64_t ram_bytes; /* sum of MEM_RAM regions (or mem_lower/upper) */
+	/* Who gave the memory map when the loader did not ("Xen's
+	 * XENMEM_memory_map"), or NULL. */
+	const char *memmap_source;
 	/* ACPI RSDP: multiboot 2 hands a copy, PVH an address; neither for
 	 * multiboot 1, where it must be searched for. */
 	uint8_t rsdp_copy[ACPI_RSDP_V2_LEN];
@@ -92,6 +95,21 @@ int boot_info_parse(struct boot_info *bi, int protocol, uint32_t magic,
  */
 bool boot_info_ram_covers(const struct boot_info *bi, uint64_t start,
 			  uint64_t end);
+
+/* One entry of a memory map in the BIOS E820 layout, as Xen's
+ * XENMEM_memory_map returns them (20 bytes, packed). */
+struct e820_entry {
+	uint64_t addr;
+	uint64_t size;
+	uint32_t type;
+} __attribute__((packed));
+
+/**
+ * Take @n entries of an E820-layout memory map as @bi's memory map, for a
+ * boot whose loader gave none (a Xen PVH dom0); @source says who gave it.
+ */
+void boot_info_set_e820(struct boot_info *bi, const struct e820_entry *map,
+			unsigned int n, const char *source);
 
 /** Short name of a memory type: "RAM", "reserved", "ACPI", ... */
 const char *mem_type_name(uint32_t type);

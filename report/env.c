@@ -64,9 +64,11 @@ static void print_memory(const struct env_result *e)
 		ENV_LINE("memory", "unknown (the loader gave no memory map)");
 		return;
 	}
-	ENV_LINE("memory", "%llu MiB usable RAM in %u regions%s",
+	ENV_LINE("memory", "%llu MiB usable RAM in %u regions%s%s%s",
 		 (unsigned long long)(bi->ram_bytes / MIB), bi->nr_memmap,
-		 bi->memmap_truncated ? " (map truncated)" : "");
+		 bi->memmap_truncated ? " (map truncated)" : "",
+		 bi->memmap_source ? ", from " : "",
+		 bi->memmap_source ? bi->memmap_source : "");
 	if (e->unmapped_ram)
 		ENV_LINE("",
 			 "%llu MiB of RAM lie beyond what is mapped (unused)",

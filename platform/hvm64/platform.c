@@ -7,6 +7,7 @@
  * power-off, a reset or a halt.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "base/console.h"
 #include "base/cpu.h"
@@ -15,6 +16,7 @@
 #include "base/platform.h"
 #include "base/priv.h"
 #include "drivers/acpi_tables.h"
+#include "lib/boot_info.h"
 #include "drivers/lapic.h"
 #include "drivers/uart.h"
 #include "drivers/virtio_console.h"
@@ -71,6 +73,7 @@ static void probe_port_io(void)
 }
 
 static char console_words[200];
+static enum xen_hvm_console xen_console;
 
 void platform_console_init(void)
 {
@@ -78,8 +81,15 @@ void platform_console_init(void)
 	bool uart;
 
 	probe_port_io();
-	platform_ports_allow(COM1_PORT, UART_PORTS);
 	platform_ports_allow(ISA_DEBUG_EXIT_PORT, 1);
+	xen_console = xen_hvm_console_init();
+	if (xen_console == XEN_HVM_CONSOLE_IO) {
+		snprintf(console_words, sizeof(console_words),
+			 "Xen's console (console_io hypercalls, as Xen's "
+			 "hardware domain), a write each");
+		return;
+	}
+	platform_ports_allow(COM1_PORT, UART_PORTS);
 	uart = uart_init();
 	if (virtcons_init(why, sizeof(why)) == 0)
 		snprintf(
@@ -99,7 +109,10 @@ void platform_console_init(void)
 			"COM1, %u bytes a wait for an empty transmitter%s (%s)",
 			uart_burst_bytes(),
 			uart_burst_bytes() > 1 ? " (16550A FIFO)" : "", why);
-	xen_hvm_console_init();
+	if (xen_console == XEN_HVM_CONSOLE_RING)
+		snprintf(console_words + strlen(console_words),
+			 sizeof(console_words) - strlen(console_words),
+			 "; and Xen's PV console ring");
 }
 
 void platform_console_write(const char *buf, size_t len)
@@ -110,6 +123,10 @@ void platform_console_write(const char *buf, size_t len)
 		"lost)\n";
 	size_t done = 0;
 
+	if (xen_console == XEN_HVM_CONSOLE_IO) {
+		xen_hvm_console_write(buf, len);
+		return;
+	}
 	if (virtcons_ready()) {
 		done = virtcons_write(buf, len);
 		if (done < len) {
@@ -134,6 +151,8 @@ void platform_console_flush(void)
 
 unsigned int platform_console_burst(void)
 {
+	if (xen_console == XEN_HVM_CONSOLE_IO)
+		return 0; /* a whole write per hypercall */
 	return virtcons_ready() ? virtcons_burst_bytes() : uart_burst_bytes();
 }
 
@@ -222,9 +241,16 @@ const char *platform_port_io_unavailable(void)
 	return NULL;
 }
 
+void platform_boot_info_complete(struct boot_info *bi)
+{
+	if (!bi->nr_memmap)
+		xen_hvm_memory_map(bi);
+}
+
 const char *platform_port_owner(void)
 {
-	return NULL;
+	/* Xen gives its hardware domain every port but its own. */
+	return xen_hvm_is_hardware_domain() ? "Xen" : NULL;
 }
 
 const char *platform_interrupt_controllers_owner(void)
@@ -329,6 +355,19 @@ void platform_leave(enum verdict verdict, enum exit_method method)
 	switch (method) {
 	case EXIT_AUTO:
 		outb(ISA_DEBUG_EXIT_PORT, (uint8_t)verdict_exit_code(verdict));
+		/* A guest of Xen ends its domain, as a PV guest does: power
+		 * off after PASS or SKIP, crash after FAIL or ERROR. */
+		if (xen_hvm_can_shutdown()) {
+			bool failed = verdict == VERDICT_FAIL ||
+				      verdict == VERDICT_ERROR;
+
+			run_announce_end(
+				failed ? "crash of the domain (exit=auto: "
+					 "isa-debug-exit did not end it)"
+				       : "power-off of the domain (exit=auto: "
+					 "isa-debug-exit did not end it)");
+			xen_hvm_shutdown(failed);
+		}
 		run_announce_end(
 			"ACPI power-off (exit=auto: isa-debug-exit did "
 			"not end it)");

@@ -3,16 +3,21 @@
  * Xen HVM and PVH guests (the native images, when CPUID says Xen): fill
  * the hypercall page through the MSR Xen names in leaf base + 2, map
  * shared_info into a page of the image with XENMEM_add_to_physmap, and
- * write Xen's PV console as well as the UART (a PVH guest has no UART).
+ * write Xen's PV console as well as the UART (a PVH guest has no UART), or,
+ * as Xen's hardware domain (a PVH dom0), Xen's own console alone.
  * A PV guest has all this its own way (hypervisor/xen_pv.c).
  */
 #include <stdio.h>
 
+#include <xen/features.h>
 #include <xen/hvm/hvm_op.h>
 #include <xen/hvm/params.h>
 #include <xen/memory.h>
+#include <xen/sched.h>
+#include <xen/version.h>
 
 #include "hypervisor/xen_console.h"
+#include "lib/boot_info.h"
 #include "base/cpu.h"
 #include "base/paging.h"
 
@@ -85,10 +90,41 @@ int xen_guest_setup(const struct xen_cpuid_info *x, char *why, size_t whylen)
 	return 0;
 }
 
+/* --- leaving ------------------------------------------------------------------- */
+
+bool xen_hvm_can_shutdown(void)
+{
+	return xen_hypercall_page_ready();
+}
+
+void xen_hvm_shutdown(bool crash)
+{
+	struct sched_shutdown arg = { .reason = crash ? SHUTDOWN_crash
+						      : SHUTDOWN_poweroff };
+
+	HYPERCALL2(__HYPERVISOR_sched_op, SCHEDOP_shutdown, &arg);
+}
+
+/* --- the memory map ---------------------------------------------------------- */
+
+void xen_hvm_memory_map(struct boot_info *bi)
+{
+	static struct e820_entry map[BOOT_MEMMAP_MAX];
+	struct xen_memory_map mm = { .nr_entries = BOOT_MEMMAP_MAX };
+
+	if (!xen_hypercall_page_ready())
+		return;
+	set_xen_guest_handle(mm.buffer, map);
+	if (HYPERCALL2(__HYPERVISOR_memory_op, XENMEM_memory_map, &mm) == 0)
+		boot_info_set_e820(bi, map, mm.nr_entries,
+				   "Xen (XENMEM_memory_map)");
+}
+
 /* --- the PV console ----------------------------------------------------------- */
 
 static struct xencons console = {
 	.kick = xen_evtchn_notify,
+	.relax = xen_sched_yield,
 	.max_spins = XENCONS_WAIT_SPINS,
 };
 
@@ -101,7 +137,24 @@ static uint64_t hvm_param(uint32_t index)
 	return p.value;
 }
 
-void xen_hvm_console_init(void)
+/* Xen's hardware domain (a PVH dom0) writes Xen's own console. */
+static bool console_io;
+
+bool xen_hvm_is_hardware_domain(void)
+{
+	return console_io;
+}
+
+static bool hardware_domain(void)
+{
+	struct xen_feature_info fi = { .submap_idx = 0 };
+
+	return HYPERCALL2(__HYPERVISOR_xen_version, XENVER_get_features, &fi) ==
+		       0 &&
+	       (fi.submap & (1u << XENFEAT_dom0));
+}
+
+enum xen_hvm_console xen_hvm_console_init(void)
 {
 	struct xen_cpuid_info x;
 	const struct hv_leaf *leaf;
@@ -112,23 +165,30 @@ void xen_hvm_console_init(void)
 	hv_scan(cpu_cpuid, &hv);
 	leaf = hv_find(&hv, HV_XEN);
 	if (!leaf)
-		return;
+		return XEN_HVM_CONSOLE_NONE;
 	xen_cpuid_read(leaf, cpu_cpuid, &x);
 	if (fill_hypercall_page(&x, why, sizeof(why)))
-		return;
+		return XEN_HVM_CONSOLE_NONE;
+	if (hardware_domain()) {
+		console_io = true;
+		return XEN_HVM_CONSOLE_IO;
+	}
 	pfn = hvm_param(HVM_PARAM_CONSOLE_PFN);
 	paddr = pfn * PAGE_SIZE;
 	/* The boot map covers the low 4 GiB, where Xen puts the page. */
 	if (!pfn || !paging_range_mapped(paddr, PAGE_SIZE))
-		return;
+		return XEN_HVM_CONSOLE_NONE;
 	console.evtchn = (uint32_t)hvm_param(HVM_PARAM_CONSOLE_EVTCHN);
 	console.ring = (volatile struct xencons_interface *)(uintptr_t)paddr;
 	console.broken = !xencons_sane(console.ring);
+	return XEN_HVM_CONSOLE_RING;
 }
 
 void xen_hvm_console_write(const char *buf, size_t len)
 {
-	if (console.ring && !console.broken)
+	if (console_io)
+		HYPERCALL3(__HYPERVISOR_console_io, CONSOLEIO_write, len, buf);
+	else if (console.ring && !console.broken)
 		xencons_write(&console, buf, len);
 }
 

@@ -106,6 +106,11 @@ const char *platform_port_io_unavailable(void)
 	return why;
 }
 
+void platform_boot_info_complete(struct boot_info *bi)
+{
+	(void)bi; /* start_info says everything: nr_pages */
+}
+
 const char *platform_port_owner(void)
 {
 	return "Xen";

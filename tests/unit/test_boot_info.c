@@ -579,6 +579,32 @@ static void unknown_protocol(void **state)
 	assert_string_equal(mem_type_name(1234), "other");
 }
 
+/* A PVH dom0's start info has no memory map: Xen's E820 map replaces
+ * whatever was there, with who gave it. */
+static void e820_map_from_xen(void **state)
+{
+	static const struct e820_entry map[] = {
+		{ 0, 0x9f000, MEM_RAM },
+		{ 0xf0000, 0x10000, MEM_RESERVED },
+		{ 0x100000, 0x7f00000, MEM_RAM },
+		{ 0xfc000000, 0x1000, MEM_ACPI },
+	};
+
+	(void)state;
+	assert_int_equal(sizeof(map[0]), 20);
+	bi.nr_memmap = 1;
+	bi.ram_bytes = 1;
+	boot_info_set_e820(&bi, map, 4, "Xen (XENMEM_memory_map)");
+	assert_int_equal(bi.nr_memmap, 4);
+	assert_int_equal(bi.ram_bytes, 0x9f000 + 0x7f00000);
+	assert_int_equal(bi.memmap[3].base, 0xfc000000);
+	assert_int_equal(bi.memmap[3].type, MEM_ACPI);
+	assert_false(bi.memmap_truncated);
+	assert_string_equal(bi.memmap_source, "Xen (XENMEM_memory_map)");
+	assert_true(boot_info_ram_covers(&bi, 0x100000, 0x200000));
+	assert_false(boot_info_ram_covers(&bi, 0x9f000, 0x100000));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -606,6 +632,7 @@ int main(void)
 				       setup),
 		cmocka_unit_test_setup(xen_pv_bad_start_info, setup),
 		cmocka_unit_test_setup(unknown_protocol, setup),
+		cmocka_unit_test_setup(e820_map_from_xen, setup),
 	};
 
 	return cmocka_run_group_tests_name("boot_info", tests, NULL, NULL);
