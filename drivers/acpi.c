@@ -222,14 +222,17 @@ uint64_t acpi_rsdp_scan(const struct phys_mapper *pm, const char **where)
 }
 
 /*
- * Map a whole table at @paddr and check it.  Returns it, or NULL with the
- * reason in @why.
+ * Map a whole table at @paddr and check it: the header is mapped first to
+ * learn the length, then the whole table, and only that second mapping is
+ * read (under Xen PV the header's mapping ends with its page).  Returns it,
+ * with its length in *@len, or NULL with the reason in @why.
  */
 static const struct acpi_header *map_table(const struct phys_mapper *pm,
-					   uint64_t paddr, char *why,
-					   size_t whylen)
+					   uint64_t paddr, size_t *len,
+					   char *why, size_t whylen)
 {
 	const struct acpi_header *h = phys_map(pm, paddr, ACPI_HEADER_LEN);
+	const struct acpi_header *table;
 	unsigned int i;
 
 	if (!h) {
@@ -252,19 +255,21 @@ static const struct acpi_header *map_table(const struct phys_mapper *pm,
 			 h->signature, (unsigned long long)paddr, h->length);
 		return NULL;
 	}
-	if (!phys_map(pm, paddr, h->length)) {
+	table = phys_map(pm, paddr, h->length);
+	if (!table) {
 		snprintf(
 			why, whylen,
 			"%.4s at 0x%llx: its %u bytes run past readable memory",
 			h->signature, (unsigned long long)paddr, h->length);
 		return NULL;
 	}
-	if (acpi_checksum(h, h->length)) {
+	if (acpi_checksum(table, h->length)) {
 		snprintf(why, whylen, "%.4s at 0x%llx has a bad checksum",
 			 h->signature, (unsigned long long)paddr);
 		return NULL;
 	}
-	return h;
+	*len = h->length;
+	return table;
 }
 
 static int open_root(struct acpi *acpi, uint64_t paddr, bool xsdt)
@@ -272,8 +277,9 @@ static int open_root(struct acpi *acpi, uint64_t paddr, bool xsdt)
 	const char *want = xsdt ? "XSDT" : "RSDT";
 	const struct acpi_header *h;
 	char why[ACPI_WARNING_LEN];
+	size_t len;
 
-	h = map_table(acpi->pm, paddr, why, sizeof(why));
+	h = map_table(acpi->pm, paddr, &len, why, sizeof(why));
 	if (!h) {
 		acpi_warn(acpi, "%s: %s", want, why);
 		return -1;
@@ -285,7 +291,7 @@ static int open_root(struct acpi *acpi, uint64_t paddr, bool xsdt)
 	}
 	acpi->root_paddr = paddr;
 	acpi->root_is_xsdt = xsdt;
-	acpi->nr_entries = (h->length - ACPI_HEADER_LEN) / (xsdt ? 8 : 4);
+	acpi->nr_entries = (len - ACPI_HEADER_LEN) / (xsdt ? 8 : 4);
 	return 0;
 }
 
@@ -353,13 +359,12 @@ const struct acpi_header *acpi_entry(struct acpi *acpi, unsigned int i,
 			  acpi->root_is_xsdt ? "XSDT" : "RSDT", i);
 		return NULL;
 	}
-	h = map_table(acpi->pm, paddr, why, sizeof(why));
+	h = map_table(acpi->pm, paddr, len, why, sizeof(why));
 	if (!h) {
 		acpi_warn(acpi, "%s entry %u: %s (skipped)",
 			  acpi->root_is_xsdt ? "XSDT" : "RSDT", i, why);
 		return NULL;
 	}
-	*len = h->length;
 	return h;
 }
 
