@@ -250,9 +250,20 @@ static const struct acpi_header *map_table(const struct phys_mapper *pm,
 			return NULL;
 		}
 	}
-	if (h->length < ACPI_HEADER_LEN || h->length > ACPI_TABLE_MAX_LEN) {
-		snprintf(why, whylen, "%.4s at 0x%llx claims length %u",
+	if (h->length < ACPI_HEADER_LEN) {
+		snprintf(why, whylen,
+			 "%.4s at 0x%llx claims length %u, less than its "
+			 "36-byte header",
 			 h->signature, (unsigned long long)paddr, h->length);
+		return NULL;
+	}
+	if (h->length > ACPI_TABLE_MAX_LEN) {
+		snprintf(
+			why, whylen,
+			"%.4s at 0x%llx claims length %u, more than the %u MiB "
+			"a table may have",
+			h->signature, (unsigned long long)paddr, h->length,
+			ACPI_TABLE_MAX_LEN >> 20);
 		return NULL;
 	}
 	table = phys_map(pm, paddr, h->length);

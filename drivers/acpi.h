@@ -15,10 +15,12 @@
 #include "lib/phys.h"
 
 #define ACPI_HEADER_LEN 36
-#define ACPI_TABLE_MAX_LEN \
-	(16u << 20) /* sanity bound, far above any real table */
-#define ACPI_MAX_WARNINGS 8
-#define ACPI_WARNING_LEN  160
+/* A length beyond this is taken for corruption, not mapped: large server
+ * DSDTs run to a few hundred KiB, and Xen PV's whole window for firmware
+ * mappings is 1 MiB. */
+#define ACPI_TABLE_MAX_LEN (1u << 20)
+#define ACPI_MAX_WARNINGS  8
+#define ACPI_WARNING_LEN   160
 
 struct acpi_header {
 	char signature[4];

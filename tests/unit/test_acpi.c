@@ -1253,7 +1253,22 @@ static void length_below_the_header_is_skipped(void **state)
 	struct fixture *fx = *state;
 
 	fx_set_length(fx, "WAET", 20, false);
-	fx_expect_skipped(fx, "WAET", "WAET at 0x%llx claims length 20",
+	fx_expect_skipped(fx, "WAET",
+			  "WAET at 0x%llx claims length 20, less than its "
+			  "36-byte header",
+			  (unsigned long long)fx_table(fx, "WAET")->paddr);
+}
+
+/* A wild length is refused in words before anything of that length is
+ * mapped (else the warning would be that it runs past readable memory). */
+static void length_above_the_bound_is_skipped(void **state)
+{
+	struct fixture *fx = *state;
+
+	fx_set_length(fx, "WAET", 0xffffffff, false);
+	fx_expect_skipped(fx, "WAET",
+			  "WAET at 0x%llx claims length 4294967295, more than "
+			  "the 1 MiB a table may have",
 			  (unsigned long long)fx_table(fx, "WAET")->paddr);
 }
 
@@ -1613,6 +1628,7 @@ int main(void)
 		FX_TEST_ALL(real_tables_through_separate_mappings),
 		FX_TEST_ALL(bad_checksum_is_skipped),
 		FX_TEST_ALL(length_below_the_header_is_skipped),
+		FX_TEST_ALL(length_above_the_bound_is_skipped),
 		FX_TEST_ALL(length_beyond_the_table_is_skipped),
 		FX_TEST_ALL(length_past_mapped_memory_is_skipped),
 		FX_TEST_ALL(root_entry_to_unmapped_memory_is_skipped),
