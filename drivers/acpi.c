@@ -331,11 +331,17 @@ int acpi_open(struct acpi *acpi, const struct phys_mapper *pm,
 			return -1;
 		}
 	}
+	/* The RSDP is kept whole: its length check refuses a longer one. */
+	if (rsdp_len > ACPI_RSDP_MAX_LEN)
+		rsdp_len = ACPI_RSDP_MAX_LEN;
 	if (acpi_rsdp_check(rsdp, rsdp_len, why, sizeof(why))) {
 		acpi_warn(acpi, "RSDP from %s: %s", rsdp_from, why);
 		return -1;
 	}
 	acpi->rsdp_revision = rsdp[RSDP_REVISION];
+	acpi->rsdp_len = acpi->rsdp_revision >= 2 ? get32(rsdp + RSDP_LENGTH)
+						  : RSDP_V1_LEN;
+	memcpy(acpi->rsdp, rsdp, acpi->rsdp_len);
 	memcpy(acpi->oem_id, rsdp + 9, 6);
 	if (acpi->rsdp_revision >= 2)
 		xsdt = get64(rsdp + RSDP_XSDT);
@@ -399,6 +405,92 @@ const struct acpi_header *acpi_find(struct acpi *acpi, const char *sig,
 			return h;
 	}
 	return NULL;
+}
+
+/* The DSDT, and where it is. */
+static const struct acpi_header *find_dsdt(struct acpi *acpi, uint64_t *paddr,
+					   size_t *len)
+{
+	const struct acpi_header *fadt, *dsdt;
+	struct acpi_fadt_power power;
+	char why[ACPI_WARNING_LEN];
+	size_t fadt_len;
+
+	fadt = acpi_find(acpi, "FACP", 0, &fadt_len);
+	if (!fadt) {
+		acpi_warn(acpi, "DSDT: there is no valid FADT to name it");
+		return NULL;
+	}
+	if (acpi_fadt_power(fadt, fadt_len, &power)) {
+		acpi_warn(acpi, "DSDT: the FADT is too short to name one");
+		return NULL;
+	}
+	if (!power.dsdt_paddr) {
+		acpi_warn(acpi, "DSDT: the FADT names none (DSDT and X_DSDT "
+				"are 0)");
+		return NULL;
+	}
+	dsdt = map_table(acpi->pm, power.dsdt_paddr, len, why, sizeof(why));
+	if (!dsdt) {
+		acpi_warn(acpi, "DSDT: %s", why);
+		return NULL;
+	}
+	if (memcmp(dsdt->signature, "DSDT", 4)) {
+		acpi_warn(acpi, "DSDT at 0x%llx has signature %.4s",
+			  (unsigned long long)power.dsdt_paddr,
+			  dsdt->signature);
+		return NULL;
+	}
+	*paddr = power.dsdt_paddr;
+	return dsdt;
+}
+
+const struct acpi_header *acpi_dsdt(struct acpi *acpi, size_t *len)
+{
+	uint64_t paddr;
+
+	return find_dsdt(acpi, &paddr, len);
+}
+
+static void visit_table(void (*visit)(const struct acpi_table_bytes *t,
+				      void *ctx),
+			void *ctx, const char *sig, uint64_t paddr,
+			const void *bytes, size_t len)
+{
+	struct acpi_table_bytes t = { .paddr = paddr,
+				      .bytes = bytes,
+				      .len = len };
+
+	memcpy(t.signature, sig, 4);
+	visit(&t, ctx);
+}
+
+void acpi_for_each_table(struct acpi *acpi,
+			 void (*visit)(const struct acpi_table_bytes *t,
+				       void *ctx),
+			 void *ctx)
+{
+	const struct acpi_header *h;
+	char why[ACPI_WARNING_LEN];
+	uint64_t paddr;
+	unsigned int i;
+	size_t len;
+
+	visit_table(visit, ctx, "RSDP", acpi->rsdp_paddr, acpi->rsdp,
+		    acpi->rsdp_len);
+	/* acpi_open() checked the root table; it is mapped again whole. */
+	h = map_table(acpi->pm, acpi->root_paddr, &len, why, sizeof(why));
+	if (h)
+		visit_table(visit, ctx, h->signature, acpi->root_paddr, h, len);
+	for (i = 0; i < acpi->nr_entries; i++) {
+		h = acpi_entry(acpi, i, &len);
+		if (h)
+			visit_table(visit, ctx, h->signature,
+				    root_entry(acpi, i), h, len);
+	}
+	h = find_dsdt(acpi, &paddr, &len);
+	if (h)
+		visit_table(visit, ctx, "DSDT", paddr, h, len);
 }
 
 /* Bytes an entry of @type needs for the fields read here. */

@@ -291,6 +291,27 @@ static void xsdt_preferred_with_fallback(void **state)
 	assert_non_null(strstr(acpi.warnings[0],
 			       "XSDT: XSDT at 0x110100 has a bad checksum"));
 	assert_non_null(strstr(acpi.warnings[1], "falling back"));
+	/* The RSDP is kept as checked. */
+	assert_int_equal(acpi.rsdp_len, 36);
+	assert_memory_equal(acpi.rsdp, copy, 36);
+}
+
+/* acpi_open() keeps all of an RSDP, so it refuses a longer one in words. */
+static void rsdp_longer_than_kept(void **state)
+{
+	uint8_t copy[40] = { 0 };
+	uint32_t length = 40;
+
+	(void)state;
+	rsdp(RSDP_AT, 2);
+	memcpy(copy, mem + RSDP_AT, 36);
+	memcpy(copy + 20, &length, 4);
+	copy[32] = 0;
+	copy[32] = (uint8_t)-acpi_checksum(copy, 40);
+	assert_int_equal(acpi_open(&acpi, &fake, copy, 40, 0, "tag"), -1);
+	assert_string_equal(acpi.warnings[0],
+			    "RSDP from tag: RSDP length 40 is out of bounds "
+			    "(36..36)");
 }
 
 static void corrupt_tables_are_skipped_with_a_warning(void **state)
@@ -511,11 +532,53 @@ static void fadt_and_s5(void **state)
 	assert_int_equal(acpi_aml_s5(rooted, 7, &a, &b), -1);
 }
 
+/* The DSDT as the FADT names it, and what acpi_dsdt() refuses. */
+static void dsdt_from_the_fadt(void **state)
+{
+	size_t len = 0;
+
+	(void)state;
+	assert_int_equal(acpi_open(&acpi, &fake, NULL, 0, RSDP_AT, "test"), 0);
+	assert_ptr_equal(acpi_dsdt(&acpi, &len), mem + DSDT_AT);
+	assert_int_equal(len, 50);
+	assert_int_equal(acpi.nr_warnings, 0);
+
+	mem[DSDT_AT + 40] ^= 1;
+	assert_null(acpi_dsdt(&acpi, &len));
+	assert_string_equal(acpi.warnings[0],
+			    "DSDT: DSDT at 0x113000 has a bad checksum");
+
+	put32(DSDT_AT + 4, 0x7fffffff);
+	assert_null(acpi_dsdt(&acpi, &len));
+	assert_string_equal(acpi.warnings[1],
+			    "DSDT: DSDT at 0x113000 claims length 2147483647, "
+			    "more than the 1 MiB a table may have");
+
+	put32(DSDT_AT + 4, 50);
+	memcpy(mem + DSDT_AT, "SSDT", 4);
+	fix_checksum(DSDT_AT, 50, 9);
+	assert_null(acpi_dsdt(&acpi, &len));
+	assert_string_equal(acpi.warnings[2],
+			    "DSDT at 0x113000 has signature SSDT");
+
+	put32(FACP_AT + 40, 0);
+	fix_checksum(FACP_AT, 116, 9);
+	assert_null(acpi_dsdt(&acpi, &len));
+	assert_string_equal(acpi.warnings[3], "DSDT: the FADT names none "
+					      "(DSDT and X_DSDT are 0)");
+
+	table(FACP_AT, "FACP", 60);
+	assert_null(acpi_dsdt(&acpi, &len));
+	assert_string_equal(acpi.warnings[4],
+			    "DSDT: the FADT is too short to name one");
+}
+
 /*
  * Every table across a 4 KiB page boundary, read through separate
  * mappings: the RSDP (revision 2, 36 bytes), the XSDT and the RSDT, a FADT,
- * a MADT, an HPET table and an 8 KiB SSDT starting at offset 4000 of its
- * page, which runs over two boundaries.
+ * a MADT, an HPET table, an 8 KiB SSDT starting at offset 4000 of its
+ * page, which runs over two boundaries, and a DSDT whose \_S5_ lies past
+ * its first page.
  */
 #define CROSS_RSDP_AT  0xf5ff0
 #define CROSS_XSDT_AT  0x120fe0
@@ -525,6 +588,8 @@ static void fadt_and_s5(void **state)
 #define CROSS_HPET_AT  0x124ff0
 #define CROSS_SSDT_AT  0x125fa0
 #define CROSS_SSDT_LEN 8192
+#define CROSS_DSDT_AT  0x128fa0
+#define CROSS_DSDT_LEN 400
 #define CROSS_ENTRIES  4
 
 static const uint64_t cross_entries[CROSS_ENTRIES] = {
@@ -556,10 +621,12 @@ static void cross_tables(void)
 	/* FADT revision 3: PM1a_CNT, PM_TMR_BLK with its length, flags
 	 * (TMR_VAL_EXT) and X_PM_TMR_BLK in I/O space, all past 96 bytes,
 	 * where the page ends. */
+	put32(CROSS_FACP_AT + 40, CROSS_DSDT_AT);
 	put32(CROSS_FACP_AT + 64, 0x604);
 	put32(CROSS_FACP_AT + 76, 0x608);
 	mem[CROSS_FACP_AT + 91] = 4;
 	put32(CROSS_FACP_AT + 112, 1u << 8);
+	put64(CROSS_FACP_AT + 140, CROSS_DSDT_AT);
 	mem[CROSS_FACP_AT + 208] = 1;
 	put64(CROSS_FACP_AT + 212, 0x708);
 	table(CROSS_FACP_AT, "FACP", 244);
@@ -577,6 +644,41 @@ static void cross_tables(void)
 	for (i = 36; i < CROSS_SSDT_LEN; i++)
 		mem[CROSS_SSDT_AT + i] = (uint8_t)(i * 7);
 	table(CROSS_SSDT_AT, "SSDT", CROSS_SSDT_LEN);
+
+	/* Name (\_S5_, Package (2) { 5, 7 }) 200 bytes in, past the page. */
+	memcpy(mem + CROSS_DSDT_AT + 200,
+	       (const uint8_t[]){ 0x08, '\\', '_', 'S', '5', '_', 0x12, 0x06,
+				  0x02, 0x0a, 0x05, 0x0a, 0x07 },
+	       13);
+	table(CROSS_DSDT_AT, "DSDT", CROSS_DSDT_LEN);
+}
+
+/* What acpi_for_each_table() handed over, in order. */
+#define MAX_VISITS 16
+
+struct visits {
+	struct acpi_table_bytes t[MAX_VISITS];
+	unsigned int n;
+};
+
+static void record_visit(const struct acpi_table_bytes *t, void *ctx)
+{
+	struct visits *v = ctx;
+
+	assert_true(v->n < MAX_VISITS);
+	v->t[v->n++] = *t;
+}
+
+/* Visit @i is table @sig at @paddr, its @len bytes as in @want. */
+static void assert_visit(const struct visits *v, unsigned int i,
+			 const char *sig, uint64_t paddr, const void *want,
+			 size_t len)
+{
+	assert_true(i < v->n);
+	assert_string_equal(v->t[i].signature, sig);
+	assert_int_equal(v->t[i].paddr, paddr);
+	assert_int_equal(v->t[i].len, len);
+	assert_memory_equal(v->t[i].bytes, want, len);
 }
 
 static void tables_across_page_boundaries(void **state)
@@ -587,6 +689,8 @@ static void tables_across_page_boundaries(void **state)
 	struct acpi_cpu cpus[4];
 	uint64_t lapic_base = 0;
 	unsigned int i, count;
+	struct visits seen;
+	uint8_t typa, typb;
 	char why[120];
 	int pass;
 
@@ -643,6 +747,43 @@ static void tables_across_page_boundaries(void **state)
 			acpi_hpet_parse(h, len, &hpet, why, sizeof(why)), 0);
 		assert_int_equal(hpet.base, 0xfed00000);
 		assert_int_equal(hpet.min_tick, 0x80);
+
+		h = acpi_dsdt(&acpi, &len);
+		assert_non_null(h);
+		assert_int_equal(len, CROSS_DSDT_LEN);
+		assert_int_equal(acpi_aml_s5((const uint8_t *)h + 36, len - 36,
+					     &typa, &typb),
+				 0);
+		assert_int_equal(typa, 5);
+		assert_int_equal(typb, 7);
+
+		/* What acpi_dump=1 prints: every table whole, at its own
+		 * address. */
+		memset(&seen, 0, sizeof(seen));
+		acpi_for_each_table(&acpi, record_visit, &seen);
+		assert_int_equal(seen.n, 2 + CROSS_ENTRIES + 1);
+		assert_visit(&seen, 0, "RSDP", CROSS_RSDP_AT,
+			     mem + CROSS_RSDP_AT, 36);
+		if (pass == 0)
+			assert_visit(&seen, 1, "XSDT", CROSS_XSDT_AT,
+				     mem + CROSS_XSDT_AT,
+				     36 + 8 * CROSS_ENTRIES);
+		else
+			assert_visit(&seen, 1, "RSDT", CROSS_RSDT_AT,
+				     mem + CROSS_RSDT_AT,
+				     36 + 4 * CROSS_ENTRIES);
+		for (i = 0; i < CROSS_ENTRIES; i++) {
+			const uint8_t *at = mem + cross_entries[i];
+			char sig[5] = { 0 };
+			uint32_t want;
+
+			memcpy(sig, at, 4);
+			memcpy(&want, at + 4, 4);
+			assert_visit(&seen, 2 + i, sig, cross_entries[i], at,
+				     want);
+		}
+		assert_visit(&seen, 2 + CROSS_ENTRIES, "DSDT", CROSS_DSDT_AT,
+			     mem + CROSS_DSDT_AT, CROSS_DSDT_LEN);
 
 		/* Again from the RSDT. */
 		mem[CROSS_XSDT_AT + 9] ^= 1;
@@ -1184,18 +1325,20 @@ static void real_dsdt_s5(void **state)
 
 /*
  * The real tables read through separate mappings (separate_map()): each
- * table comes out whole and as captured.  (pc's 6,476-byte DSDT crosses
- * a page boundary, as QEMU's do.)
+ * table comes out whole and as captured, the DSDT too (pc's, 6,476 bytes,
+ * crosses a page boundary, as QEMU's do).
  */
 static void real_tables_through_separate_mappings(void **state)
 {
 	struct fixture *fx = *state;
+	const struct acpi_header *dsdt;
+	struct visits seen = { 0 };
 	unsigned int i;
+	size_t len;
 
 	assert_int_equal(fx_open_through(fx, separate_over(&fx->pm)), 0);
 	assert_int_equal(fx->acpi.nr_entries, fx->expect->nr_entries);
 	for (i = 0; i < fx->acpi.nr_entries; i++) {
-		size_t len = 0;
 		const struct acpi_header *h = acpi_entry(&fx->acpi, i, &len);
 		const struct fx_table *t;
 		char sig[5] = { 0 };
@@ -1205,6 +1348,20 @@ static void real_tables_through_separate_mappings(void **state)
 		t = fx_table(fx, sig);
 		assert_int_equal(len, t->len);
 		assert_memory_equal(h, t->data, t->len);
+	}
+	dsdt = acpi_dsdt(&fx->acpi, &len);
+	assert_non_null(dsdt);
+	assert_int_equal(len, fx_table(fx, "DSDT")->len);
+	assert_memory_equal(dsdt, fx_table(fx, "DSDT")->data, len);
+
+	/* acpi_dump=1 made these fixtures: the same tables come out, in the
+	 * same order, at the same addresses. */
+	acpi_for_each_table(&fx->acpi, record_visit, &seen);
+	assert_int_equal(seen.n, fx->nr_tables);
+	for (i = 0; i < fx->nr_tables; i++) {
+		const struct fx_table *t = &fx->tables[i];
+
+		assert_visit(&seen, i, t->sig, t->paddr, t->data, t->len);
 	}
 	assert_int_equal(fx->acpi.nr_warnings, 0);
 }
@@ -1610,6 +1767,7 @@ int main(void)
 		cmocka_unit_test_setup(scan_finds_the_rsdp, setup),
 		cmocka_unit_test_setup(rsdt_tables_and_cpus, setup),
 		cmocka_unit_test_setup(xsdt_preferred_with_fallback, setup),
+		cmocka_unit_test_setup(rsdp_longer_than_kept, setup),
 		cmocka_unit_test_setup(
 			corrupt_tables_are_skipped_with_a_warning, setup),
 		cmocka_unit_test_setup(bad_root_table, setup),
@@ -1617,6 +1775,7 @@ int main(void)
 		cmocka_unit_test_setup(madt_cpu_list, setup),
 		cmocka_unit_test_setup(madt_interrupt_entries, setup),
 		cmocka_unit_test_setup(fadt_and_s5, setup),
+		cmocka_unit_test_setup(dsdt_from_the_fadt, setup),
 		cmocka_unit_test_setup_teardown(tables_across_page_boundaries,
 						setup, teardown),
 		FX_TEST_ALL(real_tables_are_found),
