@@ -222,14 +222,17 @@ uint64_t acpi_rsdp_scan(const struct phys_mapper *pm, const char **where)
 }
 
 /*
- * Map a whole table at @paddr and check it.  Returns it, or NULL with the
- * reason in @why.
+ * Map a whole table at @paddr and check it: the header is mapped first to
+ * learn the length, then the whole table, and only that second mapping is
+ * read (under Xen PV the header's mapping ends with its page).  Returns it,
+ * with its length in *@len, or NULL with the reason in @why.
  */
 static const struct acpi_header *map_table(const struct phys_mapper *pm,
-					   uint64_t paddr, char *why,
-					   size_t whylen)
+					   uint64_t paddr, size_t *len,
+					   char *why, size_t whylen)
 {
 	const struct acpi_header *h = phys_map(pm, paddr, ACPI_HEADER_LEN);
+	const struct acpi_header *table;
 	unsigned int i;
 
 	if (!h) {
@@ -247,24 +250,37 @@ static const struct acpi_header *map_table(const struct phys_mapper *pm,
 			return NULL;
 		}
 	}
-	if (h->length < ACPI_HEADER_LEN || h->length > ACPI_TABLE_MAX_LEN) {
-		snprintf(why, whylen, "%.4s at 0x%llx claims length %u",
+	if (h->length < ACPI_HEADER_LEN) {
+		snprintf(why, whylen,
+			 "%.4s at 0x%llx claims length %u, less than its "
+			 "36-byte header",
 			 h->signature, (unsigned long long)paddr, h->length);
 		return NULL;
 	}
-	if (!phys_map(pm, paddr, h->length)) {
+	if (h->length > ACPI_TABLE_MAX_LEN) {
+		snprintf(
+			why, whylen,
+			"%.4s at 0x%llx claims length %u, more than the %u MiB "
+			"a table may have",
+			h->signature, (unsigned long long)paddr, h->length,
+			ACPI_TABLE_MAX_LEN >> 20);
+		return NULL;
+	}
+	table = phys_map(pm, paddr, h->length);
+	if (!table) {
 		snprintf(
 			why, whylen,
 			"%.4s at 0x%llx: its %u bytes run past readable memory",
 			h->signature, (unsigned long long)paddr, h->length);
 		return NULL;
 	}
-	if (acpi_checksum(h, h->length)) {
+	if (acpi_checksum(table, h->length)) {
 		snprintf(why, whylen, "%.4s at 0x%llx has a bad checksum",
 			 h->signature, (unsigned long long)paddr);
 		return NULL;
 	}
-	return h;
+	*len = h->length;
+	return table;
 }
 
 static int open_root(struct acpi *acpi, uint64_t paddr, bool xsdt)
@@ -272,8 +288,9 @@ static int open_root(struct acpi *acpi, uint64_t paddr, bool xsdt)
 	const char *want = xsdt ? "XSDT" : "RSDT";
 	const struct acpi_header *h;
 	char why[ACPI_WARNING_LEN];
+	size_t len;
 
-	h = map_table(acpi->pm, paddr, why, sizeof(why));
+	h = map_table(acpi->pm, paddr, &len, why, sizeof(why));
 	if (!h) {
 		acpi_warn(acpi, "%s: %s", want, why);
 		return -1;
@@ -285,7 +302,7 @@ static int open_root(struct acpi *acpi, uint64_t paddr, bool xsdt)
 	}
 	acpi->root_paddr = paddr;
 	acpi->root_is_xsdt = xsdt;
-	acpi->nr_entries = (h->length - ACPI_HEADER_LEN) / (xsdt ? 8 : 4);
+	acpi->nr_entries = (len - ACPI_HEADER_LEN) / (xsdt ? 8 : 4);
 	return 0;
 }
 
@@ -314,11 +331,17 @@ int acpi_open(struct acpi *acpi, const struct phys_mapper *pm,
 			return -1;
 		}
 	}
+	/* The RSDP is kept whole: its length check refuses a longer one. */
+	if (rsdp_len > ACPI_RSDP_MAX_LEN)
+		rsdp_len = ACPI_RSDP_MAX_LEN;
 	if (acpi_rsdp_check(rsdp, rsdp_len, why, sizeof(why))) {
 		acpi_warn(acpi, "RSDP from %s: %s", rsdp_from, why);
 		return -1;
 	}
 	acpi->rsdp_revision = rsdp[RSDP_REVISION];
+	acpi->rsdp_len = acpi->rsdp_revision >= 2 ? get32(rsdp + RSDP_LENGTH)
+						  : RSDP_V1_LEN;
+	memcpy(acpi->rsdp, rsdp, acpi->rsdp_len);
 	memcpy(acpi->oem_id, rsdp + 9, 6);
 	if (acpi->rsdp_revision >= 2)
 		xsdt = get64(rsdp + RSDP_XSDT);
@@ -353,13 +376,12 @@ const struct acpi_header *acpi_entry(struct acpi *acpi, unsigned int i,
 			  acpi->root_is_xsdt ? "XSDT" : "RSDT", i);
 		return NULL;
 	}
-	h = map_table(acpi->pm, paddr, why, sizeof(why));
+	h = map_table(acpi->pm, paddr, len, why, sizeof(why));
 	if (!h) {
 		acpi_warn(acpi, "%s entry %u: %s (skipped)",
 			  acpi->root_is_xsdt ? "XSDT" : "RSDT", i, why);
 		return NULL;
 	}
-	*len = h->length;
 	return h;
 }
 
@@ -383,6 +405,92 @@ const struct acpi_header *acpi_find(struct acpi *acpi, const char *sig,
 			return h;
 	}
 	return NULL;
+}
+
+/* The DSDT, and where it is. */
+static const struct acpi_header *find_dsdt(struct acpi *acpi, uint64_t *paddr,
+					   size_t *len)
+{
+	const struct acpi_header *fadt, *dsdt;
+	struct acpi_fadt_power power;
+	char why[ACPI_WARNING_LEN];
+	size_t fadt_len;
+
+	fadt = acpi_find(acpi, "FACP", 0, &fadt_len);
+	if (!fadt) {
+		acpi_warn(acpi, "DSDT: there is no valid FADT to name it");
+		return NULL;
+	}
+	if (acpi_fadt_power(fadt, fadt_len, &power)) {
+		acpi_warn(acpi, "DSDT: the FADT is too short to name one");
+		return NULL;
+	}
+	if (!power.dsdt_paddr) {
+		acpi_warn(acpi, "DSDT: the FADT names none (DSDT and X_DSDT "
+				"are 0)");
+		return NULL;
+	}
+	dsdt = map_table(acpi->pm, power.dsdt_paddr, len, why, sizeof(why));
+	if (!dsdt) {
+		acpi_warn(acpi, "DSDT: %s", why);
+		return NULL;
+	}
+	if (memcmp(dsdt->signature, "DSDT", 4)) {
+		acpi_warn(acpi, "DSDT at 0x%llx has signature %.4s",
+			  (unsigned long long)power.dsdt_paddr,
+			  dsdt->signature);
+		return NULL;
+	}
+	*paddr = power.dsdt_paddr;
+	return dsdt;
+}
+
+const struct acpi_header *acpi_dsdt(struct acpi *acpi, size_t *len)
+{
+	uint64_t paddr;
+
+	return find_dsdt(acpi, &paddr, len);
+}
+
+static void visit_table(void (*visit)(const struct acpi_table_bytes *t,
+				      void *ctx),
+			void *ctx, const char *sig, uint64_t paddr,
+			const void *bytes, size_t len)
+{
+	struct acpi_table_bytes t = { .paddr = paddr,
+				      .bytes = bytes,
+				      .len = len };
+
+	memcpy(t.signature, sig, 4);
+	visit(&t, ctx);
+}
+
+void acpi_for_each_table(struct acpi *acpi,
+			 void (*visit)(const struct acpi_table_bytes *t,
+				       void *ctx),
+			 void *ctx)
+{
+	const struct acpi_header *h;
+	char why[ACPI_WARNING_LEN];
+	uint64_t paddr;
+	unsigned int i;
+	size_t len;
+
+	visit_table(visit, ctx, "RSDP", acpi->rsdp_paddr, acpi->rsdp,
+		    acpi->rsdp_len);
+	/* acpi_open() checked the root table; it is mapped again whole. */
+	h = map_table(acpi->pm, acpi->root_paddr, &len, why, sizeof(why));
+	if (h)
+		visit_table(visit, ctx, h->signature, acpi->root_paddr, h, len);
+	for (i = 0; i < acpi->nr_entries; i++) {
+		h = acpi_entry(acpi, i, &len);
+		if (h)
+			visit_table(visit, ctx, h->signature,
+				    root_entry(acpi, i), h, len);
+	}
+	h = find_dsdt(acpi, &paddr, &len);
+	if (h)
+		visit_table(visit, ctx, "DSDT", paddr, h, len);
 }
 
 /* Bytes an entry of @type needs for the fields read here. */

@@ -15,10 +15,13 @@
 #include "lib/phys.h"
 
 #define ACPI_HEADER_LEN 36
-#define ACPI_TABLE_MAX_LEN \
-	(16u << 20) /* sanity bound, far above any real table */
-#define ACPI_MAX_WARNINGS 8
-#define ACPI_WARNING_LEN  160
+/* A length beyond this is taken for corruption, not mapped: large server
+ * DSDTs run to a few hundred KiB, and Xen PV's whole window for firmware
+ * mappings is 1 MiB. */
+#define ACPI_TABLE_MAX_LEN (1u << 20)
+#define ACPI_RSDP_MAX_LEN  36 /* all of a revision 2 RSDP */
+#define ACPI_MAX_WARNINGS  8
+#define ACPI_WARNING_LEN   160
 
 struct acpi_header {
 	char signature[4];
@@ -38,6 +41,8 @@ struct acpi {
 	const char
 		*rsdp_from; /* "multiboot2 tag", "pvh", "EBDA", "BIOS area" */
 	uint8_t rsdp_revision;
+	uint8_t rsdp[ACPI_RSDP_MAX_LEN]; /* its bytes, as checked */
+	size_t rsdp_len;		 /* 20, or its length field */
 	char oem_id[7];
 	uint64_t root_paddr; /* the XSDT or RSDT in use */
 	bool root_is_xsdt;
@@ -65,7 +70,8 @@ uint64_t acpi_rsdp_scan(const struct phys_mapper *pm, const char **where);
 /**
  * Open the tables from an RSDP (a copy of @rsdp_len bytes, or found at
  * @rsdp_paddr when @rsdp is NULL), preferring a valid XSDT over the RSDT.
- * Returns 0, or -1 with the reason in the first warning.
+ * An RSDP longer than ACPI_RSDP_MAX_LEN is refused.  Returns 0, or -1 with
+ * the reason in the first warning.
  */
 int acpi_open(struct acpi *acpi, const struct phys_mapper *pm,
 	      const uint8_t *rsdp, size_t rsdp_len, uint64_t rsdp_paddr,
@@ -85,6 +91,32 @@ const struct acpi_header *acpi_entry(struct acpi *acpi, unsigned int i,
  */
 const struct acpi_header *acpi_find(struct acpi *acpi, const char *sig,
 				    unsigned int instance, size_t *len);
+
+/**
+ * The DSDT the FADT names (X_DSDT when set, else DSDT), checked in full as
+ * acpi_entry() checks a table and with signature "DSDT", or NULL with a
+ * warning.  *@len receives its length.
+ */
+const struct acpi_header *acpi_dsdt(struct acpi *acpi, size_t *len);
+
+/* One table as acpi_for_each_table() hands it over. */
+struct acpi_table_bytes {
+	char signature[5]; /* "RSDP" for the RSDP */
+	uint64_t paddr;	   /* 0 for an RSDP that came as a copy */
+	const uint8_t *bytes;
+	size_t len; /* all readable through @bytes */
+};
+
+/**
+ * Hand @visit every table that can be read, in this order: the RSDP, the
+ * root table, each valid root entry, then the DSDT.  Each table's bytes
+ * come from one mapping of its whole length; invalid ones are left out,
+ * with the warnings acpi_entry() and acpi_dsdt() give.
+ */
+void acpi_for_each_table(struct acpi *acpi,
+			 void (*visit)(const struct acpi_table_bytes *t,
+				       void *ctx),
+			 void *ctx);
 
 /** Add a warning (formatted) to @acpi. */
 void acpi_warn(struct acpi *acpi, const char *fmt, ...)

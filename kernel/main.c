@@ -179,62 +179,36 @@ static void run_env(struct run *r)
 }
 
 /* One table as "acpi-dump SIG PADDR OFFSET: HEX" lines, 32 bytes each. */
-static void dump_bytes(const char *sig, uint64_t paddr, const uint8_t *p,
-		       size_t len)
+static void dump_table(const struct acpi_table_bytes *t, void *ctx)
 {
 	size_t off, i;
 
-	for (off = 0; off < len; off += 32) {
-		printf("acpi-dump %.4s %#llx %#zx:", sig,
-		       (unsigned long long)paddr, off);
-		for (i = off; i < len && i < off + 32; i++)
-			printf(" %02x", p[i]);
+	(void)ctx;
+	for (off = 0; off < t->len; off += 32) {
+		printf("acpi-dump %s %#llx %#zx:", t->signature,
+		       (unsigned long long)t->paddr, off);
+		for (i = off; i < t->len && i < off + 32; i++)
+			printf(" %02x", t->bytes[i]);
 		printf("\n");
 	}
 }
 
-static void dump_acpi(const struct boot_info *bi)
+static void dump_acpi(void)
 {
 	struct acpi *acpi = acpi_tables();
-	struct acpi_fadt_power power;
-	const struct acpi_header *h;
-	unsigned int i;
-	size_t len;
 
 	if (!acpi) {
 		printf("acpi-dump: no ACPI tables to dump\n");
 		return;
 	}
-	if (bi->rsdp_copy_len)
-		dump_bytes("RSDP", 0, bi->rsdp_copy, bi->rsdp_copy_len);
-	else
-		dump_bytes("RSDP", acpi->rsdp_paddr,
-			   phys_map(&phys_mem, acpi->rsdp_paddr, 20),
-			   acpi->rsdp_revision >= 2 ? 36 : 20);
-	/* acpi_open() checked the root table's length and checksum. */
-	h = phys_map(&phys_mem, acpi->root_paddr, ACPI_HEADER_LEN);
-	if (h && phys_map(&phys_mem, acpi->root_paddr, h->length))
-		dump_bytes(h->signature, acpi->root_paddr, (const uint8_t *)h,
-			   h->length);
-	for (i = 0; i < acpi->nr_entries; i++) {
-		h = acpi_entry(acpi, i, &len);
-		if (h)
-			dump_bytes(h->signature, (uintptr_t)h,
-				   (const uint8_t *)h, len);
-	}
-	h = acpi_find(acpi, "FACP", 0, &len);
-	if (h && acpi_fadt_power(h, len, &power) == 0 &&
-	    (h = phys_map(&phys_mem, power.dsdt_paddr, ACPI_HEADER_LEN)) &&
-	    phys_map(&phys_mem, power.dsdt_paddr, h->length))
-		dump_bytes("DSDT", power.dsdt_paddr, (const uint8_t *)h,
-			   h->length);
+	acpi_for_each_table(acpi, dump_table, NULL);
 }
 
 /* acpi_dump=1: the tables' bytes, for a report on a broken firmware. */
 static void run_acpi_dump(struct run *r)
 {
 	if (r->opts.acpi_dump)
-		dump_acpi(&r->boot);
+		dump_acpi();
 }
 
 /* fault=...: the exception asked for, which ends the run. */

@@ -12,7 +12,6 @@
 #include "base/console.h"
 #include "base/cpu.h"
 #include "base/exit.h"
-#include "base/paging.h"
 #include "base/platform.h"
 #include "base/priv.h"
 #include "drivers/acpi_tables.h"
@@ -309,12 +308,9 @@ static void acpi_power_off(void)
 	platform_ports_allow(power.pm1a_cnt_port, 2);
 	if (power.pm1b_cnt_port)
 		platform_ports_allow(power.pm1b_cnt_port, 2);
-	dsdt = phys_map(&phys_mem, power.dsdt_paddr, ACPI_HEADER_LEN);
-	if (!dsdt || dsdt->length < ACPI_HEADER_LEN ||
-	    !phys_map(&phys_mem, power.dsdt_paddr, dsdt->length))
-		return;
-	if (acpi_aml_s5((const uint8_t *)dsdt + ACPI_HEADER_LEN,
-			dsdt->length - ACPI_HEADER_LEN, &typa, &typb))
+	dsdt = acpi_dsdt(tables, &len);
+	if (!dsdt || acpi_aml_s5((const uint8_t *)dsdt + ACPI_HEADER_LEN,
+				 len - ACPI_HEADER_LEN, &typa, &typb))
 		return;
 	outw(power.pm1a_cnt_port,
 	     (uint16_t)((typa << PM1_SLP_TYP_SHIFT) | PM1_SLP_EN));

@@ -2,7 +2,8 @@
 /*
  * Unit tests: ACPI discovery and parsing (drivers/acpi.c) over tables
  * built in fake physical memory and over real tables captured from QEMU,
- * valid and corrupted.
+ * valid and corrupted, and through a mapper that maps each request apart
+ * (as Xen PV does) and lets nothing past it be read.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -12,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -39,6 +42,75 @@ static const void *fake_map(void *ctx, uint64_t paddr, size_t len)
 }
 
 static const struct phys_mapper fake = { .map = fake_map };
+
+/*
+ * A mapper stricter than Xen PV's: every map() call gets pages of its own
+ * holding a read-only copy of exactly the bytes asked for, poison before
+ * them and an inaccessible page right after them.  Code that reads a table
+ * through the mapping of its header faults at the header's end, instead of
+ * reading the right bytes by chance as the identity mapping lets it (and as
+ * Xen PV does, up to the end of the header's page).
+ */
+#define POISON 0xa5
+
+struct one_mapping {
+	void *base;
+	size_t size;
+};
+
+struct separate_mapper {
+	const struct phys_mapper *from; /* where the bytes are */
+	struct phys_mapper pm;
+	struct one_mapping *maps;
+	unsigned int nr_maps, max_maps;
+};
+
+static struct separate_mapper separate;
+
+static const void *separate_map(void *ctx, uint64_t paddr, size_t len)
+{
+	struct separate_mapper *s = ctx;
+	const uint8_t *src = phys_map(s->from, paddr, len);
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t data = len ? (len + page - 1) / page * page : page;
+	uint8_t *base;
+
+	if (!src)
+		return NULL;
+	if (s->nr_maps == s->max_maps) {
+		s->max_maps = s->max_maps ? 2 * s->max_maps : 64;
+		s->maps = realloc(s->maps, s->max_maps * sizeof(*s->maps));
+		assert_non_null(s->maps);
+	}
+	base = mmap(NULL, data + page, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(base != MAP_FAILED);
+	s->maps[s->nr_maps++] = (struct one_mapping){ base, data + page };
+	memset(base, POISON, data - len);
+	memcpy(base + data - len, src, len);
+	assert_int_equal(mprotect(base, data, PROT_READ), 0);
+	assert_int_equal(mprotect(base + data, page, PROT_NONE), 0);
+	return base + data - len;
+}
+
+/* Map through @from from now on, each request separately. */
+static const struct phys_mapper *separate_over(const struct phys_mapper *from)
+{
+	separate.from = from;
+	separate.pm =
+		(struct phys_mapper){ .map = separate_map, .ctx = &separate };
+	return &separate.pm;
+}
+
+static void separate_release(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < separate.nr_maps; i++)
+		munmap(separate.maps[i].base, separate.maps[i].size);
+	free(separate.maps);
+	memset(&separate, 0, sizeof(separate));
+}
 
 static void put32(uint64_t at, uint32_t v)
 {
@@ -79,8 +151,9 @@ static void rsdp(uint64_t at, uint8_t revision)
 	}
 }
 
-/* MADT: two enabled xAPIC CPUs, one online-capable x2APIC, an IOAPIC. */
-static uint32_t madt(void)
+/* MADT at @at: two enabled xAPIC CPUs, one online-capable x2APIC, an
+ * IOAPIC. */
+static uint32_t madt(uint64_t at)
 {
 	static const uint8_t entries[] = {
 		0, 8,  0, 0, 1, 0, 0,	 0, /* LAPIC uid 0 id 0 enabled */
@@ -92,9 +165,9 @@ static uint32_t madt(void)
 	};
 	uint32_t len = 44 + sizeof(entries);
 
-	put32(APIC_AT + 36, 0xfee00000);
-	memcpy(mem + APIC_AT + 44, entries, sizeof(entries));
-	table(APIC_AT, "APIC", len);
+	put32(at + 36, 0xfee00000);
+	memcpy(mem + at + 44, entries, sizeof(entries));
+	table(at, "APIC", len);
 	return len;
 }
 
@@ -116,7 +189,7 @@ static int setup(void **state)
 	put32(FACP_AT + 40, DSDT_AT);
 	put32(FACP_AT + 64, 0x604);
 	table(FACP_AT, "FACP", 116);
-	madt();
+	madt(APIC_AT);
 	/* A scope opcode and the \_S5_ name inside the DSDT body. */
 	memcpy(mem + DSDT_AT + 36, aml + 1, sizeof(aml) - 1);
 	table(DSDT_AT, "DSDT", 36 + sizeof(aml) - 1);
@@ -218,6 +291,27 @@ static void xsdt_preferred_with_fallback(void **state)
 	assert_non_null(strstr(acpi.warnings[0],
 			       "XSDT: XSDT at 0x110100 has a bad checksum"));
 	assert_non_null(strstr(acpi.warnings[1], "falling back"));
+	/* The RSDP is kept as checked. */
+	assert_int_equal(acpi.rsdp_len, 36);
+	assert_memory_equal(acpi.rsdp, copy, 36);
+}
+
+/* acpi_open() keeps all of an RSDP, so it refuses a longer one in words. */
+static void rsdp_longer_than_kept(void **state)
+{
+	uint8_t copy[40] = { 0 };
+	uint32_t length = 40;
+
+	(void)state;
+	rsdp(RSDP_AT, 2);
+	memcpy(copy, mem + RSDP_AT, 36);
+	memcpy(copy + 20, &length, 4);
+	copy[32] = 0;
+	copy[32] = (uint8_t)-acpi_checksum(copy, 40);
+	assert_int_equal(acpi_open(&acpi, &fake, copy, 40, 0, "tag"), -1);
+	assert_string_equal(acpi.warnings[0],
+			    "RSDP from tag: RSDP length 40 is out of bounds "
+			    "(36..36)");
 }
 
 static void corrupt_tables_are_skipped_with_a_warning(void **state)
@@ -269,7 +363,7 @@ static void malformed_madt(void **state)
 {
 	struct acpi_cpu_count cpus;
 	char why[80];
-	uint32_t len = madt();
+	uint32_t len = madt(APIC_AT);
 
 	(void)state;
 	mem[APIC_AT + 44 + 1] = 0; /* first entry of length 0 */
@@ -292,7 +386,7 @@ static void madt_cpu_list(void **state)
 	unsigned int count = 99;
 	uint64_t lapic_base = 0;
 	char why[80];
-	uint32_t len = madt();
+	uint32_t len = madt(APIC_AT);
 	const struct acpi_header *h = (const void *)(mem + APIC_AT);
 
 	(void)state;
@@ -365,7 +459,7 @@ static void madt_interrupt_entries(void **state)
 	struct acpi_madt_interrupts m;
 	struct acpi_isa_route route;
 	char why[80];
-	uint32_t len = madt();
+	uint32_t len = madt(APIC_AT);
 	const struct acpi_header *h = (const void *)(mem + APIC_AT);
 
 	(void)state;
@@ -436,6 +530,273 @@ static void fadt_and_s5(void **state)
 	assert_int_equal(acpi_aml_s5(not_a_name, sizeof(not_a_name), &a, &b),
 			 -1);
 	assert_int_equal(acpi_aml_s5(rooted, 7, &a, &b), -1);
+}
+
+/* The DSDT as the FADT names it, and what acpi_dsdt() refuses. */
+static void dsdt_from_the_fadt(void **state)
+{
+	size_t len = 0;
+
+	(void)state;
+	assert_int_equal(acpi_open(&acpi, &fake, NULL, 0, RSDP_AT, "test"), 0);
+	assert_ptr_equal(acpi_dsdt(&acpi, &len), mem + DSDT_AT);
+	assert_int_equal(len, 50);
+	assert_int_equal(acpi.nr_warnings, 0);
+
+	mem[DSDT_AT + 40] ^= 1;
+	assert_null(acpi_dsdt(&acpi, &len));
+	assert_string_equal(acpi.warnings[0],
+			    "DSDT: DSDT at 0x113000 has a bad checksum");
+
+	put32(DSDT_AT + 4, 0x7fffffff);
+	assert_null(acpi_dsdt(&acpi, &len));
+	assert_string_equal(acpi.warnings[1],
+			    "DSDT: DSDT at 0x113000 claims length 2147483647, "
+			    "more than the 1 MiB a table may have");
+
+	put32(DSDT_AT + 4, 50);
+	memcpy(mem + DSDT_AT, "SSDT", 4);
+	fix_checksum(DSDT_AT, 50, 9);
+	assert_null(acpi_dsdt(&acpi, &len));
+	assert_string_equal(acpi.warnings[2],
+			    "DSDT at 0x113000 has signature SSDT");
+
+	put32(FACP_AT + 40, 0);
+	fix_checksum(FACP_AT, 116, 9);
+	assert_null(acpi_dsdt(&acpi, &len));
+	assert_string_equal(acpi.warnings[3], "DSDT: the FADT names none "
+					      "(DSDT and X_DSDT are 0)");
+
+	table(FACP_AT, "FACP", 60);
+	assert_null(acpi_dsdt(&acpi, &len));
+	assert_string_equal(acpi.warnings[4],
+			    "DSDT: the FADT is too short to name one");
+}
+
+/*
+ * Every table across a 4 KiB page boundary, read through separate
+ * mappings: the RSDP (revision 2, 36 bytes), the XSDT and the RSDT, a FADT,
+ * a MADT, an HPET table, an 8 KiB SSDT starting at offset 4000 of its
+ * page, which runs over two boundaries, and a DSDT whose \_S5_ lies past
+ * its first page.
+ */
+#define CROSS_RSDP_AT  0xf5ff0
+#define CROSS_XSDT_AT  0x120fe0
+#define CROSS_RSDT_AT  0x121ff0
+#define CROSS_FACP_AT  0x122fa0
+#define CROSS_APIC_AT  0x123fe0
+#define CROSS_HPET_AT  0x124ff0
+#define CROSS_SSDT_AT  0x125fa0
+#define CROSS_SSDT_LEN 8192
+#define CROSS_DSDT_AT  0x128fa0
+#define CROSS_DSDT_LEN 400
+#define CROSS_ENTRIES  4
+
+static const uint64_t cross_entries[CROSS_ENTRIES] = {
+	CROSS_FACP_AT,
+	CROSS_APIC_AT,
+	CROSS_HPET_AT,
+	CROSS_SSDT_AT,
+};
+
+static void cross_tables(void)
+{
+	unsigned int i;
+
+	memcpy(mem + CROSS_RSDP_AT, "RSD PTR ", 8);
+	memcpy(mem + CROSS_RSDP_AT + 9, "BOCHS ", 6);
+	mem[CROSS_RSDP_AT + 15] = 2;
+	put32(CROSS_RSDP_AT + 16, CROSS_RSDT_AT);
+	put32(CROSS_RSDP_AT + 20, 36);
+	put64(CROSS_RSDP_AT + 24, CROSS_XSDT_AT);
+	fix_checksum(CROSS_RSDP_AT, 20, 8);
+	fix_checksum(CROSS_RSDP_AT, 36, 32);
+	for (i = 0; i < CROSS_ENTRIES; i++) {
+		put64(CROSS_XSDT_AT + 36 + 8 * i, cross_entries[i]);
+		put32(CROSS_RSDT_AT + 36 + 4 * i, (uint32_t)cross_entries[i]);
+	}
+	table(CROSS_XSDT_AT, "XSDT", 36 + 8 * CROSS_ENTRIES);
+	table(CROSS_RSDT_AT, "RSDT", 36 + 4 * CROSS_ENTRIES);
+
+	/* FADT revision 3: PM1a_CNT, PM_TMR_BLK with its length, flags
+	 * (TMR_VAL_EXT) and X_PM_TMR_BLK in I/O space, all past 96 bytes,
+	 * where the page ends. */
+	put32(CROSS_FACP_AT + 40, CROSS_DSDT_AT);
+	put32(CROSS_FACP_AT + 64, 0x604);
+	put32(CROSS_FACP_AT + 76, 0x608);
+	mem[CROSS_FACP_AT + 91] = 4;
+	put32(CROSS_FACP_AT + 112, 1u << 8);
+	put64(CROSS_FACP_AT + 140, CROSS_DSDT_AT);
+	mem[CROSS_FACP_AT + 208] = 1;
+	put64(CROSS_FACP_AT + 212, 0x708);
+	table(CROSS_FACP_AT, "FACP", 244);
+	mem[CROSS_FACP_AT + 8] = 3;
+	fix_checksum(CROSS_FACP_AT, 244, 9);
+
+	madt(CROSS_APIC_AT);
+
+	/* HPET: the block id, base and minimum tick past the page's end. */
+	put32(CROSS_HPET_AT + 36, 0x8086a201);
+	put64(CROSS_HPET_AT + 44, 0xfed00000);
+	mem[CROSS_HPET_AT + 53] = 0x80;
+	table(CROSS_HPET_AT, "HPET", 56);
+
+	for (i = 36; i < CROSS_SSDT_LEN; i++)
+		mem[CROSS_SSDT_AT + i] = (uint8_t)(i * 7);
+	table(CROSS_SSDT_AT, "SSDT", CROSS_SSDT_LEN);
+
+	/* Name (\_S5_, Package (2) { 5, 7 }) 200 bytes in, past the page. */
+	memcpy(mem + CROSS_DSDT_AT + 200,
+	       (const uint8_t[]){ 0x08, '\\', '_', 'S', '5', '_', 0x12, 0x06,
+				  0x02, 0x0a, 0x05, 0x0a, 0x07 },
+	       13);
+	table(CROSS_DSDT_AT, "DSDT", CROSS_DSDT_LEN);
+}
+
+/* What acpi_for_each_table() handed over, in order. */
+#define MAX_VISITS 16
+
+struct visits {
+	struct acpi_table_bytes t[MAX_VISITS];
+	unsigned int n;
+};
+
+static void record_visit(const struct acpi_table_bytes *t, void *ctx)
+{
+	struct visits *v = ctx;
+
+	assert_true(v->n < MAX_VISITS);
+	v->t[v->n++] = *t;
+}
+
+/* Visit @i is table @sig at @paddr, its @len bytes as in @want. */
+static void assert_visit(const struct visits *v, unsigned int i,
+			 const char *sig, uint64_t paddr, const void *want,
+			 size_t len)
+{
+	assert_true(i < v->n);
+	assert_string_equal(v->t[i].signature, sig);
+	assert_int_equal(v->t[i].paddr, paddr);
+	assert_int_equal(v->t[i].len, len);
+	assert_memory_equal(v->t[i].bytes, want, len);
+}
+
+static void tables_across_page_boundaries(void **state)
+{
+	const struct phys_mapper *pm = separate_over(&fake);
+	struct acpi_hpet_info hpet;
+	struct acpi_pm_timer timer;
+	struct acpi_cpu cpus[4];
+	uint64_t lapic_base = 0;
+	unsigned int i, count;
+	struct visits seen;
+	uint8_t typa, typb;
+	char why[120];
+	int pass;
+
+	(void)state;
+	cross_tables();
+	for (pass = 0; pass < 2; pass++) {
+		const struct acpi_header *h;
+		size_t len = 0;
+
+		assert_int_equal(
+			acpi_open(&acpi, pm, NULL, 0, CROSS_RSDP_AT, "test"),
+			0);
+		assert_int_equal(acpi.root_is_xsdt, pass == 0);
+		assert_int_equal(acpi.nr_entries, CROSS_ENTRIES);
+		for (i = 0; i < CROSS_ENTRIES; i++) {
+			const uint8_t *at = mem + cross_entries[i];
+			uint32_t want;
+
+			memcpy(&want, at + 4, 4);
+			h = acpi_entry(&acpi, i, &len);
+			assert_non_null(h);
+			assert_int_equal(len, want);
+			assert_memory_equal(h, at, want);
+		}
+		/* The RSDT pass: the XSDT's checksum and the fallback. */
+		assert_int_equal(acpi.nr_warnings, pass == 0 ? 0 : 2);
+
+		h = acpi_find(&acpi, "SSDT", 0, &len);
+		assert_non_null(h);
+		assert_int_equal(len, CROSS_SSDT_LEN);
+		assert_memory_equal(h, mem + CROSS_SSDT_AT, CROSS_SSDT_LEN);
+
+		h = acpi_find(&acpi, "FACP", 0, &len);
+		assert_non_null(h);
+		assert_int_equal(
+			acpi_fadt_pm_timer(h, len, &timer, why, sizeof(why)),
+			0);
+		assert_string_equal(timer.source, "X_PM_TMR_BLK");
+		assert_int_equal(timer.port, 0x708);
+		assert_true(timer.is_32bit);
+
+		h = acpi_find(&acpi, "APIC", 0, &len);
+		assert_non_null(h);
+		assert_int_equal(acpi_madt_cpus(h, len, cpus, 4, &count,
+						&lapic_base, why, sizeof(why)),
+				 0);
+		assert_int_equal(count, 4);
+		assert_int_equal(lapic_base, 0xfee00000);
+		assert_int_equal(cpus[3].apic_id, 0x100);
+
+		h = acpi_find(&acpi, "HPET", 0, &len);
+		assert_non_null(h);
+		assert_int_equal(
+			acpi_hpet_parse(h, len, &hpet, why, sizeof(why)), 0);
+		assert_int_equal(hpet.base, 0xfed00000);
+		assert_int_equal(hpet.min_tick, 0x80);
+
+		h = acpi_dsdt(&acpi, &len);
+		assert_non_null(h);
+		assert_int_equal(len, CROSS_DSDT_LEN);
+		assert_int_equal(acpi_aml_s5((const uint8_t *)h + 36, len - 36,
+					     &typa, &typb),
+				 0);
+		assert_int_equal(typa, 5);
+		assert_int_equal(typb, 7);
+
+		/* What acpi_dump=1 prints: every table whole, at its own
+		 * address. */
+		memset(&seen, 0, sizeof(seen));
+		acpi_for_each_table(&acpi, record_visit, &seen);
+		assert_int_equal(seen.n, 2 + CROSS_ENTRIES + 1);
+		assert_visit(&seen, 0, "RSDP", CROSS_RSDP_AT,
+			     mem + CROSS_RSDP_AT, 36);
+		if (pass == 0)
+			assert_visit(&seen, 1, "XSDT", CROSS_XSDT_AT,
+				     mem + CROSS_XSDT_AT,
+				     36 + 8 * CROSS_ENTRIES);
+		else
+			assert_visit(&seen, 1, "RSDT", CROSS_RSDT_AT,
+				     mem + CROSS_RSDT_AT,
+				     36 + 4 * CROSS_ENTRIES);
+		for (i = 0; i < CROSS_ENTRIES; i++) {
+			const uint8_t *at = mem + cross_entries[i];
+			char sig[5] = { 0 };
+			uint32_t want;
+
+			memcpy(sig, at, 4);
+			memcpy(&want, at + 4, 4);
+			assert_visit(&seen, 2 + i, sig, cross_entries[i], at,
+				     want);
+		}
+		assert_visit(&seen, 2 + CROSS_ENTRIES, "DSDT", CROSS_DSDT_AT,
+			     mem + CROSS_DSDT_AT, CROSS_DSDT_LEN);
+
+		/* Again from the RSDT. */
+		mem[CROSS_XSDT_AT + 9] ^= 1;
+	}
+	assert_string_equal(acpi.warnings[0],
+			    "XSDT: XSDT at 0x120fe0 has a bad checksum");
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	separate_release();
+	return 0;
 }
 
 /*
@@ -651,6 +1012,7 @@ static int fx_setup(void **state)
 static int fx_teardown(void **state)
 {
 	fx_release(*state);
+	separate_release();
 	return 0;
 }
 
@@ -739,15 +1101,20 @@ static void fx_set_entry(struct fixture *fx, unsigned int i, uint64_t paddr)
 	fx_fix_checksum(fx, fx_root_sig(fx));
 }
 
-/* Open the tables the way platform.c does for this boot path. */
-static int fx_open(struct fixture *fx)
+/* Open the tables through @pm the way platform.c does for this boot path. */
+static int fx_open_through(struct fixture *fx, const struct phys_mapper *pm)
 {
 	const struct fx_table *rsdp = fx_table(fx, "RSDP");
 
 	if (!rsdp->paddr)
-		return acpi_open(&fx->acpi, &fx->pm, rsdp->data, rsdp->len, 0,
+		return acpi_open(&fx->acpi, pm, rsdp->data, rsdp->len, 0,
 				 "multiboot2 ACPI tag");
-	return acpi_open(&fx->acpi, &fx->pm, NULL, 0, rsdp->paddr, "BIOS area");
+	return acpi_open(&fx->acpi, pm, NULL, 0, rsdp->paddr, "BIOS area");
+}
+
+static int fx_open(struct fixture *fx)
+{
+	return fx_open_through(fx, &fx->pm);
 }
 
 /* The one warning the run should have given is @text. */
@@ -956,6 +1323,49 @@ static void real_dsdt_s5(void **state)
 	assert_int_equal(b, 0);
 }
 
+/*
+ * The real tables read through separate mappings (separate_map()): each
+ * table comes out whole and as captured, the DSDT too (pc's, 6,476 bytes,
+ * crosses a page boundary, as QEMU's do).
+ */
+static void real_tables_through_separate_mappings(void **state)
+{
+	struct fixture *fx = *state;
+	const struct acpi_header *dsdt;
+	struct visits seen = { 0 };
+	unsigned int i;
+	size_t len;
+
+	assert_int_equal(fx_open_through(fx, separate_over(&fx->pm)), 0);
+	assert_int_equal(fx->acpi.nr_entries, fx->expect->nr_entries);
+	for (i = 0; i < fx->acpi.nr_entries; i++) {
+		const struct acpi_header *h = acpi_entry(&fx->acpi, i, &len);
+		const struct fx_table *t;
+		char sig[5] = { 0 };
+
+		assert_non_null(h);
+		memcpy(sig, h->signature, 4);
+		t = fx_table(fx, sig);
+		assert_int_equal(len, t->len);
+		assert_memory_equal(h, t->data, t->len);
+	}
+	dsdt = acpi_dsdt(&fx->acpi, &len);
+	assert_non_null(dsdt);
+	assert_int_equal(len, fx_table(fx, "DSDT")->len);
+	assert_memory_equal(dsdt, fx_table(fx, "DSDT")->data, len);
+
+	/* acpi_dump=1 made these fixtures: the same tables come out, in the
+	 * same order, at the same addresses. */
+	acpi_for_each_table(&fx->acpi, record_visit, &seen);
+	assert_int_equal(seen.n, fx->nr_tables);
+	for (i = 0; i < fx->nr_tables; i++) {
+		const struct fx_table *t = &fx->tables[i];
+
+		assert_visit(&seen, i, t->sig, t->paddr, t->data, t->len);
+	}
+	assert_int_equal(fx->acpi.nr_warnings, 0);
+}
+
 /* --- corrupted copies of the real tables --- */
 
 static void fx_expect_skipped(struct fixture *fx, const char *sig,
@@ -1000,7 +1410,22 @@ static void length_below_the_header_is_skipped(void **state)
 	struct fixture *fx = *state;
 
 	fx_set_length(fx, "WAET", 20, false);
-	fx_expect_skipped(fx, "WAET", "WAET at 0x%llx claims length 20",
+	fx_expect_skipped(fx, "WAET",
+			  "WAET at 0x%llx claims length 20, less than its "
+			  "36-byte header",
+			  (unsigned long long)fx_table(fx, "WAET")->paddr);
+}
+
+/* A wild length is refused in words before anything of that length is
+ * mapped (else the warning would be that it runs past readable memory). */
+static void length_above_the_bound_is_skipped(void **state)
+{
+	struct fixture *fx = *state;
+
+	fx_set_length(fx, "WAET", 0xffffffff, false);
+	fx_expect_skipped(fx, "WAET",
+			  "WAET at 0x%llx claims length 4294967295, more than "
+			  "the 1 MiB a table may have",
 			  (unsigned long long)fx_table(fx, "WAET")->paddr);
 }
 
@@ -1342,6 +1767,7 @@ int main(void)
 		cmocka_unit_test_setup(scan_finds_the_rsdp, setup),
 		cmocka_unit_test_setup(rsdt_tables_and_cpus, setup),
 		cmocka_unit_test_setup(xsdt_preferred_with_fallback, setup),
+		cmocka_unit_test_setup(rsdp_longer_than_kept, setup),
 		cmocka_unit_test_setup(
 			corrupt_tables_are_skipped_with_a_warning, setup),
 		cmocka_unit_test_setup(bad_root_table, setup),
@@ -1349,14 +1775,19 @@ int main(void)
 		cmocka_unit_test_setup(madt_cpu_list, setup),
 		cmocka_unit_test_setup(madt_interrupt_entries, setup),
 		cmocka_unit_test_setup(fadt_and_s5, setup),
+		cmocka_unit_test_setup(dsdt_from_the_fadt, setup),
+		cmocka_unit_test_setup_teardown(tables_across_page_boundaries,
+						setup, teardown),
 		FX_TEST_ALL(real_tables_are_found),
 		FX_TEST_ALL(real_fadt_pm_timer),
 		FX_TEST_ALL(real_hpet),
 		FX_TEST_ALL(real_madt_cpus),
 		FX_TEST_ALL(real_madt_interrupts),
 		FX_TEST_ALL(real_dsdt_s5),
+		FX_TEST_ALL(real_tables_through_separate_mappings),
 		FX_TEST_ALL(bad_checksum_is_skipped),
 		FX_TEST_ALL(length_below_the_header_is_skipped),
+		FX_TEST_ALL(length_above_the_bound_is_skipped),
 		FX_TEST_ALL(length_beyond_the_table_is_skipped),
 		FX_TEST_ALL(length_past_mapped_memory_is_skipped),
 		FX_TEST_ALL(root_entry_to_unmapped_memory_is_skipped),
