@@ -39,6 +39,10 @@ struct tick_source;
  */
 void platform_boot_info_complete(struct boot_info *bi);
 
+/** As a guest of Xen, which domain this is: "dom0" (Xen's hardware domain)
+ * or "domU"; NULL when Xen's interfaces are not in use here. */
+const char *platform_xen_domain(void);
+
 /* --- the console -------------------------------------------------------- */
 
 /** Make the console usable (called first thing). */

@@ -101,6 +101,11 @@ static void collect_hypervisor(struct env_result *e)
 		if (e->hv.found[i].kind == HV_XEN)
 			xen_cpuid_read(&e->hv.found[i], cpu_cpuid, &e->xen[i]);
 	}
+	e->xen_domain = platform_xen_domain();
+	if (e->xen_domain)
+		e->xen_guest = e->boot->protocol == BOOT_PROTO_XEN_PV ? "pv"
+			       : e->boot->protocol == BOOT_PROTO_PVH  ? "pvh"
+								      : "hvm";
 }
 
 static void collect_acpi(struct env_result *e, const struct boot_info *bi)

@@ -64,6 +64,10 @@ struct boot_info {
 	unsigned int nr_memmap;
 	bool memmap_truncated;
 	uint64_t ram_bytes; /* sum of MEM_RAM regions (or mem_lower/upper) */
+	/* ESP as the loader left it at the 32-bit entry (the platform's
+	 * boot code keeps it), when known. */
+	bool entry_esp_known;
+	uint32_t entry_esp;
 	/* Who gave the memory map when the loader did not ("Xen's
 	 * XENMEM_memory_map"), or NULL. */
 	const char *memmap_source;

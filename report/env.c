@@ -9,11 +9,13 @@
 #define ENV_LINE(key, fmt, ...) printf("  %-16s " fmt "\n", key, ##__VA_ARGS__)
 
 /* What Xen's CPUID leaves say about time. */
-static void print_xen(const struct hv_leaf *leaf,
+static void print_xen(const struct env_result *e, const struct hv_leaf *leaf,
 		      const struct xen_cpuid_info *x)
 {
 	char flags[128];
 
+	if (e->xen_guest)
+		ENV_LINE("", "Xen guest: %s %s", e->xen_guest, e->xen_domain);
 	if (!x->have_tsc_leaf) {
 		ENV_LINE("", "Xen TSC: leaf %#x not listed",
 			 leaf->base + XEN_LEAF_TIME);
@@ -51,7 +53,7 @@ static void print_hypervisor(const struct env_result *e)
 		if (e->hv_features[i][0])
 			ENV_LINE("", "%s", e->hv_features[i]);
 		if (hv->found[i].kind == HV_XEN)
-			print_xen(&hv->found[i], &e->xen[i]);
+			print_xen(e, &hv->found[i], &e->xen[i]);
 	}
 }
 
@@ -141,7 +143,14 @@ void report_env_print(const struct run_report *run)
 	const struct env_result *e = &run->env;
 
 	printf("# environment\n");
-	ENV_LINE("boot protocol", "%s", boot_protocol_name(e->boot->protocol));
+	if (e->boot->entry_esp_known)
+		ENV_LINE("boot protocol", "%s (the loader left ESP = %#x%s)",
+			 boot_protocol_name(e->boot->protocol),
+			 e->boot->entry_esp,
+			 e->boot->entry_esp ? "" : ": no stack");
+	else
+		ENV_LINE("boot protocol", "%s",
+			 boot_protocol_name(e->boot->protocol));
 	if (e->boot->loader[0])
 		ENV_LINE("boot loader", "%s", e->boot->loader);
 	ENV_LINE("command line", "\"%s\"%s", e->boot->cmdline,
@@ -155,6 +164,35 @@ void report_env_print(const struct run_report *run)
 		ENV_LINE("console", "%s", e->console_words);
 	print_memory(e);
 	print_acpi(e);
+}
+
+/* "xen": what kind of Xen guest this is and how Xen keeps its TSC. */
+static void xen_json(const struct env_result *e, struct json_writer *w)
+{
+	const struct xen_cpuid_info *x = NULL;
+	char version[24];
+	unsigned int i;
+
+	for (i = 0; i < e->hv.nr; i++)
+		if (e->hv.found[i].kind == HV_XEN)
+			x = &e->xen[i];
+	if (!x || !e->xen_guest) {
+		json_null(w, "xen");
+		return;
+	}
+	json_object_begin(w, "xen");
+	json_string(w, "guest", e->xen_guest);
+	json_string(w, "domain", e->xen_domain);
+	snprintf(version, sizeof(version), "%u.%u", x->major, x->minor);
+	json_string(w, "version", x->major ? version : NULL);
+	if (x->have_tsc_leaf) {
+		json_uint(w, "tsc_mode", x->tsc_mode);
+		json_bool(w, "tsc_emulated", x->tsc_flags & XEN_TSC_EMULATED);
+	} else {
+		json_null(w, "tsc_mode");
+		json_null(w, "tsc_emulated");
+	}
+	json_object_end(w);
 }
 
 void report_env_json(const struct run_report *run, struct json_writer *w)
@@ -172,6 +210,7 @@ void report_env_json(const struct run_report *run, struct json_writer *w)
 		    : e->hv.present ? "unknown hypervisor"
 				    : "none");
 	json_string(w, "hypervisor_signature", hv ? hv->signature : NULL);
+	xen_json(e, w);
 	if (e->firmware_cpus >= 0)
 		json_uint(w, "cpus", (uint64_t)e->firmware_cpus);
 	else

@@ -42,6 +42,9 @@ struct env_result {
 	struct hv_info hv;
 	char hv_features[HV_MAX_FOUND][256]; /* each interface's, in words */
 	struct xen_cpuid_info xen[HV_MAX_FOUND]; /* for the Xen ones */
+	/* As a guest of Xen: "pv", "pvh" or "hvm", and "dom0" or "domU";
+	 * NULL elsewhere. */
+	const char *xen_guest, *xen_domain;
 	char privilege[ENV_TEXT_LEN];
 	/* How port I/O works here (base/platform.h): whether IOPL 3 lets
 	 * ring 3 do it, whether the TSS I/O permission bitmap does (1, 0,

@@ -39,6 +39,9 @@
 #define PROBE_PORT  0x80
 #define ROUND_TRIPS 15
 
+/* ESP at the 32-bit entry, kept by platform/hvm64/start32.S. */
+extern uint32_t boot_entry_esp;
+
 static bool iopl_honoured = true;
 static int io_bitmap_honoured = -1;
 
@@ -242,8 +245,17 @@ const char *platform_port_io_unavailable(void)
 
 void platform_boot_info_complete(struct boot_info *bi)
 {
+	bi->entry_esp_known = true;
+	bi->entry_esp = boot_entry_esp;
 	if (!bi->nr_memmap)
 		xen_hvm_memory_map(bi);
+}
+
+const char *platform_xen_domain(void)
+{
+	if (!xen_hvm_can_shutdown())
+		return NULL;
+	return xen_hvm_is_hardware_domain() ? "dom0" : "domU";
 }
 
 const char *platform_port_owner(void)

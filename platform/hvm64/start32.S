@@ -57,6 +57,7 @@
  */
 	.globl start32
 start32:
+	movl	%esp, boot_entry_esp	/* kept for the report; no push yet */
 	cli
 	cld
 	lgdt	gdt_descr
@@ -267,7 +268,8 @@ ap_boot_ring0_stack:	.quad 0
 ap_boot_user_stack:	.quad 0
 ap_boot_cpu:		.long 0
 
-	.globl boot_protocol, boot_info_paddr, boot_magic
+	.globl boot_protocol, boot_info_paddr, boot_magic, boot_entry_esp
+boot_entry_esp:	.long 0
 boot_protocol:	.long 0
 boot_info_paddr: .long 0
 boot_magic:	.long 0

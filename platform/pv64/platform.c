@@ -111,6 +111,11 @@ void platform_boot_info_complete(struct boot_info *bi)
 	(void)bi; /* start_info says everything: nr_pages */
 }
 
+const char *platform_xen_domain(void)
+{
+	return xen_start_info->flags & SIF_INITDOMAIN ? "dom0" : "domU";
+}
+
 const char *platform_port_owner(void)
 {
 	return "Xen";
