@@ -258,7 +258,8 @@ run-xen: deps
 # options of tools/clockbench matrix (e.g. --repeats 5).
 .PHONY: matrix
 matrix: deps
-	@$(MAKE) --no-print-directory images iso $(BUILD)/xen-4.17-amd64
+	@$(MAKE) --no-print-directory images iso $(BUILD)/xen-4.17-amd64 \
+		$(BUILD)/clockbench-xen.iso
 	$(PYTHON) tools/clockbench matrix $(MATRIX_FLAGS)
 
 # One small matrix, booted for real (TCG pc and Xen), then compared and
@@ -328,7 +329,7 @@ unit-tests: $(UNIT_BINS)
 tool-tests: $(BUILD)/host/test_report
 	@$(PYTHON) -m unittest discover -s tests/tools -t .
 
-boot-tests: images iso $(BUILD)/xen-4.17-amd64
+boot-tests: images iso $(BUILD)/xen-4.17-amd64 $(BUILD)/clockbench-xen.iso
 	@$(PYTHON) tools/clockbench test --no-build
 
 # --- packages --------------------------------------------------------------

@@ -99,7 +99,9 @@ def xen_document():
     QEMU's HPET kept (read-only), xen_pvclock present, three CPUs compared."""
     document = smp_document()
     document["env"].update(boot="xen-pv", hypervisor="Xen",
-                           hypervisor_signature="XenVMMXenVMM")
+                           hypervisor_signature="XenVMMXenVMM",
+                           xen={"guest": "pv", "domain": "dom0", "version": "4.17",
+                                "tsc_mode": 0, "tsc_emulated": False})
     absent = document["clocks"][6]
     document["clocks"][4] = dict(copy.deepcopy(absent), name="acpi_pm", absent_reason=(
         "port 0x608 is denied by Xen: dom0 reads 0xffffffff from the PM timer"))
@@ -725,12 +727,54 @@ class Checks(unittest.TestCase):
         # One CPU: nothing compared, nothing required.
         self.assertEqual(self.problems("xen_pv_facts", one_cpu, xen_document()), [])
 
+    def test_xen_pvh_dom0_facts(self):
+        """A PVH dom0's report: boot pvh, the map from Xen, rdtsc emulated by Xen and
+        so trapped, the PM timer and PIT denied."""
+        def pvh_dom0(document):
+            document["env"].update(boot="pvh")
+            document["env"]["xen"].update(guest="pvh", tsc_emulated=True)
+            document["clocks"][0]["trapped"] = True
+            # Two emulated rdtsc: the empty bracket is far above native.
+            document["empty_bracket_cycles"].update(min=130000, p50=140000, p90=150000,
+                                                    p99=160000, p999=170000, max=180000)
+
+        def changed(change):
+            def both(document):
+                pvh_dom0(document)
+                change(document)
+            return both
+
+        self.assertEqual(self.problems("xen_pvh_dom0_facts", pvh_dom0, xen_document()), [])
+        cases = [
+            (lambda d: d["env"]["xen"].update(domain="domU"),
+             ["env.xen says pvh domU, expected pvh dom0"]),
+            (lambda d: d["env"].update(boot="multiboot2"),
+             ["env.boot is 'multiboot2', expected 'pvh'"]),
+            (lambda d: d["clocks"][0].update(trapped=False),
+             ["tsc is not trapped, although Xen's CPUID leaf says it emulates rdtsc here"]),
+            (lambda d: d["env"]["xen"].update(tsc_emulated=False),
+             ["empty_bracket_cycles.p50 is 140000, expected below 1000 cycles"]),
+            (lambda d: d["env"].update(memory_mib=0),
+             ["env.memory_mib is 0: the memory map did not come from Xen"]),
+            (lambda d: d["clocks"][4].update(absent_reason="port 0x608 reads as all ones"),
+             ["acpi_pm: absent_reason 'port 0x608 reads as all ones' does not say "
+              "'denied by Xen'"]),
+        ]
+        for change, expected in cases:
+            with self.subTest(expected[0]):
+                self.assertEqual(self.problems("xen_pvh_dom0_facts", changed(change),
+                                               xen_document()), expected)
+        # Xen's PV dom0 check refuses it.
+        self.assertIn("env.boot is 'pvh', expected 'xen-pv'",
+                      self.problems("xen_pv_facts", pvh_dom0, xen_document()))
+
     def test_xen_pv_facts_on_other_machines(self):
         """Under TCG the PM timer and PIT are present and xen_pvclock is missing; an HPET
         Xen left unusable is absent."""
         self.assertEqual(self.problems("xen_pv_facts", document=smp_document()), [
             "env.hypervisor is 'TCG', expected 'Xen'",
             "env.boot is 'multiboot1', expected 'xen-pv'",
+            "env.xen says None None, expected pv dom0",
             "xen_pvclock is absent: not listed",
             "acpi_pm is present, expected it absent: Xen denies dom0 its ports",
             "pit is present, expected it absent: Xen denies dom0 its ports"])
@@ -946,8 +990,9 @@ class TestsCfgReportKey(unittest.TestCase):
             testlist.parse_tests_cfg("boot t report=fast\n", "t.cfg")
         self.assertEqual(str(caught.exception), "t.cfg:1: report=fast is not a report check "
                                                 "(known: valid, tcg_facts, kvm_facts, "
-                                                "xen_pv_facts, smp_facts, single_cpu_facts, "
-                                                "timing_facts, port_trap_facts, ticks_facts).")
+                                                "xen_pv_facts, xen_pvh_dom0_facts, smp_facts, "
+                                                "single_cpu_facts, timing_facts, "
+                                                "port_trap_facts, ticks_facts).")
 
     def test_repository_report_tests(self):
         tests = testlist.load_tests_cfg(os.path.join(ROOT, testlist.TESTS_CFG))
@@ -972,6 +1017,9 @@ class TestsCfgReportKey(unittest.TestCase):
             "xen-hpet": ("tcg", "pc", ["valid", "xen_pv_facts", "smp_facts"]),
             "xen-tsc": ("tcg", "pc", ["valid", "xen_pv_facts", "smp_facts"]),
             "xen-ticks": ("tcg", "pc", ["valid", "xen_pv_facts", "ticks_facts"]),
+            "xen-pvh-dom0-1": ("tcg", "q35", ["valid", "xen_pvh_dom0_facts",
+                                              "single_cpu_facts"]),
+            "xen-pvh-dom0-2": ("tcg", "q35", ["valid", "xen_pvh_dom0_facts", "smp_facts"]),
             "ticks-pc": ("tcg", "pc", ["valid", "ticks_facts"]),
             "ticks-q35": ("tcg", "q35", ["valid", "ticks_facts"]),
             "ticks-kvm": ("kvm", "pc", ["valid", "ticks_facts", "kvm_facts"]),

@@ -103,7 +103,7 @@ class XenCommandLine(unittest.TestCase):
     def test_xen_options_need_xen(self):
         with self.assertRaises(RunnerError) as caught:
             qemu.validate_spec(qemu.BootSpec(boot="pvh", xen_args="clocksource=tsc"))
-        self.assertIn("apply only to the xen boot path", str(caught.exception))
+        self.assertIn("apply only to the Xen boot paths", str(caught.exception))
 
     def test_files_defaults_and_dependencies(self):
         spec = qemu.BootSpec(boot="xen")
@@ -148,7 +148,7 @@ expect=fail memory=256 timeout=30
     def test_bad_xen_lines(self):
         for line, fragment in (("boot x boot=xen accel=kvm", "Xen boots run under TCG only"),
                                ("boot x xen_args=clocksource=tsc",
-                                "apply only to the xen boot path"),
+                                "apply only to the Xen boot paths"),
                                ("boot x boot=xen xen_args=a xen_args=b",
                                 "xen_args= is given 2 times")):
             with self.subTest(line):
@@ -432,7 +432,7 @@ class WithFakeQemu(unittest.TestCase):
              "build/clockbench-xenpv.elf does not exist; run `make "
              "build/clockbench-xenpv.elf` or drop --no-build."),
             (("--boot", "pvh", "--xen-args", "clocksource=tsc"), {},
-             "apply only to the xen boot path"),
+             "apply only to the Xen boot paths"),
         ]
         for args, settings, message in cases:
             with self.subTest(args):

@@ -92,7 +92,7 @@ def hang_reason(timeout_s, last_line):
 def end_lines(spec):
     """The console lines after which the machine never comes back, so that QEMU is stopped:
     the guest's own when it halts after its verdict, and Xen's when dom0 has ended."""
-    if not spec.hypervisor:
+    if not spec.xen_boot:
         return HALT_LINE
     return re.compile(f"(?:{HALT_LINE.pattern})|(?:{xen.END_LINE.pattern})")
 
@@ -111,8 +111,8 @@ def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.e
                                       hypervisor)
     result = run_process(command, timeout_s, log_path, echo, end_line=end_lines(spec))
     report = parse_report(result.console_lines)
-    facts = (xen.parse_xen_log(result.console_lines, xen.xen_options(spec.smp, spec.xen_args))
-             if spec.hypervisor else None)
+    facts = (xen.parse_xen_log(result.console_lines, spec.xen_command_line)
+             if spec.xen_boot else None)
     if result.timed_out:
         verdict, reason = "hang", hang_reason(timeout_s, result.last_line)
     elif result.stalled:

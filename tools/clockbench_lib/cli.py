@@ -69,9 +69,9 @@ def choose_accel(requested, boot="multiboot1", cpu="", kvm_path=qemu.KVM_DEVICE,
     found for this host (cpumodel), and "" under TCG (QEMU's default there, max).  Xen
     boots run under TCG only, and asking for KVM with one is a RunnerError too.
     """
-    if boot == "xen" and requested == "kvm":
+    if boot in xen.XEN_BOOTS and requested == "kvm":
         raise RunnerError(xen.KVM_REFUSAL)
-    if requested == "tcg" or boot == "xen":
+    if requested == "tcg" or boot in xen.XEN_BOOTS:
         return AccelChoice("tcg", cpu)
     usable, reason = qemu.kvm_status(kvm_path)
     if not usable:
@@ -157,7 +157,8 @@ def cmd_run(args):
     chosen = choose_accel(args.accel, boot=args.boot, cpu=args.cpu)
     if chosen.note:
         say("run", chosen.note)
-    spec = qemu.BootSpec(boot=args.boot, machine=args.machine, accel=chosen.accel,
+    spec = qemu.BootSpec(boot=args.boot, machine=args.machine or qemu.default_machine(args.boot),
+                         accel=chosen.accel,
                          smp=args.smp,
                          memory_mib=args.memory or qemu.default_memory_mib(args.boot),
                          cmdline=" ".join(args.guest_options),
@@ -166,6 +167,8 @@ def cmd_run(args):
                          console=args.console)
     timeout_s = args.timeout or qemu.default_timeout_s(chosen.accel, args.boot)
     log_shown = args.log or os.path.join(RUN_DIR, "last.log")
+    for line in xen.workaround_lines(spec.boot):
+        say("run", line)
     try:
         prepare_run(args, spec)
         outcome = boot_once(spec, paths.ROOT, timeout_s, paths.root_path(RUN_DIR),
@@ -444,18 +447,21 @@ def add_run_parser(subparsers):
         epilog=NOTES, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--accel", choices=qemu.ACCELS,
                         help="accelerator (default: kvm when /dev/kvm is usable, else tcg; "
-                             "always tcg for --boot xen)")
-    parser.add_argument("--machine", choices=qemu.MACHINES, default="pc",
-                        help="QEMU machine (default: pc)")
+                             "always tcg for the Xen boots)")
+    parser.add_argument("--machine", choices=qemu.MACHINES, default=None,
+                        help="QEMU machine (default: pc; q35 for xen-pvh-dom0, which "
+                             "needs an IOMMU)")
     parser.add_argument("--boot", choices=qemu.BOOTS, default="multiboot1",
-                        help="boot path (default: multiboot1); xen boots "
-                             f"{qemu.BOOT_IMAGES['xen']} as dom0 of Xen 4.17 "
-                             f"({xen.XEN_BINARY}, from {xen.XEN_GZ}) under TCG, "
-                             "see docs/xen.md")
+                        help="boot path (default: multiboot1); under Xen 4.17 and TCG "
+                             "(docs/xen.md): xen boots "
+                             f"{qemu.BOOT_IMAGES['xen']} as a PV dom0 ({xen.XEN_BINARY}, "
+                             f"from {xen.XEN_GZ}), xen-pvh-dom0 boots "
+                             f"{qemu.BOOT_IMAGES['xen-pvh-dom0']} (GRUB, Xen and "
+                             f"{qemu.BOOT_IMAGES['pvh']} as a PVH dom0) under OVMF")
     parser.add_argument("--xen-args", default="", metavar="OPTS",
-                        help="--boot xen: appended to Xen's command line, after "
-                             f"'{xen.xen_options('N')}' (N: --smp), so they override it; "
-                             "e.g. clocksource=tsc")
+                        help="Xen boots: appended to Xen's command line, after "
+                             f"'{xen.xen_options('N')}' (N: --smp; xen-pvh-dom0 puts "
+                             "dom0=pvh first), so they override it; e.g. clocksource=tsc")
     parser.add_argument("--machine-opts", default="", metavar="OPTS",
                         help="appended to QEMU's -machine, e.g. hpet=off or acpi=off")
     parser.add_argument("--firmware", choices=qemu.FIRMWARES, default="",

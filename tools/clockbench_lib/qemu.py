@@ -52,12 +52,18 @@ BOOT_IMAGES = {
     "iso-bios": f"{paths.BUILD_DIR}/clockbench.iso",
     "iso-uefi": f"{paths.BUILD_DIR}/clockbench.iso",
     "xen": f"{paths.BUILD_DIR}/clockbench-xenpv.elf",  # dom0 of Xen (xen.XEN_BINARY), TCG only
+    # GRUB-EFI, Xen and the PVH image: a PVH dom0 of Xen under OVMF, TCG only.
+    "xen-pvh-dom0": f"{paths.BUILD_DIR}/clockbench-xen.iso",
 }
 BOOTS = tuple(BOOT_IMAGES)
 # The ELF each boot path loads into guest RAM: an ISO's is the one GRUB loads from it, the
 # multiboot 2 and PVH image the Makefile copies in.
 BOOT_KERNELS = dict(BOOT_IMAGES, **{"iso-bios": BOOT_IMAGES["pvh"],
-                                    "iso-uefi": BOOT_IMAGES["pvh"]})
+                                    "iso-uefi": BOOT_IMAGES["pvh"],
+                                    "xen-pvh-dom0": BOOT_IMAGES["pvh"]})
+# The boot paths that run on one machine only: Xen needs an IOMMU for a PVH dom0, and
+# QEMU's intel-iommu is q35's.
+ONLY_MACHINE = {"xen-pvh-dom0": "q35"}
 
 MIB = 1 << 20
 # What the firmware and loader need beside the image, measured here: GRUB under SeaBIOS
@@ -98,7 +104,7 @@ class BootSpec:
     cmdline: str = ""
     machine_opts: str = ""  # appended to -machine, e.g. "hpet=off" or "acpi=off"
     cpu: str = ""           # -cpu model; default "host" under KVM, "max" under TCG
-    xen_args: str = ""      # appended to Xen's own command line (boot "xen" only)
+    xen_args: str = ""      # appended to Xen's own command line (Xen boot paths only)
     cpu_features: str = ""  # appended to the -cpu model, e.g. "-kvmclock"
     firmware: str = ""      # FIRMWARES; "" = default_firmware()
     console: str = ""       # CONSOLES; "" = virtio, but uart for the xen boot path
@@ -110,8 +116,20 @@ class BootSpec:
 
     @property
     def hypervisor(self):
-        """The hypervisor image relative to the repository root, or None (no hypervisor)."""
+        """The hypervisor image QEMU loads itself, relative to the repository root, or None
+        (no hypervisor, or one inside the image: xen-pvh-dom0's ISO)."""
         return xen.XEN_BINARY if self.boot == "xen" else None
+
+    @property
+    def xen_boot(self):
+        """The xen.XenBoot of a boot under Xen, or None."""
+        return xen.XEN_BOOTS.get(self.boot)
+
+    @property
+    def xen_command_line(self):
+        """Xen's options for a boot under Xen, or None."""
+        return (xen.xen_options(self.smp, self.xen_args, self.boot) if self.xen_boot
+                else None)
 
     @property
     def kernel(self):
@@ -132,14 +150,25 @@ class BootSpec:
 
     @property
     def needs_args_disk(self):
-        """True when guest options reach GRUB through the small FAT disk."""
-        return self.is_iso and bool(self.cmdline)
+        """True when options reach GRUB through the small FAT disk: guest options for an
+        ISO, and always Xen's options for xen-pvh-dom0."""
+        return (self.is_iso and bool(self.cmdline)) or self.boot == "xen-pvh-dom0"
+
+    @property
+    def uses_ovmf(self):
+        """True for the boots that start from UEFI firmware."""
+        return self.boot in ("iso-uefi", "xen-pvh-dom0")
 
     @property
     def cpu_option(self):
-        """What -cpu is given: the model (or the accelerator's default) and the features."""
+        """What -cpu is given: the model (or the accelerator's default) and the features,
+        with the features a Xen workaround removes (xen.WORKAROUNDS)."""
         model = self.cpu or DEFAULT_CPU[self.accel]
-        return f"{model},{self.cpu_features}" if self.cpu_features else model
+        features = [self.cpu_features] if self.cpu_features else []
+        if (self.xen_boot and "no-rdtscp" in self.xen_boot.workarounds
+                and "rdtscp" not in self.cpu_features):
+            features.append("-rdtscp")
+        return ",".join([model, *features])
 
     @property
     def firmware_choice(self):
@@ -150,14 +179,14 @@ class BootSpec:
     def console_choice(self):
         """The console this boot gives the guest: the one asked for, else virtio (uart
         for the xen boot path)."""
-        return self.console or ("uart" if self.boot == "xen" else "virtio")
+        return self.console or ("uart" if self.xen_boot else "virtio")
 
     def describe(self):
         """Short human form, e.g. "tcg pc multiboot1 -cpu max" ("... qboot" when qboot
         starts it, "... uart" when the guest has no virtio console)."""
         text = f"{self.accel} {self.machine} {self.boot} -cpu {self.cpu_option}"
         text += " qboot" if self.firmware_choice == "qboot" else ""
-        return text + (" uart" if self.console_choice == "uart" and self.boot != "xen"
+        return text + (" uart" if self.console_choice == "uart" and not self.xen_boot
                        else "")
 
 
@@ -175,7 +204,7 @@ def default_timeout_s(accel, boot="multiboot1"):
     a tiny kernel, so ISO boots under KVM get more time.  Xen under TCG boots in a
     second or two, then dom0's run takes as long as a native one under TCG.
     """
-    if boot == "xen":
+    if boot in xen.XEN_BOOTS:
         return xen.XEN_TIMEOUT_S
     if accel != "kvm":
         return TCG_TIMEOUT_S
@@ -184,7 +213,17 @@ def default_timeout_s(accel, boot="multiboot1"):
 
 def default_memory_mib(boot="multiboot1"):
     """Default guest RAM in MiB: Xen boots share it between Xen and dom0."""
-    return xen.XEN_MEMORY_MIB if boot == "xen" else DEFAULT_MEMORY_MIB
+    return xen.XEN_MEMORY_MIB if boot in xen.XEN_BOOTS else DEFAULT_MEMORY_MIB
+
+
+def default_machine(boot="multiboot1"):
+    """The QEMU machine a boot path gets when none is asked for."""
+    return ONLY_MACHINE.get(boot, "pc")
+
+
+def boot_machines(boot):
+    """The QEMU machines a boot path runs on."""
+    return (ONLY_MACHINE[boot],) if boot in ONLY_MACHINE else MACHINES
 
 
 def elf_ram_end(path):
@@ -221,6 +260,9 @@ def min_memory_mib(spec, root):
     """The least guest RAM in MiB that `spec` boots in, and why, in words."""
     if spec.boot == "xen":
         return xen.XEN_MIN_MEMORY_MIB, "Xen 4.17 and its dom0 do not boot in less"
+    if spec.boot == "xen-pvh-dom0":
+        return xen.PVH_DOM0_MIN_MEMORY_MIB, ("OVMF, Xen 4.17 and its PVH dom0 do not boot "
+                                            "in less")
     kernel = spec.kernel
     end = elf_ram_end(os.path.join(root, kernel))
     need = -(-end // MIB)
@@ -301,11 +343,11 @@ def required_programs(spec, qemu, build):
         needed.append("make")
     if spec.needs_args_disk:
         needed += ["mformat", "mcopy"]
-    if spec.boot == "iso-uefi":
+    if spec.uses_ovmf:
         needed += [OVMF_CODE, OVMF_VARS]
     if spec.firmware_choice == "qboot":
         needed.append(QBOOT_ROM)
-    if spec.hypervisor and build:
+    if spec.xen_boot and build:
         needed.append(xen.XEN_GZ)
     return needed
 
@@ -319,48 +361,63 @@ def check_dependencies(names):
             raise RunnerError(missing_dependency_message(name))
 
 
-def iso_args_file_text(cmdline):
-    """The clockbench-args.cfg that GRUB sources to pick up the guest options.
+def iso_args_file_text(cmdline, xen_options=None):
+    """The clockbench-args.cfg that GRUB sources to pick up the guest options (and, for
+    xen-pvh-dom0, Xen's).
 
     GRUB reads the options from a single-quoted string, which cannot hold a single quote,
     so options containing one are refused.
     """
-    if "'" in cmdline:
-        raise RunnerError("guest options for an ISO boot cannot contain a single quote ('), "
-                          "because GRUB reads them from a single-quoted string.")
-    if "\n" in cmdline or "\r" in cmdline:
-        raise RunnerError("guest options cannot contain a line break.")
-    return f"set clockbench_args='{cmdline}'\n"
+    text = ""
+    for what, value, name in (("guest options", cmdline, "clockbench_args"),
+                              ("Xen options", xen_options, "xen_args")):
+        if value is None:
+            continue
+        if "'" in value:
+            raise RunnerError(f"{what} for an ISO boot cannot contain a single quote ('), "
+                              f"because GRUB reads them from a single-quoted string.")
+        if "\n" in value or "\r" in value:
+            raise RunnerError(f"{what} cannot contain a line break.")
+        text += f"set {name}='{value}'\n"
+    return text
 
 
 def validate_spec(spec):
     """Refuse, before anything is built, what this boot path cannot do: guest options it
     cannot carry, Xen under KVM, Xen options without Xen."""
-    if spec.is_iso:
-        iso_args_file_text(spec.cmdline)
-    if spec.boot == "xen" and spec.accel == "kvm":
+    if spec.needs_args_disk:
+        iso_args_file_text(spec.cmdline, spec.xen_command_line)
+    if spec.xen_boot and spec.accel == "kvm":
         raise RunnerError(xen.KVM_REFUSAL)
-    if spec.xen_args and spec.boot != "xen":
-        raise RunnerError("Xen options (--xen-args, xen_args=) apply only to the xen boot "
-                          "path (--boot xen, boot=xen).")
+    if spec.xen_args and not spec.xen_boot:
+        raise RunnerError(f"Xen options (--xen-args, xen_args=) apply only to the Xen boot "
+                          f"paths ({', '.join(xen.XEN_BOOTS)}).")
+    if spec.machine not in boot_machines(spec.boot):
+        raise RunnerError(f"the {spec.boot} boot runs on the {ONLY_MACHINE[spec.boot]} "
+                          f"machine only: Xen needs an IOMMU for a PVH dom0, and QEMU's "
+                          f"intel-iommu is q35's.")
+    if spec.boot == "xen-pvh-dom0" and spec.firmware:
+        raise RunnerError("the xen-pvh-dom0 boot always starts from OVMF (Xen 4.17 misreads "
+                          "SeaBIOS's ACPI tables for a PVH dom0); drop --firmware.")
     if spec.firmware not in ("",) + FIRMWARES:
         raise RunnerError(f"firmware '{spec.firmware}' is not one of "
                           f"{', '.join(FIRMWARES)}.")
     if spec.console not in ("",) + CONSOLES:
         raise RunnerError(f"console '{spec.console}' is not one of {', '.join(CONSOLES)}.")
-    if spec.console == "virtio" and spec.boot == "xen":
-        raise RunnerError("the xen boot path has no virtio console: Xen and dom0 share COM1.")
+    if spec.console == "virtio" and spec.xen_boot:
+        raise RunnerError(f"the {spec.boot} boot path has no virtio console: Xen and "
+                          f"clockbench share COM1.")
     if spec.firmware == "qboot" and spec.boot not in KERNEL_BOOTS:
         raise RunnerError(f"qboot starts only the -kernel boots ({', '.join(KERNEL_BOOTS)}); "
                           f"--boot {spec.boot} needs "
                           f"{'OVMF' if spec.boot == 'iso-uefi' else 'SeaBIOS'}.")
 
 
-def make_args_disk(disk_path, cmdline):
+def make_args_disk(disk_path, cmdline, xen_options=None):
     """Create a FAT floppy-sized disk image holding /clockbench-args.cfg (uses mtools)."""
     text_path = disk_path + ".cfg"
     with open(text_path, "w", encoding="utf-8") as text_file:
-        text_file.write(iso_args_file_text(cmdline))
+        text_file.write(iso_args_file_text(cmdline, xen_options))
     if os.path.exists(disk_path):
         os.unlink(disk_path)
     for command in (["mformat", "-i", disk_path, "-C", "-f", "1440", "::"],
@@ -385,7 +442,7 @@ def boot_file_paths(spec, work_dir):
     """Where prepare_boot_files() puts this boot's files (None where not needed)."""
     return BootFiles(
         args_disk=os.path.join(work_dir, "args.img") if spec.needs_args_disk else None,
-        ovmf_vars=os.path.join(work_dir, "OVMF_VARS_4M.fd") if spec.boot == "iso-uefi" else None,
+        ovmf_vars=os.path.join(work_dir, "OVMF_VARS_4M.fd") if spec.uses_ovmf else None,
     )
 
 
@@ -395,7 +452,7 @@ def prepare_boot_files(spec, work_dir):
     if files.args_disk or files.ovmf_vars:
         os.makedirs(work_dir, exist_ok=True)
     if files.args_disk:
-        make_args_disk(files.args_disk, spec.cmdline)
+        make_args_disk(files.args_disk, spec.cmdline, spec.xen_command_line)
     if files.ovmf_vars:
         try:
             shutil.copyfile(OVMF_VARS, files.ovmf_vars)
@@ -441,10 +498,12 @@ def _boot_arguments(spec, image, files, hypervisor):
         return firmware + ["-kernel", image, "-append", spec.cmdline]
     if spec.boot == "xen":
         return ["-kernel", xen.kernel_argument(hypervisor or spec.hypervisor),
-                "-append", xen.xen_options(spec.smp, spec.xen_args),
+                "-append", spec.xen_command_line,
                 "-initrd", xen.initrd_argument(image, spec.cmdline)]
     arguments = []
-    if spec.boot == "iso-uefi":
+    if spec.boot == "xen-pvh-dom0":
+        arguments += ["-device", "intel-iommu,intremap=off"]
+    if spec.uses_ovmf:
         arguments += [
             "-drive", f"if=pflash,format=raw,unit=0,readonly=on,file={_option_path(OVMF_CODE)}",
             "-drive", f"if=pflash,format=raw,unit=1,file={_option_path(files.ovmf_vars)}",

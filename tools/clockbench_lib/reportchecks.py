@@ -138,7 +138,9 @@ def _sanity(document, hypervisor):
                         f"{document['checks']['failed']}")
     bracket = document["empty_bracket_cycles"]
     problems += _ordered(bracket, "empty_bracket_cycles")
-    if not bracket["p50"] < EMPTY_BRACKET_P50_LIMIT_CYCLES:
+    # Where Xen emulates rdtsc, the bracket is two emulated reads.
+    emulated = (document["env"].get("xen") or {}).get("tsc_emulated")
+    if not emulated and not bracket["p50"] < EMPTY_BRACKET_P50_LIMIT_CYCLES:
         problems.append(f"empty_bracket_cycles.p50 is {bracket['p50']}, expected below "
                         f"{EMPTY_BRACKET_P50_LIMIT_CYCLES} cycles")
     tsc = _clock(document, "tsc")
@@ -245,17 +247,21 @@ def check_kvm_facts(document):
     return problems
 
 
-def check_xen_pv_facts(document):
-    """xen_pv_facts: a run as a Xen PV dom0 under QEMU (boot=xen): xen_pvclock present and
-    counting ns, QEMU's HPET (which Xen maps read-only for dom0) present, the PM timer and
-    the PIT absent because Xen denies dom0 their ports, and sanity.  When several CPUs are
-    online, no clock compared across them warped, except xen_pvclock when it does not
-    claim stability: Xen computes each vCPU's time from its own CPU's calibration, and
-    without Xen's TSC-stable flag (Xen's platform timer is not the TSC) those may
-    disagree by milliseconds under TCG, which Linux hides by clamping every read."""
+def _xen_guest(document, guest, domain, boot):
+    """Problems unless the report says it ran as this kind of Xen guest, with
+    xen_pvclock counting ns, rdtsc trapped where Xen says it emulates it, and, on
+    several vCPUs, no warp but xen_pvclock's when it does not claim stability: Xen
+    computes each vCPU's time from its own CPU's calibration, and without Xen's
+    TSC-stable flag (Xen's platform timer is not the TSC) those may disagree by
+    milliseconds under TCG, which Linux hides by clamping every read."""
     problems = _sanity(document, "Xen")
-    if document["env"]["boot"] != "xen-pv":
-        problems.append(f"env.boot is '{document['env']['boot']}', expected 'xen-pv'")
+    env = document["env"]
+    if env["boot"] != boot:
+        problems.append(f"env.boot is '{env['boot']}', expected '{boot}'")
+    kind = env.get("xen") or {}
+    if (kind.get("guest"), kind.get("domain")) != (guest, domain):
+        problems.append(f"env.xen says {kind.get('guest')} {kind.get('domain')}, expected "
+                        f"{guest} {domain}")
     pvclock = _clock(document, "xen_pvclock")
     if pvclock is None or not pvclock["present"]:
         reason = pvclock["absent_reason"] if pvclock else "not listed"
@@ -266,19 +272,11 @@ def check_xen_pv_facts(document):
                             f"{PVCLOCK_HZ} (it counts ns)")
         if "reads_ns" not in pvclock["flags"]:
             problems.append(f"xen_pvclock: flags {pvclock['flags']} lack reads_ns")
-    hpet = _clock(document, "hpet")
-    if not hpet["present"]:
-        problems.append(f"hpet is absent: {hpet['absent_reason']}")
-    problems += _nominal_frequency(document, "hpet", HPET_QEMU_HZ)
-    for name in ("acpi_pm", "pit"):
-        clock = _clock(document, name)
-        if clock["present"]:
-            problems.append(f"{name} is present, expected it absent: Xen denies dom0 its "
-                            f"ports")
-        elif DENIED_BY_XEN not in clock["absent_reason"]:
-            problems.append(f"{name}: absent_reason '{clock['absent_reason']}' does not say "
-                            f"'{DENIED_BY_XEN}'")
-    online = document["env"].get("cpus_online")
+    tsc = _clock(document, "tsc")
+    if kind.get("tsc_emulated") and tsc and tsc["present"] and not tsc["trapped"]:
+        problems.append("tsc is not trapped, although Xen's CPUID leaf says it emulates "
+                        "rdtsc here")
+    online = env.get("cpus_online")
     cross = document.get("cross_cpu")
     if cross is not None and cross["applies"]:
         for clock in cross["clocks"]:
@@ -291,6 +289,43 @@ def check_xen_pv_facts(document):
         why = "is missing" if cross is None else f"does not apply ({cross['reason']})"
         problems.append(f"cross_cpu {why} although env.cpus_online is {online}")
     return problems
+
+
+def _denied_by_xen(document, names, whom):
+    """Problems unless each clock of `names` is absent because Xen denies `whom` its
+    ports."""
+    problems = []
+    for name in names:
+        clock = _clock(document, name)
+        if clock["present"]:
+            problems.append(f"{name} is present, expected it absent: Xen denies {whom} its "
+                            f"ports")
+        elif DENIED_BY_XEN not in clock["absent_reason"]:
+            problems.append(f"{name}: absent_reason '{clock['absent_reason']}' does not say "
+                            f"'{DENIED_BY_XEN}'")
+    return problems
+
+
+def check_xen_pv_facts(document):
+    """xen_pv_facts: a run as a Xen PV dom0 under QEMU (boot=xen): the Xen guest facts
+    (_xen_guest), QEMU's HPET (which Xen maps read-only for dom0) present, and the PM timer
+    and the PIT absent because Xen denies dom0 their ports."""
+    problems = _xen_guest(document, "pv", "dom0", "xen-pv")
+    hpet = _clock(document, "hpet")
+    if not hpet["present"]:
+        problems.append(f"hpet is absent: {hpet['absent_reason']}")
+    problems += _nominal_frequency(document, "hpet", HPET_QEMU_HZ)
+    return problems + _denied_by_xen(document, ("acpi_pm", "pit"), "dom0")
+
+
+def check_xen_pvh_dom0_facts(document):
+    """xen_pvh_dom0_facts: a run as Xen's PVH dom0 under QEMU (boot=xen-pvh-dom0): the Xen
+    guest facts (_xen_guest), a memory map (which a PVH dom0 gets from Xen), and the PM
+    timer and the PIT absent because Xen keeps their ports from its hardware domain."""
+    problems = _xen_guest(document, "pvh", "dom0", "pvh")
+    if not document["env"]["memory_mib"]:
+        problems.append("env.memory_mib is 0: the memory map did not come from Xen")
+    return problems + _denied_by_xen(document, ("acpi_pm", "pit"), "its PVH dom0")
 
 
 def check_smp_facts(document):
@@ -452,6 +487,7 @@ CHECKS = {
     "tcg_facts": check_tcg_facts,
     "kvm_facts": check_kvm_facts,
     "xen_pv_facts": check_xen_pv_facts,
+    "xen_pvh_dom0_facts": check_xen_pvh_dom0_facts,
     "smp_facts": check_smp_facts,
     "single_cpu_facts": check_single_cpu_facts,
     "timing_facts": check_timing_facts,

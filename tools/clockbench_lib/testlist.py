@@ -22,9 +22,11 @@ tests.cfg:
   One test per line, `KIND NAME key=value...`, split like a shell would (shlex);
   `#` at the start of a word begins a comment. `unit` lines belong to the Makefile.
   boot keys [defaults]:
-    boot=multiboot1|pvh|iso-bios|iso-uefi|xen [multiboot1]   machine=pc|q35 [pc]
+    boot=multiboot1|pvh|iso-bios|iso-uefi|xen|xen-pvh-dom0 [multiboot1]
                     xen: build/clockbench-xenpv.elf as dom0 of Xen 4.17, under TCG
-                    only (docs/xen.md)
+                    only; xen-pvh-dom0: build/clockbench-xen.iso (GRUB, Xen, the
+                    PVH image as dom0) under OVMF and TCG (docs/xen.md)
+    machine=pc|q35 [pc; q35 for xen-pvh-dom0]
     machine_opts=a=b,c=d  appended to -machine (e.g. hpet=off, acpi=off) [none]
     cpu=MODEL  QEMU -cpu (e.g. EPYC) [under kvm the model KVM starts on this host
                     (host, or host without what it refuses), max under tcg]
@@ -32,7 +34,7 @@ tests.cfg:
     firmware=seabios|qboot  what starts a multiboot1 or pvh boot [qboot under kvm,
                     seabios under tcg]
     console=virtio|uart  a virtio console beside COM1, or COM1 alone [virtio; uart
-                    for boot=xen]
+                    for the Xen boots]
     accel=tcg|kvm [tcg]   smp=N [1]   memory=MiB [64; 512 xen]
     memory_check=on|off  off boots with less RAM than the boot needs, to see what
                     the image itself says [on: the runner refuses it]
@@ -40,11 +42,12 @@ tests.cfg:
     args="guest options" [none]   expect=pass|fail|skip [pass]
     xen_args="Xen options"  appended to Xen's command line, after its defaults
                     (console=com1 com1=115200,8n1 dom0_mem=128M dom0_max_vcpus=SMP
-                    noreboot), e.g. "clocksource=tsc" [none; boot=xen only]
+                    noreboot; dom0=pvh first for xen-pvh-dom0), e.g.
+                    "clocksource=tsc" [none; Xen boots only]
     match=REGEX     must be found in the log (repeatable)
     nomatch=REGEX   must not be found in the log (repeatable)
     report=CHECK    the guest's JSON report must pass CHECK (repeatable): valid,
-                    tcg_facts, kvm_facts, xen_pv_facts, smp_facts,
+                    tcg_facts, kvm_facts, xen_pv_facts, xen_pvh_dom0_facts, smp_facts,
                     single_cpu_facts, ticks_facts, timing_facts or
                     port_trap_facts
                     (tools/clockbench_lib/reportchecks.py)
@@ -239,7 +242,7 @@ def parse_boot_test(name, keys, line_no, where):
     boot = _choice(keys, "boot", qemu.BOOTS, where, "multiboot1")
     spec = qemu.BootSpec(
         boot=boot,
-        machine=_choice(keys, "machine", qemu.MACHINES, where, "pc"),
+        machine=_choice(keys, "machine", qemu.MACHINES, where, qemu.default_machine(boot)),
         accel=_choice(keys, "accel", qemu.ACCELS, where, "tcg"),
         smp=_number(keys, "smp", where, 1),
         memory_mib=_number(keys, "memory", where, qemu.default_memory_mib(boot)),

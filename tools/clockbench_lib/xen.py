@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
-"""Xen under QEMU: the hypervisor file, Xen's command line, and what Xen's own console says.
+"""Xen under QEMU: the Xen boot paths, Xen's command line, and what Xen's own console says.
 
-Debian's Xen 4.17 boots under QEMU TCG as a multiboot1 kernel, with clockbench's PV image
-as its dom0 module (docs/xen.md).  Xen's lines share the serial console with the guest's,
+Debian's Xen 4.17 boots under QEMU TCG (docs/xen.md): as a multiboot1 kernel with
+clockbench's PV image as its dom0 module (boot path xen), or from a GRUB ISO under OVMF
+with the PVH image as a PVH dom0 (xen-pvh-dom0).  Xen's lines share the serial console with the guest's,
 each prefixed `(XEN) `; parse_xen_log() reads from them the Xen version, the platform timer
 Xen chose, its TSC lines and warnings, and how dom0 ended when Xen had to say so.  The
 wording matched here is Xen 4.17's (xen/arch/x86/time.c, xen/common/shutdown.c,
@@ -25,6 +26,9 @@ XEN_MEMORY_MIB = 512   # Xen, dom0 and Xen's heap share the QEMU machine's RAM
 # The least RAM Xen and dom0 boot in: Xen 4.17.7 with this dom0 booted in 44 MiB here and
 # panicked in 40 ("Not enough RAM for domain 0 allocation").
 XEN_MIN_MEMORY_MIB = 44
+# The least RAM OVMF, Xen and a PVH dom0 of DOM0_MEM boot in (xen-pvh-dom0): it booted in
+# 152 MiB here and not in 144 (Xen: "Failed to setup Dom0 physical memory map", a panic).
+PVH_DOM0_MIN_MEMORY_MIB = 152
 DOM0_MEM = "128M"
 
 # Xen's serial console needs this spelling ("com1=115200,,8n1" prints nothing).  noreboot
@@ -63,13 +67,70 @@ DOM0_END_WORDS = {"crashed": "dom0 crashed", "halted": "dom0 powered off",
                   "shutdown": "dom0 shut down", "panic": "Xen panicked"}
 
 
-def xen_options(smp, xen_args=""):
-    """Xen's command line: the console, dom0's memory and every vCPU, then `xen_args`.
+@dataclass(frozen=True)
+class Workaround:
+    """Something a Xen boot path does only because of a bug or a limit met here."""
+
+    what: str    # what the runner does, as the user would type it
+    why: str     # the bug or limit, and where it is fixed
+
+
+# Every workaround the Xen boot paths apply, each named once (docs/xen.md).
+WORKAROUNDS = {
+    "no-rdtscp": Workaround(
+        "-cpu max,-rdtscp",
+        "QEMU 7.2 reports an intercepted RDTSCP to Xen as RDTSC; without NRIPS, which TCG "
+        "lacks, Xen then injects #GP into an HVM or PVH guest"),
+    "iommu": Workaround(
+        "-machine q35 -device intel-iommu,intremap=off",
+        "Xen 4.17 panics without an IOMMU for a PVH hardware domain ('iommu must be "
+        "enabled for PVH hardware domain')"),
+    "ovmf": Workaround(
+        "OVMF and GRUB-EFI (build/clockbench-xen.iso)",
+        "with SeaBIOS's RSDT-only ACPI tables Xen 4.17.7 builds dom0's XSDT header from "
+        "physical address 0 (fixed upstream in 2023, not in Debian's 4.17); OVMF provides "
+        "an XSDT"),
+}
+
+
+@dataclass(frozen=True)
+class XenBoot:
+    """One way the runner boots clockbench under Xen."""
+
+    guest: str           # the kind of Xen guest clockbench is: pv, pvh or hvm
+    domain: str          # dom0 or domU
+    dom0_options: tuple  # Xen options for dom0 beside BASE_OPTIONS
+    workarounds: tuple   # keys of WORKAROUNDS
+
+    @property
+    def name(self):
+        """How reports and matrices name this guest type, e.g. "xen-pvh-dom0"."""
+        return f"xen-{self.guest}-{self.domain}"
+
+
+# The boot paths under Xen, by their --boot name.
+XEN_BOOTS = {
+    "xen": XenBoot("pv", "dom0", (), ()),
+    "xen-pvh-dom0": XenBoot("pvh", "dom0", ("dom0=pvh",), ("no-rdtscp", "iommu", "ovmf")),
+}
+
+
+def workaround_lines(boot):
+    """What the runner prints once per run of a Xen boot path: one line per workaround."""
+    xen_boot = XEN_BOOTS.get(boot)
+    return [f"working around: {WORKAROUNDS[key].what}: {WORKAROUNDS[key].why}"
+            for key in (xen_boot.workarounds if xen_boot else ())]
+
+
+def xen_options(smp, xen_args="", boot="xen"):
+    """Xen's command line: the kind of dom0, the console, dom0's memory and every vCPU,
+    then `xen_args`.
 
     Xen reads its options in order and the last value of a key wins, so `xen_args`
     (e.g. "clocksource=tsc dom0_max_vcpus=1") overrides the defaults.
     """
-    words = [*BASE_OPTIONS, f"dom0_max_vcpus={smp}", *FINAL_OPTIONS]
+    words = [*XEN_BOOTS[boot].dom0_options, *BASE_OPTIONS, f"dom0_max_vcpus={smp}",
+             *FINAL_OPTIONS]
     if xen_args.strip():
         words.append(xen_args.strip())
     return " ".join(words)
