@@ -45,7 +45,12 @@ def run_tool(*args):
 class MatrixTest(unittest.TestCase):
     def test_environments(self):
         names = [env.name for env in matrix.ENVIRONMENTS]
-        self.assertEqual(names, ["tcg-pc", "tcg-q35", "kvm-pc", "xen-hpet", "xen-tsc"])
+        self.assertEqual(names, ["tcg-pc", "tcg-q35", "kvm-pc", "xen-pv-dom0", "xen-pvh-dom0",
+                                 "xen-hpet", "xen-tsc"])
+        pvh = matrix.ENVIRONMENTS[4]
+        self.assertEqual((pvh.spec().machine, pvh.spec().cpu_option),
+                         ("q35", "max,-rdtscp"))
+        self.assertTrue(pvh.xen_options.startswith("dom0=pvh "))
         for env in matrix.ENVIRONMENTS[:3]:
             self.assertEqual((env.spec().boot, env.spec().smp, env.spec().memory_mib),
                              ("multiboot1", 2, 64))
@@ -120,6 +125,29 @@ class CompareTest(unittest.TestCase):
         self.assertRegex(text, r"acpi_pm\s+xen-hpet\s+2\s+missing: denied by Xen")
         self.assertIsNone(self.cell("xen_pvclock", "xen-hpet").ratios["p50"])
         self.assertFalse(self.cell("xen_pvclock", "xen-hpet").missing)
+
+    def test_xen_guests_table(self):
+        """Per Xen environment: the guest type, a xen_pvclock and a tsc read, their
+        ratio (the median of the runs' ratios), and whether Xen emulates rdtsc."""
+        inputs = compare.Inputs()
+        for number in (1, 2):
+            document = load("xen-hpet", number)
+            document["env"]["xen"] = {"guest": "pv", "domain": "dom0", "version": "4.17",
+                                      "tsc_mode": 0, "tsc_emulated": False}
+            inputs.add(compare.Run("xen-hpet", f"run-{number}", document))
+        inputs.add(compare.Run("tcg-pc", "run-1", load("tcg-pc", 1)))
+        (row,) = compare.compare_xen(inputs)
+        ratios = [clock(run.document, "xen_pvclock")["read_ns"]["p50"]
+                  / clock(run.document, "tsc")["read_ns"]["p50"]
+                  for run in inputs.runs["xen-hpet"]]
+        self.assertEqual((row.env, row.guest, row.runs, row.rdtsc),
+                         ("xen-hpet", "pv dom0", 2, "native"))
+        self.assertAlmostEqual(row.ratio.median, sum(ratios) / 2)
+        text = "\n".join(compare.format_xen_table([row]))
+        self.assertRegex(text, r"xen-hpet\s+pv dom0\s+2\s+.*x\s+native")
+        rows = list(csv.DictReader(compare.format_xen_csv([row])))
+        self.assertAlmostEqual(float(rows[0]["xen_pvclock_over_tsc_median"]),
+                               row.ratio.median)
 
     def test_csv_numbers(self):
         rows = list(csv.DictReader(compare.format_csv(list(self.table.items()), "tcg-pc")))

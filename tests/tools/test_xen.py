@@ -507,9 +507,10 @@ class WithFakeQemu(unittest.TestCase):
         environments = [env for env in matrix.ENVIRONMENTS if env.boot == "xen"]
         self.assertEqual([(env.name, env.spec().boot, env.spec().accel, env.spec().smp,
                            env.xen_args) for env in environments],
-                         [("xen-hpet", "xen", "tcg", 2, "clocksource=hpet"),
+                         [("xen-pv-dom0", "xen", "tcg", 2, ""),
+                          ("xen-hpet", "xen", "tcg", 2, "clocksource=hpet"),
                           ("xen-tsc", "xen", "tcg", 2, "clocksource=tsc")])
-        hpet = environments[0]
+        hpet = environments[1]
         self.assertEqual(matrix.skip_reason(hpet, xen_gz="/nonexistent/xen.gz"),
                          qemu.missing_dependency_message("/nonexistent/xen.gz"))
         self.touch("xen.gz")
@@ -531,7 +532,8 @@ class WithFakeQemu(unittest.TestCase):
                                side_effect=[None, RunnerError("building failed.")]), \
                 mock.patch.object(matrix, "check_image"):
             matrix.prepare_environments(chosen, reasons, self.root, build=True)
-        self.assertEqual(reasons, {"tcg-pc": None, "xen-hpet": "building failed.",
+        self.assertEqual(reasons, {"tcg-pc": None, "xen-pv-dom0": "building failed.",
+                                   "xen-hpet": "building failed.",
                                    "xen-tsc": "building failed."})
 
 

@@ -605,9 +605,10 @@ def add_compare_parser(subparsers):
                              f"{compare.DEFAULT_BASELINE})")
     parser.add_argument("--format", choices=compare.FORMATS, default="table",
                         help="output format (default: table)")
-    parser.add_argument("--table", choices=("all", "clocks", "ticks"), default=None,
-                        help="which table: clocks, ticks or all (default: all; csv holds "
-                             "one table, clocks unless ticks is chosen)")
+    parser.add_argument("--table", choices=("all", "clocks", "ticks", "xen"), default=None,
+                        help="which table: clocks, ticks, xen (per Xen guest type: a "
+                             "xen_pvclock and a tsc read and their ratio) or all (default: "
+                             "all; csv holds one table, clocks unless another is chosen)")
     parser.add_argument("--plot", metavar="DIR",
                         help="also write PNG and SVG plots (matplotlib) into DIR")
     parser.add_argument("results", nargs="+", metavar="RESULTS",

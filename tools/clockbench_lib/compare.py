@@ -286,6 +286,86 @@ def compare(inputs, baseline=DEFAULT_BASELINE):
     return table
 
 
+# ---------------------------------------------------------------------------- Xen guests
+
+@dataclass
+class XenRow:
+    """What a xen_pvclock and a tsc read cost (p50 ns) in one Xen environment, and their
+    ratio, over its runs: the question the project grew from, per kind of Xen guest."""
+
+    env: str
+    guest: str            # "pvh dom0", from the reports' env.xen
+    runs: int
+    pvclock: Spread = None
+    tsc: Spread = None
+    ratio: Spread = None  # of the per-run ratios xen_pvclock / tsc
+    rdtsc: str = "-"      # "emulated by Xen", "native", or "-" when Xen did not say
+
+
+def _read_p50(document, name):
+    clock = next((c for c in document["clocks"] if c["name"] == name), None)
+    if not clock or not clock["present"] or not clock.get("read_ns"):
+        return None
+    return clock["read_ns"]["p50"]
+
+
+def compare_xen(inputs):
+    """One XenRow per environment whose reports ran under Xen (env.xen), in input order."""
+    rows = []
+    for env, runs in inputs.runs.items():
+        kinds = [run.document["env"].get("xen") for run in runs]
+        if not any(kinds):
+            continue
+        kind = next(k for k in kinds if k)
+        pvclock = [_read_p50(run.document, "xen_pvclock") for run in runs]
+        tsc = [_read_p50(run.document, "tsc") for run in runs]
+        ratios = [p / t for p, t in zip(pvclock, tsc) if p is not None and t]
+        emulated = kind.get("tsc_emulated")
+        rows.append(XenRow(env, f"{kind['guest']} {kind['domain']}", len(runs),
+                           spread(pvclock), spread(tsc), spread(ratios),
+                           "-" if emulated is None else
+                           "emulated by Xen" if emulated else "native"))
+    return rows
+
+
+XEN_HEADINGS = ("env", "guest", "runs", "xen_pvclock p50 ns", "tsc p50 ns",
+                "xen_pvclock / tsc", "rdtsc")
+
+
+def format_xen_table(rows, markdown=False):
+    """The Xen guests' clock costs as aligned text columns or a Markdown table."""
+    title = ("Xen guests: what a xen_pvclock and a tsc read cost (p50, median over the "
+             "runs), and their ratio")
+    cells = [[row.env, row.guest, str(row.runs), _spread_text(row.pvclock),
+              _spread_text(row.tsc),
+              "-" if row.ratio is None else _ratio_text(row.ratio.median), row.rdtsc]
+             for row in rows]
+    if markdown:
+        return [title, "", "| " + " | ".join(XEN_HEADINGS) + " |",
+                "|" + "|".join(" --- " for _ in XEN_HEADINGS) + "|"] + [
+                    "| " + " | ".join(cells_row) + " |" for cells_row in cells]
+    widths = [max(len(text) for text in column) for column in zip(XEN_HEADINGS, *cells)]
+    return [title] + ["  ".join(f"{c:<{w}}" if i < 2 or i == 6 else f"{c:>{w}}"
+                                for i, (c, w) in enumerate(zip(line, widths))).rstrip()
+                      for line in (XEN_HEADINGS, *cells)]
+
+
+def format_xen_csv(rows):
+    """The Xen guests' clock costs as CSV, numbers unformatted."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    heading = ["env", "guest", "runs"]
+    for name in ("xen_pvclock_p50_ns", "tsc_p50_ns", "xen_pvclock_over_tsc"):
+        heading += [f"{name}_median", f"{name}_min", f"{name}_max"]
+    writer.writerow(heading + ["rdtsc"])
+    for row in rows:
+        line = [row.env, row.guest, row.runs]
+        for value in (row.pvclock, row.tsc, row.ratio):
+            line += ["", "", ""] if value is None else [value.median, value.low, value.high]
+        writer.writerow(line + [row.rdtsc])
+    return out.getvalue().splitlines()
+
+
 # ---------------------------------------------------------------------------- tick costs
 
 def _late_p50(rate):
@@ -567,6 +647,10 @@ def cmd_compare(args):
                           f"the results (there are: {', '.join(inputs.runs)}).")
     which = args.table or ("clocks" if args.format == "csv" else "all")
     lines = []
+    xen_rows = compare_xen(inputs) if which in ("all", "xen") else []
+    if which == "xen" and not xen_rows:
+        raise RunnerError(f"{', '.join(args.results)}: no report ran under Xen (an env.xen "
+                          f"that is not null).")
     ticks = compare_ticks(inputs, args.baseline) if which != "clocks" or args.plot else []
     if which in ("all", "clocks"):
         table = compare(inputs, args.baseline)
@@ -585,6 +669,11 @@ def cmd_compare(args):
             lines += [""] if lines else []
             lines += format_tick_table(ticks, args.baseline,
                                        markdown=args.format == "markdown")
+    if xen_rows and args.format == "csv" and which == "xen":
+        lines = format_xen_csv(xen_rows)
+    elif xen_rows and args.format != "csv":
+        lines += [""] if lines else []
+        lines += format_xen_table(xen_rows, markdown=args.format == "markdown")
     print("\n".join(lines), flush=True)
     if args.plot:
         messages = plot.write_plots(inputs, ticks, args.plot)

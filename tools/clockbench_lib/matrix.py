@@ -4,8 +4,8 @@
 Every run leaves DIR/ENV/run-K.log (the cleaned console) and, when the guest printed a valid
 report, DIR/ENV/run-K.json; DIR/manifest.json says what ran where, with what, and why
 anything did not.  A run that fails is recorded with its reason and the matrix goes on.
-The xen-* environments boot the PV image as dom0 of Xen under TCG (docs/xen.md); they are
-skipped, saying why, when Xen is not installed or their files cannot be built.
+The xen-* environments boot the image as a Xen guest of each kind under TCG (docs/xen.md);
+they are skipped, saying why, when Xen is not installed or their files cannot be built.
 """
 
 import datetime
@@ -34,7 +34,7 @@ class Environment:
     accel: str = "tcg"
     machine: str = "pc"
     boot: str = "multiboot1"
-    xen_args: str = ""       # appended to Xen's command line (boot "xen")
+    xen_args: str = ""       # appended to Xen's command line (the Xen boots)
 
     def spec(self, cpu=""):
         """The BootSpec of one run in this environment, with -cpu `cpu` ("" for the
@@ -44,15 +44,23 @@ class Environment:
                              xen_args=self.xen_args, cpu=cpu)
 
     @property
+    def on_xen(self):
+        """True for the environments that boot Xen."""
+        return self.boot in xen.XEN_BOOTS
+
+    @property
     def xen_options(self):
         """Xen's whole command line in this environment, or None without Xen."""
-        return xen.xen_options(MATRIX_SMP, self.xen_args) if self.boot == "xen" else None
+        return self.spec().xen_command_line
 
 
 ENVIRONMENTS = (
     Environment("tcg-pc", "QEMU TCG, i440FX machine (pc)", accel="tcg", machine="pc"),
     Environment("tcg-q35", "QEMU TCG, Q35 machine", accel="tcg", machine="q35"),
     Environment("kvm-pc", "QEMU with KVM, i440FX machine (pc)", accel="kvm", machine="pc"),
+    Environment("xen-pv-dom0", "Xen 4.17 PV dom0 under QEMU TCG (pc)", boot="xen"),
+    Environment("xen-pvh-dom0", "Xen 4.17 PVH dom0 under QEMU TCG (q35 with an IOMMU, "
+                "OVMF)", machine="q35", boot="xen-pvh-dom0"),
     Environment("xen-hpet", "Xen 4.17 PV dom0 under QEMU TCG (pc), Xen booted with "
                 "clocksource=hpet", boot="xen", xen_args="clocksource=hpet"),
     Environment("xen-tsc", "Xen 4.17 PV dom0 under QEMU TCG (pc), Xen booted with "
@@ -73,7 +81,7 @@ def skip_reason(env, kvm_status=qemu.kvm_status, xen_gz=xen.XEN_GZ, kvm_choice=N
         choice = kvm_choice()
         if choice.model is None:
             return choice.reason
-    if env.boot == "xen" and not os.path.exists(xen_gz):
+    if env.on_xen and not os.path.exists(xen_gz):
         return qemu.missing_dependency_message(xen_gz)
     return None
 
@@ -95,8 +103,8 @@ def prepare_environments(chosen, reasons, root, build):
     reason stored in `reasons`: Xen's PV image may not be built on every checkout.
     """
     runnable = [env for env in chosen if reasons[env.name] is None]
-    native = [env for env in runnable if env.boot != "xen"]
-    on_xen = [env for env in runnable if env.boot == "xen"]
+    native = [env for env in runnable if not env.on_xen]
+    on_xen = [env for env in runnable if env.on_xen]
     targets = list(dict.fromkeys(t for env in native for t in env.spec().build_targets))
     if build and targets:
         build_images(root, targets)
@@ -213,7 +221,7 @@ def cmd_matrix(args):
     except OSError as error:
         raise RunnerError(f"cannot create {out_dir}: {error.strerror}.") from None
     manifest = new_manifest(out_dir, args.repeats, started,
-                            with_xen=any(env.boot == "xen" for env in chosen))
+                            with_xen=any(env.on_xen for env in chosen))
     progress(f"{len(runnable)} of {len(chosen)} environments can run here, "
              f"{args.repeats} run{'s' * (args.repeats != 1)} each, results in {out_dir}")
     failed = 0
