@@ -127,14 +127,15 @@ static void print_ring0(const struct env_result *e)
 	if (trip > RING0_EMULATED_CYCLES && e->hv.present)
 		ENV_LINE("",
 			 "ring 0 emulated by the hypervisor: a request to ring "
-			 "0 and back takes %llu TSC cycles (median), over the "
+			 "0 and back takes %llu TSC cycles (median, less the "
+			 "empty TSC bracket), over the "
 			 "%u a CPU needs even at a few GHz, as under kvm-pvm; "
 			 "ring 3, where everything is measured, runs natively",
 			 (unsigned long long)trip, RING0_EMULATED_CYCLES);
 	else
 		ENV_LINE("",
 			 "a request to ring 0 and back takes %llu TSC "
-			 "cycles (median)",
+			 "cycles (median, less the empty TSC bracket)",
 			 (unsigned long long)trip);
 }
 
