@@ -3,9 +3,11 @@
 /*
  * Xen PV event delivery (build/pv64/ only): the upcall Xen makes when an
  * event channel fires, which for a PV guest stands where an interrupt
- * would.  hypervisor/xen_pv_entry.S enters xen_pv_event() with the TSC read
- * first.  Built with general registers only, like every handler that
- * returns to the code it interrupted; calls nothing in newlib.
+ * would.  platform/pv64/xen_pv_entry.S enters xen_pv_event() with the TSC
+ * read first, on whichever vCPU the event is for: vCPU 0's timer ticks,
+ * and an idle AP's wake-up and bound (platform/pv64/idle.c).  Built with
+ * general registers only, like every handler that returns to the code it
+ * interrupted; calls nothing in newlib.
  */
 #include <stdint.h>
 
@@ -16,6 +18,7 @@
 #include "hypervisor/pvclock.h"
 #include "hypervisor/xen.h"
 #include "platform/pv64/xen_pv_events.h"
+#include "base/smp.h"
 #include "base/tick_irq.h"
 #include "lib/tickmath.h"
 #include "base/traps.h"
@@ -94,11 +97,26 @@ static void timer_fired(uint64_t entry_tsc, struct trap_frame *f)
 	tick_irq_record(entry_tsc, deadline, &f->rflags);
 }
 
+/*
+ * Whether @port is one this vCPU takes: CPU 0's the timer being measured,
+ * an AP's its wake-up and its own VIRQ_TIMER.  The pending bits are the
+ * domain's, shared by all vCPUs: one vCPU clearing another's would lose
+ * that one's event (an AP's wake-up, say).
+ */
+static bool port_is_mine(unsigned int cpu, uint32_t port)
+{
+	if (cpu == 0)
+		return port == xen_timer.port;
+	return port == xen_idle_ports[cpu].ipi ||
+	       port == xen_idle_ports[cpu].timer;
+}
+
 void xen_pv_event(struct trap_frame *f, uint64_t entry_tsc);
 void xen_pv_event(struct trap_frame *f, uint64_t entry_tsc)
 {
 	volatile struct shared_info *s = xen_shared_info;
-	volatile struct vcpu_info *v = &s->vcpu_info[0];
+	unsigned int cpu = cpu_index();
+	volatile struct vcpu_info *v = &s->vcpu_info[cpu];
 	unsigned long sel;
 
 	v->evtchn_upcall_pending = 0;
@@ -110,11 +128,14 @@ void xen_pv_event(struct trap_frame *f, uint64_t entry_tsc)
 		sel &= sel - 1;
 		while (bits) {
 			unsigned int bit = (unsigned int)__builtin_ctzl(bits);
+			uint32_t port = w * BITS_PER_WORD + bit;
 
 			bits &= bits - 1;
+			if (!port_is_mine(cpu, port))
+				continue;
 			__atomic_fetch_and(&s->evtchn_pending[w], ~(1ul << bit),
 					   __ATOMIC_SEQ_CST);
-			if (w * BITS_PER_WORD + bit == xen_timer.port)
+			if (cpu == 0)
 				timer_fired(entry_tsc, f);
 		}
 	}

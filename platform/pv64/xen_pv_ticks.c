@@ -25,8 +25,6 @@
 #define PVCLOCK_TRIES	  100
 #define ONESHOT_MARGIN_NS 20000 /* nearer than this: the next one */
 
-extern const char xen_event_entry[], xen_failsafe_entry[];
-
 static bool bound;
 static char bind_problem[TICK_TEXT_LEN];
 
