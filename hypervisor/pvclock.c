@@ -88,13 +88,23 @@ static int read_record(const volatile struct vcpu_time_info *ti,
 		version_after = ti->version;
 
 		/*
-		 * The ABI's unsigned difference: a TSC behind tsc_timestamp
-		 * gives a huge delta, which is what the hypervisor's data
-		 * says and is left for the caller to see.
+		 * A TSC read under the protocol is the ABI's unsigned
+		 * difference: one behind tsc_timestamp gives a huge delta,
+		 * which is what the hypervisor's data says and is left for
+		 * the caller to see.  A TSC given from before may precede a
+		 * record the hypervisor rewrote since it was read: its time
+		 * lies on the record's line back from the stamp.
 		 */
-		out->ns = system_time +
-			  pvclock_scale_delta(out->tsc - tsc_timestamp,
-					      out->mul_frac, out->shift);
+		if (!read_tsc && out->tsc < tsc_timestamp)
+			out->ns =
+				system_time -
+				pvclock_scale_delta(tsc_timestamp - out->tsc,
+						    out->mul_frac, out->shift);
+		else
+			out->ns =
+				system_time +
+				pvclock_scale_delta(out->tsc - tsc_timestamp,
+						    out->mul_frac, out->shift);
 		out->retries = attempt;
 		if (!(out->version & 1) && version_after == out->version)
 			return 0;

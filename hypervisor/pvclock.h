@@ -69,7 +69,11 @@ int pvclock_read(const volatile struct vcpu_time_info *ti,
 /**
  * pvclock_read_at() - pvclock_read() for a TSC value already read, @tsc:
  * the record's time at that TSC, under the same version protocol (an
- * interrupt handler's entry TSC, say).
+ * interrupt handler's entry TSC, say).  The hypervisor may have rewritten
+ * the record since @tsc was read (a new calibration, the vCPU moved to
+ * another CPU), so @tsc may lie before its tsc_timestamp: the time is then
+ * counted back from the stamp, not taken from the ABI's unsigned
+ * difference, which would put it some 2^63 ns ahead.
  */
 int pvclock_read_at(const volatile struct vcpu_time_info *ti, uint64_t tsc,
 		    unsigned int max_tries, struct pvclock_sample *out);

@@ -205,6 +205,39 @@ static void read_at_a_given_tsc(void **state)
 	assert_int_equal(s.retries, 3);
 }
 
+/*
+ * A TSC read before the record was rewritten (an event's entry TSC, and
+ * then a calibration or a move to another CPU) lies before the record's
+ * stamp: its time is the record's line back from the stamp.  The ABI's
+ * unsigned difference would put it about 2^63 ns ahead, and the Xen
+ * one-shot timer's lateness, counted from it and turned back into TSC
+ * cycles at the rate Xen's scale was made from, came out as an event
+ * about a second early (-1.014 s in a domU).
+ */
+static void read_at_a_tsc_before_the_stamp(void **state)
+{
+	struct pvclock_sample s;
+
+	(void)state;
+	/* 400 cycles before the stamp at 1 GHz: 5000 - 400 ns. */
+	assert_int_equal(pvclock_read_at(&fake, 600, 10, &s), 0);
+	assert_int_equal(s.ns, 4600);
+	assert_int_equal(s.tsc, 600);
+	/* Xen's scale for a 2,099,999 kHz TSC (set_time_scale(): shift -1,
+	 * mul 10^9 * 2^32 / 1,049,999,500): 2100 cycles are 1000 ns. */
+	fake.tsc_to_system_mul = 0xf3cf448fu;
+	fake.tsc_shift = -1;
+	fake.tsc_timestamp = 1000000000000ull;
+	fake.system_time = 500000000000ull;
+	assert_int_equal(
+		pvclock_read_at(&fake, 1000000000000ull - 2100, 10, &s), 0);
+	assert_int_equal(s.ns, 500000000000ull - 1000);
+	/* At or after the stamp, forward as ever. */
+	assert_int_equal(
+		pvclock_read_at(&fake, 1000000000000ull + 2100, 10, &s), 0);
+	assert_int_equal(s.ns, 500000000000ull + 1000);
+}
+
 static void read_odd_forever(void **state)
 {
 	struct pvclock_sample s;
@@ -374,6 +407,7 @@ int main(void)
 		cmocka_unit_test(tsc_hz),
 		cmocka_unit_test_setup(read_good, setup),
 		cmocka_unit_test_setup(read_at_a_given_tsc, setup),
+		cmocka_unit_test_setup(read_at_a_tsc_before_the_stamp, setup),
 		cmocka_unit_test_setup(read_odd_forever, setup),
 		cmocka_unit_test_setup(read_changes_once, setup),
 		cmocka_unit_test_setup(read_odd_then_even, setup),
