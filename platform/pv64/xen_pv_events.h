@@ -17,6 +17,7 @@
 
 #include "base/smp.h"
 #include "boot/boot.h"
+#include "hypervisor/pvclock.h"
 #include "lib/tick_source.h"
 
 /* What the upcall needs, set while events are masked. */
@@ -26,11 +27,11 @@ struct xen_timer_state {
 	uint64_t period_ns;
 	uint64_t margin_ns;	       /* a deadline nearer than this: skip */
 	volatile uint64_t deadline_ns; /* the one armed now */
-	uint64_t tsc_hz;	       /* to turn lateness into TSC cycles */
-	/* CPU 0's pvclock record at start: Xen's time from the TSC. */
-	uint64_t tsc_timestamp, system_time_ns;
-	uint32_t mul_frac;
-	int8_t shift;
+	/* The TSC it falls at, by the reading of vCPU 0's record that chose
+	 * it: what the event's lateness is measured against. */
+	volatile uint64_t deadline_tsc;
+	/* vCPU 0's record at start, for when it never settles later. */
+	struct pvclock_sample start;
 };
 
 extern struct xen_timer_state xen_timer;
