@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Idle CPUs that sleep instead of spinning, while a measurement on CPU 0
- * wants the host's CPUs to itself.  Other CPUs wait for on_cpu() work by
- * spinning (base/smp.c), which under an emulator, or a host with fewer
- * free CPUs than the guest has, takes CPU time from CPU 0.  The platform's:
- * natively each parked CPU halts until a WAKE_VECTOR IPI
- * (platform/hvm64/idle.c); a Xen PV guest has no local APIC to wake one
- * with, and its vCPUs keep spinning (platform/pv64/idle.c).
+ * wants the host's CPUs to itself.  Natively other CPUs wait for on_cpu()
+ * work by spinning (base/smp.c), which under an emulator, or a host with
+ * fewer free CPUs than the guest has, takes CPU time from CPU 0; for the
+ * tick phase each is parked, halted until a WAKE_VECTOR IPI
+ * (platform/hvm64/idle.c).  A Xen PV guest's idle vCPUs block in Xen
+ * whenever they have no work, woken by an event-channel IPI
+ * (platform/pv64/idle.c, through base/smp.h's smp_idle_ops); parking them
+ * only waits until each is blocked.  The platform's.
  */
 #ifndef CLOCKBENCH_BASE_IDLE_H
 #define CLOCKBENCH_BASE_IDLE_H

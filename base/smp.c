@@ -24,6 +24,7 @@ static struct mailbox mailboxes[MAX_CPUS];
 static uint8_t ap_user_stacks[MAX_CPUS][AP_STACK_SIZE]
 	__attribute__((aligned(PAGE_SIZE)));
 static char start_problem[160];
+static const struct smp_idle_ops *idle_ops;
 
 unsigned int cpu_index(void)
 {
@@ -72,6 +73,11 @@ void smp_delay_us(uint64_t us)
 		cpu_relax();
 }
 
+void smp_set_idle_ops(const struct smp_idle_ops *ops)
+{
+	idle_ops = ops;
+}
+
 void ap_main(unsigned int cpu)
 {
 	struct mailbox *mb = &mailboxes[cpu];
@@ -83,8 +89,11 @@ void ap_main(unsigned int cpu)
 			mb->fn(mb->arg);
 			__atomic_store_n(&mb->done, mb->requested,
 					 __ATOMIC_RELEASE);
+		} else if (idle_ops) {
+			idle_ops->wait(cpu);
+		} else {
+			cpu_relax();
 		}
-		cpu_relax();
 	}
 }
 
@@ -98,6 +107,8 @@ bool on_cpu_post(unsigned int cpu, void (*fn)(void *), void *arg)
 	mb->fn = fn;
 	mb->arg = arg;
 	__atomic_store_n(&mb->requested, mb->requested + 1, __ATOMIC_RELEASE);
+	if (idle_ops)
+		idle_ops->kick(cpu);
 	return true;
 }
 

@@ -50,6 +50,22 @@ void *smp_ap_stack_top(unsigned int index);
  * on_cpu() requests for good. */
 __attribute__((noreturn)) void ap_main(unsigned int cpu);
 
+/*
+ * How an idle AP waits for on_cpu() work, where the platform has better
+ * than spinning (a Xen PV vCPU blocks in Xen until an event): wait(cpu)
+ * runs on AP @cpu whenever its mailbox is empty and returns when work may
+ * have come, or after a bound of its own; kick(cpu) runs on the CPU that
+ * has just posted work to AP @cpu, and must make a wait() that has begun,
+ * or is about to, return.  Without them idle APs spin.
+ */
+struct smp_idle_ops {
+	void (*wait)(unsigned int cpu);
+	void (*kick)(unsigned int cpu);
+};
+
+/** For the platform, before it starts any AP: how idle APs wait. */
+void smp_set_idle_ops(const struct smp_idle_ops *ops);
+
 /** Microseconds of busy waiting (by the stopwatch's rate). */
 void smp_delay_us(uint64_t us);
 

@@ -56,7 +56,8 @@ static struct {
 	struct spinlock lock;
 	struct smp_barrier start;
 	const struct clock *clock;
-	uint64_t mask, half, last, last_tsc, half_wrap_cycles, deadline;
+	uint64_t mask, half, last, last_tsc, half_wrap_cycles;
+	uint64_t duration_cycles, deadline;
 	bool have_last, stop;
 	struct xcpu_clock *out;
 } warp;
@@ -65,6 +66,10 @@ static void warp_worker(void *arg)
 {
 	(void)arg;
 	barrier_wait(&warp.start, WORK_TIMEOUT_MS);
+	/* The time limit runs from the rendezvous: an idle AP may have been
+	 * blocked in the hypervisor, and takes a while to run again. */
+	if (cpu_index() == 0)
+		warp.deadline = tsc_read() + warp.duration_cycles;
 	for (;;) {
 		uint64_t now, now_tsc, step;
 		int64_t gap_cycles;
@@ -126,7 +131,7 @@ static void measure_warps(struct xcpu_clock *x, unsigned int warp_ms)
 		clock_ns(x->clock, warp.half), stopwatch_hz());
 	warp.out = x;
 	warp.start.count = smp_cpus_online();
-	warp.deadline = tsc_read() + stopwatch_cycles((double)warp_ms * 1e6);
+	warp.duration_cycles = stopwatch_cycles((double)warp_ms * 1e6);
 	on_all_cpus(warp_worker, NULL, WORK_TIMEOUT_MS);
 }
 
@@ -140,13 +145,20 @@ static struct probe {
 	bool done;
 } probes[MAX_CPUS];
 
+/* Every responder and CPU 0 before the first round: an idle AP may have
+ * been blocked in the hypervisor, and takes a while to run again. */
+static struct smp_barrier responders_ready;
+
 static void responder(void *arg)
 {
 	struct probe *p = &probes[cpu_index()];
+	/* Before the rendezvous: CPU 0 asks nothing until it is over. */
 	unsigned int seen = __atomic_load_n(&p->request, __ATOMIC_ACQUIRE);
-	uint64_t idle_since = tsc_read();
+	uint64_t idle_since;
 
 	(void)arg;
+	barrier_wait(&responders_ready, WORK_TIMEOUT_MS);
+	idle_since = tsc_read();
 	while (!__atomic_load_n(&p->done, __ATOMIC_ACQUIRE)) {
 		unsigned int r = __atomic_load_n(&p->request, __ATOMIC_ACQUIRE);
 
@@ -222,14 +234,17 @@ static void measure_offsets(unsigned int drift_ms)
 	static double t[MAX_XCLOCKS][MAX_CPUS][DRIFT_ROUNDS];
 	static struct skew_offset o[MAX_XCLOCKS][MAX_CPUS][DRIFT_ROUNDS];
 	unsigned int ncpu = smp_nr_cpus(), cpu, round, k;
-	uint64_t start = tsc_read();
+	uint64_t start;
 	double tsc_hz = (double)stopwatch_hz();
 
+	responders_ready = (struct smp_barrier){ .count = smp_cpus_online() };
 	for (cpu = 1; cpu < ncpu; cpu++) {
 		probes[cpu].done = false;
 		if (smp_cpu(cpu)->online)
 			on_cpu_post(cpu, responder, NULL);
 	}
+	barrier_wait(&responders_ready, WORK_TIMEOUT_MS);
+	start = tsc_read();
 	for (round = 0; round < DRIFT_ROUNDS; round++) {
 		uint64_t due =
 			start + (uint64_t)((double)drift_ms * 1e-3 * tsc_hz *

@@ -48,6 +48,38 @@ uint64_t pvclock_scale_delta(uint64_t delta, uint32_t mul_frac, int8_t shift)
 #endif
 }
 
+uint64_t pvclock_delta_for_ns(uint64_t ns, uint32_t mul_frac, int8_t shift)
+{
+	unsigned __int128 at_least;
+
+	if (!ns)
+		return 0;
+	if (!mul_frac || shift >= 64 || shift <= -64)
+		return UINT64_MAX; /* the record scales every delta to 0 */
+	/* (shifted delta * mul_frac) >> 32 >= ns: the least shifted delta. */
+	at_least = (((unsigned __int128)ns << 32) + mul_frac - 1) / mul_frac;
+	if (shift > 0)
+		at_least = (at_least + (1ull << shift) - 1) >> shift;
+	else if (shift < 0)
+		at_least = at_least > (UINT64_MAX >> -shift)
+				   ? (unsigned __int128)UINT64_MAX + 1
+				   : at_least << -shift;
+	return at_least > UINT64_MAX ? UINT64_MAX : (uint64_t)at_least;
+}
+
+uint64_t pvclock_tsc_for_ns(const struct pvclock_sample *s, uint64_t ns)
+{
+	uint64_t delta;
+
+	if (ns >= s->ns) {
+		delta = pvclock_delta_for_ns(ns - s->ns, s->mul_frac, s->shift);
+		return delta > UINT64_MAX - s->tsc ? UINT64_MAX
+						   : s->tsc + delta;
+	}
+	delta = pvclock_delta_for_ns(s->ns - ns, s->mul_frac, s->shift);
+	return delta > s->tsc ? 0 : s->tsc - delta;
+}
+
 uint64_t pvclock_tsc_hz(uint32_t mul_frac, int8_t shift)
 {
 	uint64_t hz;
@@ -88,13 +120,23 @@ static int read_record(const volatile struct vcpu_time_info *ti,
 		version_after = ti->version;
 
 		/*
-		 * The ABI's unsigned difference: a TSC behind tsc_timestamp
-		 * gives a huge delta, which is what the hypervisor's data
-		 * says and is left for the caller to see.
+		 * A TSC read under the protocol is the ABI's unsigned
+		 * difference: one behind tsc_timestamp gives a huge delta,
+		 * which is what the hypervisor's data says and is left for
+		 * the caller to see.  A TSC given from before may precede a
+		 * record the hypervisor rewrote since it was read: its time
+		 * lies on the record's line back from the stamp.
 		 */
-		out->ns = system_time +
-			  pvclock_scale_delta(out->tsc - tsc_timestamp,
-					      out->mul_frac, out->shift);
+		if (!read_tsc && out->tsc < tsc_timestamp)
+			out->ns =
+				system_time -
+				pvclock_scale_delta(tsc_timestamp - out->tsc,
+						    out->mul_frac, out->shift);
+		else
+			out->ns =
+				system_time +
+				pvclock_scale_delta(out->tsc - tsc_timestamp,
+						    out->mul_frac, out->shift);
 		out->retries = attempt;
 		if (!(out->version & 1) && version_after == out->version)
 			return 0;

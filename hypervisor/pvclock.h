@@ -42,6 +42,23 @@ struct pvclock_sample {
 uint64_t pvclock_scale_delta(uint64_t delta, uint32_t mul_frac, int8_t shift);
 
 /**
+ * pvclock_delta_for_ns() - the inverse of pvclock_scale_delta(): the
+ * fewest TSC cycles that @mul_frac and @shift scale to @ns nanoseconds or
+ * more.  UINT64_MAX when none does (a @mul_frac of 0 or a shift of 64 or
+ * more scales everything to 0) or the count does not fit in 64 bits.
+ */
+uint64_t pvclock_delta_for_ns(uint64_t ns, uint32_t mul_frac, int8_t shift);
+
+/**
+ * pvclock_tsc_for_ns() - the TSC at which the record read as @s reaches
+ * @ns: @s's TSC moved on (or back) by the cycles between its time and
+ * @ns, at its mul_frac and shift; clamped to 0 and UINT64_MAX.  A
+ * deadline of the record's time becomes a TSC value by the very record it
+ * was computed from.
+ */
+uint64_t pvclock_tsc_for_ns(const struct pvclock_sample *s, uint64_t ns);
+
+/**
  * pvclock_tsc_hz() - TSC frequency in Hz that @mul_frac and @shift imply:
  * ((10^9 << 32) / mul_frac), shifted right by @shift (left when negative).
  * Returns 0 when @mul_frac is 0 or the result is under 1 Hz or does not
@@ -69,7 +86,11 @@ int pvclock_read(const volatile struct vcpu_time_info *ti,
 /**
  * pvclock_read_at() - pvclock_read() for a TSC value already read, @tsc:
  * the record's time at that TSC, under the same version protocol (an
- * interrupt handler's entry TSC, say).
+ * interrupt handler's entry TSC, say).  The hypervisor may have rewritten
+ * the record since @tsc was read (a new calibration, the vCPU moved to
+ * another CPU), so @tsc may lie before its tsc_timestamp: the time is then
+ * counted back from the stamp, not taken from the ABI's unsigned
+ * difference, which would put it some 2^63 ns ahead.
  */
 int pvclock_read_at(const volatile struct vcpu_time_info *ti, uint64_t tsc,
 		    unsigned int max_tries, struct pvclock_sample *out);

@@ -18,6 +18,7 @@
 #include "hypervisor/xen.h"
 #include "hypervisor/xen_console.h"
 #include "platform/pv64/xen_pv.h"
+#include "platform/pv64/xen_pv_events.h"
 #include "base/cpu.h"
 #include "base/entry.h"
 #include "base/extable.h"
@@ -243,7 +244,9 @@ int xen_pv_vcpu_up(unsigned int vcpu, void (*entry)(unsigned int),
 	int rc;
 
 	memset(ctx, 0, sizeof(*ctx));
-	ctx->flags = VGCF_in_kernel;
+	/* The failsafe callback masks events, as CALLBACKF_mask_events asks
+	 * of the boot vCPU's (platform/pv64/xen_pv_ticks.c). */
+	ctx->flags = VGCF_in_kernel | VGCF_failsafe_disables_events;
 	ctx->user_regs.rip = (uintptr_t)entry;
 	ctx->user_regs.rsp = (uintptr_t)stack_top;
 	ctx->user_regs.rdi = vcpu;
@@ -253,6 +256,10 @@ int xen_pv_vcpu_up(unsigned int vcpu, void (*entry)(unsigned int),
 	ctx->kernel_ss = FLAT_KERNEL_SS;
 	ctx->kernel_sp = (uintptr_t)stack_top;
 	ctx->ctrlreg[3] = read_cr(3); /* a machine address under PV */
+	/* An idle AP blocks until an event, which Xen delivers through the
+	 * upcall (platform/pv64/idle.c). */
+	ctx->event_callback_eip = (uintptr_t)xen_event_entry;
+	ctx->failsafe_callback_eip = (uintptr_t)xen_failsafe_entry;
 	for (v = 0; v < NR_EXCEPTIONS; v++)
 		ctx->trap_ctxt[v] = trap_table[v];
 	rc = (int)HYPERCALL3(__HYPERVISOR_vcpu_op, VCPUOP_initialise, vcpu,
@@ -279,6 +286,8 @@ static int set_iopl(void)
 void xen_pv_ap_setup(void)
 {
 	set_iopl();
+	/* Events stay masked except while the AP blocks (idle.c). */
+	irq_disable();
 }
 
 /* --- start ---------------------------------------------------------------------- */

@@ -25,8 +25,6 @@
 #define PVCLOCK_TRIES	  100
 #define ONESHOT_MARGIN_NS 20000 /* nearer than this: the next one */
 
-extern const char xen_event_entry[], xen_failsafe_entry[];
-
 static bool bound;
 static char bind_problem[TICK_TEXT_LEN];
 
@@ -110,10 +108,7 @@ static int snapshot(struct pvclock_sample *ps, char *why, size_t whylen)
 			 ps->version);
 		return -1;
 	}
-	xen_timer.system_time_ns = ps->ns;
-	xen_timer.tsc_timestamp = ps->tsc;
-	xen_timer.mul_frac = ps->mul_frac;
-	xen_timer.shift = ps->shift;
+	xen_timer.start = *ps;
 	return 0;
 }
 
@@ -186,7 +181,6 @@ static enum tick_start_result oneshot_start(struct tick_source *s,
 	if (snapshot(&ps, why, whylen))
 		return TICK_FAILED;
 	xen_timer.oneshot = true;
-	xen_timer.tsc_hz = stopwatch_hz();
 	xen_timer.period_ns = (uint64_t)((double)NS_PER_S / rate_hz + 0.5);
 	xen_timer.margin_ns = ONESHOT_MARGIN_NS;
 	t0 = tsc_read_ordered();
@@ -194,6 +188,7 @@ static enum tick_start_result oneshot_start(struct tick_source *s,
 		ps.ns +
 		pvclock_scale_delta(t0 - ps.tsc, ps.mul_frac, ps.shift) +
 		xen_timer.period_ns;
+	xen_timer.deadline_tsc = pvclock_tsc_for_ns(&ps, xen_timer.deadline_ns);
 	set.timeout_abs_ns = xen_timer.deadline_ns;
 	rc = (int)HYPERCALL3(__HYPERVISOR_vcpu_op, VCPUOP_set_singleshot_timer,
 			     0, &set);
@@ -208,7 +203,8 @@ static enum tick_start_result oneshot_start(struct tick_source *s,
 	fill_start(out, true, xen_timer.period_ns, t0, t1);
 	snprintf(out->notes, sizeof(out->notes),
 		 "VCPUOP_set_singleshot_timer re-armed by each event, every "
-		 "%llu ns of Xen's system time (lateness by Xen's clock)",
+		 "%llu ns of Xen's system time (lateness by the record "
+		 "that set each deadline)",
 		 (unsigned long long)xen_timer.period_ns);
 	return TICK_STARTED;
 }
@@ -220,8 +216,9 @@ static void oneshot_stop(struct tick_source *s)
 	HYPERCALL3(__HYPERVISOR_vcpu_op, VCPUOP_stop_singleshot_timer, 0, NULL);
 }
 
-/* The upcall records each deadline as a TSC value already, read by
- * Xen's clock as it stood when the event came (hypervisor/xen_pv_events.c). */
+/* The upcall records each deadline as a TSC value already, found by the
+ * reading of vCPU 0's record that chose the deadline
+ * (platform/pv64/xen_pv_events.c). */
 static uint64_t oneshot_deadline_tsc(const struct tick_source *s,
 				     uint64_t deadline_tsc)
 {

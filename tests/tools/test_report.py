@@ -1020,6 +1020,7 @@ class TestsCfgReportKey(unittest.TestCase):
             "xen-pvh-dom0-1": ("tcg", "q35", ["valid", "xen_pvh_dom0_facts",
                                               "single_cpu_facts"]),
             "xen-pvh-dom0-2": ("tcg", "q35", ["valid", "xen_pvh_dom0_facts", "smp_facts"]),
+            "xen-smp-4": ("tcg", "pc", ["valid", "xen_pv_facts", "smp_facts", "ticks_facts"]),
             "ticks-pc": ("tcg", "pc", ["valid", "ticks_facts"]),
             "ticks-q35": ("tcg", "q35", ["valid", "ticks_facts"]),
             "ticks-kvm": ("kvm", "pc", ["valid", "ticks_facts", "kvm_facts"]),
@@ -1037,7 +1038,8 @@ class TestsCfgReportKey(unittest.TestCase):
                if isinstance(t, testlist.BootTest) and t.spec.boot == "xen" and t.report}
         self.assertEqual(xen, {"xen-report-1": (1, ""), "xen-report-2": (2, ""),
                                "xen-hpet": (2, "clocksource=hpet"),
-                               "xen-tsc": (2, "clocksource=tsc"), "xen-ticks": (1, "")})
+                               "xen-tsc": (2, "clocksource=tsc"), "xen-ticks": (1, ""),
+                               "xen-smp-4": (4, "")})
 
     def test_evaluation(self):
         (test,) = testlist.parse_tests_cfg("boot t report=valid report=tcg_facts\n")

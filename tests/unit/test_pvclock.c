@@ -141,6 +141,63 @@ static void tsc_hz(void **state)
 	assert_int_equal(pvclock_tsc_hz(0x80000000u, 31), 0);
 }
 
+/* The least delta that scales to @ns or more, found by the reference. */
+static void check_inverse(uint64_t ns, uint32_t mul_frac, int8_t shift)
+{
+	uint64_t delta = pvclock_delta_for_ns(ns, mul_frac, shift);
+
+	assert_true(reference_scale(delta, mul_frac, shift) >= ns);
+	if (delta)
+		assert_true(reference_scale(delta - 1, mul_frac, shift) < ns);
+}
+
+static void delta_for_ns_inverts_the_scale(void **state)
+{
+	static const uint64_t ns[] = { 1, 999, 1000000, 1000000007ull,
+				       3600000000000ull };
+	unsigned int i;
+
+	(void)state;
+	/* 1 GHz through a left shift: 1000 ns are 1000 cycles. */
+	assert_int_equal(pvclock_delta_for_ns(1000, 0x80000000u, 1), 1000);
+	/* Xen's scale for a 2,099,999 kHz TSC: 1 ms is 2,099,999 cycles,
+	 * rounded up to the shift's even step. */
+	assert_int_equal(pvclock_delta_for_ns(1000000, 0xf3cf448fu, -1),
+			 2100000);
+	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+		check_inverse(ns[i], 0xf3cf448fu, -1);
+		check_inverse(ns[i], 0xde9bcf6bu, -1);
+		check_inverse(ns[i], 0x80000000u, 1);
+		check_inverse(ns[i], 0xb504f333u, 0);
+	}
+	assert_int_equal(pvclock_delta_for_ns(0, 0, 0), 0);
+	/* A record that scales everything to 0 never gets there. */
+	assert_int_equal(pvclock_delta_for_ns(1, 0, -1), UINT64_MAX);
+	assert_int_equal(pvclock_delta_for_ns(1, 0x80000000u, 64), UINT64_MAX);
+	assert_int_equal(pvclock_delta_for_ns(1, 0x80000000u, -64), UINT64_MAX);
+	/* Too many cycles for 64 bits. */
+	assert_int_equal(pvclock_delta_for_ns(~0ull, 1, -1), UINT64_MAX);
+}
+
+static void tsc_for_ns_either_way(void **state)
+{
+	struct pvclock_sample s = {
+		.ns = 5000,
+		.tsc = 1000,
+		.mul_frac = 0x80000000u,
+		.shift = 1,
+	};
+
+	(void)state;
+	assert_int_equal(pvclock_tsc_for_ns(&s, 5000), 1000);
+	assert_int_equal(pvclock_tsc_for_ns(&s, 6000), 2000);
+	assert_int_equal(pvclock_tsc_for_ns(&s, 4600), 600);
+	/* Clamped, not wrapped. */
+	assert_int_equal(pvclock_tsc_for_ns(&s, 0), 0);
+	s.tsc = UINT64_MAX - 10;
+	assert_int_equal(pvclock_tsc_for_ns(&s, 5100), UINT64_MAX);
+}
+
 /*
  * The fake record and TSC.  before_tsc(call) runs inside read_tsc(), that
  * is between the reader's two version reads, to play the hypervisor.
@@ -203,6 +260,39 @@ static void read_at_a_given_tsc(void **state)
 	fake.version = 3; /* stuck odd: bounded, and says so */
 	assert_int_equal(pvclock_read_at(&fake, 1800, 4, &s), -1);
 	assert_int_equal(s.retries, 3);
+}
+
+/*
+ * A TSC read before the record was rewritten (an event's entry TSC, and
+ * then a calibration or a move to another CPU) lies before the record's
+ * stamp: its time is the record's line back from the stamp.  The ABI's
+ * unsigned difference would put it about 2^63 ns ahead, and the Xen
+ * one-shot timer's lateness, counted from it and turned back into TSC
+ * cycles at the rate Xen's scale was made from, came out as an event
+ * about a second early (-1.014 s in a domU).
+ */
+static void read_at_a_tsc_before_the_stamp(void **state)
+{
+	struct pvclock_sample s;
+
+	(void)state;
+	/* 400 cycles before the stamp at 1 GHz: 5000 - 400 ns. */
+	assert_int_equal(pvclock_read_at(&fake, 600, 10, &s), 0);
+	assert_int_equal(s.ns, 4600);
+	assert_int_equal(s.tsc, 600);
+	/* Xen's scale for a 2,099,999 kHz TSC (set_time_scale(): shift -1,
+	 * mul 10^9 * 2^32 / 1,049,999,500): 2100 cycles are 1000 ns. */
+	fake.tsc_to_system_mul = 0xf3cf448fu;
+	fake.tsc_shift = -1;
+	fake.tsc_timestamp = 1000000000000ull;
+	fake.system_time = 500000000000ull;
+	assert_int_equal(
+		pvclock_read_at(&fake, 1000000000000ull - 2100, 10, &s), 0);
+	assert_int_equal(s.ns, 500000000000ull - 1000);
+	/* At or after the stamp, forward as ever. */
+	assert_int_equal(
+		pvclock_read_at(&fake, 1000000000000ull + 2100, 10, &s), 0);
+	assert_int_equal(s.ns, 500000000000ull + 1000);
 }
 
 static void read_odd_forever(void **state)
@@ -372,8 +462,11 @@ int main(void)
 		cmocka_unit_test(scale_needs_96_bits),
 		cmocka_unit_test(scale_matches_reference),
 		cmocka_unit_test(tsc_hz),
+		cmocka_unit_test(delta_for_ns_inverts_the_scale),
+		cmocka_unit_test(tsc_for_ns_either_way),
 		cmocka_unit_test_setup(read_good, setup),
 		cmocka_unit_test_setup(read_at_a_given_tsc, setup),
+		cmocka_unit_test_setup(read_at_a_tsc_before_the_stamp, setup),
 		cmocka_unit_test_setup(read_odd_forever, setup),
 		cmocka_unit_test_setup(read_changes_once, setup),
 		cmocka_unit_test_setup(read_odd_then_even, setup),
