@@ -76,6 +76,10 @@ static void probe_port_io(void)
 
 static char console_words[200];
 static enum xen_hvm_console xen_console;
+/* COM1 answered (its scratch register kept a value); without it and with
+ * Xen's PV console ring (a PVH domU), every byte written there would be a
+ * trapped port access for nothing. */
+static bool uart_found;
 
 void platform_console_init(void)
 {
@@ -92,7 +96,7 @@ void platform_console_init(void)
 		return;
 	}
 	platform_ports_allow(COM1_PORT, UART_PORTS);
-	uart = uart_init();
+	uart = uart_found = uart_init();
 	if (virtcons_init(why, sizeof(why)) == 0)
 		snprintf(
 			console_words, sizeof(console_words),
@@ -105,12 +109,15 @@ void platform_console_init(void)
 				: "",
 			virtcons_burst_bytes(),
 			uart ? "for ring 0's last words" : "absent");
-	else
+	else if (uart)
 		snprintf(
 			console_words, sizeof(console_words),
 			"COM1, %u bytes a wait for an empty transmitter%s (%s)",
 			uart_burst_bytes(),
 			uart_burst_bytes() > 1 ? " (16550A FIFO)" : "", why);
+	else
+		snprintf(console_words, sizeof(console_words),
+			 "no UART answers at COM1 (%s)", why);
 	if (xen_console == XEN_HVM_CONSOLE_RING)
 		snprintf(console_words + strlen(console_words),
 			 sizeof(console_words) - strlen(console_words),
@@ -140,7 +147,7 @@ void platform_console_write(const char *buf, size_t len)
 		}
 	}
 	/* What the virtio console did not take (all of it without one). */
-	if (done < len)
+	if (done < len && (uart_found || xen_console != XEN_HVM_CONSOLE_RING))
 		uart_write(buf + done, len - done);
 	xen_hvm_console_write(buf, len);
 }
