@@ -246,6 +246,21 @@ $(BUILD)/clockbench-xen.iso: $(BUILD)/clockbench.elf boot/grub-xen.cfg $(XEN_GZ)
 	@grub-mkrescue -o $@ $(BUILD)/xen-iso > $(BUILD)/xen-iso.log 2>&1 || \
 		{ cat $(BUILD)/xen-iso.log; exit 1; }
 
+# A Linux dom0 (Debian 12's kernel, xl and its daemons, busybox) that starts clockbench
+# as a PV, PVH or HVM domU of Xen under QEMU (docs/dom0.md).  tools/dom0-build downloads
+# the packages dom0/packages.cfg pins into build/dom0/debs/ once; the initramfs holds
+# the files dom0/contents.cfg names, the images among them.
+DOM0 := $(BUILD)/dom0
+DOM0_LOCAL := $(shell awk '$$1 == "local" { print $$2 }' dom0/contents.cfg)
+DOM0_BUILDER := tools/dom0-build $(addprefix tools/clockbench_lib/,dom0build.py cpio.py \
+	elffile.py paths.py) dom0/packages.cfg dom0/contents.cfg
+
+.PHONY: dom0
+dom0: $(DOM0)/initrd.img
+$(DOM0)/initrd.img $(DOM0)/vmlinuz &: $(DOM0_BUILDER) $(DOM0_LOCAL)
+	@echo "  DOM0    $(DOM0)/vmlinuz $(DOM0)/initrd.img"
+	@$(PYTHON) tools/dom0-build --out $(DOM0)
+
 .PHONY: run-xen
 run-xen: deps
 	@$(MAKE) --no-print-directory $(BUILD)/clockbench-xenpv.elf \
@@ -304,8 +319,8 @@ layers:
 	@$(PYTHON) tools/layers
 
 # Unused imports and names, undefined names: Debian's pyflakes.
-PYTHON_SRCS := tools/clockbench tools/bench tools/layers tools/clockbench_lib \
-	tests/tools
+PYTHON_SRCS := tools/clockbench tools/bench tools/layers tools/dom0-build \
+	tools/clockbench_lib tests/tools
 lint:
 	@echo "  LINT    pyflakes over $(PYTHON_SRCS)"
 	@$(PYTHON) -m pyflakes $(PYTHON_SRCS)

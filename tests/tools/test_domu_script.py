@@ -1,0 +1,339 @@
+# SPDX-License-Identifier: MIT
+"""Unit tests for dom0/clockbench-domu, the dom0-side runner: its pure functions (options,
+the xl configuration, the console's verdict, `xl list` states, the judgement, percent
+decoding) and whole runs against a fake `xl`, under both shells it must run in: dash and
+busybox sh (Debian's busybox-static, from build/dom0/staging/ once `make dom0` ran; the
+busybox tests are skipped, saying so, before that).
+
+Run: /usr/bin/python3 -m unittest discover -s tests/tools -t .
+"""
+
+import os
+import shutil
+import subprocess
+import tempfile
+import textwrap
+import unittest
+from urllib.parse import quote
+
+from tests.tools import ROOT
+from clockbench_lib import paths
+
+SCRIPT = os.path.join(ROOT, "dom0", "clockbench-domu")
+BUSYBOX = os.path.join(ROOT, paths.BUILD_DIR, "dom0", "staging", "bin", "busybox")
+DASH = shutil.which("dash")
+LIST_HEADER = "Name                                        ID   Mem VCPUs\tState\tTime(s)"
+
+
+def list_output(flags):
+    """What `xl list NAME` prints for a domain whose state flags are `flags`."""
+    return f"{LIST_HEADER}\nclockbench-pv                                1   128     1     {flags}       1.2\n"
+
+
+class ShellCase(unittest.TestCase):
+    """Runs snippets with the script's functions defined, in the shell `shell` names."""
+
+    shell = None
+
+    @classmethod
+    def setUpClass(cls):
+        if cls.shell is None:
+            raise unittest.SkipTest("the base class runs no shell")
+
+    def command(self):
+        return [DASH] if self.shell == "dash" else [BUSYBOX, "sh"]
+
+    def run_shell(self, snippet, *args, env=None, cwd=None, timeout=60):
+        """(status, stdout, stderr) of `snippet` after sourcing the script; the snippet's
+        positional parameters are `args`."""
+        text = f'CLOCKBENCH_DOMU_LIB=1\n. "{SCRIPT}"\n{snippet}\n'
+        result = subprocess.run([*self.command(), "-c", text, "snippet", *args],
+                                capture_output=True, text=True, env=env, cwd=cwd,
+                                timeout=timeout, check=False)
+        return result.returncode, result.stdout, result.stderr
+
+    def out(self, snippet, *args):
+        """The stdout of a snippet that must succeed."""
+        status, stdout, stderr = self.run_shell(snippet, *args)
+        self.assertEqual(status, 0, stderr)
+        return stdout
+
+
+class Functions:
+    """The pure functions; mixed into one TestCase per shell."""
+
+    def test_options_and_their_defaults(self):
+        shown = ('echo "$opt_type|$opt_image|$opt_name|$opt_vcpus|$opt_memory|$opt_options|'
+                 '$opt_timeout|$opt_log|$opt_cpuid|$opt_keep|$opt_quiet"')
+        self.assertEqual(self.out(f'parse_options "$@" && {shown}', "--type", "pv"),
+                         "pv|build/clockbench-xenpv.elf|clockbench-pv|1|128||300|"
+                         "clockbench-pv.log||0|0\n")
+        self.assertEqual(self.out(f'parse_options "$@" && {shown}', "-t", "hvm", "-i", "x.iso",
+                                  "--name=b", "-c", "2", "--memory=256", "-o", "a=1 b=2",
+                                  "-T", "9", "-l", "/l/x.log", "--cpuid", "host,rdtscp=0",
+                                  "-k", "-q"),
+                         "hvm|x.iso|b|2|256|a=1 b=2|9|/l/x.log|host,rdtscp=0|1|1\n")
+        self.assertIn("clockbench.elf", self.out('parse_options -t pvh && echo "$opt_image"'))
+
+    def test_bad_options_say_why(self):
+        cases = {
+            ("-t", "kvm"): "not pv, pvh or hvm",
+            (): "--type pv|pvh|hvm is required",
+            ("-t", "pv", "-c", "0"): "--vcpus is '0', not a whole number above 0",
+            ("-t", "pv", "--memory=12x"): "--memory is '12x'",
+            ("-t", "pv", "-n", "a b"): "may hold only letters",
+            ("-t", "pv", "--bogus"): "unknown option '--bogus'",
+            ("-t",): "-t needs a value",
+            ("-t", "pv", "--keep=1"): "--keep takes no value",
+            ("-t", "pv", "-o", "a\nb"): "line break",
+            ("-t", "hvm", "-o", "a='1'"): "single quote",
+        }
+        for args, words in cases.items():
+            with self.subTest(args=args):
+                status, stdout, stderr = self.run_shell('parse_options "$@"', *args)
+                self.assertEqual((status, stdout), (2, ""))
+                self.assertIn(words, stderr)
+                self.assertTrue(stderr.startswith("clockbench-domu: "), stderr)
+                self.assertTrue(stderr.endswith(".\n") or stderr.endswith(").\n"), stderr)
+
+    def test_help(self):
+        status, stdout, _ = self.run_shell('main "$@"', "--help")
+        self.assertEqual(status, 0)
+        self.assertIn("exit statuses: 0 PASS, 1 FAIL, 77 SKIP, 2 error, 3 timeout", stdout)
+
+    def test_pv_and_pvh_configurations(self):
+        config = self.out('parse_options "$@" && xl_config /i/k.elf /l/c.log ""', "-t", "pv",
+                          "-c", "2", "-o", 'verbose=1 say="a\\b"', "--cpuid", "host")
+        self.assertEqual(config, textwrap.dedent('''\
+            # clockbench-domu: pv domU of /i/k.elf
+            name = "clockbench-pv"
+            type = "pv"
+            vcpus = 2
+            memory = 128
+            kernel = "/i/k.elf"
+            extra = "verbose=1 say=\\"a\\\\b\\""
+            on_poweroff = "preserve"
+            on_reboot = "preserve"
+            on_crash = "preserve"
+            '''))
+        config = self.out('parse_options "$@" && xl_config /i/k.elf /l/c.log ""', "-t", "pvh",
+                          "--cpuid", "host,rdtscp=0")
+        self.assertIn('type = "pvh"\n', config)
+        self.assertIn('cpuid = "host,rdtscp=0"\n', config)
+
+    def test_hvm_configuration(self):
+        config = self.out('parse_options "$@" && xl_config /i/c.iso /l/c.log /l/a.img', "-t",
+                          "hvm", "-o", "budget_ms=800")
+        self.assertIn('disk = [ "format=raw, vdev=hdc, access=ro, devtype=cdrom, '
+                      'backendtype=qdisk, target=/i/c.iso", "format=raw, vdev=hda, access=rw, '
+                      'backendtype=qdisk, target=/l/a.img" ]\n', config)
+        for line in ('boot = "d"', 'serial = "file:/l/c.log"', 'vga = "none"', "vnc = 0"):
+            self.assertIn(line + "\n", config)
+        self.assertNotIn("extra", config)
+        self.assertNotIn("kernel", config)
+        without = self.out('parse_options "$@" && xl_config /i/c.iso /l/c.log ""', "-t", "hvm")
+        self.assertIn('target=/i/c.iso" ]\n', without)
+        self.assertEqual(self.out('grub_args_text "a=1 b=2"'),
+                         "set clockbench_args='a=1 b=2'\n")
+
+    def test_config_only_prints_absolute_paths(self):
+        with tempfile.TemporaryDirectory() as scratch:
+            status, stdout, stderr = self.run_shell('main "$@"', "-t", "pv", "--config-only",
+                                                    cwd=scratch)
+        self.assertEqual(status, 0, stderr)
+        self.assertIn(f'kernel = "{os.path.realpath(scratch)}/build/clockbench-xenpv.elf"',
+                      stdout.replace(scratch, os.path.realpath(scratch)))
+
+    def console(self, text):
+        """A scratch console log holding `text`; removed after the test."""
+        handle, path = tempfile.mkstemp()
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
+            out.write(text)
+        self.addCleanup(os.unlink, path)
+        return path
+
+    def test_console_verdict(self):
+        cases = {
+            "clockbench: PASS\r\n": "PASS",
+            "x\nclockbench: FAIL\nclockbench: ending the run: halt\n": "FAIL",
+            "clockbench: SKIP\nclockbench: ERROR\n": "ERROR",
+            "say clockbench: PASS\nclockbench: PASSED\n": "",
+            "": "",
+        }
+        for text, verdict in cases.items():
+            with self.subTest(text=text):
+                self.assertEqual(self.out('console_verdict "$1"', self.console(text)).strip(),
+                                 verdict)
+
+    def test_console_halts_and_last_line(self):
+        halts = self.console("clockbench: PASS\nclockbench: ending the run: ACPI power-off\n"
+                             "clockbench: ending the run: halt (the machine could not be "
+                             "left that way)\r\n")
+        powers_off = self.console("clockbench: ending the run: ACPI power-off\n")
+        self.assertEqual(self.run_shell('console_halts "$1"', halts)[0], 0)
+        self.assertEqual(self.run_shell('console_halts "$1"', powers_off)[0], 1)
+        self.assertEqual(self.out('console_last_line "$1"', self.console(
+            "first\n\x1b[1;1H  Booting `clockbench'\r\n\n  \n")), "  Booting `clockbench'\n")
+        self.assertEqual(self.out('console_last_line "$1"', self.console("")), "")
+
+    def test_console_copied_a_whole_line_at_a_time(self):
+        log = self.console("")
+        copy = ('opt_quiet=0 run_log="$1" run_chunk="$1.chunk" console_copied=0\n'
+                "printf 'one\\ntw' >>\"$1\"; copy_console; echo \"|$console_copied\"\n"
+                "printf 'o\\nthr' >>\"$1\"; copy_console; echo \"|$console_copied\"\n"
+                "copy_console; echo \"|$console_copied\"\n"
+                "copy_console all; echo \"|$console_copied\"\n"
+                'rm -f "$1.chunk"')
+        self.assertEqual(self.out(copy, log), "one\n|4\ntwo\n|8\n|8\nthr|11\n")
+
+    def test_list_states(self):
+        cases = {"r-----": "running", "-b----": "running", "--p---": "running",
+                 "---s--": "poweroff", "---sr-": "reboot", "---ss-": "suspend",
+                 "---sc-": "crash", "---sw-": "watchdog", "---sS-": "soft_reset",
+                 "-----d": "dying"}
+        for flags, state in cases.items():
+            with self.subTest(flags=flags):
+                self.assertEqual(self.out('list_state "$1"', list_output(flags)), state + "\n")
+        self.assertEqual(self.out('list_state ""'), "gone\n")
+        self.assertEqual(self.out('list_state "$1"', LIST_HEADER), "gone\n")
+
+    def test_judgement(self):
+        judged = 'judge "$@"; echo "$judged_status $judged_reason"'
+        cases = [
+            (("pv", "PASS", "poweroff", "0", ""), "0 PASS (the domain ended: poweroff)."),
+            (("pv", "FAIL", "crash", "0", ""), "1 FAIL (the domain ended: crash)."),
+            (("pv", "SKIP", "poweroff", "0", ""), "77 SKIP"),
+            (("pv", "ERROR", "crash", "0", ""), "2 the guest reported ERROR"),
+            (("pv", "PASS", "crash", "0", ""), "2 the console said PASS but the domain crashed"),
+            (("pv", "FAIL", "poweroff", "0", ""), "2 the console said FAIL but the domain "
+                                                  "powered off"),
+            (("hvm", "FAIL", "poweroff", "0", ""), "1 FAIL (the domain ended: poweroff)."),
+            (("pvh", "PASS", "running", "0", ""), "0 PASS (the domain did not end (it halted))."),
+            (("pv", "", "crash", "0", "FAULT: #PF"), "1 the domain crashed before a verdict; "
+                                                     "the console's last line: 'FAULT: #PF'."),
+            (("pv", "", "running", "1", "# ticks"), "3 timeout: no verdict after 300 s; the "
+                                                    "console's last line: '# ticks'."),
+            (("pv", "", "poweroff", "0", ""), "2 the domain ended (poweroff) without a verdict"),
+            (("pv", "", "gone", "0", ""), "2 the domain disappeared before a verdict"),
+        ]
+        for args, expected in cases:
+            with self.subTest(args=args):
+                self.assertTrue(self.out(f'opt_timeout=300; {judged}', *args).startswith(
+                    expected), self.out(f'opt_timeout=300; {judged}', *args))
+
+    def test_percent_decoding_undoes_the_host_encoding(self):
+        # The host encodes as urllib's quote() with nothing safe (dom0.encode_value).
+        for text in ("verbose=1 fault=pf", "a,b=%41 '\"\\ $x `y`", "é ümlaut", "", "%%"):
+            with self.subTest(text=text):
+                self.assertEqual(self.out('percent_decode "$1"', quote(text, safe="")),
+                                 text + "\n")
+        for bad in ("%4", "%zz", "a%"):
+            with self.subTest(bad=bad):
+                self.assertNotEqual(self.run_shell('percent_decode "$1"', bad)[0], 0)
+
+    def test_xl_error_line(self):
+        log = self.console("Parsing config from x.cfg\nlibxl: error: libxl_create.c:1318: "
+                           "Unable to set disk defaults\nlibxl: error: later\n")
+        self.assertEqual(self.out('xl_error_line "$1"', log),
+                         "libxl: error: libxl_create.c:1318: Unable to set disk defaults\n")
+        self.assertEqual(self.out('xl_error_line "$1"', self.console("a\nlast\n\n")), "last\n")
+        self.assertEqual(self.out('xl_error_line /nonexistent'), "(xl printed nothing)\n")
+
+
+# A fake xl: `create` records the domain, `console` prints CONSOLE_FILE (the domain then
+# ends in END_STATE, xl list's flags), `list` prints the state, `destroy` forgets it.
+FAKE_XL = """\
+#!/bin/sh
+state=$FAKE_XL_DIR/state
+case $1 in
+create)
+	[ -z "$FAKE_XL_CREATE_ERROR" ] || { echo "Parsing config from $3"; \
+echo "libxl: error: $FAKE_XL_CREATE_ERROR" >&2; exit 3; }
+	cp "$3" "$FAKE_XL_DIR/config"
+	echo "--p---" >"$state" ;;
+unpause) [ "$(cat "$state")" != "--p---" ] || echo "-b----" >"$state" ;;
+console)
+	cat "$CONSOLE_FILE"
+	[ -z "$END_STATE" ] || echo "$END_STATE" >"$state"
+	while [ -f "$state" ]; do sleep 1; done ;;
+list)
+	[ -f "$state" ] || { echo "Error: Domain '$2' does not exist." >&2; exit 1; }
+	printf 'Name   ID   Mem VCPUs\\tState\\tTime(s)\\n%s 1 128 1 %s 0.1\\n' "$2" "$(cat "$state")" ;;
+destroy) rm -f "$state" ;;
+esac
+"""
+
+
+class Runs:
+    """Whole runs of main() against FAKE_XL; mixed into one TestCase per shell."""
+
+    def run_main(self, console, end_state, *args, create_error=""):
+        """(status, stdout, stderr, scratch folder) of clockbench-domu -t pv ARGS."""
+        scratch = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, scratch)
+        bin_dir = os.path.join(scratch, "bin")
+        os.makedirs(bin_dir)
+        with open(os.path.join(bin_dir, "xl"), "w", encoding="utf-8") as out:
+            out.write(FAKE_XL)
+        os.chmod(os.path.join(bin_dir, "xl"), 0o755)
+        with open(os.path.join(scratch, "console.txt"), "w", encoding="utf-8") as out:
+            out.write(console)
+        with open(os.path.join(scratch, "image.elf"), "wb") as out:
+            out.write(b"\x7fELF")
+        env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}", FAKE_XL_DIR=scratch,
+                   CONSOLE_FILE=os.path.join(scratch, "console.txt"), END_STATE=end_state,
+                   FAKE_XL_CREATE_ERROR=create_error)
+        status, stdout, stderr = self.run_shell(
+            'main "$@"', "-t", "pv", "-i", "image.elf", "--prefix", "(dom0) ", *args,
+            env=env, cwd=scratch)
+        return status, stdout, stderr, scratch
+
+    def test_pass(self):
+        status, stdout, stderr, scratch = self.run_main(
+            "clockbench 0.1.0\nclockbench: PASS", "---s--", "-o", "verbose=1")
+        self.assertEqual(status, 0, stderr)
+        self.assertEqual(stdout, "clockbench 0.1.0\nclockbench: PASS\n")
+        self.assertIn("(dom0) clockbench-domu: PASS (the domain ended: poweroff).\n", stderr)
+        with open(os.path.join(scratch, "config"), encoding="utf-8") as config:
+            self.assertIn('extra = "verbose=1"', config.read())
+        self.assertFalse(os.path.exists(os.path.join(scratch, "state")), "not destroyed")
+
+    def test_crash_before_a_verdict(self):
+        status, _, stderr, _ = self.run_main("FAULT: #PF page fault\n", "---sc-")
+        self.assertEqual(status, 1, stderr)
+        self.assertIn("the domain crashed before a verdict; the console's last line: "
+                      "'FAULT: #PF page fault'.", stderr)
+
+    def test_timeout_keeps_the_domain_when_asked(self):
+        status, _, stderr, scratch = self.run_main("# measuring\n", "", "-T", "2", "--keep")
+        self.assertEqual(status, 3, stderr)
+        self.assertIn("timeout: no verdict after 2 s; the console's last line: "
+                      "'# measuring'.", stderr)
+        self.assertTrue(os.path.exists(os.path.join(scratch, "state")), "destroyed")
+
+    def test_xl_create_failure_is_quoted(self):
+        status, _, stderr, _ = self.run_main("", "", create_error="no such thing")
+        self.assertEqual(status, 2)
+        self.assertIn("xl create failed: libxl: error: no such thing (the configuration: ",
+                      stderr)
+
+    def test_missing_image(self):
+        status, _, stderr, _ = self.run_main("", "", "-i", "nothing.elf")
+        self.assertEqual(status, 2)
+        self.assertIn("cannot read the image", stderr)
+
+
+@unittest.skipUnless(DASH, "needs dash (Debian's /bin/sh)")
+class DashTest(Functions, Runs, ShellCase):
+    shell = "dash"
+
+
+@unittest.skipUnless(os.access(BUSYBOX, os.X_OK),
+                     f"needs Debian's busybox-static in {os.path.relpath(BUSYBOX, ROOT)} "
+                     f"(make dom0)")
+class BusyboxTest(Functions, Runs, ShellCase):
+    shell = "busybox"
+
+
+if __name__ == "__main__":
+    unittest.main()
