@@ -344,7 +344,8 @@ unit-tests: $(UNIT_BINS)
 tool-tests: $(BUILD)/host/test_report
 	@$(PYTHON) -m unittest discover -s tests/tools -t .
 
-boot-tests: images iso $(BUILD)/xen-4.17-amd64 $(BUILD)/clockbench-xen.iso
+boot-tests: images iso $(BUILD)/xen-4.17-amd64 $(BUILD)/clockbench-xen.iso \
+		$(DOM0)/initrd.img
 	@$(PYTHON) tools/clockbench test --no-build
 
 # --- packages --------------------------------------------------------------

@@ -41,7 +41,8 @@ groups=iso,uefi nomatch='#PF' nomatch=a#b
         unit, mb1, uefi = tests
         self.assertEqual(unit.keys, {"source": ["tests/unit/test_cmdline.c"]})
         self.assertEqual(mb1.spec, qemu.BootSpec(boot="multiboot1", machine="pc", accel="tcg",
-                                                 smp=1, memory_mib=64, cmdline="foo=1 bar=2"))
+                                                 smp=1, memory_mib=64, cmdline="foo=1 bar=2",
+                                                 timeout_s=60))
         self.assertEqual(mb1.match, ["boot protocol +multiboot1", 'command line +"foo=1 bar=2"'])
         self.assertEqual((mb1.expect, mb1.timeout_s, mb1.groups, mb1.line_no), ("pass", 60, (), 4))
         self.assertEqual(uefi.spec.smp, 2)

@@ -46,11 +46,12 @@ class MatrixTest(unittest.TestCase):
     def test_environments(self):
         names = [env.name for env in matrix.ENVIRONMENTS]
         self.assertEqual(names, ["tcg-pc", "tcg-q35", "kvm-pc", "xen-pv-dom0", "xen-pvh-dom0",
-                                 "xen-hpet", "xen-tsc"])
+                                 "xen-pv-domu", "xen-pvh-domu", "xen-hvm-domu", "xen-hpet",
+                                 "xen-tsc"])
         pvh = matrix.ENVIRONMENTS[4]
         self.assertEqual((pvh.spec().machine, pvh.spec().cpu_option),
                          ("q35", "max,-rdtscp"))
-        self.assertTrue(pvh.xen_options.startswith("dom0=pvh "))
+        self.assertIn(" dom0=pvh ", pvh.xen_options)
         for env in matrix.ENVIRONMENTS[:3]:
             self.assertEqual((env.spec().boot, env.spec().smp, env.spec().memory_mib),
                              ("multiboot1", 2, 64))

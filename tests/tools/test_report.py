@@ -768,6 +768,68 @@ class Checks(unittest.TestCase):
         self.assertIn("env.boot is 'pvh', expected 'xen-pv'",
                       self.problems("xen_pv_facts", pvh_dom0, xen_document()))
 
+    def test_xen_domu_facts(self):
+        """A domU of each kind: its boot and guest type, and the clocks it can and cannot
+        have."""
+        def domu(guest, boot):
+            def change(document):
+                document["env"].update(boot=boot)
+                document["env"]["xen"].update(guest=guest, domain="domU",
+                                              tsc_emulated=True)
+                document["clocks"][0]["trapped"] = True
+                document["empty_bracket_cycles"].update(min=13000, p50=14000, p90=15000,
+                                                        p99=16000, p999=17000, max=18000)
+                native = smp_document()["clocks"]
+                absent = document["clocks"][6]
+                for index, name in ((3, "hpet"), (4, "acpi_pm"), (5, "pit")):
+                    if guest == "hvm":
+                        document["clocks"][index] = dict(native[index], trapped=True)
+                    elif guest == "pvh" or name != "pit":
+                        document["clocks"][index] = dict(
+                            copy.deepcopy(absent), name=name, absent_reason="no such device")
+                if guest != "hvm":
+                    document["cross_cpu"]["clocks"] = [
+                        clock for clock in document["cross_cpu"]["clocks"]
+                        if clock["clock"] != "hpet"]
+                    for clock in document["clocks"]:
+                        if clock["present"] and clock["rate_reference"] == "hpet":
+                            clock["rate_reference"] = "tsc"
+                    document["clocks"][0]["rate_reference"] = "xen_pvclock"
+            return change
+
+        def then(first, second):
+            def both(document):
+                first(document)
+                second(document)
+            return both
+
+        self.assertEqual(self.problems("xen_pvh_domu_facts", domu("pvh", "pvh"),
+                                       xen_document()), [])
+        self.assertEqual(self.problems("xen_pv_domu_facts", domu("pv", "xen-pv"),
+                                       xen_document()), [])
+        self.assertEqual(self.problems("xen_hvm_domu_facts", domu("hvm", "multiboot2"),
+                                       xen_document()), [])
+        self.assertEqual(self.problems("xen_pv_domu_facts", domu("pvh", "pvh"),
+                                       xen_document()),
+                         ["env.boot is 'pvh', expected 'xen-pv'",
+                          "env.xen says pvh domU, expected pv domU",
+                          "pit: absent_reason 'no such device' does not say 'denied by "
+                          "Xen'"])
+        self.assertEqual(self.problems(
+            "xen_hvm_domu_facts",
+            then(domu("hvm", "multiboot2"),
+                 lambda d: d["clocks"].__setitem__(5, dict(copy.deepcopy(d["clocks"][6]),
+                                                           name="pit", absent_reason="gone"))),
+            xen_document()), ["pit is absent (gone), expected Xen's emulated one"])
+        self.assertEqual(self.problems(
+            "xen_pvh_domu_facts",
+            then(domu("pvh", "pvh"),
+                 lambda d: d["clocks"].__setitem__(3, dict(smp_document()["clocks"][3],
+                                                           rate_reference="tsc"))),
+            xen_document()),
+            ["hpet is present, expected it absent: Xen emulates no such device for a PVH "
+             "domU"])
+
     def test_xen_pv_facts_on_other_machines(self):
         """Under TCG the PM timer and PIT are present and xen_pvclock is missing; an HPET
         Xen left unusable is absent."""
@@ -990,7 +1052,9 @@ class TestsCfgReportKey(unittest.TestCase):
             testlist.parse_tests_cfg("boot t report=fast\n", "t.cfg")
         self.assertEqual(str(caught.exception), "t.cfg:1: report=fast is not a report check "
                                                 "(known: valid, tcg_facts, kvm_facts, "
-                                                "xen_pv_facts, xen_pvh_dom0_facts, smp_facts, "
+                                                "xen_pv_facts, xen_pvh_dom0_facts, "
+                                                "xen_pv_domu_facts, xen_pvh_domu_facts, "
+                                                "xen_hvm_domu_facts, smp_facts, "
                                                 "single_cpu_facts, timing_facts, "
                                                 "port_trap_facts, ticks_facts).")
 
@@ -1021,6 +1085,13 @@ class TestsCfgReportKey(unittest.TestCase):
                                               "single_cpu_facts"]),
             "xen-pvh-dom0-2": ("tcg", "q35", ["valid", "xen_pvh_dom0_facts", "smp_facts"]),
             "xen-smp-4": ("tcg", "pc", ["valid", "xen_pv_facts", "smp_facts", "ticks_facts"]),
+            "xen-pv-domu-1": ("tcg", "pc", ["valid", "xen_pv_domu_facts", "single_cpu_facts"]),
+            "xen-pv-domu-2": ("tcg", "pc", ["valid", "xen_pv_domu_facts", "smp_facts"]),
+            "xen-pvh-domu-1": ("tcg", "pc", ["valid", "xen_pvh_domu_facts",
+                                              "single_cpu_facts"]),
+            "xen-pvh-domu-2": ("tcg", "pc", ["valid", "xen_pvh_domu_facts", "smp_facts"]),
+            "xen-hvm-domu-1": ("tcg", "pc", ["valid", "xen_hvm_domu_facts",
+                                              "single_cpu_facts"]),
             "ticks-pc": ("tcg", "pc", ["valid", "ticks_facts"]),
             "ticks-q35": ("tcg", "q35", ["valid", "ticks_facts"]),
             "ticks-kvm": ("kvm", "pc", ["valid", "ticks_facts", "kvm_facts"]),

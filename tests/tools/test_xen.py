@@ -129,6 +129,60 @@ def parse(text):
     return testlist.parse_tests_cfg(textwrap.dedent(text), "t.cfg")
 
 
+class DomuBoots(unittest.TestCase):
+    """The domU boots: Xen with the project's Linux dom0, which runs the image as a domU."""
+
+    def command(self, boot, smp=1, cmdline=""):
+        spec = qemu.BootSpec(boot=boot, smp=smp, cmdline=cmdline, timeout_s=180,
+                             memory_mib=qemu.default_memory_mib(boot))
+        return spec, qemu.build_qemu_command(spec, "qemu", "/r/build/dom0/initrd.img",
+                                             hypervisor="/r/build/xen-4.17-amd64")
+
+    def test_command_line(self):
+        spec, command = self.command("xen-pv-domu", cmdline="verbose=1 fault=pf")
+        self.assertEqual(command[command.index("-smp") + 1], "2")  # dom0's vCPU too
+        self.assertEqual(command[command.index("-m") + 1], "1024")
+        self.assertEqual(command[command.index("-append") + 1],
+                         "console=com1 com1=115200,8n1 dom0_mem=512M dom0_max_vcpus=1 "
+                         "smap=0 cpuid=no-xsave noreboot")
+        self.assertEqual(command[command.index("-initrd") + 1],
+                         "/r/build/dom0/vmlinuz console=hvc0 loglevel=1 clockbench.type=pv "
+                         "clockbench.vcpus=1 clockbench.memory=128 clockbench.timeout=150 "
+                         "clockbench.options=verbose%3D1%20fault%3Dpf,"
+                         "/r/build/dom0/initrd.img")
+        self.assertEqual(spec.build_targets, ("build/dom0/initrd.img",
+                                              "build/clockbench-xenpv.elf",
+                                              "build/xen-4.17-amd64", "build/dom0/vmlinuz"))
+        self.assertEqual(spec.console_choice, "uart")
+        # A PVH or HVM domU hides RDTSCP through xl's cpuid=, named as a workaround.
+        spec, command = self.command("xen-hvm-domu", smp=3)
+        self.assertEqual(command[command.index("-smp") + 1], "3")
+        self.assertIn("clockbench.type=hvm clockbench.vcpus=3 ", command[-1])
+        self.assertIn(" clockbench.cpuid=host%2Crdtscp%3D0,", command[-1])
+        self.assertEqual(len(xen.workaround_lines("xen-hvm-domu")), 3)
+        self.assertEqual(qemu.default_timeout_s("tcg", "xen-hvm-domu"), 360)
+        with self.assertRaises(RunnerError) as caught:
+            qemu.validate_spec(qemu.BootSpec(boot="xen-pvh-domu", machine="q35"))
+        self.assertIn("runs on the pc machine only", str(caught.exception))
+
+    def test_verdicts(self):
+        said = ["(dom0) clockbench-domu: pvh domU clockbench-pvh: 1 vCPU(s)",
+                "(dom0) clockbench-domu: FAIL: the domain crashed before a verdict "
+                "(xl list: state c)."]
+        self.assertEqual(xen.judge_domu(3, "pass", said[:1]), ("pass", None))
+        self.assertEqual(xen.judge_domu(5, None, said),
+                         ("fail", "FAIL: the domain crashed before a verdict "
+                                  "(xl list: state c)."))
+        self.assertEqual(xen.judge_domu(3, None, said[:1])[0], "error")
+        self.assertIn("but the domU's console shows 'clockbench: FAIL'",
+                      xen.judge_domu(3, "fail", [])[1])
+        verdict, reason = xen.judge_domu(None, None, said)
+        self.assertEqual(verdict, "error")
+        self.assertTrue(reason.endswith("dom0's runner last said: FAIL: the domain crashed "
+                                        "before a verdict (xl list: state c)."))
+        self.assertEqual(xen.percent_encode("a=1 b,c%"), "a%3D1%20b%2Cc%25")
+
+
 class TestsCfgXen(unittest.TestCase):
     """boot=xen and xen_args= in tests.cfg."""
 
@@ -138,11 +192,12 @@ class TestsCfgXen(unittest.TestCase):
             boot b boot=xen smp=2 xen_args="clocksource=tsc dom0_max_vcpus=1" args="fault=pf" \
 expect=fail memory=256 timeout=30
             """)
-        self.assertEqual(plain.spec, qemu.BootSpec(boot="xen", memory_mib=512))
+        self.assertEqual(plain.spec, qemu.BootSpec(boot="xen", memory_mib=512, timeout_s=120))
         self.assertEqual(plain.timeout_s, 120)
         self.assertEqual(crash.spec, qemu.BootSpec(boot="xen", smp=2, memory_mib=256,
                                                    cmdline="fault=pf",
-                                                   xen_args="clocksource=tsc dom0_max_vcpus=1"))
+                                                   xen_args="clocksource=tsc dom0_max_vcpus=1",
+                                                   timeout_s=30))
         self.assertEqual((crash.expect, crash.timeout_s), ("fail", 30))
 
     def test_bad_xen_lines(self):

@@ -94,6 +94,8 @@ def end_lines(spec):
     the guest's own when it halts after its verdict, and Xen's when dom0 has ended."""
     if not spec.xen_boot:
         return HALT_LINE
+    if spec.dom0_kernel:  # a domU's halt is dom0's runner's to see
+        return xen.END_LINE
     return re.compile(f"(?:{HALT_LINE.pattern})|(?:{xen.END_LINE.pattern})")
 
 
@@ -120,6 +122,8 @@ def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.e
                                     f"(the log has QEMU's register dump)")
     elif facts and facts.end and status_verdict(result.status) is None:
         verdict, reason = xen.judge_end(facts.end, report["final"], report["end"])
+    elif spec.dom0_kernel:
+        verdict, reason = xen.judge_domu(result.status, report["final"], result.console_lines)
     elif result.ended and not HALT_LINE.match(result.end_line):
         verdict, reason = "error", f"Xen stopped the machine: {result.end_line}"
     else:

@@ -164,8 +164,10 @@ def cmd_run(args):
                          cmdline=" ".join(args.guest_options),
                          machine_opts=args.machine_opts, cpu=chosen.cpu,
                          xen_args=args.xen_args, firmware=args.firmware,
-                         console=args.console)
-    timeout_s = args.timeout or qemu.default_timeout_s(chosen.accel, args.boot)
+                         console=args.console,
+                         timeout_s=args.timeout or qemu.default_timeout_s(chosen.accel,
+                                                                          args.boot))
+    timeout_s = spec.timeout_s
     log_shown = args.log or os.path.join(RUN_DIR, "last.log")
     for line in xen.workaround_lines(spec.boot):
         say("run", line)
@@ -457,11 +459,17 @@ def add_run_parser(subparsers):
                              f"{qemu.BOOT_IMAGES['xen']} as a PV dom0 ({xen.XEN_BINARY}, "
                              f"from {xen.XEN_GZ}), xen-pvh-dom0 boots "
                              f"{qemu.BOOT_IMAGES['xen-pvh-dom0']} (GRUB, Xen and "
-                             f"{qemu.BOOT_IMAGES['pvh']} as a PVH dom0) under OVMF")
+                             f"{qemu.BOOT_IMAGES['pvh']} as a PVH dom0) under OVMF, "
+                             "xen-pv-domu, xen-pvh-domu and xen-hvm-domu boot the "
+                             f"project's Linux dom0 ({xen.DOM0_KERNEL}, make dom0, "
+                             "docs/dom0.md), which runs the image as that domU with --smp "
+                             "vCPUs")
     parser.add_argument("--xen-args", default="", metavar="OPTS",
                         help="Xen boots: appended to Xen's command line, after "
-                             f"'{xen.xen_options('N')}' (N: --smp; xen-pvh-dom0 puts "
-                             "dom0=pvh first), so they override it; e.g. clocksource=tsc")
+                             f"'{xen.xen_options('N')}' (N: --smp; xen-pvh-dom0 adds "
+                             f"dom0=pvh, the domU boots "
+                             f"'{' '.join(xen.LINUX_DOM0_OPTIONS)}'), so they override "
+                             "it; e.g. clocksource=tsc")
     parser.add_argument("--machine-opts", default="", metavar="OPTS",
                         help="appended to QEMU's -machine, e.g. hpet=off or acpi=off")
     parser.add_argument("--firmware", choices=qemu.FIRMWARES, default="",

@@ -61,6 +61,12 @@ ENVIRONMENTS = (
     Environment("xen-pv-dom0", "Xen 4.17 PV dom0 under QEMU TCG (pc)", boot="xen"),
     Environment("xen-pvh-dom0", "Xen 4.17 PVH dom0 under QEMU TCG (q35 with an IOMMU, "
                 "OVMF)", machine="q35", boot="xen-pvh-dom0"),
+    Environment("xen-pv-domu", "Xen 4.17 PV domU of a Linux dom0, under QEMU TCG (pc)",
+                boot="xen-pv-domu"),
+    Environment("xen-pvh-domu", "Xen 4.17 PVH domU of a Linux dom0, under QEMU TCG (pc)",
+                boot="xen-pvh-domu"),
+    Environment("xen-hvm-domu", "Xen 4.17 HVM domU of a Linux dom0 (hvmloader, SeaBIOS, "
+                "GRUB), under QEMU TCG (pc)", boot="xen-hvm-domu"),
     Environment("xen-hpet", "Xen 4.17 PV dom0 under QEMU TCG (pc), Xen booted with "
                 "clocksource=hpet", boot="xen", xen_args="clocksource=hpet"),
     Environment("xen-tsc", "Xen 4.17 PV dom0 under QEMU TCG (pc), Xen booted with "

@@ -54,16 +54,27 @@ BOOT_IMAGES = {
     "xen": f"{paths.BUILD_DIR}/clockbench-xenpv.elf",  # dom0 of Xen (xen.XEN_BINARY), TCG only
     # GRUB-EFI, Xen and the PVH image: a PVH dom0 of Xen under OVMF, TCG only.
     "xen-pvh-dom0": f"{paths.BUILD_DIR}/clockbench-xen.iso",
+    # The Linux dom0's initramfs, which holds the images; it runs one as a domU.
+    "xen-pv-domu": xen.DOM0_INITRD,
+    "xen-pvh-domu": xen.DOM0_INITRD,
+    "xen-hvm-domu": xen.DOM0_INITRD,
 }
 BOOTS = tuple(BOOT_IMAGES)
 # The ELF each boot path loads into guest RAM: an ISO's is the one GRUB loads from it, the
 # multiboot 2 and PVH image the Makefile copies in.
 BOOT_KERNELS = dict(BOOT_IMAGES, **{"iso-bios": BOOT_IMAGES["pvh"],
                                     "iso-uefi": BOOT_IMAGES["pvh"],
-                                    "xen-pvh-dom0": BOOT_IMAGES["pvh"]})
-# The boot paths that run on one machine only: Xen needs an IOMMU for a PVH dom0, and
-# QEMU's intel-iommu is q35's.
-ONLY_MACHINE = {"xen-pvh-dom0": "q35"}
+                                    "xen-pvh-dom0": BOOT_IMAGES["pvh"],
+                                    "xen-pv-domu": BOOT_IMAGES["xen"],
+                                    "xen-pvh-domu": BOOT_IMAGES["pvh"],
+                                    "xen-hvm-domu": BOOT_IMAGES["iso-bios"]})
+# The boot paths that run on one machine only, and why.
+_PVH_DOM0_MACHINE = ("q35", "Xen needs an IOMMU for a PVH dom0, and QEMU's intel-iommu is "
+                            "q35's")
+_DOMU_MACHINE = ("pc", "a domU sees the machine Xen and its device model make for it, not "
+                       "QEMU's, so the other machine would test nothing new")
+ONLY_MACHINE = {"xen-pvh-dom0": _PVH_DOM0_MACHINE, "xen-pv-domu": _DOMU_MACHINE,
+                "xen-pvh-domu": _DOMU_MACHINE, "xen-hvm-domu": _DOMU_MACHINE}
 
 MIB = 1 << 20
 # What the firmware and loader need beside the image, measured here: GRUB under SeaBIOS
@@ -108,6 +119,8 @@ class BootSpec:
     cpu_features: str = ""  # appended to the -cpu model, e.g. "-kvmclock"
     firmware: str = ""      # FIRMWARES; "" = default_firmware()
     console: str = ""       # CONSOLES; "" = virtio, but uart for the xen boot path
+    timeout_s: float = 0    # the runner's bound, for a domU boot's dom0 to wait less;
+                            # 0 = default_timeout_s()
 
     @property
     def image(self):
@@ -118,7 +131,20 @@ class BootSpec:
     def hypervisor(self):
         """The hypervisor image QEMU loads itself, relative to the repository root, or None
         (no hypervisor, or one inside the image: xen-pvh-dom0's ISO)."""
-        return xen.XEN_BINARY if self.boot == "xen" else None
+        if self.boot == "xen" or (self.xen_boot and self.xen_boot.on_linux_dom0):
+            return xen.XEN_BINARY
+        return None
+
+    @property
+    def dom0_kernel(self):
+        """The Linux dom0's kernel of a domU boot, or None."""
+        return xen.DOM0_KERNEL if self.xen_boot and self.xen_boot.on_linux_dom0 else None
+
+    @property
+    def qemu_smp(self):
+        """QEMU's -smp: `smp`, but for a domU boot, whose domU gets `smp` vCPUs, at least 2
+        CPUs, so that the Linux dom0's vCPU does not wait for the domU's."""
+        return max(2, self.smp) if self.dom0_kernel else self.smp
 
     @property
     def xen_boot(self):
@@ -141,7 +167,8 @@ class BootSpec:
     def build_targets(self):
         """The files this boot needs from make, relative to the repository root."""
         return tuple(dict.fromkeys((self.image, self.kernel)
-                                   + ((self.hypervisor,) if self.hypervisor else ())))
+                                   + ((self.hypervisor,) if self.hypervisor else ())
+                                   + ((self.dom0_kernel,) if self.dom0_kernel else ())))
 
     @property
     def is_iso(self):
@@ -204,6 +231,8 @@ def default_timeout_s(accel, boot="multiboot1"):
     a tiny kernel, so ISO boots under KVM get more time.  Xen under TCG boots in a
     second or two, then dom0's run takes as long as a native one under TCG.
     """
+    if boot in xen.XEN_BOOTS and xen.XEN_BOOTS[boot].on_linux_dom0:
+        return xen.DOMU_TIMEOUT_S[xen.XEN_BOOTS[boot].guest]
     if boot in xen.XEN_BOOTS:
         return xen.XEN_TIMEOUT_S
     if accel != "kvm":
@@ -213,17 +242,19 @@ def default_timeout_s(accel, boot="multiboot1"):
 
 def default_memory_mib(boot="multiboot1"):
     """Default guest RAM in MiB: Xen boots share it between Xen and dom0."""
+    if boot in xen.XEN_BOOTS and xen.XEN_BOOTS[boot].on_linux_dom0:
+        return xen.DOMU_QEMU_MEMORY_MIB
     return xen.XEN_MEMORY_MIB if boot in xen.XEN_BOOTS else DEFAULT_MEMORY_MIB
 
 
 def default_machine(boot="multiboot1"):
     """The QEMU machine a boot path gets when none is asked for."""
-    return ONLY_MACHINE.get(boot, "pc")
+    return ONLY_MACHINE[boot][0] if boot in ONLY_MACHINE else "pc"
 
 
 def boot_machines(boot):
     """The QEMU machines a boot path runs on."""
-    return (ONLY_MACHINE[boot],) if boot in ONLY_MACHINE else MACHINES
+    return (ONLY_MACHINE[boot][0],) if boot in ONLY_MACHINE else MACHINES
 
 
 def elf_ram_end(path):
@@ -263,6 +294,9 @@ def min_memory_mib(spec, root):
     if spec.boot == "xen-pvh-dom0":
         return xen.PVH_DOM0_MIN_MEMORY_MIB, ("OVMF, Xen 4.17 and its PVH dom0 do not boot "
                                             "in less")
+    if spec.dom0_kernel:
+        return xen.DOMU_MIN_MEMORY_MIB, (f"Xen, the Linux dom0 (dom0_mem=512M) and a "
+                                         f"{xen.DOMU_MEMORY_MIB} MiB domU need it")
     kernel = spec.kernel
     end = elf_ram_end(os.path.join(root, kernel))
     need = -(-end // MIB)
@@ -393,9 +427,9 @@ def validate_spec(spec):
         raise RunnerError(f"Xen options (--xen-args, xen_args=) apply only to the Xen boot "
                           f"paths ({', '.join(xen.XEN_BOOTS)}).")
     if spec.machine not in boot_machines(spec.boot):
-        raise RunnerError(f"the {spec.boot} boot runs on the {ONLY_MACHINE[spec.boot]} "
-                          f"machine only: Xen needs an IOMMU for a PVH dom0, and QEMU's "
-                          f"intel-iommu is q35's.")
+        machine, why = ONLY_MACHINE[spec.boot]
+        raise RunnerError(f"the {spec.boot} boot runs on the {machine} machine only: "
+                          f"{why}.")
     if spec.boot == "xen-pvh-dom0" and spec.firmware:
         raise RunnerError("the xen-pvh-dom0 boot always starts from OVMF (Xen 4.17 misreads "
                           "SeaBIOS's ACPI tables for a PVH dom0); drop --firmware.")
@@ -476,7 +510,7 @@ def build_qemu_command(spec, qemu, image, files=BootFiles(), hypervisor=None):
         "-accel", spec.accel,
         "-cpu", spec.cpu_option,
         "-m", str(spec.memory_mib),
-        "-smp", str(spec.smp),
+        "-smp", str(spec.qemu_smp),
     ]
     return command + _boot_arguments(spec, image, files, hypervisor)
 
@@ -500,6 +534,15 @@ def _boot_arguments(spec, image, files, hypervisor):
         return ["-kernel", xen.kernel_argument(hypervisor or spec.hypervisor),
                 "-append", spec.xen_command_line,
                 "-initrd", xen.initrd_argument(image, spec.cmdline)]
+    if spec.dom0_kernel:
+        # The dom0 kernel lies beside its initramfs, the image.
+        kernel = os.path.join(os.path.dirname(image), os.path.basename(xen.DOM0_KERNEL))
+        timeout_s = spec.timeout_s or default_timeout_s(spec.accel, spec.boot)
+        dom0 = xen.dom0_command_line(spec.boot, spec.smp, spec.cmdline, timeout_s)
+        return ["-kernel", xen.kernel_argument(hypervisor or spec.hypervisor),
+                "-append", spec.xen_command_line,
+                "-initrd", xen.initrd_argument(kernel, dom0) + ","
+                + xen.initrd_argument(image, "")]
     arguments = []
     if spec.boot == "xen-pvh-dom0":
         arguments += ["-device", "intel-iommu,intremap=off"]

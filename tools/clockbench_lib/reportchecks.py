@@ -328,6 +328,45 @@ def check_xen_pvh_dom0_facts(document):
     return problems + _denied_by_xen(document, ("acpi_pm", "pit"), "its PVH dom0")
 
 
+def _absent(document, names, why):
+    """Problems unless each clock of `names` is absent (with a reason, as always)."""
+    return [f"{name} is present, expected it absent: {why}" for name in names
+            if _clock(document, name)["present"]]
+
+
+def check_xen_pv_domu_facts(document):
+    """xen_pv_domu_facts: a run as a PV domU of the project's Linux dom0 (boot=xen-pv-domu):
+    the Xen guest facts (_xen_guest), no ACPI tables and so no HPET or PM timer, and the
+    PIT denied by Xen."""
+    problems = _xen_guest(document, "pv", "domU", "xen-pv")
+    problems += _absent(document, ("hpet", "acpi_pm"), "a PV domU has no ACPI tables")
+    return problems + _denied_by_xen(document, ("pit",), "a domU")
+
+
+def check_xen_pvh_domu_facts(document):
+    """xen_pvh_domu_facts: a run as a PVH domU (boot=xen-pvh-domu): the Xen guest facts
+    (_xen_guest), and no HPET, PM timer or PIT: a PVH domain has no device model, and
+    Xen emulates none of them for it."""
+    problems = _xen_guest(document, "pvh", "domU", "pvh")
+    return problems + _absent(document, ("hpet", "acpi_pm", "pit"),
+                              "Xen emulates no such device for a PVH domU")
+
+
+def check_xen_hvm_domu_facts(document):
+    """xen_hvm_domu_facts: a run as an HVM domU booted from the GRUB ISO
+    (boot=xen-hvm-domu): the Xen guest facts (_xen_guest), and the HPET, PM timer and PIT
+    present, each read trapped: Xen emulates them."""
+    problems = _xen_guest(document, "hvm", "domU", "multiboot2")
+    for name in ("hpet", "acpi_pm", "pit"):
+        clock = _clock(document, name)
+        if not clock["present"]:
+            problems.append(f"{name} is absent ({clock['absent_reason']}), expected Xen's "
+                            f"emulated one")
+        elif clock.get("trapped") is False:
+            problems.append(f"{name} is not trapped, although Xen emulates it")
+    return problems
+
+
 def check_smp_facts(document):
     """smp_facts: several CPUs ran and cross_cpu shows, for each shared clock, an offset and a
     drift for every CPU but 0, and no warp where the clock claims stability."""
@@ -488,6 +527,9 @@ CHECKS = {
     "kvm_facts": check_kvm_facts,
     "xen_pv_facts": check_xen_pv_facts,
     "xen_pvh_dom0_facts": check_xen_pvh_dom0_facts,
+    "xen_pv_domu_facts": check_xen_pv_domu_facts,
+    "xen_pvh_domu_facts": check_xen_pvh_domu_facts,
+    "xen_hvm_domu_facts": check_xen_hvm_domu_facts,
     "smp_facts": check_smp_facts,
     "single_cpu_facts": check_single_cpu_facts,
     "timing_facts": check_timing_facts,

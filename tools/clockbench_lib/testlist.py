@@ -6,12 +6,12 @@ A `#` at the start of a word begins a comment; blank lines are ignored.  The run
 runs the `boot` lines; `unit` lines belong to the Makefile and are only checked for shape.
 """
 
-import os
 import functools
 import json
+import os
 import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from . import jsonmatch, paths, qemu, report
 from .outcome import RunnerError
@@ -22,10 +22,13 @@ tests.cfg:
   One test per line, `KIND NAME key=value...`, split like a shell would (shlex);
   `#` at the start of a word begins a comment. `unit` lines belong to the Makefile.
   boot keys [defaults]:
-    boot=multiboot1|pvh|iso-bios|iso-uefi|xen|xen-pvh-dom0 [multiboot1]
-                    xen: build/clockbench-xenpv.elf as dom0 of Xen 4.17, under TCG
-                    only; xen-pvh-dom0: build/clockbench-xen.iso (GRUB, Xen, the
-                    PVH image as dom0) under OVMF and TCG (docs/xen.md)
+    boot=multiboot1|pvh|iso-bios|iso-uefi|xen|xen-pvh-dom0|xen-pv-domu|
+         xen-pvh-domu|xen-hvm-domu [multiboot1]
+                    Xen 4.17 under TCG only (docs/xen.md): xen boots
+                    build/clockbench-xenpv.elf as a PV dom0; xen-pvh-dom0
+                    build/clockbench-xen.iso (GRUB, Xen, the PVH image as dom0)
+                    under OVMF; xen-*-domu the Linux dom0 (make dom0), which runs
+                    the image as a PV, PVH or HVM domU
     machine=pc|q35 [pc; q35 for xen-pvh-dom0]
     machine_opts=a=b,c=d  appended to -machine (e.g. hpet=off, acpi=off) [none]
     cpu=MODEL  QEMU -cpu (e.g. EPYC) [under kvm the model KVM starts on this host
@@ -35,19 +38,23 @@ tests.cfg:
                     seabios under tcg]
     console=virtio|uart  a virtio console beside COM1, or COM1 alone [virtio; uart
                     for the Xen boots]
-    accel=tcg|kvm [tcg]   smp=N [1]   memory=MiB [64; 512 xen]
+    accel=tcg|kvm [tcg]   smp=N [1; a domU's vCPUs for xen-*-domu]
+    memory=MiB [64; 512 xen and xen-pvh-dom0; 1024 xen-*-domu]
     memory_check=on|off  off boots with less RAM than the boot needs, to see what
                     the image itself says [on: the runner refuses it]
-    timeout=S [60 tcg, 120 kvm, 300 kvm ISO, 120 xen]
+    timeout=S [60 tcg, 120 kvm, 300 kvm ISO, 120 xen and xen-pvh-dom0, 180
+                    xen-pv-domu and xen-pvh-domu, 360 xen-hvm-domu]
     args="guest options" [none]   expect=pass|fail|skip [pass]
     xen_args="Xen options"  appended to Xen's command line, after its defaults
                     (console=com1 com1=115200,8n1 dom0_mem=128M dom0_max_vcpus=SMP
-                    noreboot; dom0=pvh first for xen-pvh-dom0), e.g.
+                    [dom0=pvh for xen-pvh-dom0] noreboot; for xen-*-domu dom0_mem=512M
+                    dom0_max_vcpus=1 smap=0 in place of dom0's two), e.g.
                     "clocksource=tsc" [none; Xen boots only]
     match=REGEX     must be found in the log (repeatable)
     nomatch=REGEX   must not be found in the log (repeatable)
     report=CHECK    the guest's JSON report must pass CHECK (repeatable): valid,
-                    tcg_facts, kvm_facts, xen_pv_facts, xen_pvh_dom0_facts, smp_facts,
+                    tcg_facts, kvm_facts, xen_pv_facts, xen_pvh_dom0_facts,
+                    xen_pv_domu_facts, xen_pvh_domu_facts, xen_hvm_domu_facts, smp_facts,
                     single_cpu_facts, ticks_facts, timing_facts or
                     port_trap_facts
                     (tools/clockbench_lib/reportchecks.py)
@@ -254,6 +261,9 @@ def parse_boot_test(name, keys, line_no, where):
         firmware=_single(keys, "firmware", where, ""),
         console=_single(keys, "console", where, ""),
     )
+    timeout_s = _number(keys, "timeout", where, qemu.default_timeout_s(spec.accel, spec.boot),
+                        convert=float, minimum=0.1)
+    spec = replace(spec, timeout_s=timeout_s)
     try:
         qemu.validate_spec(spec)
     except RunnerError as error:
@@ -262,8 +272,7 @@ def parse_boot_test(name, keys, line_no, where):
         name=name,
         line_no=line_no,
         spec=spec,
-        timeout_s=_number(keys, "timeout", where, qemu.default_timeout_s(spec.accel, spec.boot),
-                          convert=float, minimum=0.1),
+        timeout_s=timeout_s,
         expect=_choice(keys, "expect", EXPECTS, where, "pass"),
         match=_patterns(keys, "match", where),
         nomatch=_patterns(keys, "nomatch", where),

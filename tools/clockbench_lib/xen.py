@@ -15,7 +15,7 @@ import subprocess
 from dataclasses import dataclass, field
 
 from . import paths
-from .outcome import GUEST_ERROR_REASON, RunnerError
+from .outcome import GUEST_ERROR_REASON, RunnerError, no_verdict_reason, status_verdict
 
 XEN_PACKAGE = "xen-hypervisor-4.17-amd64"
 XEN_GZ = "/boot/xen-4.17-amd64.gz"
@@ -34,7 +34,7 @@ DOM0_MEM = "128M"
 # Xen's serial console needs this spelling ("com1=115200,,8n1" prints nothing).  noreboot
 # keeps Xen from rebooting 5 s after dom0 crashes: it halts at once, and the runner stops
 # QEMU as soon as Xen says why (END_LINE).
-BASE_OPTIONS = ("console=com1", "com1=115200,8n1", f"dom0_mem={DOM0_MEM}")
+BASE_OPTIONS = ("console=com1", "com1=115200,8n1")
 FINAL_OPTIONS = ("noreboot",)
 
 KVM_REFUSAL = ("Xen boots run under TCG only: Xen lives in guest ring 0, which this "
@@ -90,6 +90,19 @@ WORKAROUNDS = {
         "with SeaBIOS's RSDT-only ACPI tables Xen 4.17.7 builds dom0's XSDT header from "
         "physical address 0 (fixed upstream in 2023, not in Debian's 4.17); OVMF provides "
         "an XSDT"),
+    "smap-0": Workaround(
+        "Xen option smap=0",
+        "QEMU 7.2 checks a PV kernel's IRET stack reads as supervisor accesses, so with "
+        "SMAP the Linux PV dom0 dies ~40 ms in (fixed upstream in QEMU in 2024)"),
+    "no-xsave": Workaround(
+        "Xen option cpuid=no-xsave",
+        "with XSAVE, the FPU and SSE state Xen switches between the Linux dom0 and a domU "
+        "came back wrong under QEMU 7.2's TCG (dom0's busybox crashed in malloc 27 times in "
+        "25 s while a domU ran, never with FXSAVE)"),
+    "domu-no-rdtscp": Workaround(
+        'xl cpuid = "host,rdtscp=0" for the HVM or PVH domU',
+        "the same QEMU 7.2 RDTSCP report, one level down: Xen injects #GP into an HVM or "
+        "PVH guest that uses RDTSCP"),
 }
 
 
@@ -99,20 +112,55 @@ class XenBoot:
 
     guest: str           # the kind of Xen guest clockbench is: pv, pvh or hvm
     domain: str          # dom0 or domU
-    dom0_options: tuple  # Xen options for dom0 beside BASE_OPTIONS
+    dom0_options: tuple  # Xen options for dom0, after BASE_OPTIONS; "{smp}" is --smp
     workarounds: tuple   # keys of WORKAROUNDS
 
     @property
     def name(self):
         """How reports and matrices name this guest type, e.g. "xen-pvh-dom0"."""
-        return f"xen-{self.guest}-{self.domain}"
+        return f"xen-{self.guest}-{self.domain.lower()}"
+
+    @property
+    def on_linux_dom0(self):
+        """True when clockbench is a domU of the project's Linux dom0 (docs/dom0.md)."""
+        return self.domain == "domU"
+
+
+# clockbench as dom0: its memory and every vCPU.
+DOM0_OPTIONS = (f"dom0_mem={DOM0_MEM}", "dom0_max_vcpus={smp}")
+# The Linux dom0 of the domU boots: one vCPU and enough memory for an HVM guest's device
+# model (about 512 MiB); the rest of the machine is the domU's.
+LINUX_DOM0_OPTIONS = ("dom0_mem=512M", "dom0_max_vcpus=1", "smap=0", "cpuid=no-xsave")
 
 
 # The boot paths under Xen, by their --boot name.
 XEN_BOOTS = {
-    "xen": XenBoot("pv", "dom0", (), ()),
-    "xen-pvh-dom0": XenBoot("pvh", "dom0", ("dom0=pvh",), ("no-rdtscp", "iommu", "ovmf")),
+    "xen": XenBoot("pv", "dom0", DOM0_OPTIONS, ()),
+    "xen-pvh-dom0": XenBoot("pvh", "dom0", (*DOM0_OPTIONS, "dom0=pvh"),
+                            ("no-rdtscp", "iommu", "ovmf")),
+    "xen-pv-domu": XenBoot("pv", "domU", LINUX_DOM0_OPTIONS, ("smap-0", "no-xsave")),
+    "xen-pvh-domu": XenBoot("pvh", "domU", LINUX_DOM0_OPTIONS,
+                            ("smap-0", "no-xsave", "domu-no-rdtscp")),
+    "xen-hvm-domu": XenBoot("hvm", "domU", LINUX_DOM0_OPTIONS,
+                            ("smap-0", "no-xsave", "domu-no-rdtscp")),
 }
+
+# The project's Linux dom0 (make dom0, docs/dom0.md) and what its /init reads from the
+# kernel command line: the domU's type, vCPUs, memory, the wait's bound, the guest options
+# and xl's cpuid=, each value percent-encoded.
+DOM0_KERNEL = f"{paths.BUILD_DIR}/dom0/vmlinuz"
+DOM0_INITRD = f"{paths.BUILD_DIR}/dom0/initrd.img"
+DOM0_KERNEL_OPTIONS = ("console=hvc0", "loglevel=1")
+DOMU_MEMORY_MIB = 128
+DOMU_QEMU_MEMORY_MIB = 1024    # Xen, the 512 MiB dom0 and the domU
+DOMU_MIN_MEMORY_MIB = 768
+# How long a domU boot may take: Linux dom0 boots in ~4 s under TCG, a PV or PVH domU
+# runs in 15-20 s, an HVM one needs its firmware and GRUB first (60-90 s in all).
+DOMU_TIMEOUT_S = {"pv": 180, "pvh": 180, "hvm": 360}
+# The dom0's own wait ends this much before the runner's, so that its sentence arrives.
+DOMU_WAIT_MARGIN_S = 30
+# The start of the lines dom0's runner (dom0/clockbench-domu) says its judgement in.
+DOMU_RUNNER_PREFIX = "(dom0) clockbench-domu: "
 
 
 def workaround_lines(boot):
@@ -129,8 +177,8 @@ def xen_options(smp, xen_args="", boot="xen"):
     Xen reads its options in order and the last value of a key wins, so `xen_args`
     (e.g. "clocksource=tsc dom0_max_vcpus=1") overrides the defaults.
     """
-    words = [*XEN_BOOTS[boot].dom0_options, *BASE_OPTIONS, f"dom0_max_vcpus={smp}",
-             *FINAL_OPTIONS]
+    words = [*BASE_OPTIONS, *(word.replace("{smp}", str(smp))
+                              for word in XEN_BOOTS[boot].dom0_options), *FINAL_OPTIONS]
     if xen_args.strip():
         words.append(xen_args.strip())
     return " ".join(words)
@@ -142,6 +190,33 @@ def _no_blank(path, what):
         raise RunnerError(f"{path} contains a space, but {what} ends a file name at its "
                           f"first space; move the tree to a path without spaces.")
     return path
+
+
+def percent_encode(text):
+    """`text` as dom0's /init decodes it: every byte but A-Z a-z 0-9 - . _ ~ as %HH."""
+    safe = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+    return "".join(chr(byte) if byte in safe else f"%{byte:02X}"
+                   for byte in text.encode("utf-8"))
+
+
+def dom0_command_line(boot, vcpus, options, timeout_s):
+    """The Linux dom0's kernel command line for a domU boot: quiet, on Xen's console, and
+    the domU to run."""
+    xen_boot = XEN_BOOTS[boot]
+    words = [*DOM0_KERNEL_OPTIONS, f"clockbench.type={xen_boot.guest}",
+             f"clockbench.vcpus={vcpus}", f"clockbench.memory={DOMU_MEMORY_MIB}",
+             f"clockbench.timeout={max(10, int(timeout_s) - DOMU_WAIT_MARGIN_S)}",
+             f"clockbench.options={percent_encode(options)}"]
+    if "domu-no-rdtscp" in xen_boot.workarounds:
+        words.append(f"clockbench.cpuid={percent_encode('host,rdtscp=0')}")
+    return " ".join(words)
+
+
+def domu_runner_sentence(lines):
+    """The last sentence dom0's runner said (its judgement of the domU), or None."""
+    said = [line[len(DOMU_RUNNER_PREFIX):].strip() for line in lines
+            if line.startswith(DOMU_RUNNER_PREFIX)]
+    return said[-1] if said else None
 
 
 def kernel_argument(hypervisor):
@@ -322,6 +397,31 @@ def judge_end(end, console_verdict, announced_end=None):
                          f"PASS or SKIP, but the console said {said}")
     return "error", end.describe() + (f", although the console said {said}" if said
                                       else " without a verdict")
+
+
+def judge_domu(qemu_status, console_verdict, lines):
+    """The verdict of a domU boot: returns (verdict, reason).
+
+    dom0's runner judged the domU (its console's verdict and how the domain ended) and
+    ended QEMU with that verdict through isa-debug-exit.  A PASS or SKIP must be the
+    console's too; a FAIL or ERROR the console does not show (the domain crashed, xl
+    could not create it, no verdict came in time) carries the runner's sentence.
+    """
+    verdict = status_verdict(qemu_status)
+    said = domu_runner_sentence(lines)
+    if verdict is None:
+        reason = (no_verdict_reason(qemu_status) if qemu_status is not None
+                  else "the runner stopped QEMU before dom0 ended it")
+        return "error", reason + (f"; dom0's runner last said: {said}" if said else "")
+    if verdict in ("pass", "skip") and console_verdict != verdict:
+        shown = (f"'clockbench: {console_verdict.upper()}'" if console_verdict
+                 else "no verdict")
+        return "error", (f"verdict mismatch: dom0's runner ended QEMU with "
+                         f"{verdict.upper()} but the domU's console shows {shown}")
+    if verdict == console_verdict:
+        return verdict, GUEST_ERROR_REASON if verdict == "error" else None
+    return verdict, said or (f"dom0's runner ended QEMU with {verdict.upper()} without "
+                             f"saying why")
 
 
 def installed_version(package=XEN_PACKAGE):
