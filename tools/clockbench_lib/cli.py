@@ -492,16 +492,21 @@ def add_run_parser(subparsers):
                         help="vCPUs (default: 1)")
     parser.add_argument("--memory", type=positive_int, metavar="MiB",
                         help=f"guest RAM in MiB (default: {qemu.DEFAULT_MEMORY_MIB}; "
-                             f"{xen.XEN_MEMORY_MIB} for --boot xen, shared by Xen and dom0); "
+                             f"{xen.XEN_MEMORY_MIB} for xen and xen-pvh-dom0, shared by Xen "
+                             f"and dom0; {xen.DOMU_QEMU_MEMORY_MIB} for the domU boots); "
                              "less than the boot needs is refused, naming the minimum: "
                              "what the image fills (read from its ELF headers), "
                              f"{qemu.GRUB_EXTRA_MIB} MiB more for GRUB, at least "
                              f"{qemu.OVMF_MIN_MEMORY_MIB} for iso-uefi, "
-                             f"{xen.XEN_MIN_MEMORY_MIB} for xen")
+                             f"{xen.XEN_MIN_MEMORY_MIB} for xen, "
+                             f"{xen.PVH_DOM0_MIN_MEMORY_MIB} for xen-pvh-dom0, "
+                             f"{xen.DOMU_MIN_MEMORY_MIB} for the domU boots")
     parser.add_argument("--timeout", type=positive_float, metavar="S",
                         help=f"seconds before QEMU is killed (default: {qemu.TCG_TIMEOUT_S} tcg, "
                              f"{qemu.KVM_TIMEOUT_S} kvm, {qemu.KVM_ISO_TIMEOUT_S} kvm ISO, "
-                             f"{xen.XEN_TIMEOUT_S} xen)")
+                             f"{xen.XEN_TIMEOUT_S} xen and xen-pvh-dom0, "
+                             f"{xen.DOMU_TIMEOUT_S['pv']} xen-pv-domu and xen-pvh-domu, "
+                             f"{xen.DOMU_TIMEOUT_S['hvm']} xen-hvm-domu)")
     parser.add_argument("--log", metavar="FILE",
                         help=f"where to save the console (default: {RUN_DIR}/last.log)")
     parser.add_argument("--json", metavar="FILE",
