@@ -120,17 +120,25 @@ static void print_acpi(const struct env_result *e)
 /* Whether the hypervisor runs guest ring 0 by emulation, in words. */
 static void print_ring0(const struct env_result *e)
 {
+	const struct hv_leaf *hv = hv_primary(&e->hv);
 	uint64_t trip = e->ring0_round_trip_cycles;
 
 	if (!trip)
 		return;
-	if (trip > RING0_EMULATED_CYCLES && e->hv.present)
+	if (trip > RING0_EMULATED_CYCLES && hv && hv->kind == HV_KVM)
 		ENV_LINE("",
 			 "ring 0 emulated by the hypervisor: a request to ring "
 			 "0 and back takes %llu TSC cycles (median, less the "
 			 "empty TSC bracket), over the "
 			 "%u a CPU needs even at a few GHz, as under kvm-pvm; "
 			 "ring 3, where everything is measured, runs natively",
+			 (unsigned long long)trip, RING0_EMULATED_CYCLES);
+	else if (trip > RING0_EMULATED_CYCLES && e->hv.present)
+		ENV_LINE("",
+			 "a request to ring 0 and back takes %llu TSC cycles "
+			 "(median, less the empty TSC bracket), over the %u a "
+			 "CPU needs even at a few GHz: the hypervisor "
+			 "intercepts or emulates the switch",
 			 (unsigned long long)trip, RING0_EMULATED_CYCLES);
 	else
 		ENV_LINE("",
