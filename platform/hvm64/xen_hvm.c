@@ -63,23 +63,8 @@ int xen_guest_setup(const struct xen_cpuid_info *x, char *why, size_t whylen)
 
 	if (xen_shared_info)
 		return 0;
-	if (!xen_hypercall_page_ready()) {
-		if (!x->hypercall_pages || !x->hypercall_msr) {
-			snprintf(why, whylen,
-				 "Xen's CPUID leaf %#x names no hypercall "
-				 "page MSR",
-				 x->base + 2);
-			return -1;
-		}
-		if (!wrmsr_safe(x->hypercall_msr, (uintptr_t)hypercall_page) ||
-		    !xen_hypercall_page_ready()) {
-			snprintf(why, whylen,
-				 "Xen did not fill the hypercall page when "
-				 "its address was written to MSR %#x",
-				 x->hypercall_msr);
-			return -1;
-		}
-	}
+	if (fill_hypercall_page(x, why, whylen))
+		return -1;
 	rc = HYPERCALL2(__HYPERVISOR_memory_op, XENMEM_add_to_physmap, &map);
 	if (rc) {
 		snprintf(why, whylen,
