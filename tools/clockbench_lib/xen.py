@@ -12,6 +12,7 @@ xen/drivers/char/console.c), checked against its output under QEMU 7.2.
 
 import re
 import subprocess
+import urllib.parse
 from dataclasses import dataclass, field
 
 from . import paths
@@ -191,9 +192,7 @@ def _no_blank(path, what):
 
 def percent_encode(text):
     """`text` as dom0's /init decodes it: every byte but A-Z a-z 0-9 - . _ ~ as %HH."""
-    safe = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-    return "".join(chr(byte) if byte in safe else f"%{byte:02X}"
-                   for byte in text.encode("utf-8"))
+    return urllib.parse.quote(text, safe="")
 
 
 def dom0_command_line(boot, vcpus, options, timeout_s):
