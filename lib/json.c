@@ -173,3 +173,38 @@ bool json_finish(struct json_writer *w)
 	put(w, "\n", 1);
 	return !w->error && w->depth == 0;
 }
+
+void json_stats(struct json_writer *w, const char *key,
+		const struct stats_summary *st, bool present)
+{
+	if (!present) {
+		json_null(w, key);
+		return;
+	}
+	json_object_begin(w, key);
+	json_uint(w, "min", st->min);
+	json_uint(w, "p50", st->p50);
+	json_uint(w, "p90", st->p90);
+	json_uint(w, "p99", st->p99);
+	json_uint(w, "p999", st->p999);
+	json_uint(w, "max", st->max);
+	json_object_end(w);
+}
+
+void json_double_if(struct json_writer *w, const char *key, bool have,
+		    double value)
+{
+	if (have)
+		json_double(w, key, value);
+	else
+		json_null(w, key);
+}
+
+void json_uint_if(struct json_writer *w, const char *key, bool have,
+		  uint64_t value)
+{
+	if (have)
+		json_uint(w, key, value);
+	else
+		json_null(w, key);
+}

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/stats.h"
+
 #define JSON_MAX_DEPTH 8
 
 struct json_writer {
@@ -41,6 +43,17 @@ void json_int(struct json_writer *w, const char *key, int64_t value);
 void json_double(struct json_writer *w, const char *key, double value);
 void json_bool(struct json_writer *w, const char *key, bool value);
 void json_null(struct json_writer *w, const char *key);
+
+/** @st as {min, p50, p90, p99, p999, max} under @key, or null when not
+ * @present. */
+void json_stats(struct json_writer *w, const char *key,
+		const struct stats_summary *st, bool present);
+
+/** @value under @key when @have, else null. */
+void json_double_if(struct json_writer *w, const char *key, bool have,
+		    double value);
+void json_uint_if(struct json_writer *w, const char *key, bool have,
+		  uint64_t value);
 
 /** Finish the document: a final newline; returns false if it was malformed. */
 bool json_finish(struct json_writer *w);

@@ -231,9 +231,9 @@ void report_env_json(const struct run_report *run, struct json_writer *w)
 		json_bool(w, "io_bitmap_honoured", e->io_bitmap_honoured);
 	else
 		json_null(w, "io_bitmap_honoured");
-	report_json_uint_if(w, "ring0_round_trip_cycles",
-			    e->ring0_round_trip_cycles != 0,
-			    e->ring0_round_trip_cycles);
+	json_uint_if(w, "ring0_round_trip_cycles",
+		     e->ring0_round_trip_cycles != 0,
+		     e->ring0_round_trip_cycles);
 	json_bool(w, "ring0_emulated",
 		  e->ring0_round_trip_cycles > RING0_EMULATED_CYCLES &&
 			  e->hv.present);

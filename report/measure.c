@@ -310,26 +310,24 @@ static void json_clock(const struct run_report *run, struct json_writer *w,
 		json_array_begin(w, "flags");
 		json_array_end(w);
 	}
-	report_json_uint_if(w, "samples", m, r->samples);
-	report_json_stats(w, "read_cycles", &r->read_cycles, m);
-	report_json_stats(w, "read_ns", &r->read_ns, m);
-	report_json_double_if(w, "batch_ns_per_read", m, r->batch_ns_per_read);
-	report_json_double_if(w, "batch_ns_min", m, r->batch_ns_min);
-	report_json_double_if(w, "batch_ns_max", m, r->batch_ns_max);
-	report_json_uint_if(w, "batches", m, r->batches);
-	report_json_double_if(w, "conversion_ns", m, r->conversion_ns);
-	report_json_double_if(w, "resolution_ns", m && r->changed,
-			      r->resolution_ns);
-	report_json_uint_if(w, "stalls", m, r->stalls);
-	report_json_double_if(w, "update_hz", m, r->update_hz);
-	report_json_uint_if(w, "backward_steps", m, r->backward_steps);
-	report_json_uint_if(w, "backward_steps_ns", m, r->backward_steps_ns);
-	report_json_uint_if(w, "ambiguous_gaps", m, r->ambiguous_gaps);
-	report_json_double_if(w, "worst_backward_ns", m, r->worst_backward_ns);
-	report_json_double_if(w, "rate_ppm", m && r->rate_measured,
-			      r->rate_ppm);
-	report_json_double_if(w, "rate_uncertainty_ppm", m && r->rate_measured,
-			      r->rate_uncertainty_ppm);
+	json_uint_if(w, "samples", m, r->samples);
+	json_stats(w, "read_cycles", &r->read_cycles, m);
+	json_stats(w, "read_ns", &r->read_ns, m);
+	json_double_if(w, "batch_ns_per_read", m, r->batch_ns_per_read);
+	json_double_if(w, "batch_ns_min", m, r->batch_ns_min);
+	json_double_if(w, "batch_ns_max", m, r->batch_ns_max);
+	json_uint_if(w, "batches", m, r->batches);
+	json_double_if(w, "conversion_ns", m, r->conversion_ns);
+	json_double_if(w, "resolution_ns", m && r->changed, r->resolution_ns);
+	json_uint_if(w, "stalls", m, r->stalls);
+	json_double_if(w, "update_hz", m, r->update_hz);
+	json_uint_if(w, "backward_steps", m, r->backward_steps);
+	json_uint_if(w, "backward_steps_ns", m, r->backward_steps_ns);
+	json_uint_if(w, "ambiguous_gaps", m, r->ambiguous_gaps);
+	json_double_if(w, "worst_backward_ns", m, r->worst_backward_ns);
+	json_double_if(w, "rate_ppm", m && r->rate_measured, r->rate_ppm);
+	json_double_if(w, "rate_uncertainty_ppm", m && r->rate_measured,
+		       r->rate_uncertainty_ppm);
 	json_string(w, "rate_reference",
 		    m && r->rate_measured ? r->rate_reference->name : NULL);
 	if (m)
@@ -350,8 +348,7 @@ void report_measure_json(const struct run_report *run, struct json_writer *w)
 	unsigned int i;
 
 	json_uint(w, "budget_ms", m->budget_ms);
-	report_json_stats(w, "empty_bracket_cycles", &m->empty_bracket,
-			  m->timed);
+	json_stats(w, "empty_bracket_cycles", &m->empty_bracket, m->timed);
 	json_array_begin(w, "clocks");
 	for (i = 0; i < m->nr; i++)
 		json_clock(run, w, &m->clocks[i]);

@@ -129,17 +129,6 @@ void report_xcpu_json(const struct run_report *run, struct json_writer *w);
 void report_ticks_json(const struct run_report *run, struct json_writer *w);
 void report_timing_json(const struct run_report *run, struct json_writer *w);
 
-/** @st as {min, p50, p90, p99, p999, max} under @key, or null when not
- * @present. */
-void report_json_stats(struct json_writer *w, const char *key,
-		       const struct stats_summary *st, bool present);
-
-/** @value under @key when @have, else null. */
-void report_json_double_if(struct json_writer *w, const char *key, bool have,
-			   double value);
-void report_json_uint_if(struct json_writer *w, const char *key, bool have,
-			 uint64_t value);
-
 /* Where the JSON document goes, a line at a time or in pieces. */
 typedef void (*report_sink)(void *ctx, const char *text, size_t len);
 

@@ -328,7 +328,7 @@ static void json_rate(struct json_writer *w, const struct tick_rate_result *r)
 		    r->baseline_cycles_per_chunk);
 	json_double(w, "quiet_cycles_per_chunk", r->quiet_cycles_per_chunk);
 	json_uint(w, "records", r->recorded);
-	report_json_stats(w, "handler_cycles", &r->handler_cycles, r->recorded);
+	json_stats(w, "handler_cycles", &r->handler_cycles, r->recorded);
 	if (r->recorded && r->lateness_known)
 		json_spread(w, "lateness_ns", &r->lateness_ns);
 	else

@@ -54,9 +54,9 @@ void report_timing_json(const struct run_report *run, struct json_writer *w)
 
 	json_object_begin(w, "timing");
 	json_bool(w, "timed", t->timed);
-	report_json_double_if(w, "run_ms", t->timed, t->run_ms);
-	report_json_double_if(w, "tsc_at_first_line_ms", t->timed,
-			      t->tsc_at_first_line_ms);
+	json_double_if(w, "run_ms", t->timed, t->run_ms);
+	json_double_if(w, "tsc_at_first_line_ms", t->timed,
+		       t->tsc_at_first_line_ms);
 	if (t->timed) {
 		json_object_begin(w, "phases_ms");
 		for (p = 0; p < TIMING_NR; p++)
@@ -67,10 +67,8 @@ void report_timing_json(const struct run_report *run, struct json_writer *w)
 	}
 	json_object_begin(w, "console");
 	json_uint(w, "bytes", t->console_bytes);
-	report_json_double_if(w, "bytes_per_s", t->timed,
-			      console_bytes_per_s(t));
-	report_json_uint_if(w, "burst_bytes", t->console_burst != 0,
-			    t->console_burst);
+	json_double_if(w, "bytes_per_s", t->timed, console_bytes_per_s(t));
+	json_uint_if(w, "burst_bytes", t->console_burst != 0, t->console_burst);
 	json_object_end(w);
 	json_object_end(w);
 }

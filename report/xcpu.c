@@ -129,11 +129,10 @@ void report_xcpu_json(const struct run_report *run, struct json_writer *w)
 			json_object_begin(w, NULL);
 			json_uint(w, "cpu", cpu);
 			json_uint(w, "apic_id", x->cpu[cpu].id);
-			report_json_double_if(w, "offset_ns", pc->offset_ok,
-					      pc->offset.offset_ns);
-			report_json_double_if(w, "uncertainty_ns",
-					      pc->offset_ok,
-					      pc->offset.uncertainty_ns);
+			json_double_if(w, "offset_ns", pc->offset_ok,
+				       pc->offset.offset_ns);
+			json_double_if(w, "uncertainty_ns", pc->offset_ok,
+				       pc->offset.uncertainty_ns);
 			json_object_end(w);
 		}
 		json_array_end(w);
@@ -145,11 +144,10 @@ void report_xcpu_json(const struct run_report *run, struct json_writer *w)
 				continue;
 			json_object_begin(w, NULL);
 			json_uint(w, "cpu", cpu);
-			report_json_double_if(w, "drift_ppm", pc->drift_ok,
-					      pc->drift.slope * 1e6);
-			report_json_double_if(
-				w, "uncertainty_ppm", pc->drift_ok,
-				pc->drift.slope_uncertainty * 1e6);
+			json_double_if(w, "drift_ppm", pc->drift_ok,
+				       pc->drift.slope * 1e6);
+			json_double_if(w, "uncertainty_ppm", pc->drift_ok,
+				       pc->drift.slope_uncertainty * 1e6);
 			json_uint(w, "samples", pc->drift_samples);
 			json_object_end(w);
 		}

@@ -87,6 +87,35 @@ static void non_finite_numbers_are_null(void **state)
 	assert_string_equal(out, "[null,null,null,2300006000,-0.25]\n");
 }
 
+/* The members the image's report and clockbench-user share. */
+static void stats_and_optional_members(void **state)
+{
+	struct stats_summary st = { .n = 3,
+				    .min = 1,
+				    .p50 = 2,
+				    .p90 = 3,
+				    .p99 = 4,
+				    .p999 = 5,
+				    .max = 6 };
+	struct json_writer w;
+
+	(void)state;
+	json_init(&w, collect, NULL, 0);
+	json_object_begin(&w, NULL);
+	json_stats(&w, "s", &st, true);
+	json_stats(&w, "none", &st, false);
+	json_double_if(&w, "d", true, 0.5);
+	json_double_if(&w, "nd", false, 0.5);
+	json_uint_if(&w, "u", true, 7);
+	json_uint_if(&w, "nu", false, 7);
+	json_object_end(&w);
+	assert_true(json_finish(&w));
+	assert_string_equal(out, "{\"s\": {\"min\": 1,\"p50\": 2,\"p90\": 3,"
+				 "\"p99\": 4,\"p999\": 5,\"max\": 6},"
+				 "\"none\": null,\"d\": 0.5,\"nd\": null,"
+				 "\"u\": 7,\"nu\": null}\n");
+}
+
 static void newlines_up_to_a_depth(void **state)
 {
 	struct json_writer w;
@@ -127,6 +156,7 @@ int main(void)
 		cmocka_unit_test_setup(flat_document, setup),
 		cmocka_unit_test_setup(strings_are_escaped, setup),
 		cmocka_unit_test_setup(non_finite_numbers_are_null, setup),
+		cmocka_unit_test_setup(stats_and_optional_members, setup),
 		cmocka_unit_test_setup(newlines_up_to_a_depth, setup),
 		cmocka_unit_test_setup(unbalanced_documents_are_reported,
 				       setup),
