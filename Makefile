@@ -6,6 +6,8 @@
 #   make run        boot the default image: KVM when usable, else TCG
 #                   (ARGS="key=value ..." are guest options, RUN_FLAGS
 #                   options of tools/clockbench run)
+#   make user       build/clockbench-user, Linux's clock reads measured from
+#                   user space (user/; docs/os-layer.md)
 #   make iso        GRUB image for BIOS and UEFI machines (ISO_ARGS bakes
 #                   default guest options into it)
 #   make check      format, layering and lint checks, unit tests, boot tests
@@ -93,14 +95,30 @@ unit_sources = $(shell awk '$$1 == "unit" && $$2 == "$(1)" { \
 UNIT_BINS := $(patsubst %,$(BUILD)/host/test_%,$(UNIT_TESTS))
 
 FORMAT_SRCS := $(wildcard boot/boot.h $(addsuffix /*.[ch],$(LAYERS) \
-	$(addprefix platform/,$(ENVS)) tests/unit))
+	$(addprefix platform/,$(ENVS)) tests/unit user))
 
-.PHONY: all images iso xen-iso run check unit-tests tool-tests boot-tests layers lint \
+# --- clockbench-user: a static Linux program, built with the host's compiler
+# and the host's C library, from user/ and the image's own statistics, JSON and
+# KTAP code (lib/) ------------------------------------------------------------
+USER_PROGRAM := $(BUILD)/clockbench-user
+USER_SRCS := $(wildcard user/*.c) lib/stats.c lib/json.c lib/ktap.c \
+	lib/verdict.c lib/error.c
+USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I. -isystem $(BUILD)/include \
+	-static -pthread
+
+.PHONY: all images user iso xen-iso run check unit-tests tool-tests boot-tests layers lint \
 	format-check format deps clean FORCE
 .DELETE_ON_ERROR:
 
-all: images iso
+all: images user iso
 images: $(IMAGES)
+user: $(USER_PROGRAM)
+
+$(USER_PROGRAM): $(USER_SRCS) $(wildcard user/*.h lib/*.h) \
+		$(BUILD)/include/clockbench/version.h
+	@mkdir -p $(@D)
+	@echo "  HOSTCC  $@ (static)"
+	@$(CC) $(USER_CFLAGS) -o $@ $(USER_SRCS)
 
 # --- newlib ----------------------------------------------------------------
 # Rebuilt only when its flags or its source change.
@@ -299,7 +317,7 @@ matrix-check: images $(BUILD)/xen-4.17-amd64
 # The Linux dom0 before the tool tests: they run dom0/clockbench-domu under its busybox
 # sh as well as dash (skipped, saying so, where it is not built).
 check: deps
-	@$(MAKE) --no-print-directory images iso
+	@$(MAKE) --no-print-directory images user iso
 	@$(MAKE) --no-print-directory dom0
 	@$(MAKE) --no-print-directory format-check
 	@$(MAKE) --no-print-directory layers

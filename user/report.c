@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: MIT
+/* clockbench-user's tables, checks and JSON (see user/report.h). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/json.h"
+#include "user/report.h"
+
+#define OS_SCHEMA "clockbench-os/1"
+/* Members up to this depth start a line: one line per read. */
+#define OS_NEWLINE_DEPTH 4
+
+/* @ns as a short figure for the table ("-" when not a number). */
+static const char *figure(char *buf, size_t len, double ns, bool have)
+{
+	if (!have || !isfinite(ns))
+		snprintf(buf, len, "-");
+	else if (ns >= 1e6)
+		snprintf(buf, len, "%.3g M", ns / 1e6);
+	else if (ns >= 1e4)
+		snprintf(buf, len, "%.0f", ns);
+	else
+		snprintf(buf, len, "%.1f", ns);
+	return buf;
+}
+
+/* A time in ns with its unit, for the table ("-" when not a number). */
+static const char *duration(char *buf, size_t len, double ns, bool have)
+{
+	static const struct {
+		double ns;
+		const char *unit;
+	} units[] = { { 1e9, "s" }, { 1e6, "ms" }, { 1e3, "us" }, { 1, "ns" } };
+	size_t i;
+
+	if (!have || !isfinite(ns))
+		return figure(buf, len, ns, false);
+	for (i = 0; i < 3 && ns < units[i].ns; i++)
+		;
+	snprintf(buf, len, "%.3g %s", ns / units[i].ns, units[i].unit);
+	return buf;
+}
+
+/* A rate per second, with k or M. */
+static const char *per_second(char *buf, size_t len, double hz, bool have)
+{
+	if (!have || !isfinite(hz))
+		return figure(buf, len, hz, false);
+	if (hz >= 1e6)
+		snprintf(buf, len, "%.3g M", hz / 1e6);
+	else if (hz >= 1e3)
+		snprintf(buf, len, "%.3g k", hz / 1e3);
+	else
+		snprintf(buf, len, "%.3g", hz);
+	return buf;
+}
+
+/* The table's word for how a read reached its clock. */
+static const char *table_via(enum reader_through through)
+{
+	return through == THROUGH_INSTRUCTION ? "-"
+	       : vdso_through_key(through)    ? vdso_through_key(through)
+					      : "?";
+}
+
+/* A read's warp in ns (TSC counts turned with the stopwatch's rate). */
+static double warp_ns(const struct os_report *rep, const struct read_result *r)
+{
+	return (r->reader->flags & READER_COUNTS)
+		       ? (double)r->warps.worst * 1e9 / rep->stopwatch.hz
+		       : (double)r->warps.worst;
+}
+
+static void print_read(const struct os_report *rep, const struct read_result *r)
+{
+	const struct reader *rd = r->reader;
+	char p50[16], p99[16], batch[16], res[16], upd[16], warps[40];
+
+	if (!rd->present) {
+		printf("  %-38s %-11s absent: %s\n", rd->name,
+		       reader_path_key(rd->path), rd->absent_reason);
+		return;
+	}
+	if (!r->measured) {
+		printf("  %-38s %-11s not measured\n", rd->name,
+		       reader_path_key(rd->path));
+		return;
+	}
+	snprintf(warps, sizeof(warps), "-");
+	if (r->warps.measured)
+		snprintf(warps, sizeof(warps), "%llu in %s",
+			 (unsigned long long)r->warps.warps,
+			 per_second(upd, sizeof(upd),
+				    (double)r->warps.crossings, true));
+	if (r->warps.measured && r->warps.warps)
+		snprintf(warps + strlen(warps), sizeof(warps) - strlen(warps),
+			 " (%s)",
+			 duration(res, sizeof(res), warp_ns(rep, r), true));
+	printf("  %-38s %-11s %-7s %8s %8s %8s %10s %9s %5llu  %s\n", rd->name,
+	       reader_path_key(rd->path), table_via(r->through),
+	       figure(p50, sizeof(p50), (double)r->read_ns.p50, true),
+	       figure(p99, sizeof(p99), (double)r->read_ns.p99, true),
+	       figure(batch, sizeof(batch), r->batch_ns_per_read, true),
+	       duration(res, sizeof(res), r->resolution_ns, r->changed),
+	       per_second(upd, sizeof(upd), r->update_hz, r->changed),
+	       (unsigned long long)r->backward_steps, warps);
+}
+
+void os_report_print(const struct os_report *rep)
+{
+	const struct os_system *s = &rep->system;
+	unsigned int i, j;
+
+	printf("# clockbench-user %s\n", rep->version);
+	printf("  kernel       %s %s, %u CPUs%s\n", s->kernel, s->machine,
+	       s->cpus, s->root ? ", as root" : "");
+	printf("  cpu          %s\n", s->cpu_model[0] ? s->cpu_model : "?");
+	printf("  hypervisor   %s\n",
+	       s->hypervisor[0] ? s->hypervisor : "none seen");
+	printf("  vdso         %s\n",
+	       s->vdso ? "mapped" : "none: every read is a system call");
+	printf("  stopwatch    %s (%.6g Hz)\n", rep->stopwatch.source,
+	       rep->stopwatch.hz);
+	if (rep->clocksource_problem[0]) {
+		printf("  clocksources unknown: %s\n",
+		       rep->clocksource_problem);
+	} else {
+		printf("  clocksources");
+		for (i = 0; i < rep->available.nr; i++)
+			printf(" %s", rep->available.names[i]);
+		printf(" (current: %s)\n", rep->original);
+	}
+	if (!rep->switch_done)
+		printf("  switching    %s\n", rep->switch_reason);
+	for (i = 0; i < rep->nr_runs; i++) {
+		const struct os_run *run = &rep->runs[i];
+
+		printf("# clocksource %s\n", run->clocksource);
+		if (run->problem[0]) {
+			printf("  not measured: %s\n", run->problem);
+			continue;
+		}
+		if (run->path_problem[0])
+			printf("  the vDSO's part is unknown: %s\n",
+			       run->path_problem);
+		printf("  %-38s %-11s %-7s %8s %8s %8s %10s %9s %5s  %s\n",
+		       "read", "path", "via", "p50 ns", "p99 ns", "batch ns",
+		       "resolution", "updates/s", "back",
+		       "warps in cross-CPU reads (worst)");
+		for (j = 0; j < run->nr; j++)
+			print_read(rep, &run->reads[j]);
+	}
+}
+
+/* The readers of @run that @flag selects and @bad picks, named into @out. */
+static unsigned int name_reads(const struct os_run *run, unsigned int flag,
+			       bool (*bad)(const struct read_result *),
+			       char *out, size_t len)
+{
+	unsigned int i, n = 0;
+	size_t used = 0;
+
+	out[0] = '\0';
+	for (i = 0; i < run->nr; i++) {
+		const struct read_result *r = &run->reads[i];
+
+		if (!r->measured || !(r->reader->flags & flag) || !bad(r))
+			continue;
+		if (used < len)
+			used += (size_t)snprintf(
+				out + used, len - used, "%s%s via %s",
+				n ? ", " : "", r->reader->name,
+				reader_path_key(r->reader->path));
+		n++;
+	}
+	return n;
+}
+
+static bool steps_back(const struct read_result *r)
+{
+	return r->backward_steps > 0;
+}
+
+static bool warps(const struct read_result *r)
+{
+	return r->warps.measured && r->warps.warps > 0;
+}
+
+static bool warps_measured(const struct read_result *r)
+{
+	return r->warps.measured;
+}
+
+static void run_checks(const struct os_run *run, struct ktap *k)
+{
+	char names[KTAP_INFO_LEN];
+	unsigned int i, present = 0, measured = 0, n;
+	const char *no_warps = "";
+
+	report_prefix_push(k, "%s: ", run->clocksource);
+	for (i = 0; i < run->nr; i++) {
+		present += run->reads[i].reader->present;
+		measured += run->reads[i].measured;
+	}
+	if (run->problem[0]) {
+		report_skip(k, "every read measured or absent with a reason");
+		report_info(k, "%s", run->problem);
+		report_prefix_pop(k);
+		return;
+	}
+	report(k, measured == present,
+	       "every read measured or absent with a reason");
+	report_info(k, "%u of %u reads measured, %u absent", measured, run->nr,
+		    run->nr - present);
+	if (run->path_problem[0]) {
+		report_skip(k, "each read's way to the clock is known");
+		report_info(k, "%s", run->path_problem);
+	} else {
+		report(k, true, "each read's way to the clock is known");
+	}
+	n = name_reads(run, READER_MONOTONIC, steps_back, names, sizeof(names));
+	report(k, n == 0, "monotonic clocks never step back");
+	if (n)
+		report_info(k, "%s", names);
+	if (!name_reads(run, READER_MONOTONIC, warps_measured, names,
+			sizeof(names))) {
+		for (i = 0; i < run->nr; i++)
+			if (run->reads[i].warps.reason[0] &&
+			    (run->reads[i].reader->flags & READER_MONOTONIC) &&
+			    run->reads[i].reader->path == READER_LIBC)
+				no_warps = run->reads[i].warps.reason;
+		report_skip(k, "monotonic clocks agree across CPUs");
+		report_info(k, "%s", no_warps[0] ? no_warps : "not measured");
+	} else {
+		n = name_reads(run, READER_MONOTONIC, warps, names,
+			       sizeof(names));
+		report(k, n == 0, "monotonic clocks agree across CPUs");
+		if (n)
+			report_info(k, "warps: %s", names);
+	}
+	report_prefix_pop(k);
+}
+
+void os_report_checks(const struct os_report *rep, struct ktap *k)
+{
+	unsigned int i;
+
+	if (rep->clocksource_problem[0]) {
+		report_skip(k, "clocksources listed");
+		report_info(k, "%s", rep->clocksource_problem);
+	} else {
+		report(k, true, "clocksources listed");
+	}
+	for (i = 0; i < rep->nr_runs; i++)
+		run_checks(&rep->runs[i], k);
+	if (!rep->switch_asked)
+		return;
+	if (!rep->switch_done) {
+		report_skip(k, "every available clocksource measured");
+		report_info(k, "%s", rep->switch_reason);
+	} else {
+		unsigned int failed = 0;
+
+		for (i = 0; i < rep->nr_runs; i++)
+			failed += rep->runs[i].problem[0] != '\0';
+		report(k, failed == 0, "every available clocksource measured");
+		report_info(k, "%u of %u", rep->nr_runs - failed, rep->nr_runs);
+	}
+	if (rep->restore_tried) {
+		if (rep->restored)
+			report(k, true, "the original clocksource is back");
+		else
+			report_error(k, "the original clocksource is back");
+		report_info(k, "%s%s%s", rep->original,
+			    rep->restored ? "" : ": ", rep->restore_problem);
+	}
+}
+
+static void json_warps(struct json_writer *w, const struct os_report *rep,
+		       const struct read_result *r)
+{
+	const struct warp_result *x = &r->warps;
+
+	json_object_begin(w, "warps");
+	json_bool(w, "measured", x->measured);
+	json_string(w, "reason", x->measured ? NULL : x->reason);
+	json_uint_if(w, "cpus", x->measured, x->cpus);
+	json_uint_if(w, "reads", x->measured, x->reads);
+	json_uint_if(w, "crossings", x->measured, x->crossings);
+	json_uint_if(w, "count", x->measured, x->warps);
+	json_double_if(w, "worst_ns", x->measured, warp_ns(rep, r));
+	json_object_end(w);
+}
+
+static void json_read(struct json_writer *w, const struct os_report *rep,
+		      const struct read_result *r)
+{
+	const struct reader *rd = r->reader;
+	bool m = r->measured;
+
+	json_object_begin(w, NULL);
+	json_string(w, "name", rd->name);
+	json_string(w, "call", rd->call);
+	json_string(w, "clock", rd->clock);
+	json_string(w, "path", reader_path_key(rd->path));
+	json_string(w, "through",
+		    rd->present ? vdso_through_key(r->through) : NULL);
+	json_bool(w, "present", rd->present);
+	json_string(w, "absent_reason", rd->present ? NULL : rd->absent_reason);
+	json_bool(w, "measured", m);
+	json_uint_if(w, "samples", m, r->samples);
+	json_stats(w, "read_ns", &r->read_ns, m);
+	json_double_if(w, "batch_ns_per_read", m, r->batch_ns_per_read);
+	json_double_if(w, "batch_ns_min", m, r->batch_ns_min);
+	json_double_if(w, "batch_ns_max", m, r->batch_ns_max);
+	json_double_if(w, "resolution_ns", m && r->changed, r->resolution_ns);
+	json_double_if(w, "update_hz", m, r->update_hz);
+	json_uint_if(w, "stalls", m, r->stalls);
+	json_uint_if(w, "backward_steps", m, r->backward_steps);
+	json_double_if(w, "worst_backward_ns", m, r->worst_backward_ns);
+	if (m)
+		json_warps(w, rep, r);
+	else
+		json_null(w, "warps");
+	json_object_end(w);
+}
+
+static void json_system(struct json_writer *w, const struct os_report *rep)
+{
+	const struct os_system *s = &rep->system;
+
+	json_object_begin(w, "system");
+	json_string(w, "kernel", s->kernel);
+	json_string(w, "machine", s->machine);
+	json_string(w, "cpu_model", s->cpu_model[0] ? s->cpu_model : NULL);
+	json_string(w, "hypervisor", s->hypervisor[0] ? s->hypervisor : NULL);
+	json_uint(w, "cpus", s->cpus);
+	json_bool(w, "root", s->root);
+	json_bool(w, "vdso", s->vdso);
+	json_string(w, "tsc_refused",
+		    s->tsc_refused[0] ? s->tsc_refused : NULL);
+	json_object_end(w);
+	json_object_begin(w, "stopwatch");
+	json_string(w, "kind", rep->stopwatch.tsc ? "tsc" : "monotonic_raw");
+	json_double(w, "hz", rep->stopwatch.hz);
+	json_string(w, "source", rep->stopwatch.source);
+	json_stats(w, "empty_bracket", &rep->stopwatch.empty_bracket, true);
+	json_object_end(w);
+}
+
+static void json_clocksources(struct json_writer *w,
+			      const struct os_report *rep)
+{
+	bool known = !rep->clocksource_problem[0];
+	unsigned int i;
+
+	json_object_begin(w, "clocksources");
+	json_string(w, "original", known ? rep->original : NULL);
+	json_array_begin(w, "available");
+	for (i = 0; known && i < rep->available.nr; i++)
+		json_string(w, NULL, rep->available.names[i]);
+	json_array_end(w);
+	json_string(w, "problem", known ? NULL : rep->clocksource_problem);
+	json_bool(w, "switch_asked", rep->switch_asked);
+	json_bool(w, "switch_done", rep->switch_done);
+	json_string(w, "switch_reason",
+		    rep->switch_done ? NULL : rep->switch_reason);
+	if (rep->restore_tried)
+		json_bool(w, "restored", rep->restored);
+	else
+		json_null(w, "restored");
+	json_string(w, "restore_problem",
+		    rep->restore_tried && !rep->restored ? rep->restore_problem
+							 : NULL);
+	json_object_end(w);
+}
+
+bool os_report_json(const struct os_report *rep, const struct ktap *k,
+		    void (*emit)(void *ctx, const char *text, size_t len),
+		    void *ctx)
+{
+	struct ktap_counts n = ktap_counts(k);
+	struct json_writer w;
+	unsigned int i, j;
+
+	json_init(&w, emit, ctx, OS_NEWLINE_DEPTH);
+	json_object_begin(&w, NULL);
+	json_string(&w, "schema", OS_SCHEMA);
+	json_string(&w, "version", rep->version);
+	json_system(&w, rep);
+	json_clocksources(&w, rep);
+	json_uint(&w, "budget_ms", rep->budget_ms);
+	json_array_begin(&w, "runs");
+	for (i = 0; i < rep->nr_runs; i++) {
+		const struct os_run *run = &rep->runs[i];
+
+		json_object_begin(&w, NULL);
+		json_string(&w, "clocksource", run->clocksource);
+		json_string(&w, "problem",
+			    run->problem[0] ? run->problem : NULL);
+		json_string(&w, "path_problem",
+			    run->path_problem[0] ? run->path_problem : NULL);
+		json_array_begin(&w, "reads");
+		for (j = 0; !run->problem[0] && j < run->nr; j++)
+			json_read(&w, rep, &run->reads[j]);
+		json_array_end(&w);
+		json_object_end(&w);
+	}
+	json_array_end(&w);
+	json_object_begin(&w, "checks");
+	json_uint(&w, "passed", n.passed);
+	json_uint(&w, "failed", n.failed);
+	json_uint(&w, "skipped", n.skipped);
+	json_uint(&w, "errors", n.errors);
+	json_object_end(&w);
+	json_string(&w, "verdict", verdict_key(ktap_verdict(k)));
+	json_object_end(&w);
+	return json_finish(&w);
+}
