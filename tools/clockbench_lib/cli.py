@@ -11,7 +11,7 @@ import signal
 import sys
 from dataclasses import dataclass, replace
 
-from . import compare, console, cpumodel, matrix, paths, qemu, report, xen
+from . import compare, console, cpumodel, host, matrix, paths, qemu, report, xen
 from .boot import RUN_SUMMARY_SCHEMA, BootOutcome, boot_once, build_images, check_image
 from .console import parse_report
 from .outcome import (EXIT_ERROR, EXIT_FAIL, EXIT_INTERRUPTED, EXIT_PASS, EXIT_TABLE,
@@ -635,12 +635,14 @@ def build_parser():
         prog="clockbench",
         description="Host-side runner for the clockbench bare-metal test image.",
         epilog=NOTES, formatter_class=argparse.RawDescriptionHelpFormatter)
-    subparsers = parser.add_subparsers(dest="command", metavar="{run,test,parse,matrix,compare}")
+    subparsers = parser.add_subparsers(dest="command",
+                                       metavar="{run,test,parse,matrix,compare,host}")
     add_run_parser(subparsers)
     add_test_parser(subparsers)
     add_parse_parser(subparsers)
     add_matrix_parser(subparsers)
     add_compare_parser(subparsers)
+    host.add_host_parser(subparsers)
     return parser
 
 
