@@ -618,10 +618,14 @@ def add_compare_parser(subparsers):
                              f"{compare.DEFAULT_BASELINE})")
     parser.add_argument("--format", choices=compare.FORMATS, default="table",
                         help="output format (default: table)")
-    parser.add_argument("--table", choices=("all", "clocks", "ticks", "xen"), default=None,
+    parser.add_argument("--table", choices=("all", "clocks", "ticks", "xen", "os"),
+                        default=None,
                         help="which table: clocks, ticks, xen (per Xen guest type: a "
-                             "xen_pvclock and a tsc read and their ratio) or all (default: "
-                             "all; csv holds one table, clocks unless another is chosen)")
+                             "xen_pvclock and a tsc read and their ratio), os (per "
+                             "clocksource: the raw read beside clock_gettime through libc "
+                             "and the syscall, from clockbench-user's ENV.os.json) or all "
+                             "(default: all; csv holds one table, clocks unless another is "
+                             "chosen)")
     parser.add_argument("--plot", metavar="DIR",
                         help="also write PNG and SVG plots (matplotlib) into DIR")
     parser.add_argument("results", nargs="+", metavar="RESULTS",
