@@ -209,3 +209,31 @@ class HostPureParts(unittest.TestCase):
         self.assertTrue(report.has_report(lines))
         with self.assertRaisesRegex(RunnerError, "no 'clockbench-os-json begin' line"):
             osreport.load_os_report(lines, "x")
+
+
+class SyntheticDocuments(unittest.TestCase):
+    """Every document user/report.c writes for the cases of tests/unit/test_user_report.c
+    (a switch, steps back, warps, a refused clocksource, a lost restore, no sysfs, one
+    CPU, no seccomp) is valid against docs/os-report.schema.json."""
+
+    PROGRAM = os.path.join(ROOT, paths.BUILD_DIR, "host", "test_user_report")
+
+    def test_each_case_is_valid(self):
+        if not os.access(self.PROGRAM, os.X_OK):
+            raise AssertionError(f"{self.PROGRAM} is missing: `make tool-tests` builds it")
+        with tempfile.TemporaryDirectory() as scratch:
+            result = subprocess.run([self.PROGRAM], capture_output=True, text=True,
+                                    timeout=60, check=False,
+                                    env=dict(os.environ, CLOCKBENCH_OS_JSON_DIR=scratch))
+            self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+            cases = sorted(os.listdir(scratch))
+            self.assertEqual(cases, ["backward.json", "limited.json", "no-sysfs.json",
+                                     "realtime-warp.json", "refused.json", "switched.json",
+                                     "warps.json"])
+            verdicts = {}
+            for case in cases:
+                with self.subTest(case=case):
+                    document = osreport.load_os_report_file(os.path.join(scratch, case))
+                    verdicts[case] = document["verdict"]
+            self.assertEqual(verdicts["refused.json"], "fail")
+            self.assertEqual(verdicts["switched.json"], "pass")
