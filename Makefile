@@ -361,8 +361,9 @@ unit-tests: $(UNIT_BINS)
 		else failed=$$((failed + 1)); echo "FAILED: $$t"; fi; \
 	done; echo "unit: $$passed passed, $$failed failed"; [ $$failed -eq 0 ]
 
-# test_report_host.py validates the JSON the host-built report writes.
-tool-tests: $(BUILD)/host/test_report
+# test_report_host.py validates the JSON the host-built report writes;
+# test_os_layer.py runs clockbench-user on this host (`tools/clockbench host`).
+tool-tests: $(BUILD)/host/test_report $(BUILD)/host/test_user_report $(USER_PROGRAM)
 	@$(PYTHON) -m unittest discover -s tests/tools -t .
 
 boot-tests: images iso $(BUILD)/xen-4.17-amd64 $(BUILD)/clockbench-xen.iso \

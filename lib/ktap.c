@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/json.h"
 #include "lib/ktap.h"
 
 /* What is cut to fit ends in "...", so that it does not pass for whole. */
@@ -177,4 +178,17 @@ void ktap_print(const struct ktap *k)
 		       k->nr + 1, k->dropped, KTAP_MAX_CHECKS);
 	printf("# %u passed, %u failed, %u skipped, %u errors\n", n.passed,
 	       n.failed, n.skipped, n.errors);
+}
+
+void ktap_json(struct json_writer *w, const struct ktap *k)
+{
+	struct ktap_counts n = ktap_counts(k);
+
+	json_object_begin(w, "checks");
+	json_uint(w, "passed", n.passed);
+	json_uint(w, "failed", n.failed);
+	json_uint(w, "skipped", n.skipped);
+	json_uint(w, "errors", n.errors);
+	json_object_end(w);
+	json_string(w, "verdict", verdict_key(ktap_verdict(k)));
 }

@@ -90,6 +90,15 @@ struct ktap_counts ktap_counts(const struct ktap *k);
 /** The verdict: fail, else error, else skip when none passed, else pass. */
 enum verdict ktap_verdict(const struct ktap *k);
 
+struct json_writer;
+
+/**
+ * The counts and the verdict as the JSON documents end: "checks": {passed,
+ * failed, skipped, errors} and "verdict" ("pass", ...), members of the
+ * object @w is in.
+ */
+void ktap_json(struct json_writer *w, const struct ktap *k);
+
 /** Print every check as KTAP: version, plan, results, totals. */
 void ktap_print(const struct ktap *k);
 

@@ -13,7 +13,6 @@ bool report_json(const struct run_report *run, const struct ktap *checks,
 		 const report_json_member *members, size_t nr, report_sink sink,
 		 void *ctx)
 {
-	struct ktap_counts n = ktap_counts(checks);
 	struct json_writer w;
 	size_t i;
 
@@ -22,13 +21,7 @@ bool report_json(const struct run_report *run, const struct ktap *checks,
 	json_string(&w, "schema", REPORT_SCHEMA);
 	for (i = 0; i < nr; i++)
 		members[i](run, &w);
-	json_object_begin(&w, "checks");
-	json_uint(&w, "passed", n.passed);
-	json_uint(&w, "failed", n.failed);
-	json_uint(&w, "skipped", n.skipped);
-	json_uint(&w, "errors", n.errors);
-	json_object_end(&w);
-	json_string(&w, "verdict", verdict_key(ktap_verdict(checks)));
+	ktap_json(&w, checks);
 	json_object_end(&w);
 	return json_finish(&w);
 }

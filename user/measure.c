@@ -22,6 +22,7 @@
 #define SHARE_RESOLUTION 0.25
 #define SHARE_BATCH	 0.20
 #define SHARE_WARPS	 0.10
+#define MIN_WARP_MS	 10
 
 static uint64_t samples[MAX_SAMPLES];
 static bool stopwatch_tsc;

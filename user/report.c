@@ -380,7 +380,6 @@ bool os_report_json(const struct os_report *rep, const struct ktap *k,
 		    void (*emit)(void *ctx, const char *text, size_t len),
 		    void *ctx)
 {
-	struct ktap_counts n = ktap_counts(k);
 	struct json_writer w;
 	unsigned int i, j;
 
@@ -408,13 +407,7 @@ bool os_report_json(const struct os_report *rep, const struct ktap *k,
 		json_object_end(&w);
 	}
 	json_array_end(&w);
-	json_object_begin(&w, "checks");
-	json_uint(&w, "passed", n.passed);
-	json_uint(&w, "failed", n.failed);
-	json_uint(&w, "skipped", n.skipped);
-	json_uint(&w, "errors", n.errors);
-	json_object_end(&w);
-	json_string(&w, "verdict", verdict_key(ktap_verdict(k)));
+	ktap_json(&w, k);
 	json_object_end(&w);
 	return json_finish(&w);
 }

@@ -146,6 +146,12 @@ void warp_measure(uint64_t (*read)(void), unsigned int duration_ms,
 		pthread_join(ids[i], NULL);
 	if (started < n || err)
 		return;
+	if (!shared.crossings) {
+		snprintf(out->reason, sizeof(out->reason),
+			 "no read followed another CPU's within %u ms",
+			 duration_ms);
+		return;
+	}
 	out->measured = true;
 	out->cpus = (unsigned int)n;
 	out->reads = shared.reads;

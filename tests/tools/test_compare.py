@@ -329,3 +329,81 @@ class EndToEndTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class OsLayerCompareTest(unittest.TestCase):
+    """Raw against OS: the image's tcg-pc reports beside a clockbench-user document of the
+    same environment (written on this host by build/clockbench-user; named tcg-pc.os.json
+    so that it pairs with tcg-pc.json)."""
+
+    @classmethod
+    def setUpClass(cls):
+        program = os.path.join(ROOT, "build", "clockbench-user")
+        if not os.access(program, os.X_OK):
+            raise AssertionError(f"{program} is missing: `make tool-tests` builds it first")
+        cls.scratch = tempfile.TemporaryDirectory()
+        cls.image = os.path.join(cls.scratch.name, "tcg-pc.json")
+        shutil.copy(os.path.join(SAMPLE, "tcg-pc", "run-1.json"), cls.image)
+        cls.os_doc = os.path.join(cls.scratch.name, "tcg-pc.os.json")
+        subprocess.run([program, "--budget-ms", "100", "--json", cls.os_doc],
+                       capture_output=True, check=True, timeout=120)
+        with open(cls.os_doc, encoding="utf-8") as source:
+            cls.document = json.load(source)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.scratch.cleanup()
+
+    def monotonic(self, path):
+        (run,) = self.document["runs"]
+        return next(r for r in run["reads"]
+                    if r["clock"] == "CLOCK_MONOTONIC" and r["path"] == path)
+
+    def test_the_os_document_pairs_with_the_image_report(self):
+        inputs = compare.load_inputs([self.image, self.os_doc])
+        self.assertEqual(list(inputs.runs), ["tcg-pc"])
+        self.assertEqual(list(inputs.os_runs), ["tcg-pc"])
+        rows = compare.compare_os(inputs)
+        source = self.document["runs"][0]["clocksource"]
+        (row,) = [row for row in rows if row.clocksource == source]
+        raw_clock = {v: k for k, v in compare.RAW_TO_CLOCKSOURCE.items()}.get(source)
+        self.assertEqual(row.raw_clock, raw_clock or "-")
+        libc = self.monotonic("libc")
+        self.assertEqual(row.libc.median, libc["read_ns"]["p50"])
+        self.assertEqual(row.syscall.median, self.monotonic("syscall")["read_ns"]["p50"])
+        self.assertEqual(row.via, libc["through"])
+        if raw_clock == "tsc":
+            raw = clock(load("tcg-pc", 1), "tsc")["read_ns"]["p50"]
+            self.assertEqual(row.raw.median, raw)
+            self.assertEqual(row.added, libc["read_ns"]["p50"] - raw)
+
+    def test_the_table_and_its_formats(self):
+        result = run_tool("compare", "--table", "os", self.image, self.os_doc)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("What the OS adds: clock_gettime(CLOCK_MONOTONIC) through libc",
+                      result.stdout)
+        self.assertRegex(result.stdout, r"\ntcg-pc\s+\S+\s+\S+\s+")
+        result = run_tool("compare", "--table", "os", "--format", "csv", self.os_doc)
+        rows = list(csv.reader(result.stdout.splitlines()))
+        self.assertEqual(rows[0][:3], ["env", "clocksource", "raw_clock"])
+        self.assertEqual(rows[1][0], "tcg-pc")
+
+    def test_an_os_document_alone_says_what_is_missing(self):
+        result = run_tool("compare", self.os_doc)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("tcg-pc: no image report of this environment", result.stdout)
+        result = run_tool("compare", "--table", "clocks", self.os_doc)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("only clockbench-user documents, which have no clocks table",
+                      result.stderr)
+        result = run_tool("compare", "--table", "os", self.image)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("no clockbench-user document (clockbench-os/1)", result.stderr)
+
+    def test_a_broken_os_document_is_one_sentence(self):
+        broken = os.path.join(self.scratch.name, "broken.os.json")
+        with open(broken, "w", encoding="utf-8") as out:
+            json.dump(dict(self.document, runs=[]), out)
+        with self.assertRaisesRegex(RunnerError, r"broken.os.json: runs: \[\] should be "
+                                                 r"non-empty|broken.os.json: runs"):
+            compare.load_inputs([broken])

@@ -11,7 +11,7 @@ import signal
 import sys
 from dataclasses import dataclass, replace
 
-from . import compare, console, cpumodel, matrix, paths, qemu, report, xen
+from . import compare, console, cpumodel, host, matrix, paths, qemu, report, xen
 from .boot import RUN_SUMMARY_SCHEMA, BootOutcome, boot_once, build_images, check_image
 from .console import parse_report
 from .outcome import (EXIT_ERROR, EXIT_FAIL, EXIT_INTERRUPTED, EXIT_PASS, EXIT_TABLE,
@@ -618,10 +618,14 @@ def add_compare_parser(subparsers):
                              f"{compare.DEFAULT_BASELINE})")
     parser.add_argument("--format", choices=compare.FORMATS, default="table",
                         help="output format (default: table)")
-    parser.add_argument("--table", choices=("all", "clocks", "ticks", "xen"), default=None,
+    parser.add_argument("--table", choices=("all", "clocks", "ticks", "xen", "os"),
+                        default=None,
                         help="which table: clocks, ticks, xen (per Xen guest type: a "
-                             "xen_pvclock and a tsc read and their ratio) or all (default: "
-                             "all; csv holds one table, clocks unless another is chosen)")
+                             "xen_pvclock and a tsc read and their ratio), os (per "
+                             "clocksource: the raw read beside clock_gettime through libc "
+                             "and the syscall, from clockbench-user's ENV.os.json) or all "
+                             "(default: all; csv holds one table, clocks unless another is "
+                             "chosen)")
     parser.add_argument("--plot", metavar="DIR",
                         help="also write PNG and SVG plots (matplotlib) into DIR")
     parser.add_argument("results", nargs="+", metavar="RESULTS",
@@ -635,12 +639,14 @@ def build_parser():
         prog="clockbench",
         description="Host-side runner for the clockbench bare-metal test image.",
         epilog=NOTES, formatter_class=argparse.RawDescriptionHelpFormatter)
-    subparsers = parser.add_subparsers(dest="command", metavar="{run,test,parse,matrix,compare}")
+    subparsers = parser.add_subparsers(dest="command",
+                                       metavar="{run,test,parse,matrix,compare,host}")
     add_run_parser(subparsers)
     add_test_parser(subparsers)
     add_parse_parser(subparsers)
     add_matrix_parser(subparsers)
     add_compare_parser(subparsers)
+    host.add_host_parser(subparsers)
     return parser
 
 

@@ -17,12 +17,14 @@ import statistics
 import sys
 from dataclasses import dataclass, field
 
-from . import plot, report
+from . import osreport, plot, report
 from .boot import RUN_SUMMARY_SCHEMA
 from .matrix import MANIFEST, MANIFEST_SCHEMA
 from .outcome import EXIT_PASS, RunnerError
 
 DEFAULT_BASELINE = "tcg-pc"
+# What ends the name of clockbench-user's document beside the image's of one environment.
+OS_SUFFIX = ".os"
 FORMATS = ("table", "markdown", "csv")
 
 
@@ -41,11 +43,15 @@ class Inputs:
     environments that did not run and the runs that gave no report, with reasons."""
 
     runs: dict = field(default_factory=dict)       # env -> [Run]
+    os_runs: dict = field(default_factory=dict)    # env -> [Run] of clockbench-os/1
     skipped: dict = field(default_factory=dict)    # env -> reason
     failed: list = field(default_factory=list)     # (env, source, reason)
 
     def add(self, run):
-        self.runs.setdefault(run.env, []).append(run)
+        if run.document.get("schema") == osreport.OS_SCHEMA:
+            self.os_runs.setdefault(run.env, []).append(run)
+        else:
+            self.runs.setdefault(run.env, []).append(run)
 
 
 # ---------------------------------------------------------------------------- reading
@@ -79,15 +85,26 @@ def load_report_json(path):
 
 
 def load_report_any(path):
-    """A validated report from a JSON file or (anything else) a console log."""
+    """A validated report from a JSON file or (anything else) a console log: the image's
+    (clockbench/1) or clockbench-user's (clockbench-os/1)."""
     if path.endswith(".json"):
+        document = _load_json_file(path)
+        if isinstance(document, dict) and document.get("schema") == osreport.OS_SCHEMA:
+            osreport.validate_os_document(document, path)
+            return document
         return load_report_json(path)
-    return report.load_report_file(path)
+    lines = report.read_log_lines(path)
+    if osreport.has_os_report(lines) and not report.has_report(lines):
+        return osreport.load_os_report(lines, path)
+    return report.load_report(lines, path)
 
 
 def single_file_env(path):
-    """The environment name of a lone report: its folder for run-K files, else its stem."""
+    """The environment name of a lone report: its folder for run-K files, else its stem,
+    without a last ".os" (tcg.os.json is clockbench-user's document of environment tcg)."""
     stem = os.path.splitext(os.path.basename(path))[0]
+    if stem.endswith(OS_SUFFIX) and len(stem) > len(OS_SUFFIX):
+        stem = stem[:-len(OS_SUFFIX)]
     if stem.startswith("run-"):
         return os.path.basename(os.path.dirname(os.path.abspath(path))) or stem
     return stem
@@ -142,7 +159,7 @@ def load_inputs(paths):
             inputs.add(Run(single_file_env(path), path, load_report_any(path)))
         else:
             raise RunnerError(f"{path}: no such file or folder.")
-    if not inputs.runs:
+    if not inputs.runs and not inputs.os_runs:
         raise RunnerError(f"{', '.join(paths)}: no report to compare (every run failed or "
                           f"was skipped).")
     return inputs
@@ -340,14 +357,7 @@ def format_xen_table(rows, markdown=False):
               _spread_text(row.tsc),
               "-" if row.ratio is None else _ratio_text(row.ratio.median), row.rdtsc]
              for row in rows]
-    if markdown:
-        return [title, "", "| " + " | ".join(XEN_HEADINGS) + " |",
-                "|" + "|".join(" --- " for _ in XEN_HEADINGS) + "|"] + [
-                    "| " + " | ".join(cells_row) + " |" for cells_row in cells]
-    widths = [max(len(text) for text in column) for column in zip(XEN_HEADINGS, *cells)]
-    return [title] + ["  ".join(f"{c:<{w}}" if i < 2 or i == 6 else f"{c:>{w}}"
-                                for i, (c, w) in enumerate(zip(line, widths))).rstrip()
-                      for line in (XEN_HEADINGS, *cells)]
+    return _aligned(title, XEN_HEADINGS, cells, {0, 1, 6}, markdown)
 
 
 def format_xen_csv(rows):
@@ -363,6 +373,128 @@ def format_xen_csv(rows):
         for value in (row.pvclock, row.tsc, row.ratio):
             line += ["", "", ""] if value is None else [value.median, value.low, value.high]
         writer.writerow(line + [row.rdtsc])
+    return out.getvalue().splitlines()
+
+
+# ---------------------------------------------------------------------------- the OS layer
+
+# The image's raw clock -> the Linux clocksource that reads the same counter.
+RAW_TO_CLOCKSOURCE = {"tsc": "tsc", "hpet": "hpet", "acpi_pm": "acpi_pm",
+                      "kvm_clock": "kvm-clock", "xen_pvclock": "xen"}
+OS_CLOCK = "CLOCK_MONOTONIC"
+
+
+@dataclass
+class OsRow:
+    """One clocksource in one environment: the image's raw read of its counter beside
+    clock_gettime(CLOCK_MONOTONIC) through libc and through the system call, p50 ns over
+    the runs (docs/os-layer.md)."""
+
+    env: str
+    clocksource: str
+    raw_clock: str        # the image's clock of the same counter, or "-"
+    raw: Spread = None
+    libc: Spread = None
+    syscall: Spread = None
+    via: str = "-"        # where the libc reads were answered: vdso, syscall, or both
+    added: float = None   # libc median - raw median, ns
+    ratio: float = None   # libc median / raw median
+
+
+def _os_read_p50(run, path):
+    """The p50 of the OS_CLOCK read through `path` in `run`, or None."""
+    read = next((r for r in run["reads"] if r["clock"] == OS_CLOCK and r["path"] == path),
+                None)
+    if not read or not read["measured"] or not read["read_ns"]:
+        return None, None
+    return read["read_ns"]["p50"], read["through"]
+
+
+def _os_runs_of(document, clocksource):
+    return [run for run in document["runs"]
+            if run["clocksource"] == clocksource and not run["problem"]]
+
+
+def compare_os(inputs):
+    """One OsRow per clocksource of each environment with clockbench-user documents."""
+    rows = []
+    for env, os_runs in inputs.os_runs.items():
+        sources = []
+        for run in os_runs:
+            sources += [r["clocksource"] for r in run.document["runs"]
+                        if r["clocksource"] not in sources]
+        for source in sources:
+            raw_clock = next((clock for clock, cs in RAW_TO_CLOCKSOURCE.items()
+                              if cs == source), None)
+            libc, syscall, through = [], [], set()
+            for os_run in os_runs:
+                for run in _os_runs_of(os_run.document, source):
+                    value, via = _os_read_p50(run, "libc")
+                    libc.append(value)
+                    through.add(via)
+                    syscall.append(_os_read_p50(run, "syscall")[0])
+            raw = [_read_p50(run.document, raw_clock) for run in inputs.runs.get(env, [])] \
+                if raw_clock else []
+            row = OsRow(env, source, raw_clock or "-", spread(raw), spread(libc),
+                        spread(syscall), "/".join(sorted(v for v in through if v)) or "-")
+            if row.raw and row.libc:
+                row.added = row.libc.median - row.raw.median
+                row.ratio = row.libc.median / row.raw.median if row.raw.median else None
+            rows.append(row)
+    return rows
+
+
+OS_HEADINGS = ("env", "clocksource", "raw clock", "raw p50 ns",
+               f"clock_gettime({OS_CLOCK}) p50 ns", "via", "OS adds ns", "OS / raw",
+               "syscall p50 ns")
+
+
+def os_notes(inputs, rows):
+    """What the OS table cannot show: environments with no image report to set beside."""
+    return [f"{env}: no image report of this environment, so no raw read to set beside "
+            f"(name the image's report {env}.json and clockbench-user's {env}{OS_SUFFIX}"
+            f".json)" for env in dict.fromkeys(row.env for row in rows)
+            if env not in inputs.runs]
+
+
+def _aligned(title, headings, cells, left, markdown):
+    """A table as aligned text columns (`left`: the indexes aligned left) or Markdown."""
+    if markdown:
+        return [title, "", "| " + " | ".join(headings) + " |",
+                "|" + "|".join(" --- " for _ in headings) + "|"] + [
+                    "| " + " | ".join(row) + " |" for row in cells]
+    widths = [max(len(text) for text in column) for column in zip(headings, *cells)]
+    return [title] + ["  ".join(f"{c:<{w}}" if i in left else f"{c:>{w}}"
+                                for i, (c, w) in enumerate(zip(line, widths))).rstrip()
+                      for line in (headings, *cells)]
+
+
+def format_os_table(rows, inputs, markdown=False):
+    """Raw against OS: what clock_gettime adds to the raw read, per clocksource."""
+    title = (f"What the OS adds: clock_gettime({OS_CLOCK}) through libc against the raw "
+             f"read of the same counter (p50, median over the runs)")
+    cells = [[row.env, row.clocksource, row.raw_clock, _spread_text(row.raw),
+              _spread_text(row.libc), row.via,
+              "-" if row.added is None else _number(row.added),
+              _ratio_text(row.ratio), _spread_text(row.syscall)] for row in rows]
+    return _aligned(title, OS_HEADINGS, cells, {0, 1, 2, 5}, markdown) + \
+        os_notes(inputs, rows)
+
+
+def format_os_csv(rows):
+    """Raw against OS as CSV, numbers unformatted."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    heading = ["env", "clocksource", "raw_clock"]
+    for name in ("raw_p50_ns", "clock_gettime_p50_ns", "syscall_p50_ns"):
+        heading += [f"{name}_median", f"{name}_min", f"{name}_max"]
+    writer.writerow(heading + ["via", "os_adds_ns", "os_over_raw"])
+    for row in rows:
+        line = [row.env, row.clocksource, row.raw_clock]
+        for value in (row.raw, row.libc, row.syscall):
+            line += ["", "", ""] if value is None else [value.median, value.low, value.high]
+        writer.writerow(line + [row.via, "" if row.added is None else row.added,
+                                "" if row.ratio is None else row.ratio])
     return out.getvalue().splitlines()
 
 
@@ -645,14 +777,22 @@ def cmd_compare(args):
     if args.baseline != DEFAULT_BASELINE and args.baseline not in inputs.runs:
         raise RunnerError(f"--baseline {args.baseline}: no report from that environment in "
                           f"the results (there are: {', '.join(inputs.runs)}).")
-    which = args.table or ("clocks" if args.format == "csv" else "all")
+    which = args.table or ("clocks" if args.format == "csv" and inputs.runs else
+                           "os" if args.format == "csv" else "all")
     lines = []
+    os_rows = compare_os(inputs) if which in ("all", "os") else []
+    if which == "os" and not os_rows:
+        raise RunnerError(f"{', '.join(args.results)}: no clockbench-user document "
+                          f"({osreport.OS_SCHEMA}) among the results.")
+    if which in ("clocks", "ticks", "xen") and not inputs.runs:
+        raise RunnerError(f"{', '.join(args.results)}: only clockbench-user documents, "
+                          f"which have no {which} table (--table os is theirs).")
     xen_rows = compare_xen(inputs) if which in ("all", "xen") else []
     if which == "xen" and not xen_rows:
         raise RunnerError(f"{', '.join(args.results)}: no report ran under Xen (an env.xen "
                           f"that is not null).")
     ticks = compare_ticks(inputs, args.baseline) if which != "clocks" or args.plot else []
-    if which in ("all", "clocks"):
+    if which in ("all", "clocks") and inputs.runs:
         table = compare(inputs, args.baseline)
         if args.format == "csv":
             lines = format_csv(table, args.baseline)
@@ -674,6 +814,11 @@ def cmd_compare(args):
     elif xen_rows and args.format != "csv":
         lines += [""] if lines else []
         lines += format_xen_table(xen_rows, markdown=args.format == "markdown")
+    if os_rows and args.format == "csv" and which == "os":
+        lines = format_os_csv(os_rows)
+    elif os_rows and args.format != "csv":
+        lines += [""] if lines else []
+        lines += format_os_table(os_rows, inputs, markdown=args.format == "markdown")
     print("\n".join(lines), flush=True)
     if args.plot:
         messages = plot.write_plots(inputs, ticks, args.plot)

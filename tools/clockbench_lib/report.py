@@ -17,6 +17,7 @@ problem is a RunnerError holding one sentence that starts with the log's name.
 import functools
 import importlib
 import json
+from dataclasses import dataclass
 import math
 import os
 import sys
@@ -32,6 +33,21 @@ PREFIX = "json| "
 PERCENTILES = ("min", "p50", "p90", "p99", "p999", "max")
 SCHEMA_FILE = os.path.join("docs", "report.schema.json")
 JSONSCHEMA_PACKAGE = "python3-jsonschema"
+
+
+@dataclass(frozen=True)
+class Framing:
+    """How a JSON document travels on a console, and the schema it follows."""
+
+    begin: str
+    end: str
+    prefix: str
+    schema: str        # the document's "schema" value
+    schema_file: str   # relative to the repository root
+
+
+# The image's report; clockbench-user's (osreport.OS_FRAMING) is framed the same way.
+IMAGE_FRAMING = Framing(BEGIN, END, PREFIX, SCHEMA, SCHEMA_FILE)
 _MESSAGE_CHARS = 160
 
 
@@ -54,25 +70,26 @@ def read_log_lines(path):
     return lines + ([tail] if tail is not None else [])
 
 
-def has_report(lines):
+def has_report(lines, framing=IMAGE_FRAMING):
     """True when the console shows the start of a report (complete or not)."""
-    return any(line.strip() == BEGIN for line in lines)
+    return any(line.strip() == framing.begin for line in lines)
 
 
-def _report_block(lines, source):
+def _report_block(lines, source, framing=IMAGE_FRAMING):
     """The (log line number, text) pairs of the JSON lines of the last report in `lines`."""
-    begins = [index for index, line in enumerate(lines) if line.strip() == BEGIN]
+    begins = [index for index, line in enumerate(lines) if line.strip() == framing.begin]
     if not begins:
-        raise RunnerError(f"{source}: there is no JSON report (no '{BEGIN}' line): the guest "
-                          f"stopped before printing it, or predates {SCHEMA}")
+        raise RunnerError(f"{source}: there is no JSON report (no '{framing.begin}' line): the "
+                          f"guest stopped before printing it, or predates {framing.schema}")
     block = []
+    prefix = framing.prefix
     for index in range(begins[-1] + 1, len(lines)):
         line = lines[index]
-        if line.strip() == END:
+        if line.strip() == framing.end:
             return block
-        if line.startswith(PREFIX) or line.rstrip() == PREFIX.rstrip():
-            block.append((index + 1, line[len(PREFIX):]))
-    raise RunnerError(f"{source}: the report ends before '{END}' (truncated log?)")
+        if line.startswith(prefix) or line.rstrip() == prefix.rstrip():
+            block.append((index + 1, line[len(prefix):]))
+    raise RunnerError(f"{source}: the report ends before '{framing.end}' (truncated log?)")
 
 
 def _reject_constant(name):
@@ -100,11 +117,11 @@ def _json_error_place(block, position):
     return f"log line {block[-1][0]}, at its end"
 
 
-def parse_document(block, source):
+def parse_document(block, source, framing=IMAGE_FRAMING):
     """Turn the report's JSON lines into a Python object; RunnerError when it is not JSON."""
     if not block:
-        raise RunnerError(f"{source}: the report has no '{PREFIX.strip()}' lines between "
-                          f"'{BEGIN}' and '{END}'")
+        raise RunnerError(f"{source}: the report has no '{framing.prefix.strip()}' lines "
+                          f"between '{framing.begin}' and '{framing.end}'")
     text = "".join(part for _, part in block)
     try:
         return json.loads(text, parse_constant=_reject_constant,
@@ -135,9 +152,9 @@ def _validator(schema_path):
         with open(schema_path, encoding="utf-8") as schema_file:
             schema = json.load(schema_file)
     except OSError as error:
-        raise RunnerError(f"cannot read {SCHEMA_FILE}: {error.strerror}.") from None
+        raise RunnerError(f"cannot read {schema_path}: {error.strerror}.") from None
     except ValueError as error:
-        raise RunnerError(f"{SCHEMA_FILE} is not valid JSON: {error}.") from None
+        raise RunnerError(f"{schema_path} is not valid JSON: {error}.") from None
     return Draft202012Validator(schema)
 
 
@@ -183,16 +200,17 @@ def _error_message(error):
     return _shorten(message)
 
 
-def validate_document(document, source, schema_path=None):
-    """RunnerError with one sentence unless `document` is a valid clockbench/1 report."""
+def validate_document(document, source, schema_path=None, framing=IMAGE_FRAMING):
+    """RunnerError with one sentence unless `document` is a valid report of `framing`'s
+    schema (clockbench/1 by default)."""
     if not isinstance(document, dict):
         raise RunnerError(f"{source}: the report is a JSON {type(document).__name__}, "
                           f"not an object")
-    if "schema" in document and document["schema"] != SCHEMA:
+    if "schema" in document and document["schema"] != framing.schema:
         found = document["schema"]
         shown = f"'{found}'" if isinstance(found, str) else json.dumps(found)
-        raise RunnerError(f"{source}: report schema is {shown}; this tool reads {SCHEMA}")
-    validator = _validator(schema_path or paths.root_path(SCHEMA_FILE))
+        raise RunnerError(f"{source}: report schema is {shown}; this tool reads {framing.schema}")
+    validator = _validator(schema_path or paths.root_path(framing.schema_file))
     errors = sorted(validator.iter_errors(document),
                     key=lambda error: (len(error.absolute_path), json_path(error.absolute_path)))
     if not errors:
@@ -206,14 +224,14 @@ def validate_document(document, source, schema_path=None):
                       f"{more}")
 
 
-def load_report(lines, source, schema_path=None):
+def load_report(lines, source, schema_path=None, framing=IMAGE_FRAMING):
     """Find, parse and validate the report in console `lines`; returns the document.
 
     `source` names the log in error sentences.  With several reports in one log, the last
     one is read.
     """
-    document = parse_document(_report_block(lines, source), source)
-    validate_document(document, source, schema_path)
+    document = parse_document(_report_block(lines, source, framing), source, framing)
+    validate_document(document, source, schema_path, framing)
     return document
 
 
