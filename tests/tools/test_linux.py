@@ -55,7 +55,8 @@ class CommandLines(unittest.TestCase):
         self.assertEqual(linux.workaround_lines("kvm", 4), [])
         (line,) = linux.workaround_lines("tcg", 2)
         self.assertTrue(line.startswith("working around: Linux option tsc=reliable: with "
-                                        "more than one CPU Linux takes the TSCs"), line)
+                                        "more than one CPU, Linux 6.1 drops the tsc "
+                                        "clocksource"), line)
 
     def test_user_options(self):
         self.assertEqual(linux.user_options(""), "--switch --console")

@@ -49,12 +49,12 @@ class LinuxWorkaround:
 WORKAROUNDS = {
     "tsc-reliable": LinuxWorkaround(
         ("tsc=reliable",), "Linux option tsc=reliable",
-        "with more than one CPU Linux takes the TSCs of a non-Intel CPU without an "
-        "invariant TSC to be unsynchronized and drops the tsc clocksource at boot ('Marking "
-        "TSC unstable due to TSCs unsynchronized'), and TCG's -cpu max is such a CPU (AMD, "
-        "no invtsc); TCG's vCPUs read one host counter, clockbench's own cross-CPU test "
-        "finds no TSC warp there, and clockbench-user checks the clocks across CPUs again; "
-        "the option also stops Linux's clocksource watchdog from checking the TSC"),
+        "with more than one CPU, Linux 6.1 drops the tsc clocksource at boot on a non-Intel "
+        "CPU without an invariant TSC ('Marking TSC unstable due to TSCs unsynchronized'), "
+        "and TCG's -cpu max is one (AMD, no invtsc); TCG's vCPUs read one host counter "
+        "(clockbench's own cross-CPU test finds no TSC warp there, and clockbench-user "
+        "checks the clocks across CPUs again); the option also keeps Linux's clocksource "
+        "watchdog off the TSC"),
 }
 
 
