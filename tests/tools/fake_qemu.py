@@ -15,6 +15,10 @@ with QEMU's doubled commas made single.  Environment:
   FAKE_QEMU_REPORT   if set, a console log (tests/tools/fixtures/*.log) whose JSON report,
                      from 'clockbench-json begin' to its end marker or the end of the file,
                      is printed after the KTAP summary
+  FAKE_QEMU_OS_REPORT  if set, a console log of a linux boot (tests/tools/fixtures/linux/)
+                     whose clockbench-user document, 'clockbench-os-json begin' to its
+                     end marker, is printed after the KTAP summary; the final line is then
+                     clockbench-user's ("clockbench-user: PASS" for status 3)
   FAKE_QEMU_XEN      if set, a log of Xen's own lines (tests/tools/fixtures/xen/*.log),
                      printed before the guest's console, as Xen boots first
   FAKE_QEMU_XEN_END  if set, a log of Xen's lines printed after the final line, when
@@ -53,16 +57,16 @@ def option(name, default=""):
     return argv[argv.index(name) + 1] if name in argv else default
 
 
-def report_lines(path):
+def report_lines(path, begin="clockbench-json begin", end="clockbench-json end"):
     """The lines of the log at `path` from its report's begin marker on, through the end
     marker (or to the end of the file when there is none)."""
     with open(path, encoding="utf-8") as log:
         lines = log.read().splitlines()
-    if "clockbench-json begin" not in lines:
+    if begin not in lines:
         return []
-    lines = lines[lines.index("clockbench-json begin"):]
-    if "clockbench-json end" in lines:
-        lines = lines[:lines.index("clockbench-json end") + 1]
+    lines = lines[lines.index(begin):]
+    if end in lines:
+        lines = lines[:lines.index(end) + 1]
     return lines
 
 
@@ -142,7 +146,10 @@ def main():
     if "-S" in sys.argv:
         wait_for_quit()
     status = int(os.environ.get("FAKE_QEMU_STATUS", "3"))
-    final = os.environ.get("FAKE_QEMU_FINAL", FINALS.get(status, ""))
+    os_report = os.environ.get("FAKE_QEMU_OS_REPORT")
+    final = FINALS.get(status, "")
+    final = os.environ.get("FAKE_QEMU_FINAL", final.replace("clockbench:", "clockbench-user:")
+                           if os_report else final)
     print("\x1b[2J\x1b[01;01HSeaBIOS (fake)\r")
     if os.environ.get("FAKE_QEMU_XEN"):
         print_file(os.environ["FAKE_QEMU_XEN"])
@@ -162,6 +169,10 @@ def main():
     sys.stdout.write("# 1 passed, 0 failed, 0 skipped, 0 errors\n")
     if os.environ.get("FAKE_QEMU_REPORT"):
         for line in report_lines(os.environ["FAKE_QEMU_REPORT"]):
+            sys.stdout.write(line + "\r\n")
+    if os_report:
+        for line in report_lines(os_report, "clockbench-os-json begin",
+                                 "clockbench-os-json end"):
             sys.stdout.write(line + "\r\n")
     if os.environ.get("FAKE_QEMU_STALL"):
         sys.stdout.flush()

@@ -12,6 +12,7 @@ import struct
 import tempfile
 
 from tests.tools import ROOT
+from clockbench_lib.osreport import OS_FRAMING
 from clockbench_lib.report import SCHEMA_FILE
 # Where the fake images' one segment ends: 7.5 MiB, so they need 8 MiB, as the real ones do.
 FAKE_IMAGE_END = 0x780000
@@ -38,7 +39,8 @@ def write_elf(path, end, load=0x100000, wide=True):
 
 def make_tree(programs=("clockbench",)):
     """A new scratch folder holding tools/ (the library and `programs`),
-    docs/report.schema.json, tests/, build/ and the fake Makefile; the caller removes it."""
+    docs/report.schema.json and docs/os-report.schema.json, tests/, build/ and the fake
+    Makefile; the caller removes it."""
     root = tempfile.mkdtemp()
     tools = os.path.join(root, "tools")
     shutil.copytree(os.path.join(ROOT, "tools", "clockbench_lib"),
@@ -46,7 +48,8 @@ def make_tree(programs=("clockbench",)):
     for program in programs:
         shutil.copy(os.path.join(ROOT, "tools", program), tools)
     os.makedirs(os.path.join(root, os.path.dirname(SCHEMA_FILE)))
-    shutil.copy(os.path.join(ROOT, SCHEMA_FILE), os.path.join(root, SCHEMA_FILE))
+    for schema in (SCHEMA_FILE, OS_FRAMING.schema_file):
+        shutil.copy(os.path.join(ROOT, schema), os.path.join(root, schema))
     os.makedirs(os.path.join(root, "tests"))
     os.makedirs(os.path.join(root, "build"))
     write_elf(os.path.join(root, FAKE_ELF), FAKE_IMAGE_END)

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
-from . import qemu, xen
+from . import linux, osreport, qemu, xen
 from .console import HALT_LINE, parse_report
 from .outcome import RunnerError, judge, status_verdict
 from .process import run_process
@@ -42,6 +42,7 @@ class BootOutcome:
             "memory_mib": self.spec.memory_mib,
             "qemu_command": self.command,
             "seconds": round(self.seconds, 3),
+            "environment": self.spec.environment,
         }
 
     def to_json(self):
@@ -92,6 +93,8 @@ def hang_reason(timeout_s, last_line):
 def end_lines(spec):
     """The console lines after which the machine never comes back, so that QEMU is stopped:
     the guest's own when it halts after its verdict, and Xen's when dom0 has ended."""
+    if spec.boot == "linux":  # /init ends QEMU, or powers off
+        return None
     if not spec.xen_boot:
         return HALT_LINE
     if spec.dom0_kernel:  # a domU's halt is dom0's runner's to see
@@ -104,7 +107,8 @@ def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.e
 
     Per-boot files go to `work_dir`, the cleaned console to `log_path`.  Under Xen, a run
     that ends without QEMU's verdict status but with Xen saying how dom0 ended (the guest
-    shut dom0 down, or it crashed) is judged by xen.judge_end().
+    shut dom0 down, or it crashed) is judged by xen.judge_end().  A boot that runs
+    clockbench-user is judged by the program's last line (linux.judge()).
     """
     image = os.path.join(root, spec.image)
     hypervisor = os.path.join(root, spec.hypervisor) if spec.hypervisor else None
@@ -120,9 +124,13 @@ def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.e
     elif result.stalled:
         verdict, reason = "error", (f"QEMU stopped the guest: {result.stall_line} "
                                     f"(the log has QEMU's register dump)")
+    elif spec.runs_user:
+        said = osreport.verdict_of(result.console_lines)
+        verdict, reason = linux.judge(result.status, said.lower() if said else None,
+                                      facts.end if facts else None)
     elif facts and facts.end and status_verdict(result.status) is None:
         verdict, reason = xen.judge_end(facts.end, report["final"], report["end"])
-    elif spec.dom0_kernel:
+    elif spec.runs_domu:
         verdict, reason = xen.judge_domu(result.status, report["final"], result.console_lines)
     elif result.ended and not HALT_LINE.match(result.end_line):
         verdict, reason = "error", f"Xen stopped the machine: {result.end_line}"

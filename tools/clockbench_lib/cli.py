@@ -11,7 +11,8 @@ import signal
 import sys
 from dataclasses import dataclass, replace
 
-from . import compare, console, cpumodel, host, matrix, paths, qemu, report, xen
+from . import (compare, console, cpumodel, host, kvmprobe, linux, matrix, osreport, paths,
+               qemu, report, xen)
 from .boot import RUN_SUMMARY_SCHEMA, BootOutcome, boot_once, build_images, check_image
 from .console import parse_report
 from .outcome import (EXIT_ERROR, EXIT_FAIL, EXIT_INTERRUPTED, EXIT_PASS, EXIT_TABLE,
@@ -150,18 +151,76 @@ def run_json_document(outcome, log_shown):
     return outcome.to_json()
 
 
+def user_document(outcome, log_shown, required):
+    """clockbench-user's document (clockbench-os/1) from a Linux boot's console, checked
+    against its schema and against the run's verdict, or None.
+
+    When the run ended with the program's verdict, a document that is missing (only when
+    `required`, i.e. for --json), broken or that says another verdict makes the run an
+    error, with the sentence saying what is wrong as its reason; without `required` a
+    broken document is only said.
+    """
+    if outcome.verdict not in ("pass", "fail", "skip") or outcome.command is None:
+        return None
+    if not osreport.has_os_report(outcome.lines):
+        if required:
+            say("run", f"{linux.PROGRAM} printed no JSON document; the --json file holds "
+                       f"the runner's summary ({RUN_SUMMARY_SCHEMA}).")
+        return None
+    try:
+        document = osreport.load_os_report(outcome.lines, log_shown)
+    except RunnerError as error:
+        if not required:
+            say("run", f"{linux.PROGRAM}'s document is broken: {error}")
+            return None
+        outcome.verdict, outcome.reason = "error", str(error)
+        return None
+    if document["verdict"] != outcome.verdict:
+        outcome.verdict, outcome.reason = "error", (
+            f"{log_shown}: {linux.PROGRAM}'s document says {document['verdict'].upper()} "
+            f"but its last line and QEMU's exit status say {outcome.verdict.upper()}")
+        return None
+    return document
+
+
+def linux_kvm_skip(args, cpu):
+    """Why a Linux boot under KVM with -cpu `cpu` cannot run usefully on this host, or
+    None to boot it: the image's own probe boot says whether this KVM emulates guest
+    ring 0 (kvmprobe)."""
+    if not args.no_build:
+        build_images(paths.ROOT, [kvmprobe.PROBE_IMAGE])
+    check_image(paths.ROOT, kvmprobe.PROBE_IMAGE, built=not args.no_build)
+    ring0 = kvmprobe.probe(paths.ROOT, cpu)
+    if ring0.problem:
+        say("run", f"could not tell whether this KVM emulates guest ring 0, so Linux boots "
+                   f"all the same: {ring0.problem}")
+    return ring0.linux_skip_reason()
+
+
+def skip_outcome(spec, reason):
+    """A BootOutcome for a run that is skipped before QEMU starts."""
+    return BootOutcome(spec=spec, verdict="skip", reason=reason, qemu_status=None,
+                       seconds=0.0, lines=[], report=parse_report([]), command=None)
+
+
 def cmd_run(args):
     """`clockbench run`: boot once, stream the console, exit with the verdict."""
     if args.json:
         report.require_jsonschema()
     chosen = choose_accel(args.accel, boot=args.boot, cpu=args.cpu)
+    skip = None
+    if args.boot in linux.USER_BOOTS and chosen.accel == "kvm":
+        skip = linux_kvm_skip(args, chosen.cpu)
+        if skip and args.accel != "kvm":  # KVM was only the default: take TCG
+            chosen, skip = AccelChoice("tcg", args.cpu, f"{skip}; using TCG"), None
     if chosen.note:
         say("run", chosen.note)
     spec = qemu.BootSpec(boot=args.boot, machine=args.machine or qemu.default_machine(args.boot),
                          accel=chosen.accel,
                          smp=args.smp,
                          memory_mib=args.memory or qemu.default_memory_mib(args.boot),
-                         cmdline=" ".join(args.guest_options),
+                         cmdline=" ".join(([args.options] if args.options else [])
+                                          + args.guest_options),
                          machine_opts=args.machine_opts, cpu=chosen.cpu,
                          xen_args=args.xen_args, firmware=args.firmware,
                          console=args.console,
@@ -169,12 +228,16 @@ def cmd_run(args):
                                                                           args.boot))
     timeout_s = spec.timeout_s
     log_shown = args.log or os.path.join(RUN_DIR, "last.log")
-    for line in xen.workaround_lines(spec.boot):
+    for line in spec.workaround_lines:
         say("run", line)
     try:
-        prepare_run(args, spec)
-        outcome = boot_once(spec, paths.ROOT, timeout_s, paths.root_path(RUN_DIR),
-                            args.log or paths.root_path(RUN_DIR, "last.log"), echo=echo_console)
+        if skip:
+            outcome = skip_outcome(spec, f"{skip} (--accel tcg runs it)")
+        else:
+            prepare_run(args, spec)
+            outcome = boot_once(spec, paths.ROOT, timeout_s, paths.root_path(RUN_DIR),
+                                args.log or paths.root_path(RUN_DIR, "last.log"),
+                                echo=echo_console)
     except RunnerError as error:
         if args.json:
             failed = error_outcome(spec, str(error))
@@ -182,10 +245,17 @@ def cmd_run(args):
             write_json(args.json, failed.to_json())
         raise
     outcome.cpu_choice = chosen.cpu_reason
-    document = run_json_document(outcome, log_shown) if args.json else None
+    os_document = (user_document(outcome, log_shown, bool(args.json)) if spec.runs_user
+                   else None)
+    document = None
+    if args.json:
+        document = os_document or (outcome.to_json() if spec.runs_user else
+                                   run_json_document(outcome, log_shown))
     if outcome.reason:
         say("run", outcome.reason)
     for line in outcome.xen_facts.summary_lines() if outcome.xen_facts else ():
+        print(f"clockbench run: {line}", flush=True)
+    for line in linux.summary_lines(os_document, spec.environment) if os_document else ():
         print(f"clockbench run: {line}", flush=True)
     print(f"clockbench run: {outcome.verdict.upper()} ({spec.describe()}, "
           f"{outcome.seconds:.1f} s)", flush=True)
@@ -251,7 +321,8 @@ def evaluate_boot_test(test, verdict, reason, lines, log_name="the log"):
         if re.search(pattern, text, re.MULTILINE):
             found = _first_matching_line(pattern, lines) or "(across lines)"
             problems.append(f"/{pattern}/ must not match but matched: {found.strip()}")
-    problems += run_report_checks(test.report, lines, log_name, test.json)
+    problems += run_report_checks(test.report, lines, log_name, test.json,
+                                  test.spec.runs_user)
     if problems:
         return "not ok", "; ".join(problems)
     return "ok", None
@@ -355,6 +426,25 @@ def kvm_models(tests, kvm_choice=None):
     return settled, {}, choice.reason
 
 
+def linux_kvm_skips(tests, skips, build):
+    """{name: skip reason} for the chosen tests that boot Linux under KVM when this host's
+    KVM emulates guest ring 0: one probe boot of the image decides (kvmprobe), when any
+    such test is among `tests` and not in `skips` already."""
+    chosen = [test for test in tests if test.spec.runs_user and test.spec.accel == "kvm"
+              and test.name not in skips]
+    if not chosen:
+        return {}
+    if build:
+        build_images(paths.ROOT, [kvmprobe.PROBE_IMAGE])
+    check_image(paths.ROOT, kvmprobe.PROBE_IMAGE, built=build)
+    ring0 = kvmprobe.probe(paths.ROOT, chosen[0].spec.cpu)
+    if ring0.problem:
+        print(f"# linux tests under KVM: could not tell whether this KVM emulates guest "
+              f"ring 0, so they boot: {ring0.problem}", flush=True)
+    reason = ring0.linux_skip_reason()
+    return {test.name: reason for test in chosen} if reason else {}
+
+
 def prepare_tests(tests, build):
     """Check dependencies, build every image the tests need once, check the images exist."""
     if any(test.report for test in tests):
@@ -407,6 +497,7 @@ def cmd_test(args):
     if not chosen:
         raise RunnerError(f"no boot test in {shown} is in group '{args.group}'.")
     chosen, skips, kvm_note = kvm_models(chosen)
+    skips.update(linux_kvm_skips(chosen, skips, not args.no_build))
     prepare_tests([test for test in chosen if test.name not in skips], not args.no_build)
     if kvm_note:
         print(f"# accel=kvm tests: {kvm_note}", flush=True)
@@ -449,10 +540,12 @@ def add_run_parser(subparsers):
         epilog=NOTES, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--accel", choices=qemu.ACCELS,
                         help="accelerator (default: kvm when /dev/kvm is usable, else tcg; "
-                             "always tcg for the Xen boots)")
+                             "always tcg for the Xen boots; a linux boot under kvm is "
+                             "skipped, saying why, where a probe boot of the image finds "
+                             "that KVM emulates guest ring 0)")
     parser.add_argument("--machine", choices=qemu.MACHINES, default=None,
                         help="QEMU machine (default: pc; q35 for xen-pvh-dom0, which "
-                             "needs an IOMMU)")
+                             "needs an IOMMU; pc only for the domU and Linux boots)")
     parser.add_argument("--boot", choices=qemu.BOOTS, default="multiboot1",
                         help="boot path (default: multiboot1); under Xen 4.17 and TCG "
                              "(docs/xen.md): xen boots "
@@ -463,13 +556,17 @@ def add_run_parser(subparsers):
                              "xen-pv-domu, xen-pvh-domu and xen-hvm-domu boot the "
                              f"project's Linux dom0 ({xen.DOM0_KERNEL}, make dom0, "
                              "docs/dom0.md), which runs the image as that domU with --smp "
-                             "vCPUs")
+                             "vCPUs; linux boots the same Linux kernel and initramfs under "
+                             "QEMU and xen-linux-dom0 as Xen's PV dom0, and both run "
+                             f"{linux.PROGRAM} --switch --console with the guest options "
+                             "(docs/os-layer.md)")
     parser.add_argument("--xen-args", default="", metavar="OPTS",
                         help="Xen boots: appended to Xen's command line, after "
                              f"'{xen.xen_options('N')}' (N: --smp; xen-pvh-dom0 adds "
                              f"dom0=pvh, the domU boots "
-                             f"'{' '.join(xen.LINUX_DOM0_OPTIONS)}'), so they override "
-                             "it; e.g. clocksource=tsc")
+                             f"'{' '.join(xen.LINUX_DOM0_OPTIONS)}', xen-linux-dom0 "
+                             f"'{' '.join(xen.LINUX_DOM0_ALONE_OPTIONS)}'), so they "
+                             "override it; e.g. clocksource=tsc")
     parser.add_argument("--machine-opts", default="", metavar="OPTS",
                         help="appended to QEMU's -machine, e.g. hpet=off or acpi=off")
     parser.add_argument("--firmware", choices=qemu.FIRMWARES, default="",
@@ -481,7 +578,7 @@ def add_run_parser(subparsers):
                         help="the guest's console: virtio, a virtio console beside COM1 "
                              "on the same output (the default; a buffer per notification "
                              "instead of a trapped port access per byte), or uart, COM1 "
-                             "alone (always for --boot xen)")
+                             "alone (always for the Xen and Linux boots)")
     parser.add_argument("--cpu", default="", metavar="MODEL",
                         help="QEMU -cpu model, used as given (default under kvm: the first "
                              "model this host's KVM starts: host, else host without each "
@@ -493,18 +590,23 @@ def add_run_parser(subparsers):
     parser.add_argument("--memory", type=positive_int, metavar="MiB",
                         help=f"guest RAM in MiB (default: {qemu.DEFAULT_MEMORY_MIB}; "
                              f"{xen.XEN_MEMORY_MIB} for xen and xen-pvh-dom0, shared by Xen "
-                             f"and dom0; {xen.DOMU_QEMU_MEMORY_MIB} for the domU boots); "
+                             f"and dom0, and xen-linux-dom0; {xen.DOMU_QEMU_MEMORY_MIB} "
+                             f"for the domU boots; {linux.LINUX_MEMORY_MIB} for linux); "
                              "less than the boot needs is refused, naming the minimum: "
                              "what the image fills (read from its ELF headers), "
                              f"{qemu.GRUB_EXTRA_MIB} MiB more for GRUB, at least "
                              f"{qemu.OVMF_MIN_MEMORY_MIB} for iso-uefi, "
                              f"{xen.XEN_MIN_MEMORY_MIB} for xen, "
                              f"{xen.PVH_DOM0_MIN_MEMORY_MIB} for xen-pvh-dom0, "
-                             f"{xen.DOMU_MIN_MEMORY_MIB} for the domU boots")
+                             f"{xen.DOMU_MIN_MEMORY_MIB} for the domU boots, "
+                             f"{xen.LINUX_DOM0_ALONE_MIN_MEMORY_MIB} for xen-linux-dom0, "
+                             f"{linux.LINUX_MIN_MEMORY_MIB} for linux (the initramfs is "
+                             "unpacked into it)")
     parser.add_argument("--timeout", type=positive_float, metavar="S",
                         help=f"seconds before QEMU is killed (default: {qemu.TCG_TIMEOUT_S} tcg, "
                              f"{qemu.KVM_TIMEOUT_S} kvm, {qemu.KVM_ISO_TIMEOUT_S} kvm ISO, "
-                             f"{xen.XEN_TIMEOUT_S} xen and xen-pvh-dom0, "
+                             f"{xen.XEN_TIMEOUT_S} xen, xen-pvh-dom0 and xen-linux-dom0, "
+                             f"{linux.LINUX_TIMEOUT_S} linux, "
                              f"{xen.DOMU_TIMEOUT_S['pv']} xen-pv-domu and xen-pvh-domu, "
                              f"{xen.DOMU_TIMEOUT_S['hvm']} xen-hvm-domu)")
     parser.add_argument("--log", metavar="FILE",
@@ -518,10 +620,20 @@ def add_run_parser(subparsers):
                              f"summary (schema {RUN_SUMMARY_SCHEMA}). A report that is there "
                              "but broken ends the run as an error (exit 2). For --boot xen "
                              "the summary also holds what Xen's own lines said (version, "
-                             "options, platform timer, TSC lines, how dom0 ended)")
+                             "options, platform timer, TSC lines, how dom0 ended). For "
+                             f"linux and xen-linux-dom0: {linux.PROGRAM}'s document "
+                             f"(schema {osreport.OS_SCHEMA}, checked against "
+                             f"{osreport.OS_FRAMING.schema_file}) in its place")
     parser.add_argument("--no-build", action="store_true", help="don't run make first")
+    parser.add_argument("--options", metavar="TEXT",
+                        help="guest options as one argument, before those after --; e.g. "
+                             f"--options '--budget-ms 600' for {linux.PROGRAM} (write "
+                             "--options=--switch for one that starts with '-' and has no "
+                             "space)")
     parser.add_argument("guest_options", nargs="*", metavar="-- guest options",
-                        help="options passed to the guest, e.g. -- verbose=1")
+                        help="options passed to the guest, e.g. -- verbose=1 (for the "
+                             f"linux boots {linux.PROGRAM}'s, after "
+                             f"{' '.join(linux.ALWAYS_OPTIONS)})")
     parser.set_defaults(handler=cmd_run)
 
 

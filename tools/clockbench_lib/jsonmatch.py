@@ -8,7 +8,8 @@ An expectation is `PATH OP VALUE`, e.g.
     clocks[kvm_clock].absent_reason ~ "no KVM signature"
 
 PATH is member names joined by dots; `[x]` after an array picks the entry whose name
-(clocks, tick sources), clock (cross_cpu clocks), requested_hz (tick rates) or cpu is x,
+(clocks, tick sources), clock (cross_cpu clocks), requested_hz (tick rates), cpu or
+clocksource (clockbench-user's runs) is x,
 or else, when x is a number, the entry at that index.  OP is ==, !=, <, <=, >, >= with a JSON VALUE
 (true, null, 3.5, "text"), or ~ with a JSON string that is a regular expression the value
 must contain.  A boot test asks the report this way instead of matching the sentences
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 
 OPERATORS = ("==", "!=", "<=", ">=", "<", ">", "~")
 # The member an array entry is known by, tried in order.
-ENTRY_KEYS = ("name", "clock", "requested_hz", "cpu")
+ENTRY_KEYS = ("name", "clock", "requested_hz", "cpu", "clocksource")
 
 _EXPECTATION = re.compile(r"^\s*(?P<path>[^\s=!<>~]+)\s*(?P<op>==|!=|<=|>=|<|>|~)\s*"
                           r"(?P<value>.+?)\s*$")
@@ -136,9 +137,10 @@ def _resolve(schema, node):
     return node
 
 
-def schema_problem(schema, expectation):
-    """A sentence when `expectation`'s path names a member the report's `schema` does
-    not define (a typo that would only show at boot time), else None."""
+def schema_problem(schema, expectation, schema_file="docs/report.schema.json"):
+    """A sentence when `expectation`'s path names a member the report's `schema` (read
+    from `schema_file`) does not define (a typo that would only show at boot time), else
+    None."""
     node, walked = schema, ""
     for kind, name in expectation.steps:
         node = _resolve(schema, node)
@@ -155,8 +157,7 @@ def schema_problem(schema, expectation):
                     "properties", {}).items():
                 members.setdefault(key, member)
         if name not in members:
-            return (f"{walked or 'the report'} has no member '{name}' in "
-                    f"docs/report.schema.json")
+            return f"{walked or 'the report'} has no member '{name}' in {schema_file}"
         node, walked = members[name], f"{walked}.{name}" if walked else name
     return None
 

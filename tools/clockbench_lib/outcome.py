@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: MIT
 """Verdicts, the runner's exit statuses, and how QEMU's exit status maps to a verdict."""
 
+from dataclasses import dataclass
+
 EXIT_PASS = 0
 EXIT_FAIL = 1
 EXIT_ERROR = 2
@@ -25,6 +27,23 @@ GUEST_EXIT_CODES = {1: "pass", 2: "fail", 3: "skip", 4: "error"}
 GUEST_ERROR_REASON = ("the guest reported ERROR: a check of its own foundation did not "
                       "hold, so the test itself is broken here (see its 'not ok ... # ERROR' "
                       "lines)")
+
+
+
+@dataclass(frozen=True)
+class Reporter:
+    """Who prints a boot's verdict line ("NAME: PASS"), and what its ERROR means."""
+
+    name: str
+    error_reason: str
+
+    def said(self, verdict):
+        """The verdict line, quoted: 'clockbench: PASS'."""
+        return f"'{self.name}: {verdict.upper()}'"
+
+
+# The image, whose last line is "clockbench: VERDICT" (base/exit.c).
+IMAGE = Reporter("clockbench", GUEST_ERROR_REASON)
 
 EXIT_TABLE = """\
 exit statuses:
@@ -78,11 +97,12 @@ def no_verdict_reason(qemu_status):
     return f"QEMU exited with status {qemu_status}, which carries no verdict"
 
 
-def judge(qemu_status, console_verdict, announced_end=None):
+def judge(qemu_status, console_verdict, announced_end=None, reporter=IMAGE):
     """Combine QEMU's exit status with the guest's final console line.
 
-    `console_verdict` is "pass"/"fail"/"skip"/"error" from the `clockbench: X` line, or None when
-    the console had none.  `announced_end` is how the guest said, after that line, that the
+    `console_verdict` is "pass"/"fail"/"skip"/"error" from `reporter`'s verdict line (the
+    image's `clockbench: X` by default), or None when the console had none.
+    `announced_end` is how the guest said, after that line, that the
     run ends when not through isa-debug-exit (console.parse_announced_end): then QEMU's
     status 0 (a power-off or reset under -no-reboot), or None (the runner stopped QEMU
     once the guest halted), carries the console's verdict.  Returns (verdict, reason);
@@ -90,19 +110,20 @@ def judge(qemu_status, console_verdict, announced_end=None):
     absence is an "error".
     """
     verdict = status_verdict(qemu_status)
+    error_reason = reporter.error_reason
     if verdict is None and announced_end and console_verdict and qemu_status in (0, None):
-        return console_verdict, GUEST_ERROR_REASON if console_verdict == "error" else None
+        return console_verdict, error_reason if console_verdict == "error" else None
     if verdict is None:
         reason = no_verdict_reason(qemu_status)
         if console_verdict:
-            reason += f", although the console said 'clockbench: {console_verdict.upper()}'"
+            reason += f", although the console said {reporter.said(console_verdict)}"
         return "error", reason
     if console_verdict is None:
         return "error", (f"verdict mismatch: QEMU's exit status {qemu_status} means "
                          f"{verdict.upper()} but the console has no "
-                         f"'clockbench: {verdict.upper()}' line")
+                         f"{reporter.said(verdict)} line")
     if console_verdict != verdict:
         return "error", (f"verdict mismatch: QEMU's exit status {qemu_status} means "
                          f"{verdict.upper()} but the console said "
-                         f"'clockbench: {console_verdict.upper()}'")
-    return verdict, GUEST_ERROR_REASON if verdict == "error" else None
+                         f"{reporter.said(console_verdict)}")
+    return verdict, error_reason if verdict == "error" else None

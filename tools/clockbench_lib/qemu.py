@@ -14,7 +14,7 @@ import struct
 import subprocess
 from dataclasses import dataclass
 
-from . import paths, xen
+from . import linux, paths, xen
 from .outcome import RunnerError
 
 QEMU_PROGRAM = "qemu-system-x86_64"
@@ -58,6 +58,10 @@ BOOT_IMAGES = {
     "xen-pv-domu": xen.DOM0_INITRD,
     "xen-pvh-domu": xen.DOM0_INITRD,
     "xen-hvm-domu": xen.DOM0_INITRD,
+    # The same initramfs, whose /init runs clockbench-user: Linux alone under QEMU, or the
+    # Linux dom0 of Xen (TCG only).
+    "linux": xen.DOM0_INITRD,
+    "xen-linux-dom0": xen.DOM0_INITRD,
 }
 BOOTS = tuple(BOOT_IMAGES)
 # The ELF each boot path loads into guest RAM: an ISO's is the one GRUB loads from it, the
@@ -67,14 +71,24 @@ BOOT_KERNELS = dict(BOOT_IMAGES, **{"iso-bios": BOOT_IMAGES["pvh"],
                                     "xen-pvh-dom0": BOOT_IMAGES["pvh"],
                                     "xen-pv-domu": BOOT_IMAGES["xen"],
                                     "xen-pvh-domu": BOOT_IMAGES["pvh"],
-                                    "xen-hvm-domu": BOOT_IMAGES["iso-bios"]})
+                                    "xen-hvm-domu": BOOT_IMAGES["iso-bios"],
+                                    "linux": xen.DOM0_KERNEL,
+                                    "xen-linux-dom0": xen.DOM0_KERNEL})
 # The boot paths that run on one machine only, and why.
 _PVH_DOM0_MACHINE = ("q35", "Xen needs an IOMMU for a PVH dom0, and QEMU's intel-iommu is "
                             "q35's")
 _DOMU_MACHINE = ("pc", "a domU sees the machine Xen and its device model make for it, not "
                        "QEMU's, so the other machine would test nothing new")
+# Linux reads QEMU's HPET and PM timer at the same address and port on both machines,
+# through its own ACPI code, not clockbench's: q35 boots and measures the same
+# clocksources (tsc, hpet, acpi_pm here), so it would only add a boot.
+_LINUX_MACHINE = ("pc", "Linux finds the same HPET and PM timer on q35 through its own ACPI "
+                        "code, not clockbench's, so q35 would test nothing new")
+_LINUX_DOM0_MACHINE = ("pc", "the Linux dom0 reads its clocks through Xen (xen, tsc), not "
+                             "QEMU's chipset, so the other machine would test nothing new")
 ONLY_MACHINE = {"xen-pvh-dom0": _PVH_DOM0_MACHINE, "xen-pv-domu": _DOMU_MACHINE,
-                "xen-pvh-domu": _DOMU_MACHINE, "xen-hvm-domu": _DOMU_MACHINE}
+                "xen-pvh-domu": _DOMU_MACHINE, "xen-hvm-domu": _DOMU_MACHINE,
+                "linux": _LINUX_MACHINE, "xen-linux-dom0": _LINUX_DOM0_MACHINE}
 
 MIB = 1 << 20
 # What the firmware and loader need beside the image, measured here: GRUB under SeaBIOS
@@ -118,7 +132,7 @@ class BootSpec:
     xen_args: str = ""      # appended to Xen's own command line (Xen boot paths only)
     cpu_features: str = ""  # appended to the -cpu model, e.g. "-kvmclock"
     firmware: str = ""      # FIRMWARES; "" = default_firmware()
-    console: str = ""       # CONSOLES; "" = virtio, but uart for the xen boot path
+    console: str = ""       # CONSOLES; "" = virtio, but uart for the Xen and Linux boots
     timeout_s: float = 0    # the runner's bound, for a domU boot's dom0 to wait less;
                             # 0 = default_timeout_s()
 
@@ -137,14 +151,42 @@ class BootSpec:
 
     @property
     def dom0_kernel(self):
-        """The Linux dom0's kernel of a domU boot, or None."""
+        """The Linux dom0's kernel of a boot under Xen with the Linux dom0, or None."""
         return xen.DOM0_KERNEL if self.xen_boot and self.xen_boot.on_linux_dom0 else None
+
+    @property
+    def runs_domu(self):
+        """True for the boots whose Linux dom0 runs the image as a domU."""
+        return bool(self.xen_boot and self.xen_boot.runs_domu)
+
+    @property
+    def runs_user(self):
+        """True for the boots whose /init runs clockbench-user (linux.USER_BOOTS): their
+        verdict line and JSON document are the program's."""
+        return self.boot in linux.USER_BOOTS
 
     @property
     def qemu_smp(self):
         """QEMU's -smp: `smp`, but for a domU boot, whose domU gets `smp` vCPUs, at least 2
         CPUs, so that the Linux dom0's vCPU does not wait for the domU's."""
-        return max(2, self.smp) if self.dom0_kernel else self.smp
+        return max(2, self.smp) if self.runs_domu else self.smp
+
+    @property
+    def environment(self):
+        """The environment the measuring guest runs in, named as `clockbench matrix`
+        names them (docs/compare.md): ACCEL-MACHINE without Xen, xen-GUEST-DOMAIN under
+        Xen.  The Linux dom0 of xen-linux-dom0 is a PV dom0 as the xen boot's image is, so
+        its clock reads compare with the image's there."""
+        if self.xen_boot:
+            return f"xen-{self.xen_boot.guest}-{self.xen_boot.domain.lower()}"
+        return f"{self.accel}-{self.machine}"
+
+    @property
+    def workaround_lines(self):
+        """What the runner prints once per run: the workarounds of the Xen boot path and
+        of the Linux kernel (xen.WORKAROUNDS, linux.WORKAROUNDS)."""
+        return xen.workaround_lines(self.boot) + (
+            linux.workaround_lines(self.accel, self.smp) if self.runs_user else [])
 
     @property
     def xen_boot(self):
@@ -203,17 +245,23 @@ class BootSpec:
         return self.firmware or default_firmware(self.accel, self.boot)
 
     @property
+    def uart_only(self):
+        """True for the boots that have COM1 alone: Xen's (Xen and its guests share it)
+        and the plain Linux guest's (its kernel console is ttyS0)."""
+        return bool(self.xen_boot) or self.runs_user
+
+    @property
     def console_choice(self):
         """The console this boot gives the guest: the one asked for, else virtio (uart
-        for the xen boot path)."""
-        return self.console or ("uart" if self.xen_boot else "virtio")
+        for the Xen and Linux boots)."""
+        return self.console or ("uart" if self.uart_only else "virtio")
 
     def describe(self):
         """Short human form, e.g. "tcg pc multiboot1 -cpu max" ("... qboot" when qboot
         starts it, "... uart" when the guest has no virtio console)."""
         text = f"{self.accel} {self.machine} {self.boot} -cpu {self.cpu_option}"
         text += " qboot" if self.firmware_choice == "qboot" else ""
-        return text + (" uart" if self.console_choice == "uart" and not self.xen_boot
+        return text + (" uart" if self.console_choice == "uart" and not self.uart_only
                        else "")
 
 
@@ -231,19 +279,24 @@ def default_timeout_s(accel, boot="multiboot1"):
     a tiny kernel, so ISO boots under KVM get more time.  Xen under TCG boots in a
     second or two, then dom0's run takes as long as a native one under TCG.
     """
-    if boot in xen.XEN_BOOTS and xen.XEN_BOOTS[boot].on_linux_dom0:
+    if boot in xen.XEN_BOOTS and xen.XEN_BOOTS[boot].runs_domu:
         return xen.DOMU_TIMEOUT_S[xen.XEN_BOOTS[boot].guest]
     if boot in xen.XEN_BOOTS:
         return xen.XEN_TIMEOUT_S
+    if boot == "linux":
+        return linux.LINUX_TIMEOUT_S
     if accel != "kvm":
         return TCG_TIMEOUT_S
     return KVM_ISO_TIMEOUT_S if boot.startswith("iso-") else KVM_TIMEOUT_S
 
 
 def default_memory_mib(boot="multiboot1"):
-    """Default guest RAM in MiB: Xen boots share it between Xen and dom0."""
-    if boot in xen.XEN_BOOTS and xen.XEN_BOOTS[boot].on_linux_dom0:
+    """Default guest RAM in MiB: Xen boots share it between Xen and dom0, and Linux
+    unpacks its initramfs into it."""
+    if boot in xen.XEN_BOOTS and xen.XEN_BOOTS[boot].runs_domu:
         return xen.DOMU_QEMU_MEMORY_MIB
+    if boot == "linux":
+        return linux.LINUX_MEMORY_MIB
     return xen.XEN_MEMORY_MIB if boot in xen.XEN_BOOTS else DEFAULT_MEMORY_MIB
 
 
@@ -294,9 +347,15 @@ def min_memory_mib(spec, root):
     if spec.boot == "xen-pvh-dom0":
         return xen.PVH_DOM0_MIN_MEMORY_MIB, ("OVMF, Xen 4.17 and its PVH dom0 do not boot "
                                             "in less")
-    if spec.dom0_kernel:
+    if spec.runs_domu:
         return xen.DOMU_MIN_MEMORY_MIB, (f"Xen, the Linux dom0 (dom0_mem=512M) and a "
                                          f"{xen.DOMU_MEMORY_MIB} MiB domU need it")
+    if spec.boot == "xen-linux-dom0":
+        return xen.LINUX_DOM0_ALONE_MIN_MEMORY_MIB, (
+            f"Xen and the Linux dom0 (dom0_mem={xen.LINUX_DOM0_ALONE_MEM}) need it")
+    if spec.boot == "linux":
+        return linux.LINUX_MIN_MEMORY_MIB, ("Linux unpacks the initramfs "
+                                            f"({xen.DOM0_INITRD}) into RAM")
     kernel = spec.kernel
     end = elf_ram_end(os.path.join(root, kernel))
     need = -(-end // MIB)
@@ -441,6 +500,9 @@ def validate_spec(spec):
     if spec.console == "virtio" and spec.xen_boot:
         raise RunnerError(f"the {spec.boot} boot path has no virtio console: Xen and "
                           f"clockbench share COM1.")
+    if spec.console == "virtio" and spec.runs_user:
+        raise RunnerError(f"the {spec.boot} boot path has no virtio console: Linux's "
+                          f"console is COM1 (console=ttyS0).")
     if spec.firmware == "qboot" and spec.boot not in KERNEL_BOOTS:
         raise RunnerError(f"qboot starts only the -kernel boots ({', '.join(KERNEL_BOOTS)}); "
                           f"--boot {spec.boot} needs "
@@ -534,11 +596,15 @@ def _boot_arguments(spec, image, files, hypervisor):
         return ["-kernel", xen.kernel_argument(hypervisor or spec.hypervisor),
                 "-append", spec.xen_command_line,
                 "-initrd", xen.initrd_argument(image, spec.cmdline)]
+    # The Linux kernel lies beside its initramfs, the image.
+    kernel = os.path.join(os.path.dirname(image), os.path.basename(xen.DOM0_KERNEL))
+    if spec.boot == "linux":
+        return ["-kernel", kernel, "-initrd", image,
+                "-append", linux.kernel_command_line(spec.cmdline, spec.accel, spec.smp)]
     if spec.dom0_kernel:
-        # The dom0 kernel lies beside its initramfs, the image.
-        kernel = os.path.join(os.path.dirname(image), os.path.basename(xen.DOM0_KERNEL))
         timeout_s = spec.timeout_s or default_timeout_s(spec.accel, spec.boot)
-        dom0 = xen.dom0_command_line(spec.boot, spec.smp, spec.cmdline, timeout_s)
+        dom0 = (linux.dom0_command_line(spec.cmdline, spec.smp) if spec.runs_user else
+                xen.dom0_command_line(spec.boot, spec.smp, spec.cmdline, timeout_s))
         return ["-kernel", xen.kernel_argument(hypervisor or spec.hypervisor),
                 "-append", spec.xen_command_line,
                 "-initrd", xen.initrd_argument(kernel, dom0) + ","

@@ -4,10 +4,11 @@
 Each check takes a schema-valid clockbench/1 document and returns a list of problems,
 each one sentence (empty: the check holds).  The bounds are deliberately generous: they
 catch wrong behaviour (a clock that runs backwards, percentiles out of order, a wrong
-nominal frequency), not slow machines.
+nominal frequency), not slow machines.  The boots that run clockbench-user (the linux
+boots) have their own checks, OS_CHECKS, of its clockbench-os/1 document.
 """
 
-from . import jsonmatch, report
+from . import jsonmatch, osreport, report
 from .outcome import RunnerError
 
 HPET_QEMU_HZ = 100_000_000    # QEMU's HPET: period 10,000,000 fs
@@ -538,9 +539,122 @@ CHECKS = {
 }
 
 
-def run_report_checks(names, lines, source, expectations=()):
+# ---------------------------------------------------------------------------- clockbench-user
+
+# The reads through libc that never enter the kernel, whatever the clocksource: the
+# coarse clocks and time() read the time of the last tick from the vDSO's data page.
+_TICK_CLOCKS = ("CLOCK_REALTIME_COARSE", "CLOCK_MONOTONIC_COARSE")
+
+
+def _os_run(document, clocksource):
+    """The run of `clocksource` in clockbench-user's document, or None."""
+    return next((run for run in document["runs"] if run["clocksource"] == clocksource),
+                None)
+
+
+def _os_answered(document, clocksource, expected):
+    """Problems unless `clocksource` was measured and every libc read on it that reads
+    the clocksource was answered by `expected` ("vdso" or "syscall"), and the coarse
+    clocks and time() by the vDSO."""
+    run = _os_run(document, clocksource)
+    if run is None:
+        return [f"clocksource {clocksource} has no run (available: "
+                f"{' '.join(document['clocksources']['available']) or 'none'})"]
+    if run["problem"]:
+        return [f"clocksource {clocksource} was not measured: {run['problem']}"]
+    if run["path_problem"]:
+        return [f"clocksource {clocksource}: where reads were answered is unknown: "
+                f"{run['path_problem']}"]
+    problems = []
+    for read in run["reads"]:
+        if read["path"] != "libc" or not read["present"]:
+            continue
+        wanted = "vdso" if read["call"] == "time" or read["clock"] in _TICK_CLOCKS \
+            else expected
+        if read["through"] != wanted:
+            problems.append(f"{clocksource}: {read['name']} through libc was answered by "
+                            f"{read['through'] or 'an unknown way'}, expected {wanted}")
+        if not read["measured"]:
+            problems.append(f"{clocksource}: {read['name']} through libc was not measured")
+    return problems
+
+
+def _os_switched(document, names):
+    """Problems unless every clocksource of `names` is available, every available one
+    was switched to, and the original was put back."""
+    sources = document["clocksources"]
+    problems = [f"clocksource {name} is not available (available: "
+                f"{' '.join(sources['available']) or 'none'})"
+                for name in names if name not in sources["available"]]
+    if not sources["switch_done"]:
+        problems.append(f"the clocksources were not switched: {sources['switch_reason']}")
+    if sources["restored"] is not True:
+        problems.append(f"the original clocksource {sources['original']} was not put back: "
+                        f"{sources['restore_problem'] or 'restored is null'}")
+    return problems
+
+
+def check_os_valid(_document):
+    """valid: clockbench-user's document is there and valid against
+    docs/os-report.schema.json (run_report_checks() loads and validates it; a failure is
+    reported there)."""
+    return []
+
+
+def check_linux_tcg_facts(document):
+    """linux_tcg_facts: Linux alone under QEMU's TCG (boot=linux): the clocksources tsc,
+    hpet and acpi_pm each switched to and measured, the original put back; the vDSO
+    answers the clock reads on tsc, and on hpet and acpi_pm, which have no vDSO mode in
+    Linux 6.1, those reads fall back to the system call."""
+    problems = []
+    if "TCG" not in (document["system"]["hypervisor"] or ""):
+        problems.append(f"system.hypervisor is {document['system']['hypervisor']!r}, "
+                        f"expected QEMU TCG's")
+    problems += _os_switched(document, ("tsc", "hpet", "acpi_pm"))
+    problems += _os_answered(document, "tsc", "vdso")
+    for name in ("hpet", "acpi_pm"):
+        problems += _os_answered(document, name, "syscall")
+    return problems
+
+
+def check_linux_xen_dom0_facts(document):
+    """linux_xen_dom0_facts: the Linux PV dom0 of Xen under QEMU's TCG
+    (boot=xen-linux-dom0): Linux names Xen and a PV guest, the clocksource xen is switched
+    to and measured, the original put back; on xen the clock reads fall back to the system
+    call, because the vDSO reads Xen's pvclock only while it claims a stable TSC, which
+    Xen does only with the TSC as its platform timer, never under TCG; where tsc is
+    available too, the vDSO answers on it."""
+    hypervisor = document["system"]["hypervisor"] or ""
+    problems = []
+    if not hypervisor.startswith("xen") or "PV" not in hypervisor:
+        problems.append(f"system.hypervisor is {hypervisor!r}, expected Xen's PV guest "
+                        f"('xen (PV guest)')")
+    problems += _os_switched(document, ("xen",))
+    problems += _os_answered(document, "xen", "syscall")
+    if "tsc" in document["clocksources"]["available"]:
+        problems += _os_answered(document, "tsc", "vdso")
+    return problems
+
+
+# The checks of clockbench-user's document, by name (tests.cfg's report= for the boots
+# that run it).
+OS_CHECKS = {
+    "valid": check_os_valid,
+    "linux_tcg_facts": check_linux_tcg_facts,
+    "linux_xen_dom0_facts": check_linux_xen_dom0_facts,
+}
+
+
+def checks_for(user):
+    """The report checks of a boot: OS_CHECKS when it runs clockbench-user (`user`),
+    else the image's CHECKS."""
+    return OS_CHECKS if user else CHECKS
+
+
+def run_report_checks(names, lines, source, expectations=(), user=False):
     """Load the report from console `lines` and run the checks `names` and the json=
-    `expectations` (jsonmatch) on it.
+    `expectations` (jsonmatch) on it: the image's report, or with `user` clockbench-user's
+    document and OS_CHECKS.
 
     Returns problem sentences, each naming its check; a report that cannot be loaded is
     one problem, whichever checks were asked for.
@@ -548,7 +662,8 @@ def run_report_checks(names, lines, source, expectations=()):
     if not names and not expectations:
         return []
     try:
-        document = report.load_report(lines, source)
+        document = (osreport.load_os_report(lines, source) if user
+                    else report.load_report(lines, source))
     except RunnerError as error:
         asked = ([f"report={'/'.join(names)}"] if names else []) + \
             [f"json={expectation.text}" for expectation in expectations]
@@ -556,7 +671,7 @@ def run_report_checks(names, lines, source, expectations=()):
     problems = [problem for problem in (jsonmatch.check(document, expectation)
                                         for expectation in expectations) if problem]
     for name in names:
-        found = CHECKS[name](document)
+        found = checks_for(user)[name](document)
         shown = found[:MAX_PROBLEMS_SHOWN]
         if len(found) > len(shown):
             shown.append(f"and {len(found) - len(shown)} more")

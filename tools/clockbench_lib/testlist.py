@@ -13,9 +13,9 @@ import re
 import shlex
 from dataclasses import dataclass, field, replace
 
-from . import jsonmatch, paths, qemu, report
+from . import jsonmatch, osreport, paths, qemu, report
 from .outcome import RunnerError
-from .reportchecks import CHECKS
+from .reportchecks import checks_for
 
 FORMAT_HELP = """\
 tests.cfg:
@@ -23,13 +23,16 @@ tests.cfg:
   `#` at the start of a word begins a comment. `unit` lines belong to the Makefile.
   boot keys [defaults]:
     boot=multiboot1|pvh|iso-bios|iso-uefi|xen|xen-pvh-dom0|xen-pv-domu|
-         xen-pvh-domu|xen-hvm-domu [multiboot1]
+         xen-pvh-domu|xen-hvm-domu|linux|xen-linux-dom0 [multiboot1]
                     Xen 4.17 under TCG only (docs/xen.md): xen boots
                     build/clockbench-xenpv.elf as a PV dom0; xen-pvh-dom0
                     build/clockbench-xen.iso (GRUB, Xen, the PVH image as dom0)
                     under OVMF; xen-*-domu the Linux dom0 (make dom0), which runs
-                    the image as a PV, PVH or HVM domU
-    machine=pc|q35 [pc; q35 for xen-pvh-dom0]
+                    the image as a PV, PVH or HVM domU; linux the same Linux alone
+                    under QEMU and xen-linux-dom0 as Xen's dom0, each running
+                    clockbench-user --switch --console with args= (docs/os-layer.md)
+    machine=pc|q35 [pc; q35 for xen-pvh-dom0; pc only for xen-*-domu and the
+                    linux boots]
     machine_opts=a=b,c=d  appended to -machine (e.g. hpet=off, acpi=off) [none]
     cpu=MODEL  QEMU -cpu (e.g. EPYC) [under kvm the model KVM starts on this host
                     (host, or host without what it refuses), max under tcg]
@@ -37,18 +40,19 @@ tests.cfg:
     firmware=seabios|qboot  what starts a multiboot1 or pvh boot [qboot under kvm,
                     seabios under tcg]
     console=virtio|uart  a virtio console beside COM1, or COM1 alone [virtio; uart
-                    for the Xen boots]
+                    for the Xen and linux boots]
     accel=tcg|kvm [tcg]   smp=N [1; a domU's vCPUs for xen-*-domu]
-    memory=MiB [64; 512 xen and xen-pvh-dom0; 1024 xen-*-domu]
+    memory=MiB [64; 512 xen, xen-pvh-dom0 and the linux boots; 1024 xen-*-domu]
     memory_check=on|off  off boots with less RAM than the boot needs, to see what
                     the image itself says [on: the runner refuses it]
-    timeout=S [60 tcg, 120 kvm, 300 kvm ISO, 120 xen and xen-pvh-dom0, 180
-                    xen-pv-domu and xen-pvh-domu, 360 xen-hvm-domu]
+    timeout=S [60 tcg, 120 kvm, 300 kvm ISO, 120 xen, xen-pvh-dom0 and the linux
+                    boots, 180 xen-pv-domu and xen-pvh-domu, 360 xen-hvm-domu]
     args="guest options" [none]   expect=pass|fail|skip [pass]
     xen_args="Xen options"  appended to Xen's command line, after its defaults
                     (console=com1 com1=115200,8n1 dom0_mem=128M dom0_max_vcpus=SMP
                     [dom0=pvh for xen-pvh-dom0] noreboot; for xen-*-domu dom0_mem=512M
-                    dom0_max_vcpus=1 smap=0 in place of dom0's two), e.g.
+                    dom0_max_vcpus=1 smap=0 in place of dom0's two; for
+                    xen-linux-dom0 dom0_mem=320M dom0_max_vcpus=SMP smap=0), e.g.
                     "clocksource=tsc" [none; Xen boots only]
     match=REGEX     must be found in the log (repeatable)
     nomatch=REGEX   must not be found in the log (repeatable)
@@ -56,9 +60,11 @@ tests.cfg:
                     tcg_facts, kvm_facts, xen_pv_facts, xen_pvh_dom0_facts,
                     xen_pv_domu_facts, xen_pvh_domu_facts, xen_hvm_domu_facts, smp_facts,
                     single_cpu_facts, ticks_facts, timing_facts or
-                    port_trap_facts
-                    (tools/clockbench_lib/reportchecks.py)
-    json='PATH OP VALUE'  one value of the guest's JSON report must compare so
+                    port_trap_facts; for the linux boots, of clockbench-user's
+                    document (clockbench-os/1): valid, linux_tcg_facts or
+                    linux_xen_dom0_facts (tools/clockbench_lib/reportchecks.py)
+    json='PATH OP VALUE'  one value of the guest's JSON report (for the linux
+                    boots clockbench-user's document) must compare so
                     (repeatable), e.g. json='clocks[hpet].freq_hz == 100000000';
                     OP: == != < <= > >= with a JSON value, or ~ with a regex as a
                     JSON string (tools/clockbench_lib/jsonmatch.py)
@@ -189,33 +195,43 @@ def _patterns(keys, key, where):
     return patterns
 
 
-def _report_checks(keys, where):
-    """The report checks named by report=, each one that reportchecks.CHECKS knows."""
+def _report_checks(keys, where, user):
+    """The report checks named by report=, each one that reportchecks knows for the
+    boot's document: the image's report, or clockbench-user's (`user`)."""
     names = keys.get("report", [])
+    known = checks_for(user)
     for name in names:
-        if name not in CHECKS:
-            raise RunnerError(f"{where}: report={name} is not a report check "
-                              f"(known: {', '.join(CHECKS)}).")
+        if name not in known:
+            whose = f" of {osreport.OS_SCHEMA} documents (boots that run clockbench-user)" \
+                if user else ""
+            raise RunnerError(f"{where}: report={name} is not a report check{whose} "
+                              f"(known: {', '.join(known)}).")
     return list(dict.fromkeys(names))
 
 
+def _schema_file(user):
+    """The schema of the boot's document, relative to the repository root."""
+    return osreport.OS_FRAMING.schema_file if user else report.SCHEMA_FILE
+
+
 @functools.lru_cache(maxsize=None)
-def _report_schema():
-    """docs/report.schema.json, read once."""
-    with open(paths.root_path(report.SCHEMA_FILE), encoding="utf-8") as schema:
+def _report_schema(schema_file=report.SCHEMA_FILE):
+    """A document schema (docs/report.schema.json by default), read once."""
+    with open(paths.root_path(schema_file), encoding="utf-8") as schema:
         return json.load(schema)
 
 
-def _json_expectations(keys, where):
-    """The json= expectations, each parsed (jsonmatch) and its path one the report's
-    schema defines."""
+def _json_expectations(keys, where, user):
+    """The json= expectations, each parsed (jsonmatch) and its path one the schema of the
+    boot's document defines."""
     expectations = []
     for text in keys.get("json", []):
         try:
             expectation = jsonmatch.parse(text)
         except ValueError as error:
             raise RunnerError(f"{where}: json={text}: {error}.") from None
-        problem = jsonmatch.schema_problem(_report_schema(), expectation)
+        problem = jsonmatch.schema_problem(_report_schema(_schema_file(user)), expectation,
+                                           _schema_file(user))
         if problem:
             raise RunnerError(f"{where}: json={text}: {problem}.")
         expectations.append(expectation)
@@ -276,8 +292,8 @@ def parse_boot_test(name, keys, line_no, where):
         expect=_choice(keys, "expect", EXPECTS, where, "pass"),
         match=_patterns(keys, "match", where),
         nomatch=_patterns(keys, "nomatch", where),
-        report=_report_checks(keys, where),
-        json=_json_expectations(keys, where),
+        report=_report_checks(keys, where, spec.runs_user),
+        json=_json_expectations(keys, where, spec.runs_user),
         repeat=_repeat(keys, where),
         groups=_groups(keys, where),
         memory_check=_choice(keys, "memory_check", ("on", "off"), where, "on") == "on",

@@ -3,9 +3,11 @@
 
 Debian's Xen 4.17 boots under QEMU TCG (docs/xen.md): as a multiboot1 kernel with
 clockbench's PV image as its dom0 module (boot path xen), or from a GRUB ISO under OVMF
-with the PVH image as a PVH dom0 (xen-pvh-dom0).  Xen's lines share the serial console with the guest's,
-each prefixed `(XEN) `; parse_xen_log() reads from them the Xen version, the platform timer
-Xen chose, its TSC lines and warnings, and how dom0 ended when Xen had to say so.  The
+with the PVH image as a PVH dom0 (xen-pvh-dom0), or with the project's Linux dom0, which
+runs the image as a domU (xen-*-domu) or clockbench-user itself (xen-linux-dom0).  Xen's
+lines share the serial console with the guest's, each prefixed `(XEN) `; parse_xen_log()
+reads from them the Xen version, the platform timer Xen chose, its TSC lines and warnings,
+and how dom0 ended when Xen had to say so.  The
 wording matched here is Xen 4.17's (xen/arch/x86/time.c, xen/common/shutdown.c,
 xen/drivers/char/console.c), checked against its output under QEMU 7.2.
 """
@@ -27,6 +29,9 @@ XEN_MEMORY_MIB = 512   # Xen, dom0 and Xen's heap share the QEMU machine's RAM
 # The least RAM Xen and dom0 boot in: Xen 4.17.7 with this dom0 booted in 44 MiB here and
 # panicked in 40 ("Not enough RAM for domain 0 allocation").
 XEN_MIN_MEMORY_MIB = 44
+# The same for the Linux dom0 alone (xen-linux-dom0, dom0_mem=320M): it ran in 416 MiB and
+# in 400 Xen panicked the same way.
+LINUX_DOM0_ALONE_MIN_MEMORY_MIB = 416
 # The least RAM OVMF, Xen and a PVH dom0 of DOM0_MEM boot in (xen-pvh-dom0): it booted in
 # 152 MiB here and not in 144 (Xen: "Failed to setup Dom0 physical memory map", a panic).
 PVH_DOM0_MIN_MEMORY_MIB = 152
@@ -111,15 +116,22 @@ WORKAROUNDS = {
 class XenBoot:
     """One way the runner boots clockbench under Xen."""
 
-    guest: str           # the kind of Xen guest clockbench is: pv, pvh or hvm
+    guest: str           # the kind of Xen guest that measures: pv, pvh or hvm
     domain: str          # dom0 or domU
     dom0_options: tuple  # Xen options for dom0, after BASE_OPTIONS; "{smp}" is --smp
     workarounds: tuple   # keys of WORKAROUNDS
+    linux_dom0: bool = False  # dom0 is the project's Linux dom0 (docs/dom0.md)
 
     @property
     def on_linux_dom0(self):
-        """True when clockbench is a domU of the project's Linux dom0 (docs/dom0.md)."""
-        return self.domain == "domU"
+        """True when dom0 is the project's Linux dom0 (docs/dom0.md): it runs the image as
+        a domU, or clockbench-user itself."""
+        return self.linux_dom0
+
+    @property
+    def runs_domu(self):
+        """True when the Linux dom0 runs the image as a domU (clockbench-domu)."""
+        return self.linux_dom0 and self.domain == "domU"
 
 
 # clockbench as dom0: its memory and every vCPU.
@@ -127,6 +139,14 @@ DOM0_OPTIONS = (f"dom0_mem={DOM0_MEM}", "dom0_max_vcpus={smp}")
 # The Linux dom0 of the domU boots: one vCPU and enough memory for an HVM guest's device
 # model (about 512 MiB); the rest of the machine is the domU's.
 LINUX_DOM0_OPTIONS = ("dom0_mem=512M", "dom0_max_vcpus=1", "smap=0", "cpuid=no-xsave")
+# The Linux dom0 alone, running clockbench-user (xen-linux-dom0): every vCPU, as the
+# image's PV dom0 gets, and memory for the unpacked initramfs (Linux needs 256 MiB to
+# unpack it, linux.LINUX_MIN_MEMORY_MIB).  Without a domU Xen switches no FPU state
+# between domains, so cpuid=no-xsave is not needed: no dom0 program crashed in six runs
+# here with XSAVE.
+LINUX_DOM0_ALONE_MEM = "320M"
+LINUX_DOM0_ALONE_OPTIONS = (f"dom0_mem={LINUX_DOM0_ALONE_MEM}", "dom0_max_vcpus={smp}",
+                            "smap=0")
 
 
 # The boot paths under Xen, by their --boot name.
@@ -134,11 +154,13 @@ XEN_BOOTS = {
     "xen": XenBoot("pv", "dom0", DOM0_OPTIONS, ()),
     "xen-pvh-dom0": XenBoot("pvh", "dom0", (*DOM0_OPTIONS, "dom0=pvh"),
                             ("no-rdtscp", "iommu", "ovmf")),
-    "xen-pv-domu": XenBoot("pv", "domU", LINUX_DOM0_OPTIONS, ("smap-0", "no-xsave")),
+    "xen-pv-domu": XenBoot("pv", "domU", LINUX_DOM0_OPTIONS, ("smap-0", "no-xsave"), True),
     "xen-pvh-domu": XenBoot("pvh", "domU", LINUX_DOM0_OPTIONS,
-                            ("smap-0", "no-xsave", "domu-no-rdtscp")),
+                            ("smap-0", "no-xsave", "domu-no-rdtscp"), True),
     "xen-hvm-domu": XenBoot("hvm", "domU", LINUX_DOM0_OPTIONS,
-                            ("smap-0", "no-xsave", "domu-no-rdtscp")),
+                            ("smap-0", "no-xsave", "domu-no-rdtscp"), True),
+    # The Linux dom0 itself measures (clockbench-user): a PV dom0, like the xen boot's.
+    "xen-linux-dom0": XenBoot("pv", "dom0", LINUX_DOM0_ALONE_OPTIONS, ("smap-0",), True),
 }
 
 # The project's Linux dom0 (make dom0, docs/dom0.md) and what its /init reads from the
