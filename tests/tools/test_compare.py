@@ -407,3 +407,37 @@ class OsLayerCompareTest(unittest.TestCase):
         with self.assertRaisesRegex(RunnerError, r"broken.os.json: runs: \[\] should be "
                                                  r"non-empty|broken.os.json: runs"):
             compare.load_inputs([broken])
+
+
+class OsLayerCaptureTest(unittest.TestCase):
+    """Raw against OS on real captures: the matrix sample's tcg-pc and xen-hpet reports
+    (Xen's default platform timer is the HPET too) beside the consoles of the boot tests
+    linux-pc and xen-linux-dom0 (tests/tools/fixtures/linux/), renamed to pair."""
+
+    def test_tcg_and_xen(self):
+        linux = os.path.join(FIXTURES, "linux")
+        with tempfile.TemporaryDirectory() as scratch:
+            pairs = {"tcg-pc": "linux-pc.log", "xen-hpet": "xen-linux-dom0.log"}
+            results = []
+            for env, capture in pairs.items():
+                results.append(os.path.join(scratch, f"{env}.json"))
+                shutil.copy(os.path.join(SAMPLE, env, "run-1.json"), results[-1])
+                results.append(os.path.join(scratch, f"{env}.os.log"))
+                shutil.copy(os.path.join(linux, capture), results[-1])
+            rows = {(row.env, row.clocksource): row
+                    for row in compare.compare_os(compare.load_inputs(results))}
+            result = run_tool("compare", "--table", "os", *results)
+        self.assertEqual(set(rows), {("tcg-pc", "tsc"), ("tcg-pc", "hpet"),
+                                     ("tcg-pc", "acpi_pm"), ("xen-hpet", "tsc"),
+                                     ("xen-hpet", "xen")})
+        self.assertEqual(rows["tcg-pc", "tsc"].via, "vdso")
+        self.assertEqual(rows["tcg-pc", "hpet"].via, "syscall")
+        self.assertEqual(rows["tcg-pc", "acpi_pm"].raw_clock, "acpi_pm")
+        xen_row = rows["xen-hpet", "xen"]
+        self.assertEqual((xen_row.raw_clock, xen_row.via), ("xen_pvclock", "syscall"))
+        self.assertEqual(xen_row.raw.median,
+                         clock(load("xen-hpet", 1), "xen_pvclock")["read_ns"]["p50"])
+        # A pvclock read through a PV kernel's system call costs more than the raw read.
+        self.assertGreater(xen_row.ratio, 1)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertRegex(result.stdout, r"\nxen-hpet +xen +xen_pvclock +\S+ +\S+ +syscall ")
