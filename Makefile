@@ -101,7 +101,7 @@ FORMAT_SRCS := $(wildcard boot/boot.h $(addsuffix /*.[ch],$(LAYERS) \
 # and the host's C library, from user/ and the image's own statistics, JSON and
 # KTAP code (lib/) ------------------------------------------------------------
 USER_PROGRAM := $(BUILD)/clockbench-user
-USER_SRCS := $(wildcard user/*.c) lib/stats.c lib/json.c lib/ktap.c \
+USER_SRCS := $(wildcard user/*.c) lib/stats.c lib/json.c lib/ktap.c lib/batch.c \
 	lib/verdict.c lib/error.c
 USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I. -isystem $(BUILD)/include \
 	-static -pthread

@@ -11,14 +11,13 @@
 #include "drivers/tsc.h"
 #include "engine/clocks.h"
 #include "engine/measure.h"
+#include "lib/batch.h"
 #include "lib/progress.h"
 #include "lib/options.h"
 
 #define MIN_SAMPLES	      200   /* fewer make the percentiles coarse */
 #define EMPTY_SAMPLES	      10000 /* empty brackets measured once per run */
 #define PILOT_READS	      16 /* to estimate a read's cost before sizing */
-#define BATCH_UNROLL	      8
-#define MAX_BATCH_ITERATIONS  (1u << 24) /* 134 M reads: a bound, not a goal */
 #define MIN_RESOLUTION_READS  1000
 #define MAX_RESOLUTION_READS  1000000
 #define CONVERSION_ITERATIONS 20000
@@ -52,13 +51,7 @@ static uint64_t ns_to_cycles(double ns)
 	return stopwatch_cycles(ns);
 }
 
-/* Never inlined: the loops below call through a pointer, like c->read. */
-static __attribute__((noinline)) uint64_t read_nothing(void)
-{
-	barrier();
-	return 0;
-}
-
+/* Never inlined: the loop below calls through a pointer, like c->read. */
 static __attribute__((noinline)) uint64_t convert_nothing(const struct clock *c,
 							  uint64_t delta)
 {
@@ -205,65 +198,24 @@ static void measure_resolution(struct clock_result *r, uint64_t budget_cycles)
 			: 0;
 }
 
-/* An unrolled loop of reads, timed whole, minus the same loop's overhead. */
-static uint64_t time_loop(uint64_t (*read)(void), uint64_t iterations)
+/* The stopwatch as a function, for lib/batch.c's two reads around a loop. */
+static uint64_t stopwatch_now(void)
 {
-	uint64_t start = tsc_read_ordered(), i;
-
-	for (i = 0; i < iterations; i++) {
-		read();
-		read();
-		read();
-		read();
-		read();
-		read();
-		read();
-		read();
-	}
-	return tsc_read_ordered() - start;
+	return tsc_read_ordered();
 }
 
-static double batch_ns(uint64_t loaded, uint64_t empty, uint64_t iterations)
-{
-	return loaded > empty
-		       ? cycles_to_ns((double)(loaded - empty) /
-				      (double)(iterations * BATCH_UNROLL))
-		       : 0;
-}
-
-/*
- * The seeds' method: double the iteration count until the loop lasts about
- * a batch's share of the budget (never on an estimate that may be 0); then
- * time MEASURE_BATCHES loops of that size, each followed by the same loop
- * without reads.  Every batch is corrected by the median empty loop (so the
- * spread is the reads', not the subtraction's), and the figure is the
- * median batch: one loop a host hiccup lengthened moves the spread, not the
- * figure.
- */
+/* The batch figure (lib/batch.h): the seeds' method, shared with
+ * clockbench-user. */
 static void measure_batch(struct clock_result *r, uint64_t budget_cycles)
 {
-	uint64_t iterations = 1, target = budget_cycles / MEASURE_BATCHES;
-	uint64_t loaded[MEASURE_BATCHES], empty[MEASURE_BATCHES];
-	struct stats_summary batches, empties;
-	unsigned int i;
+	struct batch_figure b;
 
-	for (;;) {
-		loaded[0] = time_loop(r->clock->read, iterations);
-		if (loaded[0] >= target / 2 ||
-		    iterations >= MAX_BATCH_ITERATIONS)
-			break;
-		iterations *= 2;
-	}
-	for (i = 0; i < MEASURE_BATCHES; i++) {
-		loaded[i] = time_loop(r->clock->read, iterations);
-		empty[i] = time_loop(read_nothing, iterations);
-	}
-	stats_summarize(loaded, MEASURE_BATCHES, &batches);
-	stats_summarize(empty, MEASURE_BATCHES, &empties);
-	r->batches = MEASURE_BATCHES;
-	r->batch_ns_per_read = batch_ns(batches.p50, empties.p50, iterations);
-	r->batch_ns_min = batch_ns(batches.min, empties.p50, iterations);
-	r->batch_ns_max = batch_ns(batches.max, empties.p50, iterations);
+	batch_measure(r->clock->read, stopwatch_now, (double)stopwatch_hz(),
+		      budget_cycles, &b);
+	r->batches = b.runs;
+	r->batch_ns_per_read = b.ns_per_read;
+	r->batch_ns_min = b.ns_min;
+	r->batch_ns_max = b.ns_max;
 }
 
 static void measure_conversion(struct clock_result *r)

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "base/platform.h"
+#include "lib/batch.h"
 #include "lib/clock.h"
 #include "engine/clocks.h"
 #include "lib/stats.h"
@@ -59,7 +60,7 @@ struct clock_result {
 	unsigned int nr_ports;
 };
 
-#define MEASURE_BATCHES 5
+#define MEASURE_BATCHES BATCH_RUNS
 
 #define MAX_CLOCKS 16
 

@@ -4,14 +4,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/batch.h"
 #include "user/measure.h"
 
 #define MAX_SAMPLES	     100000
 #define EMPTY_SAMPLES	     10000
 #define PILOT_READS	     16
 #define MIN_SAMPLES	     200
-#define BATCH_UNROLL	     8
-#define MAX_BATCH_ITERATIONS (1u << 24)
 #define MIN_RESOLUTION_READS 1000
 #define MAX_RESOLUTION_READS 1000000
 #define BUDGET_CHECK_EVERY   64
@@ -180,75 +179,25 @@ static void measure_resolution(const struct stopwatch *sw,
 				      : 0;
 }
 
-static uint64_t time_loop(uint64_t (*read)(void), uint64_t iterations)
+/* The stopwatch as a function, for lib/batch.c's two reads around a loop. */
+static uint64_t stopwatch_now(void)
 {
-	uint64_t start = stopwatch_read(), i;
-
-	for (i = 0; i < iterations; i++) {
-		read();
-		read();
-		read();
-		read();
-		read();
-		read();
-		read();
-		read();
-	}
-	return stopwatch_read() - start;
-}
-
-static __attribute__((noinline)) uint64_t read_nothing(void)
-{
-	__asm__ volatile("" ::: "memory");
-	return 0;
-}
-
-static double batch_ns(const struct stopwatch *sw, uint64_t loaded,
-		       uint64_t empty, uint64_t iterations)
-{
-	return loaded > empty ? counts_to_ns(sw, (double)(loaded - empty) /
-							 (double)(iterations *
-								  BATCH_UNROLL))
-			      : 0;
-}
-
-/* As the image: double the loop until it lasts about a batch's share, then
- * MEASURE_USER_BATCHES loops and as many empty ones; the median batch. */
-static void measure_batch(const struct stopwatch *sw, struct read_result *r,
-			  uint64_t budget)
-{
-	uint64_t iterations = 1, target = budget / MEASURE_USER_BATCHES;
-	uint64_t loaded[MEASURE_USER_BATCHES], empty[MEASURE_USER_BATCHES];
-	struct stats_summary batches, empties;
-	unsigned int i;
-
-	for (;;) {
-		loaded[0] = time_loop(r->reader->read, iterations);
-		if (loaded[0] >= target / 2 ||
-		    iterations >= MAX_BATCH_ITERATIONS)
-			break;
-		iterations *= 2;
-	}
-	for (i = 0; i < MEASURE_USER_BATCHES; i++) {
-		loaded[i] = time_loop(r->reader->read, iterations);
-		empty[i] = time_loop(read_nothing, iterations);
-	}
-	stats_summarize(loaded, MEASURE_USER_BATCHES, &batches);
-	stats_summarize(empty, MEASURE_USER_BATCHES, &empties);
-	r->batch_ns_per_read =
-		batch_ns(sw, batches.p50, empties.p50, iterations);
-	r->batch_ns_min = batch_ns(sw, batches.min, empties.p50, iterations);
-	r->batch_ns_max = batch_ns(sw, batches.max, empties.p50, iterations);
+	return stopwatch_read();
 }
 
 void measure_read(const struct stopwatch *sw, struct read_result *r,
 		  unsigned int budget_ms)
 {
 	uint64_t budget = ns_to_counts(sw, budget_ms * 1e6);
+	struct batch_figure batch;
 
 	measure_per_read(sw, r, (uint64_t)(budget * SHARE_PER_READ));
 	measure_resolution(sw, r, (uint64_t)(budget * SHARE_RESOLUTION));
-	measure_batch(sw, r, (uint64_t)(budget * SHARE_BATCH));
+	batch_measure(r->reader->read, stopwatch_now, sw->hz,
+		      (uint64_t)(budget * SHARE_BATCH), &batch);
+	r->batch_ns_per_read = batch.ns_per_read;
+	r->batch_ns_min = batch.ns_min;
+	r->batch_ns_max = batch.ns_max;
 	if (r->reader->flags & READER_WARPS) {
 		unsigned int warp_ms = (unsigned int)(budget_ms * SHARE_WARPS);
 

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The image's method, in user space (engine/measure.c): each read bracketed
- * by two ordered TSC reads, minus the median empty bracket; a batch figure,
- * the median of MEASURE_USER_BATCHES timed loops each corrected by the same
- * loop without reads; back-to-back reads for resolution, update rate and
+ * by two ordered TSC reads, minus the median empty bracket; the batch
+ * figure of lib/batch.h, the image's own code; back-to-back reads for resolution, update rate and
  * steps back; and warps between threads pinned to each CPU (user/warp.h).
  * Preemption shows in the tail of the distribution, as a hypervisor's
  * hiccups do in the image's.
@@ -18,8 +17,6 @@
 #include "user/readers.h"
 #include "user/vdso.h"
 #include "user/warp.h"
-
-#define MEASURE_USER_BATCHES 5
 
 /* The stopwatch every figure is timed with. */
 struct stopwatch {
