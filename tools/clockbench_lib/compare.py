@@ -462,7 +462,8 @@ def _aligned(title, headings, cells, left, markdown):
     if markdown:
         return [title, "", "| " + " | ".join(headings) + " |",
                 "|" + "|".join(" --- " for _ in headings) + "|"] + [
-                    "| " + " | ".join(row) + " |" for row in cells]
+                    "| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |"
+                    for row in cells]
     widths = [max(len(text) for text in column) for column in zip(headings, *cells)]
     return [title] + ["  ".join(f"{c:<{w}}" if i in left else f"{c:>{w}}"
                                 for i, (c, w) in enumerate(zip(line, widths))).rstrip()
