@@ -194,6 +194,15 @@ class HostPureParts(unittest.TestCase):
         self.assertEqual(host.program_command("p", True, 300, "j"),
                          ["p", "--json", "j", "--switch", "--budget-ms", "300"])
 
+    def test_budget_is_checked_before_the_program_runs(self):
+        result = subprocess.run([sys.executable, CLOCKBENCH, "host", "--no-build",
+                                 "--budget-ms", "5"], capture_output=True, text=True,
+                                timeout=30, check=False)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("argument --budget-ms: takes a number of ms from 50 to 600000, not "
+                      "'5'", result.stderr)
+        self.assertEqual(host.budget_ms("50"), 50)
+
     def test_verdict_from_status(self):
         self.assertEqual([host.verdict_from_status(s) for s in (0, 1, 2, 77, 3, -9)],
                          ["pass", "fail", "error", "skip", None, None])

@@ -22,6 +22,9 @@ from .boot import build_images, check_image
 from .outcome import EXIT_ERROR, VERDICT_EXIT, RunnerError, Terminated
 
 PROGRAM = f"{paths.BUILD_DIR}/clockbench-user"
+# clockbench-user's --budget-ms range (user/main.c).
+MIN_BUDGET_MS = 50
+MAX_BUDGET_MS = 600000
 # How long the program may take to end once asked to (it restores the clocksource).
 STOP_WAIT_S = 10
 
@@ -110,6 +113,18 @@ def cmd_host(args):
     return VERDICT_EXIT.get(verdict, EXIT_ERROR)
 
 
+def budget_ms(text):
+    """argparse type: clockbench-user's --budget-ms, a whole number of ms in its range."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or not MIN_BUDGET_MS <= value <= MAX_BUDGET_MS:
+        raise argparse.ArgumentTypeError(f"takes a number of ms from {MIN_BUDGET_MS} to "
+                                         f"{MAX_BUDGET_MS}, not '{text}'")
+    return value
+
+
 def add_host_parser(subparsers):
     """The `host` subcommand's options."""
     parser = subparsers.add_parser(
@@ -126,7 +141,7 @@ def add_host_parser(subparsers):
     parser.add_argument("--switch", action="store_true",
                         help="as root: every available clocksource in turn, the current one "
                              "restored at the end (also on Ctrl-C)")
-    parser.add_argument("--budget-ms", type=int, metavar="MS",
+    parser.add_argument("--budget-ms", type=budget_ms, metavar="MS",
                         help="measuring time per clocksource (default: the program's, "
                              "2000)")
     parser.add_argument("--json", metavar="FILE",
