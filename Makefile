@@ -31,7 +31,7 @@ OBJCOPY := objcopy
 PYTHON := /usr/bin/python3
 
 # --- Debian packages -------------------------------------------------------
-DEBIAN_PACKAGES := gcc make binutils git python3 clang-format xz-utils \
+DEBIAN_PACKAGES := gcc libc6-dev make binutils git python3 clang-format xz-utils \
 	qemu-system-x86 grub-pc-bin grub-efi-amd64-bin grub-common xorriso \
 	mtools ovmf newlib-source libxen-dev libcmocka-dev python3-jsonschema \
 	python3-matplotlib python3-pyflakes xen-hypervisor-4.17-amd64
