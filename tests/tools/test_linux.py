@@ -76,7 +76,7 @@ class CommandLines(unittest.TestCase):
         self.assertEqual(command[command.index("-smp") + 1], "2")  # dom0 gets every CPU
         self.assertEqual(command[command.index("-kernel"):], [
             "-kernel", "/r/build/xen-4.17-amd64",
-            "-append", "console=com1 com1=115200,8n1 dom0_mem=320M dom0_max_vcpus=2 smap=0 "
+            "-append", "console=com1 com1=115200,8n1 dom0_mem=384M dom0_max_vcpus=2 smap=0 "
                        "noreboot",
             "-initrd", "/r/build/dom0/vmlinuz console=hvc0 loglevel=1 tsc=reliable "
                        "clockbench.user=--switch%20--console%20--budget-ms%20600,"
@@ -127,9 +127,9 @@ class CommandLines(unittest.TestCase):
         self.assertEqual(qemu.default_timeout_s("tcg", "xen-linux-dom0"), 120)
         self.assertEqual(qemu.boot_machines("linux"), ("pc",))
         self.assertEqual(qemu.boot_machines("xen-linux-dom0"), ("pc",))
-        self.assertEqual(qemu.min_memory_mib(qemu.BootSpec(boot="linux"), "/nowhere")[0], 256)
+        self.assertEqual(qemu.min_memory_mib(qemu.BootSpec(boot="linux"), "/nowhere")[0], 288)
         self.assertEqual(qemu.min_memory_mib(qemu.BootSpec(boot="xen-linux-dom0"),
-                                             "/nowhere")[0], 416)
+                                             "/nowhere")[0], 432)
         spec = qemu.BootSpec(boot="linux")
         self.assertEqual((spec.console_choice, spec.describe()),
                          ("uart", "tcg pc linux -cpu max"))

@@ -55,7 +55,7 @@ tests.cfg:
                     (console=com1 com1=115200,8n1 dom0_mem=128M dom0_max_vcpus=SMP
                     [dom0=pvh for xen-pvh-dom0] noreboot; for xen-*-domu dom0_mem=512M
                     dom0_max_vcpus=1 smap=0 in place of dom0's two; for
-                    xen-linux-dom0 dom0_mem=320M dom0_max_vcpus=SMP smap=0), e.g.
+                    xen-linux-dom0 dom0_mem=384M dom0_max_vcpus=SMP smap=0), e.g.
                     "clocksource=tsc" [none; Xen boots only]
     match=REGEX     must be found in the log (repeatable)
     nomatch=REGEX   must not be found in the log (repeatable)
