@@ -269,13 +269,14 @@ $(BUILD)/clockbench-xen.iso: $(BUILD)/clockbench.elf boot/grub-xen.cfg $(XEN_GZ)
 # the packages dom0/packages.cfg pins into build/dom0/debs/ once; the initramfs holds
 # the files dom0/contents.cfg names, the images among them.
 DOM0 := $(BUILD)/dom0
-DOM0_LOCAL := $(shell awk '$$1 == "local" { print $$2 }' dom0/contents.cfg)
+DOM0_LOCAL := $(sort $(shell awk '$$1 == "local" { print $$2 }' dom0/contents.cfg \
+	dom0/domu-contents.cfg))
 DOM0_BUILDER := tools/dom0-build $(addprefix tools/clockbench_lib/,dom0build.py cpio.py \
-	elffile.py paths.py) dom0/packages.cfg dom0/contents.cfg
+	elffile.py paths.py) dom0/packages.cfg dom0/contents.cfg dom0/domu-contents.cfg
 
 .PHONY: dom0
 dom0: $(DOM0)/initrd.img
-$(DOM0)/initrd.img $(DOM0)/vmlinuz &: $(DOM0_BUILDER) $(DOM0_LOCAL)
+$(DOM0)/initrd.img $(DOM0)/vmlinuz $(DOM0)/domu-initrd.img &: $(DOM0_BUILDER) $(DOM0_LOCAL)
 	@echo "  DOM0    $(DOM0)/vmlinuz $(DOM0)/initrd.img"
 	@$(PYTHON) tools/dom0-build --out $(DOM0)
 

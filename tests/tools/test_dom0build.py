@@ -66,6 +66,14 @@ class ConfigTest(Scratch):
                          kernel.name)
         self.assertIn("xen-evtchn", contents.modules)
         self.assertIn(("dom0/init", "/init", 0o755), contents.locals)
+        self.assertEqual(contents.built, [("vmlinuz", "/clockbench/vmlinuz", 0o644),
+                                          ("domu-initrd.img", "/clockbench/domu-initrd.img",
+                                           0o644)])
+        domu = dom0build.read_contents(os.path.join(ROOT, dom0build.DOMU_CONTENTS_CFG),
+                                       need_kernel=False)
+        self.assertEqual((domu.kernel, domu.modules, domu.programs), (None, [],
+                                                                      ["/bin/busybox"]))
+        self.assertIn(("dom0/domu-init", "/init", 0o755), domu.locals)
 
     def test_pins(self):
         write(self.path("p.cfg"), "# c\n\na 1.0 follows=meta\nb 1:2-3  # why\n")
@@ -87,7 +95,9 @@ class ConfigTest(Scratch):
                  "kernel /boot/vmlinuz-1\nlocal a /b 755\n": "octal mode",
                  "kernel /boot/vmlinuz-1\nnode /dev/x p 1 2\n": "node PATH c|b",
                  "kernel /a\nkernel /b\n": "a second kernel line",
-                 "module x\n": "names no kernel"}
+                 "module x\n": "names no kernel",
+                 "kernel /boot/vmlinuz-1\nbuilt initrd.img /x 0644\n": "a built line names",
+                 "kernel /boot/vmlinuz-1\nbuilt vmlinuz /x 644\n": "'built SOURCE /PATH"}
         for text, words in cases.items():
             with self.subTest(text=text):
                 write(self.path("c.cfg"), text)
@@ -96,6 +106,12 @@ class ConfigTest(Scratch):
                 self.assertIn(words, str(caught.exception))
         with self.assertRaises(Dom0BuildError):
             dom0build.kernel_release("/boot/bzImage")
+        for text in ("kernel /boot/vmlinuz-1\n", "module x\n", "built vmlinuz /v 0644\n"):
+            with self.subTest(domu=text):
+                write(self.path("c.cfg"), text)
+                with self.assertRaisesRegex(Dom0BuildError, "its kernel and what it builds "
+                                                            "are dom0's"):
+                    dom0build.read_contents(self.path("c.cfg"), need_kernel=False)
 
 
 POLICY = """\
@@ -287,6 +303,24 @@ class TreeTest(Scratch):
         self.assertIn("lib/x86_64-linux-gnu/libc.so.6", entries)
         self.assertTrue(stat.S_ISCHR(entries["dev/console"].mode))
         self.assertFalse(os.path.exists(out + ".partial"))
+
+    def test_initramfs_without_a_kernel_and_with_built_files(self):
+        """The domU's: no module list; dom0's takes what the build wrote beside it."""
+        tree = self.path("tree")
+        write(os.path.join(tree, "dom0", "domu-init"), "#!/bin/sh\n")
+        write(self.path("out", "domu-initrd.img"), b"070701")
+        contents = dom0build.Contents(locals=[("dom0/domu-init", "/init", 0o755)],
+                                      built=[("domu-initrd.img", "/c/domu-initrd.img", 0o644)])
+        out = self.path("out", "initrd.img")
+        result = dom0build.write_initramfs(contents, self.tmp, tree, out)
+        with open(out, "rb") as archive:
+            entries = {entry.name: entry for entry in cpio.read_newc(archive.read())}
+        self.assertEqual(entries["c/domu-initrd.img"].data, b"070701")
+        self.assertNotIn("etc/clockbench/modules", entries)
+        self.assertEqual((result.release, result.modules), (None, []))
+        contents.built = [("vmlinuz", "/c/vmlinuz", 0o644)]
+        with self.assertRaisesRegex(Dom0BuildError, "cannot read the built file vmlinuz"):
+            dom0build.write_initramfs(contents, self.tmp, tree, out)
 
 
 class ElfTest(Scratch):

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Unit tests for dom0/clockbench-domu, the dom0-side runner: its pure functions (options,
 the xl configuration, the console's verdict, `xl list` states, the judgement, percent
-decoding) and whole runs against a fake `xl`, under both shells it must run in: dash and
+decoding and encoding, the Linux PV domU's type) and whole runs against a fake `xl`, under both shells it must run in: dash and
 busybox sh (Debian's busybox-static, from build/dom0/staging/ once `make dom0` ran; the
 busybox tests are skipped, saying so, before that).
 
@@ -77,8 +77,11 @@ class Functions:
 
     def test_bad_options_say_why(self):
         cases = {
-            ("-t", "kvm"): "not pv, pvh or hvm",
-            (): "--type pv|pvh|hvm is required",
+            ("-t", "kvm"): "not pv, pvh, hvm or linux-pv",
+            ("-t", "pv", "--ramdisk", "r.img"): "for --type linux-pv only",
+            ("-t", "pvh", "--kernel-options", "x"): "for --type linux-pv only",
+            ("-t", "linux-pv", "--kernel-options", "a\nb"): "line break",
+            (): "--type pv|pvh|hvm|linux-pv is required",
             ("-t", "pv", "-c", "0"): "--vcpus is '0', not a whole number above 0",
             ("-t", "pv", "--memory=12x"): "--memory is '12x'",
             ("-t", "pv", "-n", "a b"): "may hold only letters",
@@ -120,6 +123,31 @@ class Functions:
                           "--cpuid", "host,rdtscp=0")
         self.assertIn('type = "pvh"\n', config)
         self.assertIn('cpuid = "host,rdtscp=0"\n', config)
+
+    def test_linux_pv_options_and_configuration(self):
+        shown = 'echo "$opt_type|$opt_image|$opt_ramdisk|$opt_name|$opt_kernel_options"'
+        self.assertEqual(self.out(f'parse_options "$@" && {shown}', "-t", "linux-pv"),
+                         "linux-pv|build/dom0/vmlinuz|build/dom0/domu-initrd.img|"
+                         "clockbench-linux-pv|\n")
+        config = self.out('parse_options "$@" && xl_config /c/vmlinuz /l/c.log "" /c/r.img',
+                          "-t", "linux-pv", "-c", "2", "-m", "64", "-r", "r.img",
+                          "--kernel-options", "tsc=reliable", "--cpuid", "host",
+                          "-o", "--switch --console --budget-ms 600")
+        self.assertEqual(config, textwrap.dedent('''\
+            # clockbench-domu: linux-pv domU of /c/vmlinuz
+            name = "clockbench-linux-pv"
+            type = "pv"
+            vcpus = 2
+            memory = 64
+            kernel = "/c/vmlinuz"
+            ramdisk = "/c/r.img"
+            extra = "console=hvc0 loglevel=1 tsc=reliable clockbench.user=--switch%20--console%20--budget-ms%20600"
+            on_poweroff = "preserve"
+            on_reboot = "preserve"
+            on_crash = "preserve"
+            '''))
+        self.assertIn('extra = "console=hvc0 loglevel=1 clockbench.user="\n',
+                      self.out('parse_options -t linux-pv && xl_config /k /l "" /r'))
 
     def test_hvm_configuration(self):
         config = self.out('parse_options "$@" && xl_config /i/c.iso /l/c.log /l/a.img', "-t",
@@ -164,6 +192,20 @@ class Functions:
             with self.subTest(text=text):
                 self.assertEqual(self.out('console_verdict "$1"', self.console(text)).strip(),
                                  verdict)
+
+    def test_console_verdict_of_clockbench_user(self):
+        cases = {
+            "clockbench-user: PASS\r\n(domU) clockbench-user exited with 0\n": "PASS",
+            "clockbench: PASS\nclockbench-user: FAIL\n": "FAIL",
+            "clockbench: PASS\n": "",
+            "clockbench-user: SKIPPED\n": "",
+        }
+        for text, verdict in cases.items():
+            with self.subTest(text=text):
+                self.assertEqual(self.out('console_verdict "$1" linux-pv',
+                                          self.console(text)).strip(), verdict)
+        self.assertEqual(self.out('console_verdict "$1" pv', self.console(
+            "clockbench-user: PASS\n")), "")
 
     def test_console_halts_and_last_line(self):
         halts = self.console("clockbench: PASS\nclockbench: ending the run: ACPI power-off\n"
@@ -215,6 +257,11 @@ class Functions:
                                                     "console's last line: '# ticks'."),
             (("pv", "", "poweroff", "0", ""), "2 the domain ended (poweroff) without a verdict"),
             (("pv", "", "gone", "0", ""), "2 the domain disappeared before a verdict"),
+            # The Linux PV domU's /init powers off after every verdict.
+            (("linux-pv", "FAIL", "poweroff", "0", ""), "1 FAIL (the domain ended: poweroff)."),
+            (("linux-pv", "ERROR", "poweroff", "0", ""), "2 clockbench-user reported ERROR"),
+            (("linux-pv", "PASS", "crash", "0", ""), "2 the console said PASS but the "
+                                                     "domain crashed"),
         ]
         for args, expected in cases:
             with self.subTest(args=args):
@@ -227,6 +274,12 @@ class Functions:
             with self.subTest(text=text):
                 self.assertEqual(self.out('percent_decode "$1"', quote(text, safe="")),
                                  text + "\n")
+        for text in ("--switch --console --budget-ms 600", "a,b=%41 '\"\\ $x `y`~._-",
+                     "é ümlaut", "AZaz09"):
+            with self.subTest(encoded=text):
+                self.assertEqual(self.out('percent_encode "$1"', text),
+                                 quote(text, safe="") + "\n")
+        self.assertEqual(self.out('percent_encode ""'), "\n")
         for bad in ("%4", "%zz", "a%"):
             with self.subTest(bad=bad):
                 self.assertNotEqual(self.run_shell('percent_decode "$1"', bad)[0], 0)
@@ -316,6 +369,24 @@ class Runs:
         self.assertEqual(status, 2)
         self.assertIn("xl create failed: libxl: error: no such thing (the configuration: ",
                       stderr)
+
+    def test_linux_pv_pass(self):
+        status, stdout, stderr, scratch = self.run_main(
+            "clockbench-user: PASS\n(domU) clockbench-user exited with 0: powering off\n",
+            "---s--", "-t", "linux-pv", "-r", "image.elf", "-o", "--switch --console")
+        self.assertEqual(status, 0, stderr)
+        self.assertIn("(dom0) clockbench-domu: PASS (the domain ended: poweroff).\n", stderr)
+        self.assertIn("initramfs ", stderr)
+        with open(os.path.join(scratch, "config"), encoding="utf-8") as config:
+            text = config.read()
+        self.assertIn('extra = "console=hvc0 loglevel=1 clockbench.user=--switch%20--console"',
+                      text)
+        self.assertIn(f'ramdisk = "{scratch}/image.elf"', text)
+
+    def test_linux_pv_missing_ramdisk(self):
+        status, _, stderr, _ = self.run_main("", "", "-t", "linux-pv", "-r", "none.img")
+        self.assertEqual(status, 2)
+        self.assertIn("cannot read the initramfs", stderr)
 
     def test_missing_image(self):
         status, _, stderr, _ = self.run_main("", "", "-i", "nothing.elf")

@@ -25,6 +25,7 @@ from clockbench_lib.outcome import RunnerError
 
 LINUX_LOG = os.path.join(FIXTURES, "linux", "linux-pc.log")
 DOM0_LOG = os.path.join(FIXTURES, "linux", "xen-linux-dom0.log")
+DOMU_LOG = os.path.join(FIXTURES, "linux", "xen-linux-pv-domu.log")
 
 
 def fixture_document(path):
@@ -75,7 +76,7 @@ class CommandLines(unittest.TestCase):
         self.assertEqual(command[command.index("-smp") + 1], "2")  # dom0 gets every CPU
         self.assertEqual(command[command.index("-kernel"):], [
             "-kernel", "/r/build/xen-4.17-amd64",
-            "-append", "console=com1 com1=115200,8n1 dom0_mem=320M dom0_max_vcpus=2 smap=0 "
+            "-append", "console=com1 com1=115200,8n1 dom0_mem=384M dom0_max_vcpus=2 smap=0 "
                        "noreboot",
             "-initrd", "/r/build/dom0/vmlinuz console=hvc0 loglevel=1 tsc=reliable "
                        "clockbench.user=--switch%20--console%20--budget-ms%20600,"
@@ -90,6 +91,35 @@ class CommandLines(unittest.TestCase):
         self.assertNotIn("tsc=reliable", qemu.build_qemu_command(one, "q", "i", hypervisor="x")
                          [-1])
 
+    def test_linux_pv_domu(self):
+        spec = qemu.BootSpec(boot="xen-linux-pv-domu", smp=2, memory_mib=1024,
+                             cmdline="--budget-ms 600", timeout_s=180)
+        command = qemu.build_qemu_command(spec, "qemu", "/r/build/dom0/initrd.img",
+                                          hypervisor="/r/build/xen-4.17-amd64")
+        self.assertEqual(command[command.index("-kernel"):], [
+            "-kernel", "/r/build/xen-4.17-amd64",
+            "-append", "console=com1 com1=115200,8n1 dom0_mem=512M dom0_max_vcpus=1 smap=0 "
+                       "cpuid=no-xsave noreboot",
+            "-initrd", "/r/build/dom0/vmlinuz console=hvc0 loglevel=1 "
+                       "clockbench.type=linux-pv clockbench.vcpus=2 "
+                       f"clockbench.memory={linux.LINUX_DOMU_MEMORY_MIB} "
+                       "clockbench.timeout=150 "
+                       "clockbench.options=--switch%20--console%20--budget-ms%20600 "
+                       "clockbench.kernel=tsc%3Dreliable,/r/build/dom0/initrd.img"])
+        self.assertEqual((spec.qemu_smp, spec.runs_domu, spec.runs_user, spec.environment),
+                         (2, True, True, "xen-pv-domu"))
+        self.assertEqual(spec.build_targets, ("build/dom0/initrd.img", "build/dom0/vmlinuz",
+                                              xen.XEN_BINARY))
+        self.assertEqual([line.split(":")[1].strip() for line in spec.workaround_lines],
+                         ["Xen option smap=0", "Xen option cpuid=no-xsave",
+                          "Linux option tsc=reliable"])
+        one = replace(spec, smp=1)
+        self.assertNotIn("clockbench.kernel=", qemu.build_qemu_command(
+            one, "q", "i", hypervisor="x")[-1])
+        self.assertEqual(qemu.default_timeout_s("tcg", "xen-linux-pv-domu"), 180)
+        self.assertEqual(qemu.default_memory_mib("xen-linux-pv-domu"), 1024)
+        self.assertEqual(qemu.boot_machines("xen-linux-pv-domu"), ("pc",))
+
     def test_defaults_and_limits(self):
         self.assertEqual(qemu.default_memory_mib("linux"), 512)
         self.assertEqual(qemu.default_memory_mib("xen-linux-dom0"), 512)
@@ -97,9 +127,9 @@ class CommandLines(unittest.TestCase):
         self.assertEqual(qemu.default_timeout_s("tcg", "xen-linux-dom0"), 120)
         self.assertEqual(qemu.boot_machines("linux"), ("pc",))
         self.assertEqual(qemu.boot_machines("xen-linux-dom0"), ("pc",))
-        self.assertEqual(qemu.min_memory_mib(qemu.BootSpec(boot="linux"), "/nowhere")[0], 256)
+        self.assertEqual(qemu.min_memory_mib(qemu.BootSpec(boot="linux"), "/nowhere")[0], 288)
         self.assertEqual(qemu.min_memory_mib(qemu.BootSpec(boot="xen-linux-dom0"),
-                                             "/nowhere")[0], 416)
+                                             "/nowhere")[0], 432)
         spec = qemu.BootSpec(boot="linux")
         self.assertEqual((spec.console_choice, spec.describe()),
                          ("uart", "tcg pc linux -cpu max"))
@@ -118,7 +148,8 @@ class CommandLines(unittest.TestCase):
                  ("multiboot1", "tcg", "q35"): "tcg-q35", ("xen", "tcg", "pc"): "xen-pv-dom0",
                  ("xen-linux-dom0", "tcg", "pc"): "xen-pv-dom0",
                  ("xen-pvh-dom0", "tcg", "q35"): "xen-pvh-dom0",
-                 ("xen-pv-domu", "tcg", "pc"): "xen-pv-domu"}
+                 ("xen-pv-domu", "tcg", "pc"): "xen-pv-domu",
+                 ("xen-linux-pv-domu", "tcg", "pc"): "xen-pv-domu"}
         for (boot, accel, machine), name in cases.items():
             spec = qemu.BootSpec(boot=boot, accel=accel, machine=machine)
             self.assertEqual(spec.environment, name, boot)
@@ -151,6 +182,21 @@ class Judging(unittest.TestCase):
     def test_image_reporter_is_the_default(self):
         self.assertIn("'clockbench: FAIL'", outcome.judge(3, "fail")[1])
 
+    def test_linux_pv_domu(self):
+        """dom0's runner ends QEMU with the domU's verdict, which clockbench-user's last
+        line must say."""
+        said = ["(dom0) clockbench-domu: the domain crashed before a verdict; the "
+                "console's last line: 'BUG: kernel NULL pointer dereference'."]
+        self.assertEqual(xen.judge_domu(3, "pass", [], linux.USER), ("pass", None))
+        self.assertEqual(xen.judge_domu(9, "error", [], linux.USER),
+                         ("error", linux.USER.error_reason))
+        self.assertEqual(xen.judge_domu(5, None, said, linux.USER), ("fail", said[0][24:]))
+        verdict, reason = xen.judge_domu(3, None, [], linux.USER)
+        self.assertEqual(verdict, "error")
+        self.assertIn("but the domU's console shows no verdict", reason)
+        self.assertIn("shows 'clockbench-user: FAIL'", xen.judge_domu(7, "fail", [],
+                                                                     linux.USER)[1])
+
     def test_xen_ends(self):
         halted = xen.XenEnd("halted", "Hardware Dom0 halted: halting machine")
         verdict, reason = linux.judge(None, "fail", halted)
@@ -172,10 +218,26 @@ class DocumentChecks(unittest.TestCase):
         report.require_jsonschema()
         cls.linux = fixture_document(LINUX_LOG)
         cls.dom0 = fixture_document(DOM0_LOG)
+        cls.domu = fixture_document(DOMU_LOG)
 
     def test_the_captures_hold(self):
         self.assertEqual(reportchecks.check_linux_tcg_facts(self.linux), [])
         self.assertEqual(reportchecks.check_linux_xen_dom0_facts(self.dom0), [])
+        self.assertEqual(reportchecks.check_linux_xen_pv_domu_facts(self.domu), [])
+        self.assertEqual([run["clocksource"] for run in self.domu["runs"]], ["xen", "tsc"])
+
+    def test_the_pv_domu_check(self):
+        self.assertEqual(reportchecks.check_linux_xen_pv_domu_facts(self.dom0), [
+            "the original clocksource is tsc, expected xen (a PV domU's Linux chooses it; "
+            "its PV dom0 chooses tsc)"])
+        self.assertIn("clocksource xen is not available (available: tsc hpet acpi_pm)",
+                      reportchecks.check_linux_xen_pv_domu_facts(self.linux))
+        document = copy.deepcopy(self.domu)
+        document["clocksources"]["available"] = ["xen"]
+        document["runs"] = document["runs"][:1]
+        self.assertEqual(reportchecks.check_linux_xen_pv_domu_facts(document), [
+            "clocksource tsc is not available (available: xen)",
+            "clocksource tsc has no run (available: xen)"])
         self.assertEqual([run["clocksource"] for run in self.linux["runs"]],
                          ["tsc", "hpet", "acpi_pm"])
 
@@ -242,7 +304,8 @@ class TestsCfgLines(unittest.TestCase):
         with self.assertRaisesRegex(RunnerError, r"t.cfg:1: report=tcg_facts is not a report "
                                                  r"check of clockbench-os/1 documents \(boots "
                                                  r"that run clockbench-user\) \(known: valid, "
-                                                 r"linux_tcg_facts, linux_xen_dom0_facts\)\."):
+                                                 r"linux_tcg_facts, linux_xen_dom0_facts, "
+                                                 r"linux_xen_pv_domu_facts\)\."):
             testlist.parse_tests_cfg("boot t boot=linux report=tcg_facts\n", "t.cfg")
         with self.assertRaisesRegex(RunnerError, "report=linux_tcg_facts is not a report "
                                                  "check \\(known: valid, tcg_facts"):

@@ -1107,6 +1107,7 @@ class TestsCfgReportKey(unittest.TestCase):
             "linux-pc": ("tcg", "pc", ["valid", "linux_tcg_facts"]),
             "linux-kvm": ("kvm", "pc", ["valid"]),
             "xen-linux-dom0": ("tcg", "pc", ["valid", "linux_xen_dom0_facts"]),
+            "xen-linux-pv-domu": ("tcg", "pc", ["valid", "linux_xen_pv_domu_facts"]),
         })
         xen = {t.name: (t.spec.smp, t.spec.xen_args) for t in tests
                if isinstance(t, testlist.BootTest) and t.spec.boot == "xen" and t.report}

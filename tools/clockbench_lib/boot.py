@@ -108,7 +108,8 @@ def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.e
     Per-boot files go to `work_dir`, the cleaned console to `log_path`.  Under Xen, a run
     that ends without QEMU's verdict status but with Xen saying how dom0 ended (the guest
     shut dom0 down, or it crashed) is judged by xen.judge_end().  A boot that runs
-    clockbench-user is judged by the program's last line (linux.judge()).
+    clockbench-user is judged by the program's last line (linux.judge()); in the Linux PV
+    domU, by that line and dom0's runner (xen.judge_domu()).
     """
     image = os.path.join(root, spec.image)
     hypervisor = os.path.join(root, spec.hypervisor) if spec.hypervisor else None
@@ -124,6 +125,10 @@ def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.e
     elif result.stalled:
         verdict, reason = "error", (f"QEMU stopped the guest: {result.stall_line} "
                                     f"(the log has QEMU's register dump)")
+    elif spec.runs_user and spec.runs_domu:
+        said = osreport.verdict_of(result.console_lines)
+        verdict, reason = xen.judge_domu(result.status, said.lower() if said else None,
+                                         result.console_lines, linux.USER)
     elif spec.runs_user:
         said = osreport.verdict_of(result.console_lines)
         verdict, reason = linux.judge(result.status, said.lower() if said else None,

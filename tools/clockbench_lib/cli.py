@@ -559,7 +559,9 @@ def add_run_parser(subparsers):
                              "vCPUs; linux boots the same Linux kernel and initramfs under "
                              "QEMU and xen-linux-dom0 as Xen's PV dom0, and both run "
                              f"{linux.PROGRAM} --switch --console with the guest options "
-                             "(docs/os-layer.md)")
+                             "(docs/os-layer.md); xen-linux-pv-domu has that dom0 boot the "
+                             "same kernel as a PV domU with --smp vCPUs and its own small "
+                             f"initramfs, which runs {linux.PROGRAM} so")
     parser.add_argument("--xen-args", default="", metavar="OPTS",
                         help="Xen boots: appended to Xen's command line, after "
                              f"'{xen.xen_options('N')}' (N: --smp; xen-pvh-dom0 adds "
@@ -621,7 +623,8 @@ def add_run_parser(subparsers):
                              "but broken ends the run as an error (exit 2). For --boot xen "
                              "the summary also holds what Xen's own lines said (version, "
                              "options, platform timer, TSC lines, how dom0 ended). For "
-                             f"linux and xen-linux-dom0: {linux.PROGRAM}'s document "
+                             f"linux, xen-linux-dom0 and xen-linux-pv-domu: "
+                             f"{linux.PROGRAM}'s document "
                              f"(schema {osreport.OS_SCHEMA}, checked against "
                              f"{osreport.OS_FRAMING.schema_file}) in its place")
     parser.add_argument("--no-build", action="store_true", help="don't run make first")

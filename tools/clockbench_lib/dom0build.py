@@ -8,7 +8,10 @@ dom0/contents.cfg says what of that tree, and of this one, goes into the initram
 programs with every library they need (found in the staging tree as the dynamic loader
 would find them), kernel modules after the modules they depend on, data files, links and
 device nodes.  The initramfs is written here in the newc cpio format (cpio.py), so no host
-cpio is needed; the kernel is copied beside it.
+cpio is needed; the kernel is copied beside it.  A second, small initramfs for a Linux PV
+domU (dom0/domu-contents.cfg: busybox, clockbench-user and the domU's /init) is written
+first, and dom0's holds it and the kernel (its `built` lines), so that dom0 can hand both
+to xl.
 
 Every failure is a DomBuildError said in one sentence: a pin apt cannot download any
 more (naming the package and what to change), a library no package provides (naming its
@@ -28,9 +31,13 @@ from . import cpio, elffile, paths
 
 PACKAGES_CFG = "dom0/packages.cfg"
 CONTENTS_CFG = "dom0/contents.cfg"
+DOMU_CONTENTS_CFG = "dom0/domu-contents.cfg"
 OUT_DIR = f"{paths.BUILD_DIR}/dom0"
 KERNEL_NAME = "vmlinuz"
 INITRD_NAME = "initrd.img"
+DOMU_INITRD_NAME = "domu-initrd.img"
+# What a `built` line may name: the files build() writes before dom0's initramfs.
+BUILT_NAMES = (KERNEL_NAME, DOMU_INITRD_NAME)
 # The file in the initramfs that lists the modules /init loads, in order.
 MODULE_LIST = "/etc/clockbench/modules"
 STAGING_STAMP = ".clockbench-debs"
@@ -99,14 +106,16 @@ class Contents:
     links: list = field(default_factory=list)      # (path, target)
     nodes: list = field(default_factory=list)      # (path, kind, major, minor)
     locals: list = field(default_factory=list)     # (source in this tree, path, mode)
+    built: list = field(default_factory=list)      # (name in the output folder, path, mode)
 
 
 _CONTENT_WORDS = {"kernel": 1, "module": 1, "program": 1, "library": 1, "file": 1,
-                  "link": 2, "node": 4, "local": 3}
+                  "link": 2, "node": 4, "local": 3, "built": 3}
 
 
-def read_contents(path):
-    """contents.cfg at `path` as Contents."""
+def read_contents(path, need_kernel=True):
+    """contents.cfg at `path` as Contents.  Without `need_kernel` (the domU's file, whose
+    kernel is dom0's) a kernel line, and so a module line, is refused."""
     contents = Contents()
     for number, words in _config_lines(path):
         kind, args = words[0], words[1:]
@@ -136,11 +145,18 @@ def read_contents(path):
             contents.nodes.append((args[0], args[1], int(args[2]), int(args[3])))
         else:
             if not re.fullmatch(r"0[0-7]{3}", args[2]) or not args[1].startswith("/"):
-                raise Dom0BuildError(f"{path}:{number}: expected 'local SOURCE /PATH "
+                raise Dom0BuildError(f"{path}:{number}: expected '{kind} SOURCE /PATH "
                                      f"MODE' with an octal mode such as 0755.")
-            contents.locals.append((args[0], args[1], int(args[2], 8)))
-    if not contents.kernel:
+            if kind == "built" and args[0] not in BUILT_NAMES:
+                raise Dom0BuildError(f"{path}:{number}: a built line names one of "
+                                     f"{', '.join(BUILT_NAMES)}, not {args[0]}.")
+            (contents.built if kind == "built" else contents.locals).append(
+                (args[0], args[1], int(args[2], 8)))
+    if need_kernel and not contents.kernel:
         raise Dom0BuildError(f"{path} names no kernel.")
+    if not need_kernel and (contents.kernel or contents.modules or contents.built):
+        raise Dom0BuildError(f"{path} names a kernel, a module or a built file, but its "
+                             f"kernel and what it builds are dom0's.")
     return contents
 
 
@@ -477,10 +493,11 @@ def _read(path):
 
 
 def write_initramfs(contents, staging, root, out_path):
-    """Write the initramfs `contents` asks for to `out_path`, from the staging tree and the
-    tree at `root`; returns Initramfs."""
-    release = kernel_release(contents.kernel)
-    modules = module_order(staging, release, contents.modules)
+    """Write the initramfs `contents` asks for to `out_path`, from the staging tree, the
+    tree at `root` and (its built lines) the folder of `out_path`; returns Initramfs (its
+    release None without a kernel)."""
+    release = kernel_release(contents.kernel) if contents.kernel else None
+    modules = module_order(staging, release, contents.modules) if release else []
     items = {}  # path -> (mode, bytes) for files; links and nodes apart
 
     def add(path, mode, data, why):
@@ -503,13 +520,21 @@ def write_initramfs(contents, staging, root, out_path):
         except OSError as error:
             raise Dom0BuildError(f"cannot read {source} ({CONTENTS_CFG}): "
                                  f"{error.strerror}.") from None
+    for name, path, mode in contents.built:
+        try:
+            add(path, mode, _read(os.path.join(os.path.dirname(out_path), name)),
+                "a built line")
+        except OSError as error:
+            raise Dom0BuildError(f"cannot read the built file {name}: "
+                                 f"{error.strerror}.") from None
     module_paths = []
     for name, data in modules:
         path = f"/lib/modules/{release}/{name}.ko"
         add(path, FILE_MODE, data, "a module")
         module_paths.append(path)
-    add(MODULE_LIST, FILE_MODE, "".join(f"{p}\n" for p in module_paths).encode(),
-        "the module list")
+    if release:
+        add(MODULE_LIST, FILE_MODE, "".join(f"{p}\n" for p in module_paths).encode(),
+            "the module list")
 
     os.makedirs(os.path.dirname(out_path), exist_ok=True)
     partial = out_path + ".partial"
@@ -534,9 +559,11 @@ def write_initramfs(contents, staging, root, out_path):
 
 def build(root, out_dir, log=print, run=_run):
     """Build the dom0 under `out_dir` from the tree at `root`: returns (kernel path,
-    Initramfs).  `log` gets the notes and progress lines."""
+    Initramfs).  `log` gets the notes and progress lines (the domU's initramfs among
+    them)."""
     pins = read_pins(os.path.join(root, PACKAGES_CFG))
     contents = read_contents(os.path.join(root, CONTENTS_CFG))
+    domu_contents = read_contents(os.path.join(root, DOMU_CONTENTS_CFG), need_kernel=False)
     for note in apt_notes(pins, run):
         log(f"note: {note}")
     debs = download(pins, os.path.join(out_dir, "debs"), run)
@@ -550,6 +577,10 @@ def build(root, out_dir, log=print, run=_run):
     kernel_out = os.path.join(out_dir, KERNEL_NAME)
     shutil.copyfile(kernel_host, kernel_out + ".partial")
     os.replace(kernel_out + ".partial", kernel_out)
+    domu = write_initramfs(domu_contents, staging, root,
+                           os.path.join(out_dir, DOMU_INITRD_NAME))
+    log(f"{os.path.relpath(domu.path, root)} (the Linux PV domU's): {domu.entries} "
+        f"entries, {domu.size_bytes / (1 << 20):.1f} MiB")
     initramfs = write_initramfs(contents, staging, root, os.path.join(out_dir, INITRD_NAME))
     return kernel_out, initramfs
 

@@ -62,6 +62,8 @@ BOOT_IMAGES = {
     # Linux dom0 of Xen (TCG only).
     "linux": xen.DOM0_INITRD,
     "xen-linux-dom0": xen.DOM0_INITRD,
+    # The same initramfs, which holds the kernel and the Linux PV domU's own initramfs.
+    "xen-linux-pv-domu": xen.DOM0_INITRD,
 }
 BOOTS = tuple(BOOT_IMAGES)
 # The ELF each boot path loads into guest RAM: an ISO's is the one GRUB loads from it, the
@@ -73,7 +75,8 @@ BOOT_KERNELS = dict(BOOT_IMAGES, **{"iso-bios": BOOT_IMAGES["pvh"],
                                     "xen-pvh-domu": BOOT_IMAGES["pvh"],
                                     "xen-hvm-domu": BOOT_IMAGES["iso-bios"],
                                     "linux": xen.DOM0_KERNEL,
-                                    "xen-linux-dom0": xen.DOM0_KERNEL})
+                                    "xen-linux-dom0": xen.DOM0_KERNEL,
+                                    "xen-linux-pv-domu": xen.DOM0_KERNEL})
 # The boot paths that run on one machine only, and why.
 _PVH_DOM0_MACHINE = ("q35", "Xen needs an IOMMU for a PVH dom0, and QEMU's intel-iommu is "
                             "q35's")
@@ -88,7 +91,8 @@ _LINUX_DOM0_MACHINE = ("pc", "the Linux dom0 reads its clocks through Xen (xen, 
                              "QEMU's chipset, so the other machine would test nothing new")
 ONLY_MACHINE = {"xen-pvh-dom0": _PVH_DOM0_MACHINE, "xen-pv-domu": _DOMU_MACHINE,
                 "xen-pvh-domu": _DOMU_MACHINE, "xen-hvm-domu": _DOMU_MACHINE,
-                "linux": _LINUX_MACHINE, "xen-linux-dom0": _LINUX_DOM0_MACHINE}
+                "linux": _LINUX_MACHINE, "xen-linux-dom0": _LINUX_DOM0_MACHINE,
+                "xen-linux-pv-domu": _DOMU_MACHINE}
 
 MIB = 1 << 20
 # What the firmware and loader need beside the image, measured here: GRUB under SeaBIOS
@@ -176,7 +180,8 @@ class BootSpec:
         """The environment the measuring guest runs in, named as `clockbench matrix`
         names them (docs/compare.md): ACCEL-MACHINE without Xen, xen-GUEST-DOMAIN under
         Xen.  The Linux dom0 of xen-linux-dom0 is a PV dom0 as the xen boot's image is, so
-        its clock reads compare with the image's there."""
+        its clock reads compare with the image's there; the Linux PV domU of
+        xen-linux-pv-domu is a PV domU as xen-pv-domu's image is."""
         if self.xen_boot:
             return f"xen-{self.xen_boot.guest}-{self.xen_boot.domain.lower()}"
         return f"{self.accel}-{self.machine}"
@@ -603,8 +608,12 @@ def _boot_arguments(spec, image, files, hypervisor):
                 "-append", linux.kernel_command_line(spec.cmdline, spec.accel, spec.smp)]
     if spec.dom0_kernel:
         timeout_s = spec.timeout_s or default_timeout_s(spec.accel, spec.boot)
-        dom0 = (linux.dom0_command_line(spec.cmdline, spec.smp) if spec.runs_user else
-                xen.dom0_command_line(spec.boot, spec.smp, spec.cmdline, timeout_s))
+        if spec.runs_user and spec.runs_domu:
+            dom0 = linux.domu_dom0_command_line(spec.boot, spec.cmdline, spec.smp, timeout_s)
+        elif spec.runs_user:
+            dom0 = linux.dom0_command_line(spec.cmdline, spec.smp)
+        else:
+            dom0 = xen.dom0_command_line(spec.boot, spec.smp, spec.cmdline, timeout_s)
         return ["-kernel", xen.kernel_argument(hypervisor or spec.hypervisor),
                 "-append", spec.xen_command_line,
                 "-initrd", xen.initrd_argument(kernel, dom0) + ","

@@ -636,12 +636,35 @@ def check_linux_xen_dom0_facts(document):
     return problems
 
 
+def check_linux_xen_pv_domu_facts(document):
+    """linux_xen_pv_domu_facts: Linux as a PV domU of Xen under QEMU's TCG, started by the
+    Linux dom0 (boot=xen-linux-pv-domu, --smp 2 so tsc=reliable): Linux names Xen and a PV
+    guest, offers the clocksources xen and tsc, each switched to and measured, the
+    original (xen, a PV domU's choice) put back; on xen the clock reads fall back to the
+    system call (Xen's pvclock claims no stable TSC under TCG), on tsc the vDSO answers
+    them."""
+    hypervisor = document["system"]["hypervisor"] or ""
+    problems = []
+    if not hypervisor.startswith("xen") or "PV" not in hypervisor:
+        problems.append(f"system.hypervisor is {hypervisor!r}, expected Xen's PV guest "
+                        f"('xen (PV guest)')")
+    problems += _os_switched(document, ("xen", "tsc"))
+    original = document["clocksources"]["original"]
+    if original != "xen":
+        problems.append(f"the original clocksource is {original}, expected xen (a PV "
+                        f"domU's Linux chooses it; its PV dom0 chooses tsc)")
+    problems += _os_answered(document, "xen", "syscall")
+    problems += _os_answered(document, "tsc", "vdso")
+    return problems
+
+
 # The checks of clockbench-user's document, by name (tests.cfg's report= for the boots
 # that run it).
 OS_CHECKS = {
     "valid": check_os_valid,
     "linux_tcg_facts": check_linux_tcg_facts,
     "linux_xen_dom0_facts": check_linux_xen_dom0_facts,
+    "linux_xen_pv_domu_facts": check_linux_xen_pv_domu_facts,
 }
 
 

@@ -23,14 +23,17 @@ tests.cfg:
   `#` at the start of a word begins a comment. `unit` lines belong to the Makefile.
   boot keys [defaults]:
     boot=multiboot1|pvh|iso-bios|iso-uefi|xen|xen-pvh-dom0|xen-pv-domu|
-         xen-pvh-domu|xen-hvm-domu|linux|xen-linux-dom0 [multiboot1]
+         xen-pvh-domu|xen-hvm-domu|linux|xen-linux-dom0|xen-linux-pv-domu
+         [multiboot1]
                     Xen 4.17 under TCG only (docs/xen.md): xen boots
                     build/clockbench-xenpv.elf as a PV dom0; xen-pvh-dom0
                     build/clockbench-xen.iso (GRUB, Xen, the PVH image as dom0)
                     under OVMF; xen-*-domu the Linux dom0 (make dom0), which runs
                     the image as a PV, PVH or HVM domU; linux the same Linux alone
                     under QEMU and xen-linux-dom0 as Xen's dom0, each running
-                    clockbench-user --switch --console with args= (docs/os-layer.md)
+                    clockbench-user --switch --console with args= (docs/os-layer.md);
+                    xen-linux-pv-domu that dom0 running the same Linux as a PV domU
+                    with its own initramfs, which runs clockbench-user so
     machine=pc|q35 [pc; q35 for xen-pvh-dom0; pc only for xen-*-domu and the
                     linux boots]
     machine_opts=a=b,c=d  appended to -machine (e.g. hpet=off, acpi=off) [none]
@@ -52,7 +55,7 @@ tests.cfg:
                     (console=com1 com1=115200,8n1 dom0_mem=128M dom0_max_vcpus=SMP
                     [dom0=pvh for xen-pvh-dom0] noreboot; for xen-*-domu dom0_mem=512M
                     dom0_max_vcpus=1 smap=0 in place of dom0's two; for
-                    xen-linux-dom0 dom0_mem=320M dom0_max_vcpus=SMP smap=0), e.g.
+                    xen-linux-dom0 dom0_mem=384M dom0_max_vcpus=SMP smap=0), e.g.
                     "clocksource=tsc" [none; Xen boots only]
     match=REGEX     must be found in the log (repeatable)
     nomatch=REGEX   must not be found in the log (repeatable)
@@ -61,8 +64,9 @@ tests.cfg:
                     xen_pv_domu_facts, xen_pvh_domu_facts, xen_hvm_domu_facts, smp_facts,
                     single_cpu_facts, ticks_facts, timing_facts or
                     port_trap_facts; for the linux boots, of clockbench-user's
-                    document (clockbench-os/1): valid, linux_tcg_facts or
-                    linux_xen_dom0_facts (tools/clockbench_lib/reportchecks.py)
+                    document (clockbench-os/1): valid, linux_tcg_facts,
+                    linux_xen_dom0_facts or linux_xen_pv_domu_facts
+                    (tools/clockbench_lib/reportchecks.py)
     json='PATH OP VALUE'  one value of the guest's JSON report (for the linux
                     boots clockbench-user's document) must compare so
                     (repeatable), e.g. json='clocks[hpet].freq_hz == 100000000';

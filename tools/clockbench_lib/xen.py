@@ -4,7 +4,8 @@
 Debian's Xen 4.17 boots under QEMU TCG (docs/xen.md): as a multiboot1 kernel with
 clockbench's PV image as its dom0 module (boot path xen), or from a GRUB ISO under OVMF
 with the PVH image as a PVH dom0 (xen-pvh-dom0), or with the project's Linux dom0, which
-runs the image as a domU (xen-*-domu) or clockbench-user itself (xen-linux-dom0).  Xen's
+runs the image as a domU (xen-*-domu), clockbench-user itself (xen-linux-dom0), or itself
+again as a Linux PV domU that runs clockbench-user (xen-linux-pv-domu).  Xen's
 lines share the serial console with the guest's, each prefixed `(XEN) `; parse_xen_log()
 reads from them the Xen version, the platform timer Xen chose, its TSC lines and warnings,
 and how dom0 ended when Xen had to say so.  The
@@ -18,7 +19,8 @@ import urllib.parse
 from dataclasses import dataclass, field
 
 from . import paths
-from .outcome import GUEST_ERROR_REASON, RunnerError, no_verdict_reason, status_verdict
+from .outcome import (GUEST_ERROR_REASON, IMAGE, RunnerError, no_verdict_reason,
+                      status_verdict)
 
 XEN_PACKAGE = "xen-hypervisor-4.17-amd64"
 XEN_GZ = "/boot/xen-4.17-amd64.gz"
@@ -29,9 +31,9 @@ XEN_MEMORY_MIB = 512   # Xen, dom0 and Xen's heap share the QEMU machine's RAM
 # The least RAM Xen and dom0 boot in: Xen 4.17.7 with this dom0 booted in 44 MiB here and
 # panicked in 40 ("Not enough RAM for domain 0 allocation").
 XEN_MIN_MEMORY_MIB = 44
-# The same for the Linux dom0 alone (xen-linux-dom0, dom0_mem=320M): it ran in 416 MiB and
-# in 400 Xen panicked the same way.
-LINUX_DOM0_ALONE_MIN_MEMORY_MIB = 416
+# The same for the Linux dom0 alone (xen-linux-dom0, dom0_mem=384M, its 74.5 MiB
+# initramfs): it ran in 432 MiB and in 416 Xen panicked the same way.
+LINUX_DOM0_ALONE_MIN_MEMORY_MIB = 432
 # The least RAM OVMF, Xen and a PVH dom0 of DOM0_MEM boot in (xen-pvh-dom0): it booted in
 # 152 MiB here and not in 144 (Xen: "Failed to setup Dom0 physical memory map", a panic).
 PVH_DOM0_MIN_MEMORY_MIB = 152
@@ -121,6 +123,7 @@ class XenBoot:
     dom0_options: tuple  # Xen options for dom0, after BASE_OPTIONS; "{smp}" is --smp
     workarounds: tuple   # keys of WORKAROUNDS
     linux_dom0: bool = False  # dom0 is the project's Linux dom0 (docs/dom0.md)
+    domu_type: str = None     # clockbench-domu's --type, when not `guest` (linux-pv)
 
     @property
     def on_linux_dom0(self):
@@ -130,8 +133,14 @@ class XenBoot:
 
     @property
     def runs_domu(self):
-        """True when the Linux dom0 runs the image as a domU (clockbench-domu)."""
+        """True when the Linux dom0 runs a domU (clockbench-domu): the image, or Linux
+        running clockbench-user (domu_type linux-pv)."""
         return self.linux_dom0 and self.domain == "domU"
+
+    @property
+    def clockbench_type(self):
+        """dom0's clockbench.type= (clockbench-domu's --type) for a domU boot."""
+        return self.domu_type or self.guest
 
 
 # clockbench as dom0: its memory and every vCPU.
@@ -140,11 +149,13 @@ DOM0_OPTIONS = (f"dom0_mem={DOM0_MEM}", "dom0_max_vcpus={smp}")
 # model (about 512 MiB); the rest of the machine is the domU's.
 LINUX_DOM0_OPTIONS = ("dom0_mem=512M", "dom0_max_vcpus=1", "smap=0", "cpuid=no-xsave")
 # The Linux dom0 alone, running clockbench-user (xen-linux-dom0): every vCPU, as the
-# image's PV dom0 gets, and memory for the unpacked initramfs (Linux needs 256 MiB to
-# unpack it, linux.LINUX_MIN_MEMORY_MIB).  Without a domU Xen switches no FPU state
-# between domains, so cpuid=no-xsave is not needed: no dom0 program crashed in six runs
-# here with XSAVE.
-LINUX_DOM0_ALONE_MEM = "320M"
+# image's PV dom0 gets, and memory for the unpacked initramfs (alone Linux needs 288 MiB
+# to unpack it, linux.LINUX_MIN_MEMORY_MIB; as this dom0, since the initramfs holds the
+# Linux PV domU's kernel and initramfs too, 74.5 MiB, it unpacked it with 384M and not
+# with 352M: "Initramfs unpacking failed: write error").  Without a domU Xen switches no
+# FPU state between domains, so cpuid=no-xsave is not needed: no dom0 program crashed in
+# six runs here with XSAVE.
+LINUX_DOM0_ALONE_MEM = "384M"
 LINUX_DOM0_ALONE_OPTIONS = (f"dom0_mem={LINUX_DOM0_ALONE_MEM}", "dom0_max_vcpus={smp}",
                             "smap=0")
 
@@ -161,6 +172,10 @@ XEN_BOOTS = {
                             ("smap-0", "no-xsave", "domu-no-rdtscp"), True),
     # The Linux dom0 itself measures (clockbench-user): a PV dom0, like the xen boot's.
     "xen-linux-dom0": XenBoot("pv", "dom0", LINUX_DOM0_ALONE_OPTIONS, ("smap-0",), True),
+    # The Linux dom0 runs the same kernel as a PV domU, which measures (clockbench-user):
+    # a PV domU, like xen-pv-domu's image.
+    "xen-linux-pv-domu": XenBoot("pv", "domU", LINUX_DOM0_OPTIONS, ("smap-0", "no-xsave"),
+                                 True, "linux-pv"),
 }
 
 # The project's Linux dom0 (make dom0, docs/dom0.md) and what its /init reads from the
@@ -170,6 +185,7 @@ DOM0_KERNEL = f"{paths.BUILD_DIR}/dom0/vmlinuz"
 DOM0_INITRD = f"{paths.BUILD_DIR}/dom0/initrd.img"
 DOM0_KERNEL_OPTIONS = ("console=hvc0", "loglevel=1")
 DOMU_MEMORY_MIB = 128
+# The Linux PV domU (xen-linux-pv-domu): LINUX_DOMU_MEMORY_MIB, measured below.
 DOMU_QEMU_MEMORY_MIB = 1024    # Xen, the 512 MiB dom0 and the domU
 # Measured with the PV domU: it booted in 672 MiB (the HVM one too) and not in 640, where
 # xl create failed ("can't allocate low memory for domain: Out of memory").
@@ -217,14 +233,17 @@ def percent_encode(text):
     return urllib.parse.quote(text, safe="")
 
 
-def dom0_command_line(boot, vcpus, options, timeout_s):
+def dom0_command_line(boot, vcpus, options, timeout_s, memory_mib=DOMU_MEMORY_MIB,
+                      domu_kernel_words=()):
     """The Linux dom0's kernel command line for a domU boot: quiet, on Xen's console, and
-    the domU to run."""
+    the domU to run (`domu_kernel_words`: more of a Linux domU's kernel options)."""
     xen_boot = XEN_BOOTS[boot]
-    words = [*DOM0_KERNEL_OPTIONS, f"clockbench.type={xen_boot.guest}",
-             f"clockbench.vcpus={vcpus}", f"clockbench.memory={DOMU_MEMORY_MIB}",
+    words = [*DOM0_KERNEL_OPTIONS, f"clockbench.type={xen_boot.clockbench_type}",
+             f"clockbench.vcpus={vcpus}", f"clockbench.memory={memory_mib}",
              f"clockbench.timeout={max(10, int(timeout_s) - DOMU_WAIT_MARGIN_S)}",
              f"clockbench.options={percent_encode(options)}"]
+    if domu_kernel_words:
+        words.append(f"clockbench.kernel={percent_encode(' '.join(domu_kernel_words))}")
     if "domu-no-rdtscp" in xen_boot.workarounds:
         words.append(f"clockbench.cpuid={percent_encode('host,rdtscp=0')}")
     return " ".join(words)
@@ -417,13 +436,15 @@ def judge_end(end, console_verdict, announced_end=None):
                                       else " without a verdict")
 
 
-def judge_domu(qemu_status, console_verdict, lines):
+def judge_domu(qemu_status, console_verdict, lines, reporter=IMAGE):
     """The verdict of a domU boot: returns (verdict, reason).
 
     dom0's runner judged the domU (its console's verdict and how the domain ended) and
     ended QEMU with that verdict through isa-debug-exit.  A PASS or SKIP must be the
     console's too; a FAIL or ERROR the console does not show (the domain crashed, xl
     could not create it, no verdict came in time) carries the runner's sentence.
+    `reporter` (outcome.Reporter) is who says the domU's verdict: the image, or
+    clockbench-user in the Linux PV domU.
     """
     verdict = status_verdict(qemu_status)
     said = domu_runner_sentence(lines)
@@ -432,12 +453,11 @@ def judge_domu(qemu_status, console_verdict, lines):
                   else "the runner stopped QEMU before dom0 ended it")
         return "error", reason + (f"; dom0's runner last said: {said}" if said else "")
     if verdict in ("pass", "skip") and console_verdict != verdict:
-        shown = (f"'clockbench: {console_verdict.upper()}'" if console_verdict
-                 else "no verdict")
+        shown = reporter.said(console_verdict) if console_verdict else "no verdict"
         return "error", (f"verdict mismatch: dom0's runner ended QEMU with "
                          f"{verdict.upper()} but the domU's console shows {shown}")
     if verdict == console_verdict:
-        return verdict, GUEST_ERROR_REASON if verdict == "error" else None
+        return verdict, reporter.error_reason if verdict == "error" else None
     return verdict, said or (f"dom0's runner ended QEMU with {verdict.upper()} without "
                              f"saying why")
 
