@@ -100,9 +100,20 @@ static void result_notes(const struct run_report *run,
 	}
 	if (!r->measured)
 		return;
-	/* Trapped or not, in words: the median against the native bound
-	 * (judge_trapped() in engine/measure.c). */
-	if (c->native_read_ns_max)
+	/* Trapped or not, in words: the median against the native bound, and
+	 * the batch figure where it alone is above it (judge_trapped() in
+	 * engine/measure.c). */
+	if (c->native_read_ns_max && r->trapped &&
+	    r->read_ns.p50 <= c->native_read_ns_max)
+		used += snprintf(buf + used, len - used,
+				 "trapped: a read takes %llu ns (median) but "
+				 "%.0f ns in batches, more than the %u ns it "
+				 "can take natively, so something intercepts "
+				 "or emulates it (the median is what is left "
+				 "of a bracket that costs more than the read).",
+				 (unsigned long long)r->read_ns.p50,
+				 r->batch_ns_per_read, c->native_read_ns_max);
+	else if (c->native_read_ns_max)
 		used += snprintf(buf + used, len - used,
 				 "%s: a read takes %llu ns (median), %s the %u "
 				 "ns it can take %s.",

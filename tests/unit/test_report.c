@@ -505,6 +505,29 @@ static void printers(void **state)
 	close(saved);
 }
 
+/* A read the batch figure shows trapped where the median does not (a
+ * trapped stopwatch swamped it) says both figures. */
+static void trapped_by_the_batch_figure(void **state)
+{
+	struct clock_result *r = &run.measure.clocks[2]; /* acpi_pm, 1500 ns */
+
+	(void)state;
+	fill_run(1.0);
+	r->read_ns = spread(731);
+	r->batch_ns_per_read = 29045;
+	r->trapped = true;
+	all_checks(&first);
+	write_json(&first);
+	assert_non_null(strstr(document,
+			       "trapped: a read takes 731 ns (median) but "
+			       "29045 ns in batches, more than the 1500 ns"));
+	r->batch_ns_per_read = 45;
+	r->trapped = false;
+	write_json(&first);
+	assert_non_null(strstr(document, "not trapped: a read takes 731 ns "
+					 "(median), within the 1500 ns"));
+}
+
 /* The document of a passing run, for the schema test on the host. */
 static void document_for_the_schema(void **state)
 {
@@ -527,6 +550,7 @@ static void document_for_the_schema(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(trapped_by_the_batch_figure),
 		cmocka_unit_test(names_are_stable),
 		cmocka_unit_test(verdicts),
 		cmocka_unit_test(absent_and_not_applied),
