@@ -18,7 +18,9 @@
 # hvm64 (multiboot 1/2 and PVH images, with their own ring 0) and pv64 (the
 # Xen PV image), each with its own platform/<env>/.
 
-VERSION := 0.1.0
+# The version lives in VERSION alone: the runner reads the same file
+# (tools/clockbench --version).
+VERSION := $(strip $(file < VERSION))
 GIT_REV := $(shell git describe --always --dirty 2>/dev/null)
 VERSION_STRING := $(VERSION)$(if $(GIT_REV), ($(GIT_REV)))
 
