@@ -123,6 +123,23 @@ class TheImagesTable(unittest.TestCase):
         self.assertLessEqual({"bogus=1", "verbose=7"}, refused)
 
 
+    def test_the_readme_table(self):
+        """README.md's table of guest options names the same options, in the same order,
+        with the same values or bounds."""
+        with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as readme:
+            section = readme.read().split("## Guest options", 1)[1].split("\n## ", 1)[0]
+        rows = re.findall(r"^\| `([a-z_]+)` \| ([^|]+) \|", section, re.MULTILINE)
+        self.assertEqual([name for name, _ in rows], list(self.table))
+        for name, values in rows:
+            option = self.table[name]
+            with self.subTest(option=name):
+                if option.kind in ("choice", "bool"):
+                    self.assertEqual(tuple(re.findall(r"`([^`]+)`", values)), option.values)
+                else:
+                    self.assertIn(f"{option.minimum} to {option.maximum}", values)
+                    self.assertRegex(values, rf"\(default `?{re.escape(option.default)}`?\)")
+
+
 class Check(unittest.TestCase):
     """The sentences of the check, with their suggestions."""
 
