@@ -317,6 +317,8 @@ def cmd_run(args):
         print(f"clockbench run: {line}", file=human, flush=True)
     for line in linux.summary_lines(os_document, spec.environment) if os_document else ():
         print(f"clockbench run: {line}", file=human, flush=True)
+    for line in testreport.guest_failures(outcome.lines) if args.quiet else ():
+        print(f"clockbench run: {line}", file=human, flush=True)  # -q hid the KTAP lines
     print(f"clockbench run: {outcome.verdict.upper()} ({spec.describe()}, "
           f"{outcome.seconds:.1f} s)", file=human, flush=True)
     if args.json:
@@ -632,7 +634,8 @@ def add_run_parser(subparsers):
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="show only the guest's tables, its sentences and the verdict: "
                              "no JSON, KTAP, (XEN) or Linux kernel lines, no progress lines "
-                             "(the log still holds the whole console)")
+                             "(the log still holds the whole console); the guest's failed "
+                             "checks are repeated before the verdict")
     parser.add_argument("--accel", choices=qemu.ACCELS,
                         help="accelerator (default: kvm when /dev/kvm is usable, else tcg; "
                              "always tcg for the Xen boots; a linux boot under kvm is "
