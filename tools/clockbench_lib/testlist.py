@@ -52,6 +52,9 @@ tests.cfg:
     timeout=S [60 tcg, 120 kvm, 300 kvm ISO, 120 xen, xen-pvh-dom0 and the linux
                     boots, 180 xen-pv-domu and xen-pvh-domu, 360 xen-hvm-domu]
     args="guest options" [none]   expect=pass|fail|skip [pass]
+                    args= is checked against the image's option table before any
+                    boot (`run --help` lists it); a wrong option is an error unless
+                    the line says expect=fail
     xen_args="Xen options"  appended to Xen's command line, after its defaults
                     (console=com1 com1=115200,8n1 dom0_mem=128M dom0_max_vcpus=SMP
                     [dom0=pvh for xen-pvh-dom0] noreboot; for xen-*-domu dom0_mem=512M
