@@ -34,6 +34,7 @@ CMDLINES = (
     "tick_rates=,1", "tick_rates=1,,2", "tick_rates=100,x", "tick_rates=1,2,3,4,5,6,7,8",
     "tick_rates=1,2,3,4,5,6,7,8,9", "tick_ms=9", "tick_ms=10 rate_ms=10 warp_ms=1",
     "drift_ms=600000", "acpi_dump=1\nverbose=1", "VERBOSE=1", "verbose=1=1",
+    "budget_ms=" + "0" * 5000 + "100", "budget_ms=" + "9" * 5000, "tick_rates=0001,1" + "0" * 6,
 )
 
 

@@ -110,8 +110,11 @@ def suggestion(word, names):
 
 
 def _number_ok(option, text):
-    """True when `text` is a whole number within the option's bounds."""
-    return bool(_DIGITS.fullmatch(text)) and option.minimum <= int(text) <= option.maximum
+    """True when `text` is a whole number within the option's bounds (leading zeros
+    allowed, as the image allows them; thousands of digits are no number to convert)."""
+    digits = text.lstrip("0") or "0"
+    return (bool(_DIGITS.fullmatch(text)) and len(digits) <= len(str(option.maximum))
+            and option.minimum <= int(digits) <= option.maximum)
 
 
 def value_problem(option, value):
