@@ -18,7 +18,9 @@
 # hvm64 (multiboot 1/2 and PVH images, with their own ring 0) and pv64 (the
 # Xen PV image), each with its own platform/<env>/.
 
-VERSION := 0.1.0
+# The version lives in VERSION alone: the runner reads the same file
+# (tools/clockbench --version).
+VERSION := $(strip $(file < VERSION))
 GIT_REV := $(shell git describe --always --dirty 2>/dev/null)
 VERSION_STRING := $(VERSION)$(if $(GIT_REV), ($(GIT_REV)))
 
@@ -85,6 +87,13 @@ GENERATED := $(BUILD)/include/clockbench/version.h $(BUILD)/include/xen
 IMAGES := $(BUILD)/clockbench.elf $(BUILD)/clockbench-mb1.elf \
 	$(BUILD)/clockbench-xenpv.elf
 
+# The image's option table as JSON, written by a host program built from
+# lib/options.c itself: the runner checks guest options against it before a
+# boot and lists them in `run --help`.
+GUEST_OPTIONS_PROGRAM := $(BUILD)/host/guest-options
+GUEST_OPTIONS := $(BUILD)/guest-options.json
+GUEST_OPTIONS_SRCS := tools/guest-options.c lib/options.c lib/json.c lib/error.c
+
 # --- host unit tests (the list is tests/tests.cfg, shared with the runner) ---
 HOST_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Werror -I. $(XEN_INTERFACE) \
 	-fsanitize=address,undefined -fno-sanitize-recover=all
@@ -95,7 +104,7 @@ unit_sources = $(shell awk '$$1 == "unit" && $$2 == "$(1)" { \
 UNIT_BINS := $(patsubst %,$(BUILD)/host/test_%,$(UNIT_TESTS))
 
 FORMAT_SRCS := $(wildcard boot/boot.h $(addsuffix /*.[ch],$(LAYERS) \
-	$(addprefix platform/,$(ENVS)) tests/unit user))
+	$(addprefix platform/,$(ENVS)) tests/unit user tools))
 
 # --- clockbench-user: a static Linux program, built with the host's compiler
 # and the host's C library, from user/ and the image's own statistics, JSON and
@@ -106,13 +115,23 @@ USER_SRCS := $(wildcard user/*.c) lib/stats.c lib/json.c lib/ktap.c lib/batch.c 
 USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I. -isystem $(BUILD)/include \
 	-static -pthread
 
-.PHONY: all images user iso xen-iso run check unit-tests tool-tests boot-tests layers lint \
-	format-check format deps clean FORCE
+.PHONY: all images guest-options user iso xen-iso run check unit-tests tool-tests boot-tests \
+	layers lint format-check format deps clean FORCE
 .DELETE_ON_ERROR:
 
 all: images user iso
-images: $(IMAGES)
+images: $(IMAGES) $(GUEST_OPTIONS)
+guest-options: $(GUEST_OPTIONS)
 user: $(USER_PROGRAM)
+
+$(GUEST_OPTIONS_PROGRAM): $(GUEST_OPTIONS_SRCS) $(wildcard lib/*.h)
+	@mkdir -p $(@D)
+	@echo "  HOSTCC  $@"
+	@$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -I. -o $@ $(GUEST_OPTIONS_SRCS) -lm
+
+$(GUEST_OPTIONS): $(GUEST_OPTIONS_PROGRAM)
+	@echo "  GEN     $@"
+	@$< > $@
 
 $(USER_PROGRAM): $(USER_SRCS) $(wildcard user/*.h lib/*.h) \
 		$(BUILD)/include/clockbench/version.h
@@ -364,7 +383,10 @@ unit-tests: $(UNIT_BINS)
 
 # test_report_host.py validates the JSON the host-built report writes;
 # test_os_layer.py runs clockbench-user on this host (`tools/clockbench host`).
-tool-tests: $(BUILD)/host/test_report $(BUILD)/host/test_user_report $(USER_PROGRAM)
+# test_guestopts.py compares the runner's option checks with the image's parser, run on
+# this host by build/host/guest-options.
+tool-tests: $(BUILD)/host/test_report $(BUILD)/host/test_user_report $(USER_PROGRAM) \
+		$(GUEST_OPTIONS)
 	@$(PYTHON) -m unittest discover -s tests/tools -t .
 
 boot-tests: images iso $(BUILD)/xen-4.17-amd64 $(BUILD)/clockbench-xen.iso \

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lib/error.h"
+#include "lib/json.h"
 #include "lib/options.h"
 
 #define MAX_CHOICES 10
@@ -417,6 +418,54 @@ void options_describe(FILE *out)
 		fprintf(out, "  %-9s %s (default %s)\n            %s\n", d->key,
 			valid, d->choices[d->def], d->help);
 	}
+}
+
+static const char *option_kind(const struct option_desc *d)
+{
+	if (is_list(d))
+		return "list";
+	if (is_number(d))
+		return "number";
+	return d->is_bool ? "bool" : "choice";
+}
+
+void options_json(struct json_writer *w)
+{
+	size_t i, j;
+
+	json_object_begin(w, NULL);
+	json_string(w, "schema", OPTIONS_SCHEMA);
+	json_array_begin(w, "options");
+	for (i = 0; i < NR_OPTIONS; i++) {
+		const struct option_desc *d = &option_table[i];
+		char def[16];
+
+		json_object_begin(w, NULL);
+		json_string(w, "name", d->key);
+		json_string(w, "kind", option_kind(d));
+		if (is_list(d) || is_number(d)) {
+			json_uint(w, "min", d->min);
+			json_uint(w, "max", d->max);
+		} else {
+			json_array_begin(w, "values");
+			for (j = 0; j < nr_choices(d); j++)
+				json_string(w, NULL, d->choices[j]);
+			json_array_end(w);
+		}
+		if (is_list(d)) {
+			json_uint(w, "max_items", d->list->max_items);
+			json_string(w, "default", d->list->def);
+		} else if (is_number(d)) {
+			snprintf(def, sizeof(def), "%d", d->def);
+			json_string(w, "default", def);
+		} else {
+			json_string(w, "default", d->choices[d->def]);
+		}
+		json_string(w, "help", d->help);
+		json_object_end(w);
+	}
+	json_array_end(w);
+	json_object_end(w);
 }
 
 const char *options_value_name(const char *key, const struct options *opts)

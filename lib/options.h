@@ -11,6 +11,11 @@
 #include <stddef.h>
 #include <stdio.h>
 
+struct json_writer;
+
+/* The schema of options_json()'s document. */
+#define OPTIONS_SCHEMA "clockbench-options/1"
+
 /* The most per-read samples kept for one clock. */
 #define MEASURE_MAX_SAMPLES 20000
 
@@ -73,6 +78,15 @@ int options_parse(const char *cmdline, struct options *opts, char *err,
 
 /** Print every option with its values, default and meaning to @out. */
 void options_describe(FILE *out);
+
+/**
+ * Write the option table to @w as one JSON document (OPTIONS_SCHEMA):
+ * every option's name, kind (choice, bool, number or list), its values or
+ * bounds, its default as it would be written, and its help.  The host
+ * runner checks guest options against it before a boot (build/host's
+ * guest-options program writes it), so that there is one table.
+ */
+void options_json(struct json_writer *w);
 
 /** The name of a named option's current value ("auto", "ud", "1"); "?"
  * for numbers and unknown keys. */

@@ -32,6 +32,7 @@ with QEMU's doubled commas made single.  Environment:
                      an MSR nothing turns off (0x1d9)
 With -S it starts no guest: it reads the monitor's commands from stdin and exits 0 at
 "quit", as QEMU does once the machine is made.
+The guest option help=1 in -append makes it end as skipped (status 7), as the image does.
 The guest option exit=halt, acpi or reset in -append makes it end as the image does: after
 the final line it says how the run ends, then sleeps forever (halt) or exits with status
 0 (a power-off, or a reset under -no-reboot); FAKE_QEMU_NO_END_LINE leaves that line out.
@@ -145,7 +146,8 @@ def main():
     start_kvm()
     if "-S" in sys.argv:
         wait_for_quit()
-    status = int(os.environ.get("FAKE_QEMU_STATUS", "3"))
+    status = 7 if "help=1" in option("-append").split() else int(
+        os.environ.get("FAKE_QEMU_STATUS", "3"))
     os_report = os.environ.get("FAKE_QEMU_OS_REPORT")
     final = FINALS.get(status, "")
     final = os.environ.get("FAKE_QEMU_FINAL", final.replace("clockbench:", "clockbench-user:")

@@ -3,7 +3,9 @@
 
 make_tree() copies the runner and the report schema into a new folder with a Makefile whose
 every build/ target is a small ELF file (write_elf), so that what the runner reads from an
-image (how much RAM it fills) is there; FAIL_BUILD=1 in the environment makes it fail.
+image (how much RAM it fills) is there, but for the image's option table, a copy of this
+tree's build/guest-options.json (`make tool-tests` writes it); FAIL_BUILD=1 in the
+environment makes it fail.
 """
 
 import os
@@ -12,14 +14,18 @@ import struct
 import tempfile
 
 from tests.tools import ROOT
+from clockbench_lib.guestopts import OPTIONS_FILE
 from clockbench_lib.osreport import OS_FRAMING
 from clockbench_lib.report import SCHEMA_FILE
 # Where the fake images' one segment ends: 7.5 MiB, so they need 8 MiB, as the real ones do.
 FAKE_IMAGE_END = 0x780000
 FAKE_ELF = "fake.elf"
+OPTIONS_COPY = "guest-options.json"
 
 MAKEFILE = ("build/%:\n"
-            "\ttest -z \"$$FAIL_BUILD\" && mkdir -p $(@D) && cp " + FAKE_ELF + " $@\n")
+            "\ttest -z \"$$FAIL_BUILD\" && mkdir -p $(@D) && cp " + FAKE_ELF + " $@\n"
+            + OPTIONS_FILE + ":\n"
+            "\ttest -z \"$$FAIL_BUILD\" && mkdir -p $(@D) && cp " + OPTIONS_COPY + " $@\n")
 
 
 def write_elf(path, end, load=0x100000, wide=True):
@@ -53,6 +59,11 @@ def make_tree(programs=("clockbench",)):
     os.makedirs(os.path.join(root, "tests"))
     os.makedirs(os.path.join(root, "build"))
     write_elf(os.path.join(root, FAKE_ELF), FAKE_IMAGE_END)
+    options = os.path.join(ROOT, OPTIONS_FILE)
+    if not os.path.isfile(options):
+        shutil.rmtree(root)
+        raise AssertionError(f"{options} is missing: `make tool-tests` writes it first")
+    shutil.copy(options, os.path.join(root, OPTIONS_COPY))
     with open(os.path.join(root, "Makefile"), "w", encoding="utf-8") as makefile:
         makefile.write(MAKEFILE)
     return root

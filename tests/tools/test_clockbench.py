@@ -14,7 +14,7 @@ import unittest
 from unittest import mock
 
 from tests.tools import FAKE_QEMU, PYTHON, ROOT, scratch
-from clockbench_lib import cli, console, cpumodel, outcome, qemu, testlist, xen
+from clockbench_lib import cli, console, cpumodel, outcome, qemu, testlist, testreport, xen
 from clockbench_lib.outcome import RunnerError
 from clockbench_lib.process import run_process
 
@@ -569,16 +569,36 @@ class TestEvaluation(unittest.TestCase):
         self.assertEqual([test.spec.cpu_option for test in settled], ["host", "max"])
 
     def test_output_lines(self):
-        test = boot_test("boot t")
-        self.assertEqual(cli.format_test_result(1, test, cli.TestResult("ok", seconds=0.42)),
-                         ["ok 1 t (0.4 s)"])
-        self.assertEqual(cli.format_test_result(2, test, cli.TestResult("skip", "no kvm")),
+        """TAP lines: the reason after `#`; a test that is not ok says why below, each
+        failed check on its own line, then the verdict, the guest's own `not ok` lines,
+        the console's last lines when the boot broke, and the log."""
+        Result = testreport.TestResult
+        self.assertEqual(testreport.result_lines(1, "t", Result("ok", seconds=0.42)),
+                         ["ok 1 t # 0.4 s"])
+        self.assertEqual(testreport.result_lines(2, "t", Result("skip", "no kvm")),
                          ["ok 2 t # SKIP no kvm"])
-        lines = cli.format_test_result(3, test, cli.TestResult("not ok", "why", tail=("a",)))
-        self.assertEqual(lines, ["not ok 3 t: why", "# last lines of build/tests/t.log:", "#   a"])
-        results = [cli.TestResult("ok"), cli.TestResult("not ok"), cli.TestResult("skip"),
-                   cli.TestResult("ok")]
-        self.assertEqual(cli.format_summary(results), "2 passed, 1 failed, 1 skipped")
+        failed = Result("not ok", "a; b", problems=("a", "b"), verdict="pass", expect="pass",
+                        guest_failures=("not ok 4 the heap works",), log="build/tests/t.log")
+        self.assertEqual(testreport.result_lines(3, "t", failed), [
+            "not ok 3 t # a (and 1 more problem)", "#   failed: a", "#   failed: b",
+            "#   verdict: PASS (expected PASS)", "#   guest: not ok 4 the heap works",
+            "#   log: build/tests/t.log"])
+        hung = Result("not ok", "hang: x", problems=("hang: x",), verdict="hang",
+                      expect="pass", tail=("# measuring hpet",), broken=True)
+        self.assertEqual(testreport.result_lines(4, "t", hung), [
+            "not ok 4 t # hang: x", "#   verdict: HANG (expected PASS)",
+            "#   last lines of the console:", "#     # measuring hpet"])
+        results = [Result("ok"), failed, Result("skip"), Result("ok"), hung]
+        self.assertEqual(testreport.totals_line(results),
+                         "# Totals: pass:2 fail:1 xfail:0 xpass:0 skip:1 error:1")
+
+    def test_failure_details_from_the_console(self):
+        lines = sample_lines() + [f"json| {index}" for index in range(20)]
+        self.assertEqual(testreport.guest_failures(lines),
+                         ("not ok 2 other check", "not ok 4 the heap works # ERROR it does not"))
+        tail = testreport.console_tail(lines, 3)
+        self.assertEqual(tail, ("not ok 4 the heap works # ERROR it does not",
+                                "# 1 passed, 1 failed, 1 skipped, 1 errors", "clockbench: FAIL"))
 
 
 class FakeQemuProcess(unittest.TestCase):
@@ -736,15 +756,17 @@ class CommandLine(unittest.TestCase):
         result = self.clockbench("test")
         self.assertEqual(result.returncode, 1, result.stderr)
         lines = result.stdout.splitlines()
-        self.assertEqual(lines[0], "1..3")
-        self.assertRegex(lines[1], r"^ok 1 ok1 \([0-9.]+ s\)$")
-        self.assertEqual(lines[2], "not ok 2 bad: no line matches /boot protocol +pvh/")
-        self.assertIn("#   clockbench: PASS", lines)
-        self.assertEqual(lines[-1], "2 passed, 1 failed, 0 skipped")
+        self.assertEqual(lines[:2], ["TAP version 13", "1..3"])
+        self.assertRegex(lines[2], r"^ok 1 ok1 # [0-9.]+ s$")
+        self.assertEqual(lines[3:6], ["not ok 2 bad # no line matches /boot protocol +pvh/",
+                                      "#   verdict: PASS (expected PASS)",
+                                      "#   log: build/tests/bad.log"])
+        self.assertEqual(lines[-1], "# Totals: pass:2 fail:1 xfail:0 xpass:0 skip:0 error:0")
         self.assertTrue(os.path.exists(os.path.join(self.root, "build", "tests", "bad.log")))
         result = self.clockbench("test", "ok1", "iso")
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
-        self.assertEqual(result.stdout.splitlines()[-1], "2 passed, 0 failed, 0 skipped")
+        self.assertEqual(result.stdout.splitlines()[-1],
+                         "# Totals: pass:2 fail:0 xfail:0 xpass:0 skip:0 error:0")
         result = self.clockbench("test", "nosuch")
         self.assertEqual(result.returncode, 2)
         self.assertIn("no boot test named 'nosuch'", result.stderr)

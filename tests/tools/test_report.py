@@ -1212,12 +1212,16 @@ class WithFakeQemu(unittest.TestCase):
         result = self.tool("clockbench", "test", "--no-build", log="good.log")
         lines = result.stdout.splitlines()
         self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
-        self.assertRegex(lines[1], r"^ok 1 good \([0-9.]+ s\)$")
-        self.assertEqual(lines[2], "not ok 2 kvm: report=kvm_facts: env.hypervisor is 'TCG', "
-                                   "expected 'KVM'; report=kvm_facts: kvm_clock is absent: no "
-                                   "KVM signature (the hypervisor is TCG)")
+        self.assertRegex(lines[2], r"^ok 1 good # [0-9.]+ s$")
+        self.assertEqual(lines[3], "not ok 2 kvm # report=kvm_facts: env.hypervisor is 'TCG', "
+                                   "expected 'KVM' (and 1 more problem)")
+        self.assertEqual(lines[4:7], [
+            "#   failed: report=kvm_facts: env.hypervisor is 'TCG', expected 'KVM'",
+            "#   failed: report=kvm_facts: kvm_clock is absent: no KVM signature (the "
+            "hypervisor is TCG)",
+            "#   verdict: PASS (expected PASS)"])
         result = self.tool("clockbench", "test", "--no-build", "good", log="truncated.log")
-        self.assertIn("not ok 1 good: report=valid/tcg_facts: build/tests/good.log: the report "
+        self.assertIn("not ok 1 good # report=valid/tcg_facts: build/tests/good.log: the report "
                       "ends before 'clockbench-json end' (truncated log?)",
                       result.stdout.splitlines())
 

@@ -8,6 +8,7 @@
 
 #include <cmocka.h>
 
+#include "lib/json.h"
 #include "lib/options.h"
 
 static struct options opts;
@@ -201,6 +202,53 @@ static void tick_rates_refused(void **state)
 			 -1);
 }
 
+static char json_text[8192];
+static size_t json_len;
+
+static void collect(void *ctx, const char *text, size_t len)
+{
+	(void)ctx;
+	if (json_len + len < sizeof(json_text)) {
+		memcpy(json_text + json_len, text, len);
+		json_len += len;
+		json_text[json_len] = '\0';
+	}
+}
+
+/* The table as JSON: each kind with its values or bounds and its default as
+ * it would be written. */
+static void table_as_json(void **state)
+{
+	struct json_writer w;
+
+	(void)state;
+	json_init(&w, collect, NULL, 2);
+	options_json(&w);
+	assert_true(json_finish(&w));
+	assert_true(json_len + 1 < sizeof(json_text)); /* not cut */
+	assert_non_null(
+		strstr(json_text, "\"schema\": \"" OPTIONS_SCHEMA "\""));
+	assert_non_null(strstr(json_text,
+			       "{\"name\": \"exit\",\"kind\": "
+			       "\"choice\",\"values\": [\"auto\","
+			       "\"isa\",\"acpi\",\"reset\",\"halt\"],"
+			       "\"default\": \"auto\""));
+	assert_non_null(strstr(json_text, "{\"name\": \"verbose\",\"kind\": "
+					  "\"bool\",\"values\": [\"0\",\"1\"],"
+					  "\"default\": \"0\""));
+	assert_non_null(strstr(json_text,
+			       "{\"name\": \"samples\",\"kind\": "
+			       "\"number\",\"min\": 0,\"max\": 20000,"
+			       "\"default\": \"0\""));
+	assert_non_null(strstr(json_text,
+			       "{\"name\": \"tick_rates\",\"kind\": "
+			       "\"list\",\"min\": 1,\"max\": 1000000,"
+			       "\"max_items\": 8,\"default\": "
+			       "\"100,1000,10000,100000\""));
+	/* A quote in a help text is escaped. */
+	assert_non_null(strstr(json_text, "lines starting \\\"acpi-dump \\\""));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -214,6 +262,7 @@ int main(void)
 		cmocka_unit_test(values_are_exact_not_prefixes),
 		cmocka_unit_test(a_small_error_buffer_is_not_overrun),
 		cmocka_unit_test(numbers_within_bounds),
+		cmocka_unit_test(table_as_json),
 	};
 
 	return cmocka_run_group_tests_name("options", tests, NULL, NULL);

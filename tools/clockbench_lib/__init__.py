@@ -11,6 +11,9 @@ Modules:
   xen       Xen under QEMU: its command line, and what Xen's own console lines say
   process   running QEMU with a timeout while logging its output
   testlist  reading tests/tests.cfg
+  testreport  `test`'s TAP 13 lines, kselftest totals and JUnit XML
+  guestopts the image's guest options (build/guest-options.json): checks and help
+  version   --version: the project's version and revision, the schema versions
   boot      one boot from start to verdict (shared by `run` and `test`)
   matrix    `clockbench matrix`: every environment, N runs each, and a manifest
   compare   `clockbench compare`: reports side by side across environments

@@ -3,6 +3,7 @@
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -102,10 +103,21 @@ def end_lines(spec):
     return re.compile(f"(?:{HALT_LINE.pattern})|(?:{xen.END_LINE.pattern})")
 
 
-def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.environ):
+def command_lines(spec, command):
+    """What -v prints before a boot: the QEMU command, shell-quoted so that it can be
+    pasted, and for a boot under Xen Xen's command line; each under a heading."""
+    lines = ["QEMU command:", "  " + shlex.join(command)]
+    if spec.xen_command_line is not None:
+        lines += ["Xen's command line:", "  " + spec.xen_command_line]
+    return lines
+
+
+def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.environ,
+              before=None):
     """Boot the image for `spec` (built and checked by the caller) once and judge the result.
 
-    Per-boot files go to `work_dir`, the cleaned console to `log_path`.  Under Xen, a run
+    Per-boot files go to `work_dir`, the cleaned console to `log_path`; `before(spec,
+    command)`, when given, is called with QEMU's argument vector just before it starts.  Under Xen, a run
     that ends without QEMU's verdict status but with Xen saying how dom0 ended (the guest
     shut dom0 down, or it crashed) is judged by xen.judge_end().  A boot that runs
     clockbench-user is judged by the program's last line (linux.judge()); in the Linux PV
@@ -116,6 +128,8 @@ def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.e
     files = qemu.prepare_boot_files(spec, work_dir)
     command = qemu.build_qemu_command(spec, qemu.qemu_program(environ), image, files,
                                       hypervisor)
+    if before:
+        before(spec, command)
     result = run_process(command, timeout_s, log_path, echo, end_line=end_lines(spec))
     report = parse_report(result.console_lines)
     facts = (xen.parse_xen_log(result.console_lines, spec.xen_command_line)

@@ -3,29 +3,31 @@
 
 import argparse
 import concurrent.futures
+import datetime
 import json
 import os
 import re
 import shlex
 import signal
 import sys
+import threading
 from dataclasses import dataclass, replace
 
-from . import (compare, console, cpumodel, host, kvmprobe, linux, matrix, osreport, paths,
-               qemu, report, xen)
-from .boot import RUN_SUMMARY_SCHEMA, BootOutcome, boot_once, build_images, check_image
+from . import (compare, console, cpumodel, guestopts, host, kvmprobe, linux, matrix,
+               osreport, paths, qemu, report, testreport, version, xen)
+from .boot import (RUN_SUMMARY_SCHEMA, BootOutcome, boot_once, build_images, check_image,
+                   command_lines)
 from .console import parse_report
 from .outcome import (EXIT_ERROR, EXIT_FAIL, EXIT_INTERRUPTED, EXIT_PASS, EXIT_TABLE,
                       VERDICT_EXIT, RunnerError, Terminated)
 from .process import stop_all
 from .reportchecks import run_report_checks
 from .testlist import FORMAT_HELP, TESTS_CFG, load_tests_cfg, select_boot_tests
+from .testreport import TestResult
 
 RUN_DIR = os.path.join(paths.BUILD_DIR, "run")
 TESTS_DIR = os.path.join(paths.BUILD_DIR, "tests")
 EXIT_BROKEN_PIPE = 141
-FAILURE_TAIL_LINES = 15
-TAIL_LINE_CHARS = 200
 
 NOTES = f"""\
 logs:
@@ -44,6 +46,23 @@ environment:
 def say(command, message):
     """Print one runner message (not guest output) to stderr."""
     print(f"clockbench {command}: {message}", file=sys.stderr, flush=True)
+
+
+_SHOW_LOCK = threading.Lock()
+
+
+def command_announcer(command, name=None):
+    """The before() callback of boot_once() for -v: prints the QEMU command (and Xen's
+    command line) to stderr, each heading naming the subcommand (and the test), the
+    command on its own indented line so that it can be pasted into a shell."""
+    label = f"clockbench {command}: " + (f"{name}: " if name else "")
+
+    def announce(spec, qemu_command):
+        lines = command_lines(spec, qemu_command)
+        text = "\n".join(line if line.startswith(" ") else label + line for line in lines)
+        with _SHOW_LOCK:
+            print(text, file=sys.stderr, flush=True)
+    return announce
 
 
 # ---------------------------------------------------------------------------- run
@@ -102,7 +121,11 @@ def echo_console(line, stream):
 
 
 def write_json(path, document):
-    """Write `document` as pretty JSON to `path`."""
+    """Write `document` as pretty JSON to `path` ('-': standard output)."""
+    if path == "-":
+        json.dump(document, sys.stdout, indent=2)
+        print(flush=True)
+        return
     try:
         with open(path, "w", encoding="utf-8") as out:
             json.dump(document, out, indent=2)
@@ -117,13 +140,34 @@ def error_outcome(spec, reason):
                        seconds=0.0, lines=[], report=parse_report([]), command=None)
 
 
+def checks_guest_options(spec, unchecked=False):
+    """True when the runner checks `spec`'s guest options before booting: the image's
+    boots with options (the linux boots' are clockbench-user's), unless `unchecked`."""
+    return not unchecked and not spec.runs_user and bool(spec.cmdline.strip())
+
+
+def check_guest_options(command, spec):
+    """Refuse (RunnerError, exit 2) guest options the image would refuse, before it boots,
+    by the image's own table (guestopts); say so and go on when the table is missing."""
+    table = guestopts.load_table()
+    if table is None:
+        say(command, guestopts.table_note())
+        return
+    guestopts.check_cmdline(spec.cmdline, table)
+
+
 def prepare_run(args, spec):
-    """Check dependencies and build (unless --no-build) the image `spec` needs."""
+    """Check dependencies and build (unless --no-build) the image `spec` needs, then the
+    guest options (and the table they are checked against)."""
     qemu.validate_spec(spec)
     build = not args.no_build
+    checked = checks_guest_options(spec, args.unchecked_options)
     qemu.check_dependencies(qemu.required_programs(spec, qemu.qemu_program(), build))
     if build:
-        build_images(paths.ROOT, list(spec.build_targets))
+        build_images(paths.ROOT, list(spec.build_targets)
+                     + ([guestopts.OPTIONS_FILE] if checked else []))
+    if checked:
+        check_guest_options("run", spec)
     for target in spec.build_targets:
         check_image(paths.ROOT, target, built=build)
     qemu.check_memory(spec, paths.ROOT)
@@ -203,8 +247,21 @@ def skip_outcome(spec, reason):
                        seconds=0.0, lines=[], report=parse_report([]), command=None)
 
 
+def run_echo(human, quiet):
+    """The live echo of `run`: the console on `human` (stdout, or stderr when stdout holds
+    the JSON document), only what console.quiet_shows() when `quiet`; QEMU's own
+    messages on stderr."""
+    def echo(line, stream):
+        if stream == "stderr":
+            print(line, file=sys.stderr, flush=True)
+        elif not quiet or console.quiet_shows(line):
+            print(line, file=human, flush=True)
+    return echo
+
+
 def cmd_run(args):
     """`clockbench run`: boot once, stream the console, exit with the verdict."""
+    human = sys.stderr if args.json == "-" else sys.stdout  # stdout holds the document
     if args.json:
         report.require_jsonschema()
     chosen = choose_accel(args.accel, boot=args.boot, cpu=args.cpu)
@@ -237,7 +294,10 @@ def cmd_run(args):
             prepare_run(args, spec)
             outcome = boot_once(spec, paths.ROOT, timeout_s, paths.root_path(RUN_DIR),
                                 args.log or paths.root_path(RUN_DIR, "last.log"),
-                                echo=echo_console)
+                                echo=(run_echo(human, args.quiet)
+                                      if args.quiet or human is not sys.stdout
+                                      else echo_console),
+                                before=command_announcer("run") if args.verbose else None)
     except RunnerError as error:
         if args.json:
             failed = error_outcome(spec, str(error))
@@ -254,11 +314,13 @@ def cmd_run(args):
     if outcome.reason:
         say("run", outcome.reason)
     for line in outcome.xen_facts.summary_lines() if outcome.xen_facts else ():
-        print(f"clockbench run: {line}", flush=True)
+        print(f"clockbench run: {line}", file=human, flush=True)
     for line in linux.summary_lines(os_document, spec.environment) if os_document else ():
-        print(f"clockbench run: {line}", flush=True)
+        print(f"clockbench run: {line}", file=human, flush=True)
+    for line in testreport.guest_failures(outcome.lines) if args.quiet else ():
+        print(f"clockbench run: {line}", file=human, flush=True)  # -q hid the KTAP lines
     print(f"clockbench run: {outcome.verdict.upper()} ({spec.describe()}, "
-          f"{outcome.seconds:.1f} s)", flush=True)
+          f"{outcome.seconds:.1f} s)", file=human, flush=True)
     if args.json:
         write_json(args.json, document)
     return VERDICT_EXIT[outcome.verdict]
@@ -269,10 +331,7 @@ def cmd_run(args):
 def cmd_parse(args):
     """`clockbench parse`: extract and validate the guest's JSON report from a log."""
     document = report.load_report_file(args.log)
-    if args.json == "-":
-        json.dump(document, sys.stdout, indent=2)
-        print(flush=True)
-    elif args.json:
+    if args.json:
         write_json(args.json, document)
     elif not args.quiet:
         print("\n".join(report.summary_lines(document, args.log)), flush=True)
@@ -281,16 +340,6 @@ def cmd_parse(args):
 
 # ---------------------------------------------------------------------------- test
 
-@dataclass
-class TestResult:
-    """How one boot test ended: state is "ok", "not ok" or "skip"."""
-
-    state: str
-    reason: str = None
-    seconds: float = 0.0
-    tail: tuple = ()
-
-
 def _first_matching_line(pattern, lines):
     """The first line `pattern` finds something in, or None."""
     regex = re.compile(pattern)
@@ -298,7 +347,14 @@ def _first_matching_line(pattern, lines):
 
 
 def evaluate_boot_test(test, verdict, reason, lines, log_name="the log"):
-    """Judge a boot against its tests.cfg line: returns (state, reason or None).
+    """Judge a boot against its tests.cfg line: returns (state, reason or None), the
+    reason being judge_boot_test()'s problems in one sentence."""
+    state, problems = judge_boot_test(test, verdict, reason, lines, log_name)
+    return state, "; ".join(problems) if problems else None
+
+
+def judge_boot_test(test, verdict, reason, lines, log_name="the log"):
+    """Judge a boot against its tests.cfg line: returns (state, the problems in words).
 
     A guest SKIP that the line did not expect makes the test a skip; otherwise the
     verdict must equal expect=, every match= / no nomatch= regex must be found, and the
@@ -306,9 +362,10 @@ def evaluate_boot_test(test, verdict, reason, lines, log_name="the log"):
     verdict that comes with a reason (Xen saying dom0 crashed) gives it when it is wrong.
     """
     if verdict in ("error", "hang"):
-        return "not ok", reason
+        return "not ok", [reason]
     if verdict == "skip" and test.expect != "skip":
-        return "skip", f"the guest reported SKIP; last lines: {' | '.join(lines[-3:])}"
+        return "skip", ["the guest reported SKIP; last lines: "
+                        + " | ".join(testreport.console_tail(lines, 3))]
     problems = []
     if verdict != test.expect:
         problems.append(f"expected {test.expect.upper()}, the guest reported {verdict.upper()}"
@@ -323,9 +380,7 @@ def evaluate_boot_test(test, verdict, reason, lines, log_name="the log"):
             problems.append(f"/{pattern}/ must not match but matched: {found.strip()}")
     problems += run_report_checks(test.report, lines, log_name, test.json,
                                   test.spec.runs_user)
-    if problems:
-        return "not ok", "; ".join(problems)
-    return "ok", None
+    return ("not ok" if problems else "ok"), problems
 
 
 def boot_log_name(test, boot):
@@ -345,7 +400,7 @@ def names_differ(first, other, boot):
     return None
 
 
-def run_boot_test(test):
+def run_boot_test(test, before=None):
     """Run one boot test (its image already built) test.repeat times; returns a TestResult:
     the first boot that does not pass the line, or the first whose check names differ."""
     seconds, first_names = 0.0, None
@@ -354,44 +409,31 @@ def run_boot_test(test):
         try:
             outcome = boot_once(test.spec, paths.ROOT, test.timeout_s,
                                 paths.root_path(TESTS_DIR, "work", test.name),
-                                paths.root_path(TESTS_DIR, log_name))
+                                paths.root_path(TESTS_DIR, log_name), before=before)
         except RunnerError as error:
-            return TestResult(state="not ok", reason=str(error))
+            return TestResult(state="not ok", reason=str(error), problems=(str(error),),
+                              broken=True)
         seconds += outcome.seconds
-        state, reason = evaluate_boot_test(test, outcome.verdict, outcome.reason,
-                                           outcome.lines, os.path.join(TESTS_DIR, log_name))
+        log_shown = os.path.join(TESTS_DIR, log_name)
+        state, problems = judge_boot_test(test, outcome.verdict, outcome.reason,
+                                          outcome.lines, log_shown)
         names = console.parse_check_names(outcome.lines)
         if state == "ok" and first_names is not None:
-            reason = names_differ(first_names, names, boot)
-            state = "not ok" if reason else state
+            differ = names_differ(first_names, names, boot)
+            state, problems = ("not ok", [differ]) if differ else (state, problems)
         if state != "ok" or boot == test.repeat:
             if state != "ok" and test.repeat > 1:
-                reason = f"boot {boot} of {test.repeat}: {reason}"
-            return TestResult(state=state, reason=reason, seconds=seconds,
-                              tail=tuple(outcome.lines[-FAILURE_TAIL_LINES:]))
+                problems = [f"boot {boot} of {test.repeat}: {problem}" for problem in problems]
+            broken = outcome.verdict in ("error", "hang")
+            return TestResult(state=state, reason="; ".join(problems) or None,
+                              seconds=seconds, problems=tuple(problems),
+                              verdict=outcome.verdict, expect=test.expect,
+                              guest_failures=testreport.guest_failures(outcome.lines),
+                              tail=testreport.console_tail(outcome.lines) if broken else (),
+                              broken=broken, log=log_shown)
         if first_names is None:
             first_names = names
     raise AssertionError("repeat is at least 1")
-
-
-def format_test_result(number, test, result):
-    """The KTAP-style lines printed for one test."""
-    if result.state == "skip":
-        return [f"ok {number} {test.name} # SKIP {result.reason}"]
-    if result.state == "ok":
-        return [f"ok {number} {test.name} ({result.seconds:.1f} s)"]
-    lines = [f"not ok {number} {test.name}: {result.reason}"]
-    if result.tail:
-        lines.append(f"# last lines of {os.path.join(TESTS_DIR, test.name + '.log')}:")
-        lines += [f"#   {line[:TAIL_LINE_CHARS]}" for line in result.tail]
-    return lines
-
-
-def format_summary(results):
-    """The closing line: `N passed, N failed, N skipped`."""
-    states = [result.state for result in results]
-    return (f"{states.count('ok')} passed, {states.count('not ok')} failed, "
-            f"{states.count('skip')} skipped")
 
 
 def format_test_listing(tests):
@@ -426,10 +468,11 @@ def kvm_models(tests, kvm_choice=None):
     return settled, {}, choice.reason
 
 
-def linux_kvm_skips(tests, skips, build):
+def linux_kvm_skips(tests, skips, build, notes=None):
     """{name: skip reason} for the chosen tests that boot Linux under KVM when this host's
     KVM emulates guest ring 0: one probe boot of the image decides (kvmprobe), when any
-    such test is among `tests` and not in `skips` already."""
+    such test is among `tests` and not in `skips` already.  What is said of the probe
+    is appended to `notes` (printed when None)."""
     chosen = [test for test in tests if test.spec.runs_user and test.spec.accel == "kvm"
               and test.name not in skips]
     if not chosen:
@@ -439,23 +482,29 @@ def linux_kvm_skips(tests, skips, build):
     check_image(paths.ROOT, kvmprobe.PROBE_IMAGE, built=build)
     ring0 = kvmprobe.probe(paths.ROOT, chosen[0].spec.cpu)
     if ring0.problem:
-        print(f"# linux tests under KVM: could not tell whether this KVM emulates guest "
-              f"ring 0, so they boot: {ring0.problem}", flush=True)
+        note = (f"linux tests under KVM: could not tell whether this KVM emulates guest "
+                f"ring 0, so they boot: {ring0.problem}")
+        if notes is None:
+            print(f"# {note}", flush=True)
+        else:
+            notes.append(note)
     reason = ring0.linux_skip_reason()
     return {test.name: reason for test in chosen} if reason else {}
 
 
 def prepare_tests(tests, build):
-    """Check dependencies, build every image the tests need once, check the images exist."""
+    """Check dependencies, build every image the tests need once, check the images exist,
+    then the tests' guest options (check_test_options())."""
     if any(test.report for test in tests):
         report.require_jsonschema()
     needed = [qemu.qemu_program()]
     for test in tests:
         needed += qemu.required_programs(test.spec, qemu.qemu_program(), build)
     qemu.check_dependencies(needed)
+    checked = [test for test in tests if checks_guest_options(test.spec)]
     targets = list(dict.fromkeys(target for test in tests for target in test.spec.build_targets))
     if build and targets:
-        build_images(paths.ROOT, targets)
+        build_images(paths.ROOT, targets + ([guestopts.OPTIONS_FILE] if checked else []))
     for target in targets:
         check_image(paths.ROOT, target, built=build)
     for test in tests:
@@ -465,20 +514,40 @@ def prepare_tests(tests, build):
             except RunnerError as error:
                 raise RunnerError(f"{TESTS_CFG}:{test.line_no}: {test.name}: {error} "
                                   f"(memory_check=off boots it all the same)") from None
+    check_test_options(checked)
 
 
-def run_boot_tests(tests, skips, jobs):
-    """Run `tests` on `jobs` workers, printing results in list order; returns the results."""
+def check_test_options(tests):
+    """Refuse, before any boot, a test whose args= the image's table refuses, unless its
+    line says expect=fail (it gives the image a wrong option on purpose, to see the
+    image refuse it); say so and go on when the table is missing."""
+    table = guestopts.load_table() if tests else None
+    if tests and table is None:
+        say("test", guestopts.table_note())
+    for test in tests if table else ():
+        problem = guestopts.cmdline_problem(test.spec.cmdline, table)
+        if problem and test.expect != "fail":
+            raise RunnerError(f"{TESTS_CFG}:{test.line_no}: {test.name}: {problem} (a test "
+                              f"that gives the image a wrong option on purpose says "
+                              f"expect=fail).")
+
+
+def run_boot_tests(tests, skips, jobs, verbose=False):
+    """Run `tests` on `jobs` workers, printing results in list order (TAP lines); returns
+    the results.  `verbose` prints each boot's QEMU command before it starts."""
     results = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = [None if test.name in skips else pool.submit(run_boot_test, test)
+        futures = [None if test.name in skips else
+                   pool.submit(run_boot_test, test,
+                               command_announcer("test", test.name) if verbose else None)
                    for test in tests]
         try:
             for number, (test, future) in enumerate(zip(tests, futures), start=1):
                 result = (TestResult(state="skip", reason=skips[test.name]) if future is None
                           else future.result())
                 results.append(result)
-                print("\n".join(format_test_result(number, test, result)), flush=True)
+                print("\n".join(testreport.result_lines(number, test.name, result)),
+                      flush=True)
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)
             stop_all()
@@ -490,20 +559,28 @@ def cmd_test(args):
     """`clockbench test`: run the boot tests of tests.cfg; exit 0 only if none failed."""
     shown = args.config or TESTS_CFG
     tests = load_tests_cfg(args.config or paths.root_path(TESTS_CFG), shown)
-    chosen = select_boot_tests(tests, args.names, args.group)
+    chosen = select_boot_tests(tests, args.names, args.group, shown)
+    if not chosen:
+        raise RunnerError(f"none of the boot tests named is in group '{args.group}'."
+                          if args.group else f"{shown} lists no boot test.")
     if args.list:
         print("\n".join(format_test_listing(chosen)))
         return EXIT_PASS
-    if not chosen:
-        raise RunnerError(f"no boot test in {shown} is in group '{args.group}'.")
+    started = datetime.datetime.now(datetime.timezone.utc)
+    if args.junit:
+        testreport.check_junit_path(args.junit)
     chosen, skips, kvm_note = kvm_models(chosen)
-    skips.update(linux_kvm_skips(chosen, skips, not args.no_build))
+    notes = [f"accel=kvm tests: {kvm_note}"] if kvm_note else []
+    skips.update(linux_kvm_skips(chosen, skips, not args.no_build, notes))
     prepare_tests([test for test in chosen if test.name not in skips], not args.no_build)
-    if kvm_note:
-        print(f"# accel=kvm tests: {kvm_note}", flush=True)
-    print(f"1..{len(chosen)}", flush=True)
-    results = run_boot_tests(chosen, skips, args.jobs)
-    print(format_summary(results), flush=True)
+    print("\n".join([testreport.TAP_VERSION, f"1..{len(chosen)}"]
+                    + [f"# {note}" for note in notes]), flush=True)
+    results = run_boot_tests(chosen, skips, args.jobs, args.verbose)
+    print(testreport.totals_line(results), flush=True)
+    if args.junit:
+        seconds = (datetime.datetime.now(datetime.timezone.utc) - started).total_seconds()
+        testreport.write_junit(args.junit, [test.name for test in chosen], results, seconds,
+                               started)
     return EXIT_FAIL if any(result.state == "not ok" for result in results) else EXIT_PASS
 
 
@@ -531,13 +608,34 @@ def positive_float(text):
     return value
 
 
+def guest_options_help():
+    """The `guest options` section of `run --help`, from the image's own table."""
+    try:
+        lines = guestopts.help_lines(guestopts.load_table())
+    except RunnerError as error:
+        lines = [f"  ({error})"]
+    return "\n".join(
+        [f"guest options (key=value after --; the image's table, {guestopts.OPTIONS_FILE},",
+         "from lib/options.c; checked before the boot; the linux boots take",
+         f"{linux.PROGRAM}'s options instead):"] + lines)
+
+
 def add_run_parser(subparsers):
     """The `run` subcommand's options."""
     parser = subparsers.add_parser(
         "run", help="build and boot one image, streaming its serial console",
         description="Build (unless --no-build) and boot one clockbench image under QEMU,\n"
                     "stream its serial console, and exit with the guest's verdict.",
-        epilog=NOTES, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=f"{guest_options_help()}\n\n{NOTES}",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="print the QEMU command (and Xen's command line) before the "
+                             "boot, on stderr, quoted so that it can be pasted into a shell")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="show only the guest's tables, its sentences and the verdict: "
+                             "no JSON, KTAP, (XEN) or Linux kernel lines, no progress lines "
+                             "(the log still holds the whole console); the guest's failed "
+                             "checks are repeated before the verdict")
     parser.add_argument("--accel", choices=qemu.ACCELS,
                         help="accelerator (default: kvm when /dev/kvm is usable, else tcg; "
                              "always tcg for the Xen boots; a linux boot under kvm is "
@@ -614,7 +712,9 @@ def add_run_parser(subparsers):
     parser.add_argument("--log", metavar="FILE",
                         help=f"where to save the console (default: {RUN_DIR}/last.log)")
     parser.add_argument("--json", metavar="FILE",
-                        help=f"write the guest's JSON report (schema {report.SCHEMA}, see "
+                        help=f"write the guest's JSON report ('-': to standard output, the "
+                             "console and the runner's lines then going to stderr; schema "
+                             f"{report.SCHEMA}, see "
                              "docs/report-format.md), checked against "
                              f"{report.SCHEMA_FILE}, when the run ended with a verdict "
                              "and the guest printed one; otherwise (a fault, hang or "
@@ -633,6 +733,10 @@ def add_run_parser(subparsers):
                              f"--options '--budget-ms 600' for {linux.PROGRAM} (write "
                              "--options=--switch for one that starts with '-' and has no "
                              "space)")
+    parser.add_argument("--unchecked-options", action="store_true",
+                        help="boot with the guest options as given, without checking them "
+                             "against the image's table first (to see what the image "
+                             "itself says of a wrong one)")
     parser.add_argument("guest_options", nargs="*", metavar="-- guest options",
                         help="options passed to the guest, e.g. -- verbose=1 (for the "
                              f"linux boots {linux.PROGRAM}'s, after "
@@ -644,13 +748,25 @@ def add_test_parser(subparsers):
     """The `test` subcommand's options."""
     parser = subparsers.add_parser(
         "test", help=f"run the boot tests listed in {TESTS_CFG}",
-        description=f"Run the boot tests of {TESTS_CFG}, printing one KTAP-style line\n"
-                    "each and then `N passed, N failed, N skipped`. Logs go to\n"
-                    f"{TESTS_DIR}/NAME.log. accel=kvm tests are skipped when /dev/kvm is\n"
-                    "unusable. Exit status 0 only when no test failed.",
+        description=f"Run the boot tests of {TESTS_CFG}, printing TAP version 13: the\n"
+                    "version line and the plan, one `ok`/`not ok` line each (the reason\n"
+                    "after `#`; a test that is not ok then shows each failed check, the\n"
+                    "verdict and the guest's own `not ok` lines), and kselftest's\n"
+                    "`# Totals: pass:N fail:N xfail:0 xpass:0 skip:N error:N` (error: the\n"
+                    f"boot broke or hung). Logs go to {TESTS_DIR}/NAME.log. accel=kvm tests\n"
+                    "are skipped when /dev/kvm is unusable. Guest options (args=) are\n"
+                    "checked against the image's table before any boot, except on\n"
+                    "expect=fail lines. Exit status 0 only when no test failed.",
         epilog=f"{FORMAT_HELP}\n\n{NOTES}", formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--list", action="store_true", help="list the chosen tests and stop")
-    parser.add_argument("--group", metavar="G", help="only tests in group G")
+    parser.add_argument("--group", metavar="G",
+                        help="only tests in group G (an unknown group is an error, naming "
+                             "the groups)")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="print each boot's QEMU command (and Xen's command line) on "
+                             "stderr before it starts")
+    parser.add_argument("--junit", metavar="FILE",
+                        help="also write the results as JUnit XML to FILE, for CI systems")
     parser.add_argument("--jobs", type=positive_int, default=2, metavar="N",
                         help="boots run at once (default: 2)")
     parser.add_argument("--config", metavar="FILE", help=f"test list (default: {TESTS_CFG})")
@@ -709,6 +825,10 @@ def add_matrix_parser(subparsers):
                         help=f"results folder (default: {matrix.RESULTS_DIR}/<UTC date-time>)")
     parser.add_argument("--env", nargs="+", choices=matrix.ENVIRONMENT_NAMES, metavar="NAME",
                         help="only these environments (default: all)")
+    parser.add_argument("-v", "--verbose", action="store_const", dest="announce",
+                        const=command_announcer("matrix"),
+                        help="print each boot's QEMU command (and Xen's command line) on "
+                             "stderr before it starts")
     parser.add_argument("--no-build", action="store_true", help="don't run make first")
     parser.set_defaults(handler=matrix.cmd_matrix)
 
@@ -762,7 +882,24 @@ def build_parser():
     add_matrix_parser(subparsers)
     add_compare_parser(subparsers)
     host.add_host_parser(subparsers)
+    for subparser in (parser, *subparsers.choices.values()):
+        subparser.add_argument("--version", action=VersionAction)
     return parser
+
+
+class VersionAction(argparse.Action):
+    """--version: print version.version_text() and exit 0 (the revision is looked up
+    only when asked for)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, **kwargs):
+        kwargs.pop("default", None)
+        super().__init__(option_strings, dest=dest, default=argparse.SUPPRESS, nargs=0,
+                         help="print clockbench's version and revision and the schema "
+                              "versions of its documents, and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(version.version_text(), flush=True)
+        parser.exit(EXIT_PASS)
 
 
 def raise_terminated(signal_number, _frame):

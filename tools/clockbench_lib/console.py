@@ -188,3 +188,22 @@ def parse_report(lines):
         "final": parse_final_verdict(lines),
         "end": parse_announced_end(lines),
     }
+
+
+# What `run -q` leaves out of the console it shows (the log still gets every line): blank
+# lines, the JSON documents, the KTAP checks and their totals, Xen's own lines, Linux's
+# kernel messages, and progress lines ("# measuring ...", "# timing: ...").
+_QUIET_HIDDEN = re.compile(r"""
+      \s*$
+    | \s*json\|\  | \s*clockbench(?:-os)?-json\ (?:begin|end)\b
+    | \s*KTAP\ version\b | \s*(?:not\ )?ok\ \d+\b | \s*1\.\.\d+\s*$ | \s*\#\s*\d+\ passed,
+    | \(XEN\)
+    | \[\s*\d+\.\d+\]
+    | \s*\#\ (?:\S+:\ )?(?:measuring|probing|printing|switching|timing)\b
+""", re.VERBOSE)
+
+
+def quiet_shows(line):
+    """True when `run -q` shows this console line: the human tables, the guest's own
+    sentences and its verdict."""
+    return not _QUIET_HIDDEN.match(line)

@@ -161,14 +161,14 @@ def write_manifest(out_dir, manifest):
         raise RunnerError(f"cannot write {path}: {error.strerror}.") from None
 
 
-def run_once(env, number, out_dir, timeout_s, cpu="", cpu_choice=None):
+def run_once(env, number, out_dir, timeout_s, cpu="", cpu_choice=None, before=None):
     """Boot `env` once as run `number` with -cpu `cpu` (chosen because `cpu_choice`);
-    returns the manifest entry of that run."""
+    returns the manifest entry of that run.  `before` is boot_once()'s (-v)."""
     env_dir = os.path.join(out_dir, env.name)
     log_path = os.path.join(env_dir, f"run-{number}.log")
     json_path = os.path.join(env_dir, f"run-{number}.json")
     outcome = boot_once(env.spec(cpu), paths.ROOT, timeout_s,
-                        os.path.join(env_dir, "work"), log_path)
+                        os.path.join(env_dir, "work"), log_path, before=before)
     outcome.cpu_choice = cpu_choice
     entry = {"run": number, "verdict": outcome.verdict, "reason": outcome.reason,
              "seconds": round(outcome.seconds, 3), "qemu_command": outcome.command,
@@ -250,7 +250,8 @@ def cmd_matrix(args):
         timeout_s = qemu.default_timeout_s(env.accel, env.boot)
         for number in range(1, args.repeats + 1):
             progress(f"{env.name}: run {number}/{args.repeats} ...")
-            run = run_once(env, number, out_dir, timeout_s, cpu, cpu_choice)
+            run = run_once(env, number, out_dir, timeout_s, cpu, cpu_choice,
+                           before=getattr(args, "announce", None))
             entry["runs"].append(run)
             write_manifest(out_dir, manifest)
             status = run["verdict"].upper() if run["json"] else "FAILED"

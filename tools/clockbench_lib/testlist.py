@@ -6,6 +6,7 @@ A `#` at the start of a word begins a comment; blank lines are ignored.  The run
 runs the `boot` lines; `unit` lines belong to the Makefile and are only checked for shape.
 """
 
+import difflib
 import functools
 import json
 import os
@@ -51,6 +52,9 @@ tests.cfg:
     timeout=S [60 tcg, 120 kvm, 300 kvm ISO, 120 xen, xen-pvh-dom0 and the linux
                     boots, 180 xen-pv-domu and xen-pvh-domu, 360 xen-hvm-domu]
     args="guest options" [none]   expect=pass|fail|skip [pass]
+                    args= is checked against the image's option table before any
+                    boot (`run --help` lists it); a wrong option is an error unless
+                    the line says expect=fail
     xen_args="Xen options"  appended to Xen's command line, after its defaults
                     (console=com1 com1=115200,8n1 dom0_mem=128M dom0_max_vcpus=SMP
                     [dom0=pvh for xen-pvh-dom0] noreboot; for xen-*-domu dom0_mem=512M
@@ -352,16 +356,28 @@ def load_tests_cfg(path, shown_name=None):
     return parse_tests_cfg(text, shown_name or path)
 
 
-def select_boot_tests(tests, names=(), group=None):
+def _did_you_mean(word, names):
+    """" (did you mean 'x'?)" for the one of `names` nearest to `word`, or ""."""
+    close = difflib.get_close_matches(word, list(names), n=1)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def select_boot_tests(tests, names=(), group=None, shown="tests.cfg"):
     """The boot tests named in `names` (all when empty) that belong to `group` (if given).
 
-    RunnerError for a name that is no boot test.
+    RunnerError for a name that is no boot test, or a group no test is in (`shown` names
+    the file).
     """
     boot_tests = [test for test in tests if isinstance(test, BootTest)]
     known = {test.name for test in boot_tests}
     for name in names:
         if name not in known:
-            raise RunnerError(f"there is no boot test named '{name}' in tests.cfg.")
+            raise RunnerError(f"there is no boot test named '{name}' in "
+                              f"{shown}{_did_you_mean(name, known)}.")
+    groups = sorted({name for test in boot_tests for name in test.groups})
+    if group and group not in groups:
+        raise RunnerError(f"there is no group '{group}' in {shown}"
+                          f"{_did_you_mean(group, groups)} (groups: {', '.join(groups)}).")
     chosen = [test for test in boot_tests if not names or test.name in names]
     if group:
         chosen = [test for test in chosen if group in test.groups]
