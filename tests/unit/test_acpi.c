@@ -1133,7 +1133,22 @@ static void fx_assert_one_warning(const struct fixture *fx, const char *text)
  * Every table of the capture but @except, the root and the DSDT is still
  * found, at its own address and with its own length.
  */
+static void fx_assert_others_found_as(struct fixture *fx, const char *except,
+				      bool same_address);
+
 static void fx_assert_others_found(struct fixture *fx, const char *except)
+{
+	fx_assert_others_found_as(fx, except, true);
+}
+
+/* The same, through a mapper of other pointers: the same bytes. */
+static void fx_assert_others_readable(struct fixture *fx, const char *except)
+{
+	fx_assert_others_found_as(fx, except, false);
+}
+
+static void fx_assert_others_found_as(struct fixture *fx, const char *except,
+				      bool same_address)
 {
 	unsigned int i;
 
@@ -1150,7 +1165,10 @@ static void fx_assert_others_found(struct fixture *fx, const char *except)
 		if (!h)
 			fail_msg("%s: %s is no longer found", fx->expect->dir,
 				 t->sig);
-		assert_ptr_equal(h, fx_map(fx, t->paddr, t->len));
+		if (same_address)
+			assert_ptr_equal(h, fx_map(fx, t->paddr, t->len));
+		else
+			assert_memory_equal(h, t->data, t->len);
 		assert_int_equal(len, t->len);
 	}
 }
@@ -1452,6 +1470,165 @@ static void length_past_mapped_memory_is_skipped(void **state)
 			  "HPET at 0x%llx: its %u bytes run past readable "
 			  "memory",
 			  (unsigned long long)paddr, len);
+}
+
+/*
+ * The fixture's memory as the kernel's identity mapping shows it: the
+ * extent holding @sig, then 2 MiB more of the MMIO hole (all ones), all
+ * readable; the rest as the fixture maps it.
+ */
+struct hole_mapper {
+	struct fixture *fx;
+	uint64_t start, end;
+	uint8_t *mem;
+};
+
+static struct hole_mapper hole;
+
+static const void *hole_map(void *ctx, uint64_t paddr, size_t len)
+{
+	const struct hole_mapper *h = ctx;
+
+	if (paddr >= h->start && paddr < h->end && len <= h->end - paddr)
+		return h->mem + (paddr - h->start);
+	return fx_map(h->fx, paddr, len);
+}
+
+/* Start of the readable memory that @paddr is in. */
+static uint64_t fx_extent_start(const struct fixture *fx, uint64_t paddr)
+{
+	unsigned int i;
+
+	for (i = 0; i < fx->nr_extents; i++)
+		if (paddr >= fx->extents[i].start && paddr < fx->extents[i].end)
+			return fx->extents[i].start;
+	fail_msg("0x%llx is not in the fake memory", (unsigned long long)paddr);
+	return 0;
+}
+
+static struct phys_mapper hole_after(struct fixture *fx, const char *sig)
+{
+	uint64_t at = fx_table(fx, sig)->paddr, end = fx_extent_end(fx, at);
+
+	hole.start = fx_extent_start(fx, at);
+	hole.fx = fx;
+	hole.end = end + (2u << 20);
+	free(hole.mem);
+	hole.mem = malloc(hole.end - hole.start);
+	assert_non_null(hole.mem);
+	memset(hole.mem, 0xff, hole.end - hole.start);
+	memcpy(hole.mem, fx_map(fx, hole.start, end - hole.start),
+	       end - hole.start);
+	return (struct phys_mapper){ .map = hole_map, .ctx = &hole };
+}
+
+/* A memory map as SeaBIOS and OVMF give one: RAM up to the extent that
+ * holds @sig, which is reserved, and nothing after it but the hole. */
+static void fx_memmap(struct fixture *fx, const char *sig, struct boot_info *bi)
+{
+	uint64_t end = fx_extent_end(fx, fx_table(fx, sig)->paddr);
+	uint64_t start = fx_extent_start(fx, fx_table(fx, sig)->paddr);
+
+	memset(bi, 0, sizeof(*bi));
+	bi->memmap[bi->nr_memmap++] =
+		(struct mem_region){ 0, 0x9fc00, MEM_RAM };
+	bi->memmap[bi->nr_memmap++] =
+		(struct mem_region){ 0x100000, start - 0x100000, MEM_RAM };
+	bi->memmap[bi->nr_memmap++] =
+		(struct mem_region){ start, end - start, MEM_RESERVED };
+}
+
+/*
+ * A MADT claiming 1 MiB, when the hole after it can be read: without a
+ * memory map its length can only fail the checksum; with one, the warning
+ * says what is wrong, and every other table is still found.
+ */
+static void length_into_the_hole_is_skipped(void **state)
+{
+	struct fixture *fx = *state;
+	const struct fx_table *rsdp = fx_table(fx, "RSDP");
+	uint64_t paddr = fx_table(fx, "APIC")->paddr;
+	char text[ACPI_WARNING_LEN + 40];
+	struct phys_mapper pm;
+	struct boot_info bi;
+	size_t len;
+
+	fx_set_length(fx, "APIC", 1u << 20, false);
+	pm = hole_after(fx, "APIC");
+	fx_memmap(fx, "APIC", &bi);
+	assert_int_equal(fx_open_through(fx, &pm), 0);
+	assert_null(acpi_find(&fx->acpi, "APIC", 0, &len));
+	snprintf(text, sizeof(text),
+		 "%s entry %u: APIC at 0x%llx has a bad checksum (skipped)",
+		 fx_root_sig(fx), fx_entry_index(fx, "APIC"),
+		 (unsigned long long)paddr);
+	fx_assert_one_warning(fx, text);
+
+	assert_int_equal(acpi_open_within(&fx->acpi, &pm, &bi,
+					  rsdp->paddr ? NULL : rsdp->data,
+					  rsdp->paddr ? 0 : rsdp->len,
+					  rsdp->paddr, "test"),
+			 0);
+	assert_null(acpi_find(&fx->acpi, "APIC", 0, &len));
+	fx_assert_others_readable(fx, "APIC");
+	snprintf(text, sizeof(text),
+		 "%s entry %u: APIC at 0x%llx: its 1048576 bytes run past the "
+		 "memory the firmware described, which ends at 0x%llx "
+		 "(skipped)",
+		 fx_root_sig(fx), fx_entry_index(fx, "APIC"),
+		 (unsigned long long)paddr,
+		 (unsigned long long)fx_extent_end(fx, paddr));
+	fx_assert_one_warning(fx, text);
+
+	/* A map cut short says nothing: the checksum judges again. */
+	bi.memmap_truncated = true;
+	assert_int_equal(acpi_open_within(&fx->acpi, &pm, &bi,
+					  rsdp->paddr ? NULL : rsdp->data,
+					  rsdp->paddr ? 0 : rsdp->len,
+					  rsdp->paddr, "test"),
+			 0);
+	assert_null(acpi_find(&fx->acpi, "APIC", 0, &len));
+	assert_non_null(strstr(fx->acpi.warnings[0], "bad checksum"));
+	free(hole.mem);
+	memset(&hole, 0, sizeof(hole));
+}
+
+/*
+ * The intact tables with that memory map: all found, no warning; and a
+ * map that lists the tables' region in two adjoining parts, or not at all
+ * (a table outside what the map lists is judged as before), changes
+ * nothing.
+ */
+static void memory_map_keeps_good_tables(void **state)
+{
+	struct fixture *fx = *state;
+	const struct fx_table *rsdp = fx_table(fx, "RSDP");
+	uint64_t start, end;
+	struct boot_info bi;
+	unsigned int round;
+
+	fx_memmap(fx, "APIC", &bi);
+	start = bi.memmap[2].base;
+	end = start + bi.memmap[2].size;
+	for (round = 0; round < 3; round++) {
+		if (round == 1) {
+			bi.memmap[2].size = FX_PAGE;
+			bi.memmap[bi.nr_memmap++] = (struct mem_region){
+				start + FX_PAGE, end - start - FX_PAGE, MEM_ACPI
+			};
+		} else if (round == 2) {
+			bi.nr_memmap = 2;
+		}
+		assert_int_equal(
+			acpi_open_within(&fx->acpi, &fx->pm, &bi,
+					 rsdp->paddr ? NULL : rsdp->data,
+					 rsdp->paddr ? 0 : rsdp->len,
+					 rsdp->paddr, "test"),
+			0);
+		fx_assert_others_found(fx, "");
+		assert_non_null(acpi_dsdt(&fx->acpi, &(size_t){ 0 }));
+		assert_int_equal(fx->acpi.nr_warnings, 0);
+	}
 }
 
 static void root_entry_to_unmapped_memory_is_skipped(void **state)
@@ -1790,6 +1967,8 @@ int main(void)
 		FX_TEST_ALL(length_above_the_bound_is_skipped),
 		FX_TEST_ALL(length_beyond_the_table_is_skipped),
 		FX_TEST_ALL(length_past_mapped_memory_is_skipped),
+		FX_TEST_ALL(length_into_the_hole_is_skipped),
+		FX_TEST_ALL(memory_map_keeps_good_tables),
 		FX_TEST_ALL(root_entry_to_unmapped_memory_is_skipped),
 		FX_TEST_ALL(root_entry_to_a_non_table_is_skipped),
 		FX_TEST("q35", fadt_too_short_for_x_fields, expect_q35),
