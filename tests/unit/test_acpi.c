@@ -1927,6 +1927,47 @@ static void madt_zero_length_entry(void **state)
 	assert_int_equal(fx->acpi.nr_warnings, 0);
 }
 
+/*
+ * The real MADT with every processor's enabled flag cleared, as the
+ * madt-no-cpus boot test patches it (issue 19): still a valid table, whose
+ * count of enabled CPUs is 0 and whose list holds each CPU as disabled, so
+ * nothing is started and the report says the firmware listed none.
+ */
+static void madt_with_no_enabled_cpu(void **state)
+{
+	struct fixture *fx = *state;
+	uint8_t *p = fx_mem(fx, "APIC");
+	struct acpi_cpu_count counted;
+	const struct acpi_header *h;
+	struct acpi_cpu cpus[8];
+	unsigned int count = 0, i;
+	uint32_t flags, off;
+	char why[120];
+	size_t len;
+
+	for (off = 44; off + 2 <= fx_table(fx, "APIC")->len; off += p[off + 1])
+		if (p[off] == 0) {
+			memcpy(&flags, p + off + 4, 4);
+			flags &= ~1u;
+			memcpy(p + off + 4, &flags, 4);
+		}
+	fx_fix_checksum(fx, "APIC");
+	assert_int_equal(fx_open(fx), 0);
+	h = acpi_find(&fx->acpi, "APIC", 0, &len);
+	assert_non_null(h);
+	assert_int_equal(
+		acpi_madt_count_cpus(h, len, &counted, why, sizeof(why)), 0);
+	assert_int_equal(counted.enabled, 0);
+	assert_int_equal(counted.online_capable, 0);
+	assert_int_equal(
+		acpi_madt_cpus(h, len, cpus, 8, &count, NULL, why, sizeof(why)),
+		0);
+	assert_int_equal(count, fx->expect->cpus);
+	for (i = 0; i < count; i++)
+		assert_false(cpus[i].enabled);
+	assert_int_equal(fx->acpi.nr_warnings, 0);
+}
+
 #define FX_TEST(fixture_name, fn, expect)                             \
 	{                                                             \
 		.name = fixture_name ": " #fn, .test_func = fn,       \
@@ -1980,6 +2021,7 @@ int main(void)
 		FX_TEST_ALL(hpet_base_refusals),
 		FX_TEST_ALL(rsdp_bad_checksum),
 		FX_TEST_ALL(madt_zero_length_entry),
+		FX_TEST_ALL(madt_with_no_enabled_cpu),
 	};
 
 	return cmocka_run_group_tests_name("acpi", tests, NULL, NULL);
