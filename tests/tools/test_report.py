@@ -1090,6 +1090,8 @@ class TestsCfgReportKey(unittest.TestCase):
             "ports-trap": ("tcg", "pc", ["valid", "port_trap_facts"]),
             "ports-trap-kvm": ("kvm", "pc", ["valid", "port_trap_facts"]),
             "smp-1": ("tcg", "pc", ["valid", "single_cpu_facts"]),
+            "acpi-madt-no-cpus": ("tcg", "pc", ["valid", "single_cpu_facts"]),
+            "acpi-ioapic-dead": ("tcg", "pc", ["valid"]),
             "smp-2": ("tcg", "pc", ["valid", "smp_facts"]),
             "smp-4": ("tcg", "pc", ["valid", "smp_facts"]),
             "smp-2-kvm": ("kvm", "pc", ["valid", "smp_facts"]),
