@@ -23,6 +23,7 @@
 #define EBDA_SCAN_LEN	 1024
 #define BIOS_AREA_START	 0xe0000
 #define BIOS_AREA_END	 0x100000
+#define DESCRIBED_PAGE	 4096 /* memory maps type memory by the page */
 
 /* MADT layout (5.2.12); entry offsets are from the entry's start. */
 #define MADT_LAPIC_ADDR		36
@@ -231,8 +232,10 @@ static bool described_type(uint32_t type)
 /*
  * The end of the memory the firmware described that holds @paddr, joining
  * regions that adjoin; @paddr when none holds it, UINT64_MAX when there is
- * no map to judge by.  The BIOS area counts as described: the RSDP's own
- * place, which not every map lists.
+ * no map to judge by.  Memory is typed by the page, so a region counts to
+ * the ends of the pages it touches: Xen 4.17 lists a PVH dom0's MADT,
+ * XSDT and RSDP as an ACPI region as long as the MADT alone.  The BIOS area
+ * counts as described: the RSDP's own place, which not every map lists.
  */
 static uint64_t described_end(const struct acpi *acpi, uint64_t paddr)
 {
@@ -250,10 +253,18 @@ static uint64_t described_end(const struct acpi *acpi, uint64_t paddr)
 			next = BIOS_AREA_END;
 		for (i = 0; i < bi->nr_memmap && next == end; i++) {
 			const struct mem_region *r = &bi->memmap[i];
+			uint64_t first =
+				r->base & ~(uint64_t)(DESCRIBED_PAGE - 1);
+			uint64_t last = r->size > UINT64_MAX - r->base
+						? UINT64_MAX
+						: r->base + r->size;
 
-			if (described_type(r->type) && r->base <= end &&
-			    end - r->base < r->size)
-				next = r->base + r->size;
+			if (last <= UINT64_MAX - (DESCRIBED_PAGE - 1))
+				last = (last + DESCRIBED_PAGE - 1) &
+				       ~(uint64_t)(DESCRIBED_PAGE - 1);
+			if (described_type(r->type) && r->size &&
+			    first <= end && end < last)
+				next = last;
 		}
 		if (next == end)
 			break;

@@ -84,8 +84,9 @@ int acpi_open(struct acpi *acpi, const struct phys_mapper *pm,
 /**
  * acpi_open() with the memory map of @described (NULL: none), which must
  * list the addresses @pm reads.  A table that starts in memory the map
- * lists (RAM, reserved, ACPI or NVS, adjoining regions joined; the BIOS
- * area 0xE0000-0xFFFFF always) must end in it too: a length that runs into
+ * lists (RAM, reserved, ACPI or NVS, each to the ends of the pages it
+ * touches, adjoining regions joined; the BIOS area 0xE0000-0xFFFFF always)
+ * must end in it too: a length that runs into
  * the unlisted hole below 4 GiB, where devices answer, is refused as such
  * instead of being read.  A map that was cut short says nothing.  @described
  * is kept, not copied: it must outlive @acpi.

@@ -256,13 +256,18 @@ int intc_gsi_check(uint32_t gsi, char *why, size_t whylen)
 			 "GSI %u is an input of IOAPIC %u at %#x (GSIs from "
 			 "%u), which %s",
 			 gsi, u->id, u->address, u->gsi_base, u->why);
-	else if (nr_ioapics)
+	else if (nr_ioapics == 1)
 		snprintf(why, whylen,
 			 "no IOAPIC has an input for GSI %u (IOAPIC %u at %#x "
 			 "has GSIs %u-%u)",
 			 gsi, ioapics[0].id, ioapics[0].address,
 			 ioapics[0].gsi_base,
 			 ioapics[0].gsi_base + ioapics[0].pins - 1);
+	else if (nr_ioapics)
+		snprintf(
+			why, whylen,
+			"none of the %u IOAPICs in use has an input for GSI %u",
+			nr_ioapics, gsi);
 	else
 		snprintf(why, whylen, "no IOAPIC has an input for GSI %u", gsi);
 	return -1;

@@ -64,11 +64,22 @@ class PatchedTables(unittest.TestCase):
         self.assertIn(9, changed)
         self.assertLessEqual(changed, {9} | set(range(offset + 4, offset + 8)))
 
+    def test_dead_ioapic_beside_a_live_one(self):
+        _, table = acpipatch.patched_table("ioapic-dead-first")
+        self.assert_valid_madt(table)
+        original = fixture_madt()
+        self.assertEqual(len(table), len(original) + 12)
+        ioapics = [entry for _, kind, entry in entries(table) if kind == 1]
+        self.assertEqual([struct.unpack_from("<BII", entry, 2)[0:1]
+                          + struct.unpack_from("<II", entry, 4) for entry in ioapics],
+                         [(0, 0xfec00000, 24), (1, 0xfef00000, 0)])
+
     def test_unknown_patch(self):
         with self.assertRaises(RunnerError) as caught:
             acpipatch.patched_table("madt-bogus")
         self.assertEqual(str(caught.exception),
-                         "acpi_patch=madt-bogus is not one of madt-no-cpus, ioapic-dead.")
+                         "acpi_patch=madt-bogus is not one of madt-no-cpus, ioapic-dead, "
+                         "ioapic-dead-first.")
 
 
 class CarriedToGrub(unittest.TestCase):
@@ -100,7 +111,7 @@ class CarriedToGrub(unittest.TestCase):
         with self.assertRaises(RunnerError) as caught:
             testlist.parse_tests_cfg("boot a acpi_patch=nothing\n")
         self.assertEqual(str(caught.exception), "tests/tests.cfg:1: acpi_patch=nothing is "
-                         "not one of madt-no-cpus, ioapic-dead.")
+                         "not one of madt-no-cpus, ioapic-dead, ioapic-dead-first.")
 
     @unittest.skipUnless(shutil.which("mformat") and shutil.which("mtype"), "needs mtools")
     def test_disk_image(self):

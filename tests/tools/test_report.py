@@ -1092,6 +1092,7 @@ class TestsCfgReportKey(unittest.TestCase):
             "smp-1": ("tcg", "pc", ["valid", "single_cpu_facts"]),
             "acpi-madt-no-cpus": ("tcg", "pc", ["valid", "single_cpu_facts"]),
             "acpi-ioapic-dead": ("tcg", "pc", ["valid"]),
+            "acpi-ioapic-dead-first": ("tcg", "pc", ["valid"]),
             "smp-2": ("tcg", "pc", ["valid", "smp_facts"]),
             "smp-4": ("tcg", "pc", ["valid", "smp_facts"]),
             "smp-2-kvm": ("kvm", "pc", ["valid", "smp_facts"]),

@@ -55,12 +55,27 @@ def _ioapic_nowhere(table):
             struct.pack_into("<I", table, offset + 4, NOTHING_ANSWERS_AT)
 
 
+def _dead_ioapic_first(table):
+    """Give the real IOAPIC the GSIs from 24 and add a second one, where nothing answers,
+    for GSIs 0-23: the PIT's and the HPET's GSI 2 is then the dead one's, with one that
+    answers beside it."""
+    for offset, kind, _ in _entries(table):
+        if kind == MADT_IOAPIC:
+            real_id = table[offset + 2]
+            struct.pack_into("<I", table, offset + 8, 24)
+    table += struct.pack("<BBBBII", MADT_IOAPIC, 12, real_id + 1, 0, NOTHING_ANSWERS_AT, 0)
+
+
 # name: (signature, what it does, how)
 PATCHES = {
     "madt-no-cpus": ("APIC", "the MADT with every CPU's enabled flag cleared",
                      _no_enabled_cpu),
     "ioapic-dead": ("APIC", f"the MADT with its IOAPIC at {NOTHING_ANSWERS_AT:#x}, where "
                             f"nothing answers", _ioapic_nowhere),
+    "ioapic-dead-first": ("APIC", f"the MADT with a second IOAPIC, at "
+                                  f"{NOTHING_ANSWERS_AT:#x} where nothing answers, for "
+                                  f"GSIs 0-23, and the real one's from 24",
+                          _dead_ioapic_first),
 }
 # What the fixture the patches start from was captured on: the boot must match it.
 MACHINE = "pc"
@@ -82,6 +97,7 @@ def patched_table(name):
     if table[:4] != signature.encode() or length != len(table):
         raise RunnerError(f"{path} is not a whole {signature} table.")
     patch(table)
+    struct.pack_into("<I", table, 4, len(table))
     table[9] = 0
     table[9] = -sum(table) & 0xff
     return f"{signature}.bin", bytes(table)

@@ -57,11 +57,12 @@ tests.cfg:
                     dom0_max_vcpus=1 smap=0 in place of dom0's two; for
                     xen-linux-dom0 dom0_mem=384M dom0_max_vcpus=SMP smap=0), e.g.
                     "clocksource=tsc" [none; Xen boots only]
-    acpi_patch=madt-no-cpus|ioapic-dead  boot with a firmware table patched from
-                    tests/fixtures/acpi/pc/ (tools/clockbench_lib/acpipatch.py): the MADT
-                    with no CPU enabled, or with its IOAPIC where nothing answers; GRUB's
-                    acpi command loads it, so boot=iso-bios machine=pc smp=1 only
-                    (docs/hostile.md) [none]
+    acpi_patch=madt-no-cpus|ioapic-dead|ioapic-dead-first  boot with a firmware
+                    table patched from tests/fixtures/acpi/pc/
+                    (tools/clockbench_lib/acpipatch.py): the MADT with no CPU enabled,
+                    with its IOAPIC where nothing answers, or with a second IOAPIC there
+                    for GSIs 0-23; GRUB's acpi command loads it, so boot=iso-bios
+                    machine=pc smp=1 only (docs/hostile.md) [none]
     match=REGEX     must be found in the log (repeatable)
     nomatch=REGEX   must not be found in the log (repeatable)
     report=CHECK    the guest's JSON report must pass CHECK (repeatable): valid,
