@@ -39,6 +39,13 @@ struct tick_source;
  */
 void platform_boot_info_complete(struct boot_info *bi);
 
+/**
+ * Whether the boot memory map lists the addresses phys_mem reads firmware
+ * tables at (not under Xen PV: its map is pseudo-physical, the firmware's
+ * tables are at machine addresses).
+ */
+bool platform_memmap_lists_firmware(void);
+
 /** As a guest of Xen, which domain this is: "dom0" (Xen's hardware domain)
  * or "domU"; NULL when Xen's interfaces are not in use here. */
 const char *platform_xen_domain(void);

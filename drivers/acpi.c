@@ -23,6 +23,7 @@
 #define EBDA_SCAN_LEN	 1024
 #define BIOS_AREA_START	 0xe0000
 #define BIOS_AREA_END	 0x100000
+#define DESCRIBED_PAGE	 4096 /* memory maps type memory by the page */
 
 /* MADT layout (5.2.12); entry offsets are from the entry's start. */
 #define MADT_LAPIC_ADDR		36
@@ -221,17 +222,71 @@ uint64_t acpi_rsdp_scan(const struct phys_mapper *pm, const char **where)
 	return found;
 }
 
+/* Memory a firmware table may lie in: what firmware itself uses. */
+static bool described_type(uint32_t type)
+{
+	return type == MEM_RAM || type == MEM_RESERVED || type == MEM_ACPI ||
+	       type == MEM_NVS;
+}
+
+/*
+ * The end of the memory the firmware described that holds @paddr, joining
+ * regions that adjoin; @paddr when none holds it, UINT64_MAX when there is
+ * no map to judge by.  Memory is typed by the page, so a region counts to
+ * the ends of the pages it touches: Xen 4.17 lists a PVH dom0's MADT,
+ * XSDT and RSDP as an ACPI region as long as the MADT alone.  The BIOS area
+ * counts as described: the RSDP's own place, which not every map lists.
+ */
+static uint64_t described_end(const struct acpi *acpi, uint64_t paddr)
+{
+	const struct boot_info *bi = acpi->described;
+	uint64_t end = paddr;
+	unsigned int i, step;
+
+	if (!bi || !bi->nr_memmap || bi->memmap_truncated)
+		return UINT64_MAX;
+	/* Each step moves the end past one region that holds it. */
+	for (step = 0; step <= bi->nr_memmap; step++) {
+		uint64_t next = end;
+
+		if (end >= BIOS_AREA_START && end < BIOS_AREA_END)
+			next = BIOS_AREA_END;
+		for (i = 0; i < bi->nr_memmap && next == end; i++) {
+			const struct mem_region *r = &bi->memmap[i];
+			uint64_t first =
+				r->base & ~(uint64_t)(DESCRIBED_PAGE - 1);
+			uint64_t last = r->size > UINT64_MAX - r->base
+						? UINT64_MAX
+						: r->base + r->size;
+
+			if (last <= UINT64_MAX - (DESCRIBED_PAGE - 1))
+				last = (last + DESCRIBED_PAGE - 1) &
+				       ~(uint64_t)(DESCRIBED_PAGE - 1);
+			if (described_type(r->type) && r->size &&
+			    first <= end && end < last)
+				next = last;
+		}
+		if (next == end)
+			break;
+		end = next;
+	}
+	return end;
+}
+
 /*
  * Map a whole table at @paddr and check it: the header is mapped first to
  * learn the length, then the whole table, and only that second mapping is
- * read (under Xen PV the header's mapping ends with its page).  Returns it,
- * with its length in *@len, or NULL with the reason in @why.
+ * read (under Xen PV the header's mapping ends with its page).  A table
+ * that starts in described memory must end in it (acpi_open_within()).
+ * Returns it, with its length in *@len, or NULL with the reason in @why.
  */
-static const struct acpi_header *map_table(const struct phys_mapper *pm,
+static const struct acpi_header *map_table(const struct acpi *acpi,
 					   uint64_t paddr, size_t *len,
 					   char *why, size_t whylen)
 {
+	const struct phys_mapper *pm = acpi->pm;
 	const struct acpi_header *h = phys_map(pm, paddr, ACPI_HEADER_LEN);
+	uint64_t described = described_end(acpi, paddr);
 	const struct acpi_header *table;
 	unsigned int i;
 
@@ -266,6 +321,14 @@ static const struct acpi_header *map_table(const struct phys_mapper *pm,
 			ACPI_TABLE_MAX_LEN >> 20);
 		return NULL;
 	}
+	if (described > paddr && h->length > described - paddr) {
+		snprintf(why, whylen,
+			 "%.4s at 0x%llx: its %u bytes run past the memory the "
+			 "firmware described, which ends at 0x%llx",
+			 h->signature, (unsigned long long)paddr, h->length,
+			 (unsigned long long)described);
+		return NULL;
+	}
 	table = phys_map(pm, paddr, h->length);
 	if (!table) {
 		snprintf(
@@ -290,7 +353,7 @@ static int open_root(struct acpi *acpi, uint64_t paddr, bool xsdt)
 	char why[ACPI_WARNING_LEN];
 	size_t len;
 
-	h = map_table(acpi->pm, paddr, &len, why, sizeof(why));
+	h = map_table(acpi, paddr, &len, why, sizeof(why));
 	if (!h) {
 		acpi_warn(acpi, "%s: %s", want, why);
 		return -1;
@@ -310,11 +373,21 @@ int acpi_open(struct acpi *acpi, const struct phys_mapper *pm,
 	      const uint8_t *rsdp, size_t rsdp_len, uint64_t rsdp_paddr,
 	      const char *rsdp_from)
 {
+	return acpi_open_within(acpi, pm, NULL, rsdp, rsdp_len, rsdp_paddr,
+				rsdp_from);
+}
+
+int acpi_open_within(struct acpi *acpi, const struct phys_mapper *pm,
+		     const struct boot_info *described, const uint8_t *rsdp,
+		     size_t rsdp_len, uint64_t rsdp_paddr,
+		     const char *rsdp_from)
+{
 	char why[ACPI_WARNING_LEN];
 	uint64_t xsdt = 0;
 
 	memset(acpi, 0, sizeof(*acpi));
 	acpi->pm = pm;
+	acpi->described = described;
 	acpi->rsdp_from = rsdp_from;
 	acpi->rsdp_paddr = rsdp ? 0 : rsdp_paddr;
 	if (!rsdp) {
@@ -376,7 +449,7 @@ const struct acpi_header *acpi_entry(struct acpi *acpi, unsigned int i,
 			  acpi->root_is_xsdt ? "XSDT" : "RSDT", i);
 		return NULL;
 	}
-	h = map_table(acpi->pm, paddr, len, why, sizeof(why));
+	h = map_table(acpi, paddr, len, why, sizeof(why));
 	if (!h) {
 		acpi_warn(acpi, "%s entry %u: %s (skipped)",
 			  acpi->root_is_xsdt ? "XSDT" : "RSDT", i, why);
@@ -430,7 +503,7 @@ static const struct acpi_header *find_dsdt(struct acpi *acpi, uint64_t *paddr,
 				"are 0)");
 		return NULL;
 	}
-	dsdt = map_table(acpi->pm, power.dsdt_paddr, len, why, sizeof(why));
+	dsdt = map_table(acpi, power.dsdt_paddr, len, why, sizeof(why));
 	if (!dsdt) {
 		acpi_warn(acpi, "DSDT: %s", why);
 		return NULL;
@@ -479,7 +552,7 @@ void acpi_for_each_table(struct acpi *acpi,
 	visit_table(visit, ctx, "RSDP", acpi->rsdp_paddr, acpi->rsdp,
 		    acpi->rsdp_len);
 	/* acpi_open() checked the root table; it is mapped again whole. */
-	h = map_table(acpi->pm, acpi->root_paddr, &len, why, sizeof(why));
+	h = map_table(acpi, acpi->root_paddr, &len, why, sizeof(why));
 	if (h)
 		visit_table(visit, ctx, h->signature, acpi->root_paddr, h, len);
 	for (i = 0; i < acpi->nr_entries; i++) {

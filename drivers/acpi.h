@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/boot_info.h"
 #include "lib/phys.h"
 
 #define ACPI_HEADER_LEN 36
@@ -37,6 +38,9 @@ struct acpi_header {
 
 struct acpi {
 	const struct phys_mapper *pm;
+	/* The loader's memory map, when it describes the addresses @pm
+	 * reads: a table that starts in memory it lists must end there too. */
+	const struct boot_info *described;
 	uint64_t rsdp_paddr; /* 0 when the RSDP came as a copy */
 	const char
 		*rsdp_from; /* "multiboot2 tag", "pvh", "EBDA", "BIOS area" */
@@ -76,6 +80,21 @@ uint64_t acpi_rsdp_scan(const struct phys_mapper *pm, const char **where);
 int acpi_open(struct acpi *acpi, const struct phys_mapper *pm,
 	      const uint8_t *rsdp, size_t rsdp_len, uint64_t rsdp_paddr,
 	      const char *rsdp_from);
+
+/**
+ * acpi_open() with the memory map of @described (NULL: none), which must
+ * list the addresses @pm reads.  A table that starts in memory the map
+ * lists (RAM, reserved, ACPI or NVS, each to the ends of the pages it
+ * touches, adjoining regions joined; the BIOS area 0xE0000-0xFFFFF always)
+ * must end in it too: a length that runs into
+ * the unlisted hole below 4 GiB, where devices answer, is refused as such
+ * instead of being read.  A map that was cut short says nothing.  @described
+ * is kept, not copied: it must outlive @acpi.
+ */
+int acpi_open_within(struct acpi *acpi, const struct phys_mapper *pm,
+		     const struct boot_info *described, const uint8_t *rsdp,
+		     size_t rsdp_len, uint64_t rsdp_paddr,
+		     const char *rsdp_from);
 
 /**
  * Root table entry @i, checked in full, or NULL (with a warning) when it is

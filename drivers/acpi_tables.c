@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "base/paging.h"
+#include "base/platform.h"
 #include "drivers/acpi_tables.h"
 
 static struct acpi acpi_tables_found;
@@ -10,18 +11,22 @@ static bool acpi_ok;
 
 struct acpi *acpi_tables_find(const struct boot_info *bi)
 {
+	const struct boot_info *described =
+		platform_memmap_lists_firmware() ? bi : NULL;
 	const char *where;
 	uint64_t rsdp;
 
 	if (bi->rsdp_copy_len) {
-		acpi_ok = acpi_open(&acpi_tables_found, &phys_mem,
-				    bi->rsdp_copy, bi->rsdp_copy_len, 0,
-				    "the multiboot2 ACPI tag") == 0;
+		acpi_ok = acpi_open_within(&acpi_tables_found, &phys_mem,
+					   described, bi->rsdp_copy,
+					   bi->rsdp_copy_len, 0,
+					   "the multiboot2 ACPI tag") == 0;
 		return &acpi_tables_found;
 	}
 	if (bi->rsdp_paddr) {
-		acpi_ok = acpi_open(&acpi_tables_found, &phys_mem, NULL, 0,
-				    bi->rsdp_paddr, "hvm_start_info") == 0;
+		acpi_ok = acpi_open_within(&acpi_tables_found, &phys_mem,
+					   described, NULL, 0, bi->rsdp_paddr,
+					   "hvm_start_info") == 0;
 		return &acpi_tables_found;
 	}
 	rsdp = acpi_rsdp_scan(&phys_mem, &where);
@@ -32,8 +37,8 @@ struct acpi *acpi_tables_find(const struct boot_info *bi)
 			  "the EBDA or 0xE0000-0xFFFFF");
 		return &acpi_tables_found;
 	}
-	acpi_ok = acpi_open(&acpi_tables_found, &phys_mem, NULL, 0, rsdp,
-			    where) == 0;
+	acpi_ok = acpi_open_within(&acpi_tables_found, &phys_mem, described,
+				   NULL, 0, rsdp, where) == 0;
 	return &acpi_tables_found;
 }
 

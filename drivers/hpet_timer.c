@@ -91,7 +91,7 @@ static int hpet_tick_probe(struct tick_source *s, const struct probe_env *env)
 {
 	const struct acpi_header *table;
 	struct acpi_hpet_info info;
-	char why[120];
+	char why[160];
 	uint64_t caps;
 	uint32_t t0_config, t0_route_cap;
 	size_t len;
@@ -117,6 +117,9 @@ static int hpet_tick_probe(struct tick_source *s, const struct probe_env *env)
 	if (choose_route(caps, t0_route_cap, s->absent_reason,
 			 sizeof(s->absent_reason)))
 		return -1;
+	if (intc_gsi_check(route.gsi, why, sizeof(why)))
+		return probe_absent(s, "its interrupt has no way to CPU 0: %s",
+				    why);
 	timer0_off();
 	snprintf(s->notes, sizeof(s->notes),
 		 "timer 0, %s, %s GSI %u (%s, %s), minimum tick %llu counts",

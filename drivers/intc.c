@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The 8259 PICs, the local APIC's interrupt delivery, the IOAPICs. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -34,15 +35,31 @@
 /* lapic_init() with no MADT address: take it from IA32_APIC_BASE. */
 #define LAPIC_BASE_FROM_MSR 0
 
+/* What reads back from an address where nothing answers. */
+#define NO_ANSWER_ZEROS 0x00000000u
+#define NO_ANSWER_ONES	0xffffffffu
+
 struct ioapic {
 	volatile uint32_t *regs;
+	uint8_t id;
+	uint32_t address;
 	uint32_t gsi_base;
 	unsigned int pins;
+};
+
+/* An IOAPIC the MADT lists that cannot be used: where, and why. */
+struct ioapic_unusable {
+	uint8_t id;
+	uint32_t address;
+	uint32_t gsi_base;
+	char why[96];
 };
 
 static struct acpi_madt_interrupts madt_irqs;
 static struct ioapic ioapics[ACPI_MAX_IOAPICS];
 static unsigned int nr_ioapics;
+static struct ioapic_unusable unusable[ACPI_MAX_IOAPICS];
+static unsigned int nr_unusable;
 static bool done;
 static int lapic_result;
 static char lapic_problem[160], ioapic_problem[160];
@@ -78,6 +95,25 @@ static void ioapic_write(const struct ioapic *io, uint32_t reg, uint32_t val)
 	io->regs[IOAPIC_WINDOW / 4] = val;
 }
 
+/* Note MADT entry @a as unusable, saying why (formatted). */
+static void ioapic_refuse(const struct acpi_ioapic *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void ioapic_refuse(const struct acpi_ioapic *a, const char *fmt, ...)
+{
+	struct ioapic_unusable *u = &unusable[nr_unusable++];
+	va_list ap;
+
+	*u = (struct ioapic_unusable){ .id = a->id,
+				       .address = a->address,
+				       .gsi_base = a->gsi_base };
+	va_start(ap, fmt);
+	vsnprintf(u->why, sizeof(u->why), fmt, ap);
+	va_end(ap);
+	snprintf(ioapic_problem, sizeof(ioapic_problem), "IOAPIC %u at %#x %s",
+		 u->id, u->address, u->why);
+}
+
 static void ioapics_init(struct acpi *acpi)
 {
 	const struct acpi_header *madt;
@@ -103,19 +139,22 @@ static void ioapics_init(struct acpi *acpi)
 
 		/* Identity-mapped and uncached only in the top 32 MiB. */
 		if (a->address < 0xfe000000u) {
-			snprintf(ioapic_problem, sizeof(ioapic_problem),
-				 "IOAPIC %u at %#x lies outside the uncached "
-				 "device window",
-				 a->id, a->address);
+			ioapic_refuse(a, "lies outside the uncached device "
+					 "window");
 			continue;
 		}
 		io->regs = (volatile uint32_t *)(uintptr_t)a->address;
+		io->id = a->id;
+		io->address = a->address;
 		io->gsi_base = a->gsi_base;
+		/* An IOAPIC's version is 0x1X or 0x2X: all zeros or all
+		 * ones is what an address with nothing behind it reads. */
 		version = ioapic_read(io, IOAPIC_REG_VERSION);
-		if (version == 0xffffffffu) {
-			snprintf(ioapic_problem, sizeof(ioapic_problem),
-				 "IOAPIC %u at %#x reads all ones", a->id,
-				 a->address);
+		if (version == NO_ANSWER_ZEROS || version == NO_ANSWER_ONES) {
+			ioapic_refuse(a,
+				      "did not answer: its version register "
+				      "read 0x%08x",
+				      version);
 			continue;
 		}
 		io->pins = IOAPIC_MAX_REDIR(version) + 1;
@@ -186,16 +225,62 @@ static const struct ioapic *ioapic_for(uint32_t gsi, unsigned int *pin)
 	return NULL;
 }
 
+/* The unusable IOAPIC whose inputs would hold @gsi, if one would: the
+ * nearest below it, unless an IOAPIC in use starts nearer. */
+static const struct ioapic_unusable *unusable_for(uint32_t gsi)
+{
+	const struct ioapic_unusable *best = NULL;
+	unsigned int i;
+
+	for (i = 0; i < nr_unusable; i++)
+		if (unusable[i].gsi_base <= gsi &&
+		    (!best || unusable[i].gsi_base > best->gsi_base))
+			best = &unusable[i];
+	for (i = 0; best && i < nr_ioapics; i++)
+		if (ioapics[i].gsi_base <= gsi &&
+		    ioapics[i].gsi_base > best->gsi_base)
+			return NULL;
+	return best;
+}
+
+int intc_gsi_check(uint32_t gsi, char *why, size_t whylen)
+{
+	const struct ioapic_unusable *u;
+	unsigned int pin;
+
+	if (ioapic_for(gsi, &pin))
+		return 0;
+	u = unusable_for(gsi);
+	if (u)
+		snprintf(why, whylen,
+			 "GSI %u is an input of IOAPIC %u at %#x (GSIs from "
+			 "%u), which %s",
+			 gsi, u->id, u->address, u->gsi_base, u->why);
+	else if (nr_ioapics == 1)
+		snprintf(why, whylen,
+			 "no IOAPIC has an input for GSI %u (IOAPIC %u at %#x "
+			 "has GSIs %u-%u)",
+			 gsi, ioapics[0].id, ioapics[0].address,
+			 ioapics[0].gsi_base,
+			 ioapics[0].gsi_base + ioapics[0].pins - 1);
+	else if (nr_ioapics)
+		snprintf(
+			why, whylen,
+			"none of the %u IOAPICs in use has an input for GSI %u",
+			nr_ioapics, gsi);
+	else
+		snprintf(why, whylen, "no IOAPIC has an input for GSI %u", gsi);
+	return -1;
+}
+
 int intc_route_gsi(uint32_t gsi, bool level, bool active_low, uint8_t vector,
 		   char *why, size_t whylen)
 {
 	unsigned int pin;
 	const struct ioapic *io = ioapic_for(gsi, &pin);
 
-	if (!io) {
-		snprintf(why, whylen, "no IOAPIC has an input for GSI %u", gsi);
-		return -1;
-	}
+	if (!io)
+		return intc_gsi_check(gsi, why, whylen);
 	ioapic_write(io, IOAPIC_REG_REDIR(pin) + 1,
 		     cpu0_apic_id << REDIR_DEST_SHIFT);
 	ioapic_write(io, IOAPIC_REG_REDIR(pin),

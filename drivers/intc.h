@@ -27,13 +27,22 @@ int intc_init(struct acpi *acpi, char *why, size_t whylen);
 /** Whether an IOAPIC can route interrupts; else the reason in @why. */
 bool intc_ioapic_ready(char *why, size_t whylen);
 
+/**
+ * Whether an IOAPIC in use has an input for GSI @gsi: 0, or -1 with the
+ * reason in @why, which names the IOAPIC the MADT gives that input to when
+ * it could not be used (it did not answer, or lies where it cannot be
+ * reached).
+ */
+int intc_gsi_check(uint32_t gsi, char *why, size_t whylen);
+
 /** Where ISA IRQ @irq arrives (the MADT's override, else ISA's way). */
 void intc_isa_route(unsigned int irq, struct acpi_isa_route *out);
 
 /**
  * Route GSI @gsi to CPU 0 on @vector (fixed delivery, physical
  * destination) with the given trigger and polarity, unmasked.  Returns 0,
- * or -1 with the reason in @why (no IOAPIC has that input).
+ * or -1 with the reason in @why (no IOAPIC has that input: as
+ * intc_gsi_check() says it).
  */
 int intc_route_gsi(uint32_t gsi, bool level, bool active_low, uint8_t vector,
 		   char *why, size_t whylen);

@@ -31,7 +31,7 @@ static void channel0_load(uint32_t divisor)
 
 static int pit_tick_probe(struct tick_source *s, const struct probe_env *env)
 {
-	char why[120];
+	char why[160];
 
 	if (!pit_clock.present)
 		return probe_absent(s, "no PIT: %s", pit_clock.absent_reason);
@@ -40,6 +40,9 @@ static int pit_tick_probe(struct tick_source *s, const struct probe_env *env)
 		return probe_absent(s, "its interrupt has no way to CPU 0: %s",
 				    why);
 	intc_isa_route(PIT_IRQ, &route);
+	if (intc_gsi_check(route.gsi, why, sizeof(why)))
+		return probe_absent(s, "its interrupt has no way to CPU 0: %s",
+				    why);
 	snprintf(s->notes, sizeof(s->notes),
 		 "channel 0, rate generator, IRQ 0 at GSI %u (%s; %s, %s)",
 		 route.gsi,

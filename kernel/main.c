@@ -108,25 +108,14 @@ static void collect_hypervisor(struct env_result *e)
 								      : "hvm";
 }
 
-static void collect_acpi(struct env_result *e, const struct boot_info *bi)
+/* The tables the root lists and the MADT's CPUs, into @e. */
+static void collect_acpi_tables(struct env_result *e, struct acpi *acpi)
 {
-	struct acpi *found = acpi_tables_find(bi);
-	struct acpi *acpi = acpi_tables();
 	const struct acpi_header *madt;
 	struct acpi_cpu_count cpus;
 	unsigned int i;
 	size_t len;
 
-	/* Unknown until a MADT says otherwise. */
-	e->firmware_cpus = -1;
-	snprintf(e->firmware_cpus_unknown, sizeof(e->firmware_cpus_unknown),
-		 "no ACPI MADT");
-	for (i = 0; i < found->nr_warnings && i < ACPI_MAX_WARNINGS; i++)
-		snprintf(e->acpi.warnings[i], sizeof(e->acpi.warnings[i]), "%s",
-			 found->warnings[i]);
-	e->acpi.nr_warnings = i;
-	if (!acpi)
-		return;
 	e->acpi.present = true;
 	e->acpi.revision = acpi->rsdp_revision;
 	snprintf(e->acpi.oem_id, sizeof(e->acpi.oem_id), "%s", acpi->oem_id);
@@ -158,6 +147,26 @@ static void collect_acpi(struct env_result *e, const struct boot_info *bi)
 		e->online_capable = cpus.online_capable;
 		e->x2apic_entries = cpus.x2apic_entries != 0;
 	}
+}
+
+static void collect_acpi(struct env_result *e, const struct boot_info *bi)
+{
+	struct acpi *found = acpi_tables_find(bi);
+	struct acpi *acpi = acpi_tables();
+	unsigned int i;
+
+	/* Unknown until a MADT says otherwise. */
+	e->firmware_cpus = -1;
+	snprintf(e->firmware_cpus_unknown, sizeof(e->firmware_cpus_unknown),
+		 "no ACPI MADT");
+	if (acpi)
+		collect_acpi_tables(e, acpi);
+	/* Last, so that a table the listing or the MADT lookup skipped is
+	 * among them. */
+	for (i = 0; i < found->nr_warnings && i < ACPI_MAX_WARNINGS; i++)
+		snprintf(e->acpi.warnings[i], sizeof(e->acpi.warnings[i]), "%s",
+			 found->warnings[i]);
+	e->acpi.nr_warnings = i;
 }
 
 /* The environment: what the run finds before it measures anything. */

@@ -99,6 +99,13 @@ static void print_acpi(const struct env_result *e)
 	if (e->firmware_cpus < 0)
 		ENV_LINE("cpus (firmware)", "unknown (%s)",
 			 e->firmware_cpus_unknown);
+	else if (e->firmware_cpus == 0)
+		ENV_LINE("cpus (firmware)",
+			 "0: the ACPI MADT lists no enabled CPU, although the "
+			 "boot CPU runs%s%.0u%s",
+			 e->online_capable ? "; online-capable: " : "",
+			 e->online_capable,
+			 e->x2apic_entries ? "; x2APIC entries" : "");
 	else
 		ENV_LINE("cpus (firmware)", "%d (ACPI MADT%s%.0u%s)",
 			 e->firmware_cpus,
@@ -220,10 +227,16 @@ void report_env_json(const struct run_report *run, struct json_writer *w)
 				    : "none");
 	json_string(w, "hypervisor_signature", hv ? hv->signature : NULL);
 	xen_json(e, w);
-	if (e->firmware_cpus >= 0)
+	/* "cpus" is at least 1 or null, as the first release had it; a MADT
+	 * that lists none is a firmware's mistake, shown by firmware_cpus. */
+	if (e->firmware_cpus > 0)
 		json_uint(w, "cpus", (uint64_t)e->firmware_cpus);
 	else
 		json_null(w, "cpus");
+	if (e->firmware_cpus >= 0)
+		json_uint(w, "firmware_cpus", (uint64_t)e->firmware_cpus);
+	else
+		json_null(w, "firmware_cpus");
 	json_uint(w, "cpus_online", run->cpus.online);
 	json_uint(w, "memory_mib", e->boot->ram_bytes / MIB);
 	json_bool(w, "iopl_honoured", e->iopl_honoured);

@@ -264,6 +264,11 @@ void platform_boot_info_complete(struct boot_info *bi)
 		xen_hvm_memory_map(bi);
 }
 
+bool platform_memmap_lists_firmware(void)
+{
+	return true;
+}
+
 const char *platform_xen_domain(void)
 {
 	if (!xen_hvm_can_shutdown())

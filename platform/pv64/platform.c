@@ -111,6 +111,11 @@ void platform_boot_info_complete(struct boot_info *bi)
 	(void)bi; /* start_info says everything: nr_pages */
 }
 
+bool platform_memmap_lists_firmware(void)
+{
+	return false; /* pseudo-physical, the tables machine */
+}
+
 const char *platform_xen_domain(void)
 {
 	return xen_start_info->flags & SIF_INITDOMAIN ? "dom0" : "domU";

@@ -312,6 +312,24 @@ class Validation(unittest.TestCase):
         rate.update(records=0, handler_cycles=None, lateness_ns=None)
         report.validate_document(document, "x")
 
+    def test_firmware_that_lists_no_cpu(self):
+        """A MADT with no enabled CPU (issue 19): env.cpus is null, env.firmware_cpus 0,
+        and the document is valid; cpus keeps its range of the first release."""
+        document = single_cpu_document()
+        document["env"].update(cpus=None, firmware_cpus=0)
+        report.validate_document(document, "x")
+        for change, sentence in (
+                ({"cpus": 0}, "env.cpus: 0 is less than the minimum of 1"),
+                ({"firmware_cpus": -1}, "env.firmware_cpus: -1 is less than the minimum of 0"),
+                ({"firmware_cpus": "none"},
+                 "env.firmware_cpus: \"none\" is not of type integer or null")):
+            with self.subTest(change=change):
+                document = single_cpu_document()
+                document["env"].update(change)
+                with self.assertRaises(RunnerError) as caught:
+                    report.validate_document(document, "x")
+                self.assertEqual(str(caught.exception), "x: " + sentence)
+
     def assert_invalid_smp(self, change, sentence):
         """Validating the SMP document after `change(document)` must say `sentence`."""
         document = smp_document()
@@ -1072,6 +1090,9 @@ class TestsCfgReportKey(unittest.TestCase):
             "ports-trap": ("tcg", "pc", ["valid", "port_trap_facts"]),
             "ports-trap-kvm": ("kvm", "pc", ["valid", "port_trap_facts"]),
             "smp-1": ("tcg", "pc", ["valid", "single_cpu_facts"]),
+            "acpi-madt-no-cpus": ("tcg", "pc", ["valid", "single_cpu_facts"]),
+            "acpi-ioapic-dead": ("tcg", "pc", ["valid"]),
+            "acpi-ioapic-dead-first": ("tcg", "pc", ["valid"]),
             "smp-2": ("tcg", "pc", ["valid", "smp_facts"]),
             "smp-4": ("tcg", "pc", ["valid", "smp_facts"]),
             "smp-2-kvm": ("kvm", "pc", ["valid", "smp_facts"]),

@@ -1133,7 +1133,22 @@ static void fx_assert_one_warning(const struct fixture *fx, const char *text)
  * Every table of the capture but @except, the root and the DSDT is still
  * found, at its own address and with its own length.
  */
+static void fx_assert_others_found_as(struct fixture *fx, const char *except,
+				      bool same_address);
+
 static void fx_assert_others_found(struct fixture *fx, const char *except)
+{
+	fx_assert_others_found_as(fx, except, true);
+}
+
+/* The same, through a mapper of other pointers: the same bytes. */
+static void fx_assert_others_readable(struct fixture *fx, const char *except)
+{
+	fx_assert_others_found_as(fx, except, false);
+}
+
+static void fx_assert_others_found_as(struct fixture *fx, const char *except,
+				      bool same_address)
 {
 	unsigned int i;
 
@@ -1150,7 +1165,10 @@ static void fx_assert_others_found(struct fixture *fx, const char *except)
 		if (!h)
 			fail_msg("%s: %s is no longer found", fx->expect->dir,
 				 t->sig);
-		assert_ptr_equal(h, fx_map(fx, t->paddr, t->len));
+		if (same_address)
+			assert_ptr_equal(h, fx_map(fx, t->paddr, t->len));
+		else
+			assert_memory_equal(h, t->data, t->len);
 		assert_int_equal(len, t->len);
 	}
 }
@@ -1454,6 +1472,174 @@ static void length_past_mapped_memory_is_skipped(void **state)
 			  (unsigned long long)paddr, len);
 }
 
+/*
+ * The fixture's memory as the kernel's identity mapping shows it: the
+ * extent holding @sig, then 2 MiB more of the MMIO hole (all ones), all
+ * readable; the rest as the fixture maps it.
+ */
+struct hole_mapper {
+	struct fixture *fx;
+	uint64_t start, end;
+	uint8_t *mem;
+};
+
+static struct hole_mapper hole;
+
+static const void *hole_map(void *ctx, uint64_t paddr, size_t len)
+{
+	const struct hole_mapper *h = ctx;
+
+	if (paddr >= h->start && paddr < h->end && len <= h->end - paddr)
+		return h->mem + (paddr - h->start);
+	return fx_map(h->fx, paddr, len);
+}
+
+/* Start of the readable memory that @paddr is in. */
+static uint64_t fx_extent_start(const struct fixture *fx, uint64_t paddr)
+{
+	unsigned int i;
+
+	for (i = 0; i < fx->nr_extents; i++)
+		if (paddr >= fx->extents[i].start && paddr < fx->extents[i].end)
+			return fx->extents[i].start;
+	fail_msg("0x%llx is not in the fake memory", (unsigned long long)paddr);
+	return 0;
+}
+
+static struct phys_mapper hole_after(struct fixture *fx, const char *sig)
+{
+	uint64_t at = fx_table(fx, sig)->paddr, end = fx_extent_end(fx, at);
+
+	hole.start = fx_extent_start(fx, at);
+	hole.fx = fx;
+	hole.end = end + (2u << 20);
+	free(hole.mem);
+	hole.mem = malloc(hole.end - hole.start);
+	assert_non_null(hole.mem);
+	memset(hole.mem, 0xff, hole.end - hole.start);
+	memcpy(hole.mem, fx_map(fx, hole.start, end - hole.start),
+	       end - hole.start);
+	return (struct phys_mapper){ .map = hole_map, .ctx = &hole };
+}
+
+/* A memory map as SeaBIOS and OVMF give one: RAM up to the extent that
+ * holds @sig, which is reserved, and nothing after it but the hole. */
+static void fx_memmap(struct fixture *fx, const char *sig, struct boot_info *bi)
+{
+	uint64_t end = fx_extent_end(fx, fx_table(fx, sig)->paddr);
+	uint64_t start = fx_extent_start(fx, fx_table(fx, sig)->paddr);
+
+	memset(bi, 0, sizeof(*bi));
+	bi->memmap[bi->nr_memmap++] =
+		(struct mem_region){ 0, 0x9fc00, MEM_RAM };
+	bi->memmap[bi->nr_memmap++] =
+		(struct mem_region){ 0x100000, start - 0x100000, MEM_RAM };
+	bi->memmap[bi->nr_memmap++] =
+		(struct mem_region){ start, end - start, MEM_RESERVED };
+}
+
+/*
+ * A MADT claiming 1 MiB, when the hole after it can be read: without a
+ * memory map its length can only fail the checksum; with one, the warning
+ * says what is wrong, and every other table is still found.
+ */
+static void length_into_the_hole_is_skipped(void **state)
+{
+	struct fixture *fx = *state;
+	const struct fx_table *rsdp = fx_table(fx, "RSDP");
+	uint64_t paddr = fx_table(fx, "APIC")->paddr;
+	char text[ACPI_WARNING_LEN + 40];
+	struct phys_mapper pm;
+	struct boot_info bi;
+	size_t len;
+
+	fx_set_length(fx, "APIC", 1u << 20, false);
+	pm = hole_after(fx, "APIC");
+	fx_memmap(fx, "APIC", &bi);
+	assert_int_equal(fx_open_through(fx, &pm), 0);
+	assert_null(acpi_find(&fx->acpi, "APIC", 0, &len));
+	snprintf(text, sizeof(text),
+		 "%s entry %u: APIC at 0x%llx has a bad checksum (skipped)",
+		 fx_root_sig(fx), fx_entry_index(fx, "APIC"),
+		 (unsigned long long)paddr);
+	fx_assert_one_warning(fx, text);
+
+	assert_int_equal(acpi_open_within(&fx->acpi, &pm, &bi,
+					  rsdp->paddr ? NULL : rsdp->data,
+					  rsdp->paddr ? 0 : rsdp->len,
+					  rsdp->paddr, "test"),
+			 0);
+	assert_null(acpi_find(&fx->acpi, "APIC", 0, &len));
+	fx_assert_others_readable(fx, "APIC");
+	snprintf(text, sizeof(text),
+		 "%s entry %u: APIC at 0x%llx: its 1048576 bytes run past the "
+		 "memory the firmware described, which ends at 0x%llx "
+		 "(skipped)",
+		 fx_root_sig(fx), fx_entry_index(fx, "APIC"),
+		 (unsigned long long)paddr,
+		 (unsigned long long)fx_extent_end(fx, paddr));
+	fx_assert_one_warning(fx, text);
+
+	/* A map cut short says nothing: the checksum judges again. */
+	bi.memmap_truncated = true;
+	assert_int_equal(acpi_open_within(&fx->acpi, &pm, &bi,
+					  rsdp->paddr ? NULL : rsdp->data,
+					  rsdp->paddr ? 0 : rsdp->len,
+					  rsdp->paddr, "test"),
+			 0);
+	assert_null(acpi_find(&fx->acpi, "APIC", 0, &len));
+	assert_non_null(strstr(fx->acpi.warnings[0], "bad checksum"));
+	free(hole.mem);
+	memset(&hole, 0, sizeof(hole));
+}
+
+/*
+ * The intact tables with that memory map: all found, no warning; and a
+ * map that lists the tables' region in two adjoining parts, one that ends
+ * short of the last table inside its last page (Xen 4.17's PVH dom0 map
+ * does), or none at all (a table outside what the map lists is judged as
+ * before), changes nothing.
+ */
+static void memory_map_keeps_good_tables(void **state)
+{
+	struct fixture *fx = *state;
+	const struct fx_table *rsdp = fx_table(fx, "RSDP");
+	uint64_t start, end, last_end = 0;
+	struct boot_info bi;
+	unsigned int round, i;
+
+	fx_memmap(fx, "APIC", &bi);
+	start = bi.memmap[2].base;
+	end = start + bi.memmap[2].size;
+	for (i = 0; i < fx->nr_tables; i++)
+		if (fx->tables[i].paddr >= start && fx->tables[i].paddr < end &&
+		    fx->tables[i].paddr + fx->tables[i].len > last_end)
+			last_end = fx->tables[i].paddr + fx->tables[i].len;
+	assert_true(last_end > end - FX_PAGE);
+	for (round = 0; round < 4; round++) {
+		if (round == 1) {
+			bi.memmap[2].size = FX_PAGE;
+			bi.memmap[bi.nr_memmap++] = (struct mem_region){
+				start + FX_PAGE, end - start - FX_PAGE, MEM_ACPI
+			};
+		} else if (round == 2) {
+			bi.nr_memmap = 3;
+			bi.memmap[2].size = last_end - 1 - start;
+		} else if (round == 3) {
+			bi.nr_memmap = 2;
+		}
+		assert_int_equal(
+			acpi_open_within(&fx->acpi, &fx->pm, &bi,
+					 rsdp->paddr ? NULL : rsdp->data,
+					 rsdp->paddr ? 0 : rsdp->len,
+					 rsdp->paddr, "test"),
+			0);
+		fx_assert_others_found(fx, "");
+		assert_non_null(acpi_dsdt(&fx->acpi, &(size_t){ 0 }));
+		assert_int_equal(fx->acpi.nr_warnings, 0);
+	}
+}
+
 static void root_entry_to_unmapped_memory_is_skipped(void **state)
 {
 	struct fixture *fx = *state;
@@ -1750,6 +1936,47 @@ static void madt_zero_length_entry(void **state)
 	assert_int_equal(fx->acpi.nr_warnings, 0);
 }
 
+/*
+ * The real MADT with every processor's enabled flag cleared, as the
+ * madt-no-cpus boot test patches it (issue 19): still a valid table, whose
+ * count of enabled CPUs is 0 and whose list holds each CPU as disabled, so
+ * nothing is started and the report says the firmware listed none.
+ */
+static void madt_with_no_enabled_cpu(void **state)
+{
+	struct fixture *fx = *state;
+	uint8_t *p = fx_mem(fx, "APIC");
+	struct acpi_cpu_count counted;
+	const struct acpi_header *h;
+	struct acpi_cpu cpus[8];
+	unsigned int count = 0, i;
+	uint32_t flags, off;
+	char why[120];
+	size_t len;
+
+	for (off = 44; off + 2 <= fx_table(fx, "APIC")->len; off += p[off + 1])
+		if (p[off] == 0) {
+			memcpy(&flags, p + off + 4, 4);
+			flags &= ~1u;
+			memcpy(p + off + 4, &flags, 4);
+		}
+	fx_fix_checksum(fx, "APIC");
+	assert_int_equal(fx_open(fx), 0);
+	h = acpi_find(&fx->acpi, "APIC", 0, &len);
+	assert_non_null(h);
+	assert_int_equal(
+		acpi_madt_count_cpus(h, len, &counted, why, sizeof(why)), 0);
+	assert_int_equal(counted.enabled, 0);
+	assert_int_equal(counted.online_capable, 0);
+	assert_int_equal(
+		acpi_madt_cpus(h, len, cpus, 8, &count, NULL, why, sizeof(why)),
+		0);
+	assert_int_equal(count, fx->expect->cpus);
+	for (i = 0; i < count; i++)
+		assert_false(cpus[i].enabled);
+	assert_int_equal(fx->acpi.nr_warnings, 0);
+}
+
 #define FX_TEST(fixture_name, fn, expect)                             \
 	{                                                             \
 		.name = fixture_name ": " #fn, .test_func = fn,       \
@@ -1790,6 +2017,8 @@ int main(void)
 		FX_TEST_ALL(length_above_the_bound_is_skipped),
 		FX_TEST_ALL(length_beyond_the_table_is_skipped),
 		FX_TEST_ALL(length_past_mapped_memory_is_skipped),
+		FX_TEST_ALL(length_into_the_hole_is_skipped),
+		FX_TEST_ALL(memory_map_keeps_good_tables),
 		FX_TEST_ALL(root_entry_to_unmapped_memory_is_skipped),
 		FX_TEST_ALL(root_entry_to_a_non_table_is_skipped),
 		FX_TEST("q35", fadt_too_short_for_x_fields, expect_q35),
@@ -1801,6 +2030,7 @@ int main(void)
 		FX_TEST_ALL(hpet_base_refusals),
 		FX_TEST_ALL(rsdp_bad_checksum),
 		FX_TEST_ALL(madt_zero_length_entry),
+		FX_TEST_ALL(madt_with_no_enabled_cpu),
 	};
 
 	return cmocka_run_group_tests_name("acpi", tests, NULL, NULL);

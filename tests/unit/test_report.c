@@ -505,6 +505,50 @@ static void printers(void **state)
 	close(saved);
 }
 
+/*
+ * A firmware whose MADT lists no enabled CPU (issue 19): the run still has
+ * its boot CPU.  The JSON keeps "cpus" in its range (null) and gives the
+ * firmware's 0 apart; the table says so in words.
+ */
+static void firmware_lists_no_cpu(void **state)
+{
+	char printed[4096] = "";
+	FILE *out = tmpfile();
+	int saved = dup(STDOUT_FILENO);
+
+	(void)state;
+	fill_run(1.0);
+	run.env.firmware_cpus = 0;
+	all_checks(&first);
+	write_json(&first);
+	assert_non_null(strstr(document, "\"cpus\": null"));
+	assert_non_null(strstr(document, "\"firmware_cpus\": 0"));
+	assert_non_null(strstr(document, "\"cpus_online\": 2"));
+	assert_non_null(strstr(document, "\"verdict\": \"pass\""));
+
+	assert_non_null(out);
+	fflush(stdout);
+	dup2(fileno(out), STDOUT_FILENO);
+	report_env_print(&run);
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	rewind(out);
+	assert_true(fread(printed, 1, sizeof(printed) - 1, out) > 0);
+	fclose(out);
+	assert_non_null(strstr(printed,
+			       "  cpus (firmware)  0: the ACPI MADT lists no "
+			       "enabled CPU, although the boot CPU runs\n"));
+
+	run.env.firmware_cpus = 2;
+	write_json(&first);
+	assert_non_null(strstr(document, "\"cpus\": 2"));
+	assert_non_null(strstr(document, "\"firmware_cpus\": 2"));
+	run.env.firmware_cpus = -1;
+	write_json(&first);
+	assert_non_null(strstr(document, "\"firmware_cpus\": null"));
+}
+
 /* A read the batch figure shows trapped where the median does not (a
  * trapped stopwatch swamped it) says both figures. */
 static void trapped_by_the_batch_figure(void **state)
@@ -556,6 +600,7 @@ int main(void)
 		cmocka_unit_test(absent_and_not_applied),
 		cmocka_unit_test(nothing_timed),
 		cmocka_unit_test(printers),
+		cmocka_unit_test(firmware_lists_no_cpu),
 		cmocka_unit_test(document_for_the_schema),
 	};
 

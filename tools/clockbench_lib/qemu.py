@@ -14,7 +14,7 @@ import struct
 import subprocess
 from dataclasses import dataclass
 
-from . import linux, paths, xen
+from . import acpipatch, linux, paths, xen
 from .outcome import RunnerError
 
 QEMU_PROGRAM = "qemu-system-x86_64"
@@ -139,6 +139,7 @@ class BootSpec:
     console: str = ""       # CONSOLES; "" = virtio, but uart for the Xen and Linux boots
     timeout_s: float = 0    # the runner's bound, for a domU boot's dom0 to wait less;
                             # 0 = default_timeout_s()
+    acpi_patch: str = ""    # acpipatch.PATCHES: a patched firmware table (iso-bios only)
 
     @property
     def image(self):
@@ -224,9 +225,10 @@ class BootSpec:
 
     @property
     def needs_args_disk(self):
-        """True when options reach GRUB through the small FAT disk: guest options for an
-        ISO, and always Xen's options for xen-pvh-dom0."""
-        return (self.is_iso and bool(self.cmdline)) or self.boot == "xen-pvh-dom0"
+        """True when options reach GRUB through the small FAT disk: guest options or a
+        patched ACPI table for an ISO, and always Xen's options for xen-pvh-dom0."""
+        return ((self.is_iso and bool(self.cmdline or self.acpi_patch))
+                or self.boot == "xen-pvh-dom0")
 
     @property
     def uses_ovmf(self):
@@ -459,9 +461,10 @@ def check_dependencies(names):
             raise RunnerError(missing_dependency_message(name))
 
 
-def iso_args_file_text(cmdline, xen_options=None):
+def iso_args_file_text(cmdline, xen_options=None, acpi_tables=()):
     """The clockbench-args.cfg that GRUB sources to pick up the guest options (and, for
-    xen-pvh-dom0, Xen's).
+    xen-pvh-dom0, Xen's), and to load the ACPI table files `acpi_tables` (names on the
+    same disk) in place of the firmware's.
 
     GRUB reads the options from a single-quoted string, which cannot hold a single quote,
     so options containing one are refused.
@@ -477,6 +480,8 @@ def iso_args_file_text(cmdline, xen_options=None):
         if "\n" in value or "\r" in value:
             raise RunnerError(f"{what} cannot contain a line break.")
         text += f"set {name}='{value}'\n"
+    for table in acpi_tables:
+        text += f"acpi ($cbargs)/{table}\n"
     return text
 
 
@@ -487,6 +492,8 @@ def validate_spec(spec):
         iso_args_file_text(spec.cmdline, spec.xen_command_line)
     if spec.xen_boot and spec.accel == "kvm":
         raise RunnerError(xen.KVM_REFUSAL)
+    if spec.acpi_patch:
+        validate_acpi_patch(spec)
     if spec.xen_args and not spec.xen_boot:
         raise RunnerError(f"Xen options (--xen-args, xen_args=) apply only to the Xen boot "
                           f"paths ({', '.join(xen.XEN_BOOTS)}).")
@@ -514,15 +521,37 @@ def validate_spec(spec):
                           f"{'OVMF' if spec.boot == 'iso-uefi' else 'SeaBIOS'}.")
 
 
-def make_args_disk(disk_path, cmdline, xen_options=None):
-    """Create a FAT floppy-sized disk image holding /clockbench-args.cfg (uses mtools)."""
+def validate_acpi_patch(spec):
+    """Refuse a patched table this boot cannot take: GRUB's `acpi` puts the new tables
+    where the multiboot2 boot of an iso-bios ISO finds them, and each patch starts from
+    the table of the machine and CPU count its fixture was captured on."""
+    if spec.acpi_patch not in acpipatch.PATCHES:
+        raise RunnerError(f"acpi_patch={spec.acpi_patch} is not one of "
+                          f"{', '.join(acpipatch.PATCHES)}.")
+    if (spec.boot, spec.machine, spec.smp) != ("iso-bios", acpipatch.MACHINE, acpipatch.SMP):
+        raise RunnerError(f"acpi_patch= needs boot=iso-bios machine={acpipatch.MACHINE} "
+                          f"smp={acpipatch.SMP}: GRUB loads the table, and it is patched "
+                          f"from that machine's ({acpipatch.FIXTURE_DIR}).")
+
+
+def make_args_disk(disk_path, cmdline, xen_options=None, acpi_tables=()):
+    """Create a FAT floppy-sized disk image holding /clockbench-args.cfg and the ACPI
+    table files `acpi_tables`, (name, bytes) pairs, for it to load (uses mtools)."""
     text_path = disk_path + ".cfg"
     with open(text_path, "w", encoding="utf-8") as text_file:
-        text_file.write(iso_args_file_text(cmdline, xen_options))
+        text_file.write(iso_args_file_text(cmdline, xen_options,
+                                           [name for name, _ in acpi_tables]))
+    table_paths = []
+    for name, data in acpi_tables:
+        table_paths.append(os.path.join(os.path.dirname(disk_path), name))
+        with open(table_paths[-1], "wb") as table_file:
+            table_file.write(data)
     if os.path.exists(disk_path):
         os.unlink(disk_path)
     for command in (["mformat", "-i", disk_path, "-C", "-f", "1440", "::"],
-                    ["mcopy", "-i", disk_path, text_path, "::/clockbench-args.cfg"]):
+                    ["mcopy", "-i", disk_path, text_path, "::/clockbench-args.cfg"],
+                    *(["mcopy", "-i", disk_path, path, "::/" + os.path.basename(path)]
+                      for path in table_paths)):
         result = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True,
                                 text=True, check=False)
         if result.returncode != 0:
@@ -553,7 +582,8 @@ def prepare_boot_files(spec, work_dir):
     if files.args_disk or files.ovmf_vars:
         os.makedirs(work_dir, exist_ok=True)
     if files.args_disk:
-        make_args_disk(files.args_disk, spec.cmdline, spec.xen_command_line)
+        tables = [acpipatch.patched_table(spec.acpi_patch)] if spec.acpi_patch else []
+        make_args_disk(files.args_disk, spec.cmdline, spec.xen_command_line, tables)
     if files.ovmf_vars:
         try:
             shutil.copyfile(OVMF_VARS, files.ovmf_vars)

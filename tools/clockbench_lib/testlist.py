@@ -61,6 +61,12 @@ tests.cfg:
                     dom0_max_vcpus=1 smap=0 in place of dom0's two; for
                     xen-linux-dom0 dom0_mem=384M dom0_max_vcpus=SMP smap=0), e.g.
                     "clocksource=tsc" [none; Xen boots only]
+    acpi_patch=madt-no-cpus|ioapic-dead|ioapic-dead-first  boot with a firmware
+                    table patched from tests/fixtures/acpi/pc/
+                    (tools/clockbench_lib/acpipatch.py): the MADT with no CPU enabled,
+                    with its IOAPIC where nothing answers, or with a second IOAPIC there
+                    for GSIs 0-23; GRUB's acpi command loads it, so boot=iso-bios
+                    machine=pc smp=1 only (docs/hostile.md) [none]
     match=REGEX     must be found in the log (repeatable)
     nomatch=REGEX   must not be found in the log (repeatable)
     report=CHECK    the guest's JSON report must pass CHECK (repeatable): valid,
@@ -87,7 +93,8 @@ KINDS = ("unit", "boot")
 EXPECTS = ("pass", "fail", "skip")
 BOOT_KEYS = ("boot", "machine", "machine_opts", "cpu", "cpu_features", "firmware", "console",
              "accel", "smp",
-             "memory", "memory_check", "timeout", "args", "xen_args", "expect", "match",
+             "memory", "memory_check", "timeout", "args", "xen_args", "acpi_patch",
+             "expect", "match",
              "nomatch", "report", "json", "repeat", "groups")
 REPEATABLE_KEYS = ("match", "nomatch", "report", "json")
 MAX_REPEAT = 5
@@ -284,6 +291,7 @@ def parse_boot_test(name, keys, line_no, where):
         xen_args=_single(keys, "xen_args", where, ""),
         firmware=_single(keys, "firmware", where, ""),
         console=_single(keys, "console", where, ""),
+        acpi_patch=_single(keys, "acpi_patch", where, ""),
     )
     timeout_s = _number(keys, "timeout", where, qemu.default_timeout_s(spec.accel, spec.boot),
                         convert=float, minimum=0.1)
