@@ -102,7 +102,7 @@ FORMAT_SRCS := $(wildcard boot/boot.h $(addsuffix /*.[ch],$(LAYERS) \
 # KTAP code (lib/) ------------------------------------------------------------
 USER_PROGRAM := $(BUILD)/clockbench-user
 USER_SRCS := $(wildcard user/*.c) lib/stats.c lib/json.c lib/ktap.c lib/batch.c \
-	lib/verdict.c lib/error.c
+	lib/verdict.c lib/error.c lib/figure.c
 USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I. -isystem $(BUILD)/include \
 	-static -pthread
 
