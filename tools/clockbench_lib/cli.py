@@ -697,19 +697,38 @@ def add_matrix_parser(subparsers):
                     f"DIR/{matrix.MANIFEST} records the host, the QEMU and Xen\n"
                     "versions, the date, every QEMU command line and, for Xen, its options and\n"
                     "the platform timer it chose. A failed run is recorded with its reason and\n"
-                    "the matrix goes on. docs/compare.md.",
-        epilog="exit statuses:\n  0   every run gave a report\n"
+                    "the matrix goes on. Guest options (after --), --cpu, --smp and --xen-args\n"
+                    "apply to every environment; --env-file adds environments. docs/compare.md.",
+        epilog=f"{matrix.ENV_FILE_HELP}\n\n"
+               "exit statuses:\n  0   every run gave a report\n"
                "  1   some run gave none (see the manifest)\n"
-               "  2   the matrix could not start (missing QEMU or image, unwritable DIR)",
+               "  2   the matrix could not start (missing QEMU or image, unwritable DIR,\n"
+               "      a bad environment file line, named FILE:LINE)",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=positive_int, default=matrix.DEFAULT_REPEATS,
                         metavar="N", help=f"runs per environment (default: "
                                           f"{matrix.DEFAULT_REPEATS})")
     parser.add_argument("--out", metavar="DIR",
                         help=f"results folder (default: {matrix.RESULTS_DIR}/<UTC date-time>)")
-    parser.add_argument("--env", nargs="+", choices=matrix.ENVIRONMENT_NAMES, metavar="NAME",
-                        help="only these environments (default: all)")
+    parser.add_argument("--env", nargs="+", metavar="NAME",
+                        help="only these environments, built in or from --env-file "
+                             "(default: all)")
+    parser.add_argument("--env-file", metavar="FILE",
+                        help="more environments, one a line (see below)")
+    parser.add_argument("--cpu", default="", metavar="MODEL",
+                        help="QEMU -cpu model for every environment, in place of its own "
+                             "(default: each environment's; under kvm the model this host's "
+                             "KVM starts, as for run)")
+    parser.add_argument("--smp", type=positive_int, metavar="N",
+                        help=f"vCPUs of every environment, in place of its own (default: "
+                             f"{matrix.MATRIX_SMP}, or an environment file's smp=)")
+    parser.add_argument("--xen-args", default="", metavar="OPTS",
+                        help="appended to Xen's command line in every Xen environment, after "
+                             "its own (e.g. xen-hpet's clocksource=hpet)")
     parser.add_argument("--no-build", action="store_true", help="don't run make first")
+    parser.add_argument("guest_options", nargs="*", metavar="-- guest options",
+                        help="options passed to the guest in every environment, after its "
+                             "own, e.g. -- tick_rates=100")
     parser.set_defaults(handler=matrix.cmd_matrix)
 
 
