@@ -93,7 +93,7 @@ def choose_accel(requested, boot="multiboot1", cpu="", kvm_path=qemu.KVM_DEVICE,
 
 def kvm_cpu_choice():
     """The CPU model KVM starts on this host (found once, kept under build/)."""
-    return cpumodel.choose_for(paths.ROOT)
+    return cpumodel.choose_for(paths.work_root())
 
 
 def echo_console(line, stream):
@@ -190,7 +190,7 @@ def linux_kvm_skip(args, cpu):
     if not args.no_build:
         build_images(paths.ROOT, [kvmprobe.PROBE_IMAGE])
     check_image(paths.ROOT, kvmprobe.PROBE_IMAGE, built=not args.no_build)
-    ring0 = kvmprobe.probe(paths.ROOT, cpu)
+    ring0 = kvmprobe.probe(paths.ROOT, cpu, work=paths.work_root())
     if ring0.problem:
         say("run", f"could not tell whether this KVM emulates guest ring 0, so Linux boots "
                    f"all the same: {ring0.problem}")
@@ -235,8 +235,8 @@ def cmd_run(args):
             outcome = skip_outcome(spec, f"{skip} (--accel tcg runs it)")
         else:
             prepare_run(args, spec)
-            outcome = boot_once(spec, paths.ROOT, timeout_s, paths.root_path(RUN_DIR),
-                                args.log or paths.root_path(RUN_DIR, "last.log"),
+            outcome = boot_once(spec, paths.ROOT, timeout_s, paths.work_path(RUN_DIR),
+                                args.log or paths.work_path(RUN_DIR, "last.log"),
                                 echo=echo_console)
     except RunnerError as error:
         if args.json:
@@ -353,8 +353,8 @@ def run_boot_test(test):
         log_name = boot_log_name(test, boot)
         try:
             outcome = boot_once(test.spec, paths.ROOT, test.timeout_s,
-                                paths.root_path(TESTS_DIR, "work", test.name),
-                                paths.root_path(TESTS_DIR, log_name))
+                                paths.work_path(TESTS_DIR, "work", test.name),
+                                paths.work_path(TESTS_DIR, log_name))
         except RunnerError as error:
             return TestResult(state="not ok", reason=str(error))
         seconds += outcome.seconds
@@ -437,7 +437,7 @@ def linux_kvm_skips(tests, skips, build):
     if build:
         build_images(paths.ROOT, [kvmprobe.PROBE_IMAGE])
     check_image(paths.ROOT, kvmprobe.PROBE_IMAGE, built=build)
-    ring0 = kvmprobe.probe(paths.ROOT, chosen[0].spec.cpu)
+    ring0 = kvmprobe.probe(paths.ROOT, chosen[0].spec.cpu, work=paths.work_root())
     if ring0.problem:
         print(f"# linux tests under KVM: could not tell whether this KVM emulates guest "
               f"ring 0, so they boot: {ring0.problem}", flush=True)
@@ -789,9 +789,22 @@ def raise_terminated(signal_number, _frame):
     raise Terminated(signal_number)
 
 
+def complete(parser):
+    """Answer the shell's completion request, if this is one: bash's completion script
+    (make install puts it in share/bash-completion/completions/) runs the tool with
+    _ARGCOMPLETE set, and Debian's python3-argcomplete then prints the words and exits.
+    Without the package, or outside completion, nothing happens."""
+    try:
+        import argcomplete
+    except ImportError:
+        return
+    argcomplete.autocomplete(parser)
+
+
 def main(argv=None):
     """Entry point: returns the exit status."""
     parser = build_parser()
+    complete(parser)
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help(sys.stderr)

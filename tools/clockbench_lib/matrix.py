@@ -306,8 +306,10 @@ def xen_note(facts):
 
 
 def default_out_dir(now):
-    """results/<UTC date-time> under the repository root."""
-    return paths.root_path(RESULTS_DIR, now.strftime("%Y%m%dT%H%M%SZ"))
+    """results/<UTC date-time> under the repository root, or for an installed runner
+    under the current folder."""
+    name = os.path.join(RESULTS_DIR, now.strftime("%Y%m%dT%H%M%SZ"))
+    return os.path.abspath(name) if paths.installed() else paths.root_path(name)
 
 
 def progress(message):
@@ -334,7 +336,7 @@ def cmd_matrix(args):
     chosen = [with_command_line(env, " ".join(args.guest_options), args.xen_args, args.cpu,
                                 args.smp)
               for env in choose_environments(args.env, args.env_file)]
-    kvm_choice = functools.lru_cache(maxsize=None)(lambda: cpumodel.choose_for(paths.ROOT))
+    kvm_choice = functools.lru_cache(maxsize=None)(lambda: cpumodel.choose_for(paths.work_root()))
     reasons = {env.name: skip_reason(env, kvm_choice=kvm_choice) for env in chosen}
     if any(reason is None for reason in reasons.values()):
         qemu.check_dependencies([qemu.qemu_program()])
