@@ -227,7 +227,8 @@ def cmd_run(args):
                          timeout_s=args.timeout or qemu.default_timeout_s(chosen.accel,
                                                                           args.boot))
     timeout_s = spec.timeout_s
-    log_shown = args.log or os.path.join(RUN_DIR, "last.log")
+    log_shown = args.log or (paths.work_path(RUN_DIR, "last.log") if paths.installed()
+                             else os.path.join(RUN_DIR, "last.log"))
     for line in spec.workaround_lines:
         say("run", line)
     try:
