@@ -12,6 +12,9 @@
 #                   default guest options into it)
 #   make check      format, layering and lint checks, unit tests, boot tests
 #   make deps       install the Debian packages this needs (as root)
+#   make install    the runner, the images, clockbench-user, the docs, a man page
+#                   and bash completion under PREFIX (/usr/local; DESTDIR
+#                   honoured); make uninstall takes exactly that away again
 #   make fresh-check  the README's two commands in a fresh Debian 12 tree
 #
 # Everything built goes under build/; kernel objects under build/<env>/:
@@ -36,7 +39,8 @@ PYTHON := /usr/bin/python3
 DEBIAN_PACKAGES := gcc libc6-dev make binutils git python3 clang-format xz-utils \
 	qemu-system-x86 grub-pc-bin grub-efi-amd64-bin grub-common xorriso \
 	mtools ovmf newlib-source libxen-dev libcmocka-dev python3-jsonschema \
-	python3-matplotlib python3-pyflakes xen-hypervisor-4.17-amd64
+	python3-matplotlib python3-pyflakes xen-hypervisor-4.17-amd64 help2man \
+	python3-argcomplete
 
 # --- newlib, built once from Debian's newlib-source --------------------------
 NEWLIB_TARBALL := $(firstword $(wildcard /usr/src/newlib/newlib-*.tar.*))
@@ -111,7 +115,7 @@ FORMAT_SRCS := $(wildcard boot/boot.h $(addsuffix /*.[ch],$(LAYERS) \
 # KTAP code (lib/) ------------------------------------------------------------
 USER_PROGRAM := $(BUILD)/clockbench-user
 USER_SRCS := $(wildcard user/*.c) lib/stats.c lib/json.c lib/ktap.c lib/batch.c \
-	lib/verdict.c lib/error.c
+	lib/verdict.c lib/error.c lib/figure.c
 USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I. -isystem $(BUILD)/include \
 	-static -pthread
 
@@ -360,7 +364,7 @@ layers:
 	@$(PYTHON) tools/layers
 
 # Unused imports and names, undefined names: Debian's pyflakes.
-PYTHON_SRCS := tools/clockbench tools/bench tools/layers tools/dom0-build \
+PYTHON_SRCS := tools/clockbench tools/bench tools/layers tools/dom0-build tools/install \
 	tools/clockbench_lib tests/tools
 lint:
 	@echo "  LINT    pyflakes over $(PYTHON_SRCS)"
@@ -392,6 +396,49 @@ tool-tests: $(BUILD)/host/test_report $(BUILD)/host/test_user_report $(USER_PROG
 boot-tests: images iso $(BUILD)/xen-4.17-amd64 $(BUILD)/clockbench-xen.iso \
 		$(DOM0)/initrd.img
 	@$(PYTHON) tools/clockbench test --no-build
+
+# --- installing ------------------------------------------------------------
+# tools/install lays the tree out under PREFIX/share/clockbench (where the installed
+# runner finds its images, schemas and test list: tools/clockbench_lib/paths.py), links
+# PREFIX/bin/clockbench and clockbench-user into it, and lists every file and folder it
+# made, which is what uninstall removes.  The Xen ISO, Xen's binary and the Linux dom0 are
+# installed when they were built (make xen-iso, make dom0).
+PREFIX ?= /usr/local
+DESTDIR ?=
+INSTALL_BUILT = $(IMAGES) $(USER_PROGRAM) $(BUILD)/clockbench.iso $(wildcard \
+	$(BUILD)/clockbench-xen.iso $(BUILD)/xen-4.17-amd64 $(DOM0)/vmlinuz \
+	$(DOM0)/initrd.img $(DOM0)/domu-initrd.img)
+CLI_SRCS := tools/clockbench $(wildcard tools/clockbench_lib/*.py)
+
+.PHONY: install uninstall man completion
+man: $(BUILD)/clockbench.1
+completion: $(BUILD)/clockbench.bash-completion
+
+# The man page from --help (help2man), with every subcommand's --help after it.
+$(BUILD)/clockbench.1: $(CLI_SRCS) $(BUILD)/include/clockbench/version.h
+	@mkdir -p $(@D)
+	@echo "  MAN     $@"
+	@for c in run test parse matrix compare host; do \
+		printf '[COMMAND: clockbench %s]\n.nf\n' $$c; \
+		$(PYTHON) tools/clockbench $$c --help | \
+			sed -e 's/\\/\\e/g' -e 's/-/\\-/g' -e "s/^[.']/\\\\\&&/"; \
+		printf '.fi\n'; done > $@.h2m
+	@help2man --no-info --version-string='clockbench $(VERSION_STRING)' --include=$@.h2m \
+		--name='boot and judge the clockbench clock-measurement images under QEMU and Xen' \
+		--output=$@ tools/clockbench
+
+# Bash completion: Debian's python3-argcomplete asks the runner's own parser.
+$(BUILD)/clockbench.bash-completion:
+	@mkdir -p $(@D)
+	@echo "  COMPL   $@"
+	@register-python-argcomplete clockbench > $@
+
+install: images user iso man completion
+	@$(PYTHON) tools/install --prefix '$(PREFIX)' --destdir '$(DESTDIR)' install \
+		$(INSTALL_BUILT)
+
+uninstall:
+	@$(PYTHON) tools/install --prefix '$(PREFIX)' --destdir '$(DESTDIR)' uninstall
 
 # --- packages --------------------------------------------------------------
 deps:

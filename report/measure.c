@@ -6,18 +6,20 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/figure.h"
 #include "report/run.h"
 
 /* How far a measured rate may stray from nominal before a check fails:
  * generous, since this checks frequencies, not timing quality. */
 #define RATE_TOLERANCE_PPM 10000.0
 
-static void print_cell_ns(double ns)
+/* One cell of the table: @value in its column's unit, thousands grouped. */
+static void print_cell(double value, unsigned int decimals, int width)
 {
-	if (ns >= 10000)
-		printf(" %8.1fus", ns / 1000);
-	else
-		printf(" %10.1f", ns);
+	char buf[FIGURE_LEN];
+
+	printf(" %*s", width,
+	       figure_grouped(buf, sizeof(buf), value, decimals));
 }
 
 /* The accesses that took the #GP detour, over a clock's ports. */
@@ -154,7 +156,7 @@ void report_measure_print(const struct run_report *run)
 	       "(median %llu cycles); rates against %s\n",
 	       m->tsc_hz / 1e9, (unsigned long long)m->empty_bracket.p50,
 	       m->reference ? m->reference->name : "nothing");
-	printf("  %-12s %10s %10s %8s %8s %10s %10s %11s %8s %5s %9s  %s\n",
+	printf("  %-12s %10s %10s %8s %8s %10s %12s %13s %8s %5s %9s  %s\n",
 	       "clock", "p50 ns", "p99 ns", "p50 cyc", "p99 cyc", "batch ns",
 	       "resol ns", "update Hz", "stalls", "back", "rate ppm", "notes");
 	for (r = m->clocks; r < m->clocks + m->nr; r++) {
@@ -164,17 +166,17 @@ void report_measure_print(const struct run_report *run)
 			continue;
 		}
 		printf("  %-12s", r->clock->name);
-		print_cell_ns((double)r->read_ns.p50);
-		print_cell_ns((double)r->read_ns.p99);
+		print_cell((double)r->read_ns.p50, 0, 10);
+		print_cell((double)r->read_ns.p99, 0, 10);
 		printf(" %8llu %8llu", (unsigned long long)r->read_cycles.p50,
 		       (unsigned long long)r->read_cycles.p99);
-		print_cell_ns(r->batch_ns_per_read);
+		print_cell(r->batch_ns_per_read, 1, 10);
 		if (r->changed)
-			print_cell_ns(r->resolution_ns);
+			print_cell(r->resolution_ns, 1, 12);
 		else
-			printf(" %10s", "-");
-		printf(" %11.4g %8llu %5llu", r->update_hz,
-		       (unsigned long long)r->stalls,
+			printf(" %12s", "-");
+		print_cell(r->update_hz, 0, 13);
+		printf(" %8llu %5llu", (unsigned long long)r->stalls,
 		       (unsigned long long)r->backward_steps);
 		if (r->rate_measured)
 			printf(" %+9.1f", r->rate_ppm);

@@ -28,9 +28,9 @@ static const char *state_name(enum tick_rate_state state)
 						: "failed";
 }
 
-static void print_us(double ns)
+static void print_us(double ns, int width)
 {
-	printf(" %8.1f", ns / 1000);
+	printf(" %*.1f", width, ns / 1000);
 }
 
 static void print_rate(const struct tick_source *s,
@@ -44,15 +44,15 @@ static void print_rate(const struct tick_source *s,
 		       r->problem);
 		return;
 	}
-	printf(" %10.1f %7.2f ± %-5.2f %10.0f %9llu", r->delivered_hz,
+	printf(" %10.1f %7.2f ± %-5.2f %10.0f %11llu", r->delivered_hz,
 	       r->stolen_pct, r->noise_pct, r->cycles_per_interrupt,
 	       (unsigned long long)r->handler_cycles.p50);
 	if (r->recorded && r->lateness_known) {
-		print_us((double)r->lateness_ns.p50);
-		print_us((double)r->lateness_ns.p99);
-		print_us((double)r->lateness_ns.max);
+		print_us((double)r->lateness_ns.p50, 11);
+		print_us((double)r->lateness_ns.p99, 8);
+		print_us((double)r->lateness_ns.max, 8);
 	} else {
-		printf(" %8s %8s %8s", "-", "-", "-");
+		printf(" %11s %8s %8s", "-", "-", "-");
 	}
 	printf("  %s\n", r->problem);
 }
@@ -86,9 +86,9 @@ void report_ticks_print(const struct run_report *run)
 	       "lateness = "
 	       "entry against the expiry each interrupt was for (us)\n",
 	       t->window_ms);
-	printf("  %-12s %8s %10s %15s %10s %9s %8s %8s %8s  %s\n", "source",
-	       "rate Hz", "intr/s", "CPU lost %", "cyc/intr", "handler",
-	       "late p50", "p99", "max", "notes");
+	printf("  %-12s %8s %10s %15s %10s %11s %11s %8s %8s  %s\n", "source",
+	       "rate Hz", "intr/s", "CPU lost %", "cyc/intr", "handler cyc",
+	       "late p50 us", "p99 us", "max us", "notes");
 	for (res = t->sources; res < t->sources + t->nr; res++) {
 		const struct tick_source *s = res->source;
 

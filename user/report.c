@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/figure.h"
 #include "lib/json.h"
 #include "user/report.h"
 
@@ -11,48 +12,15 @@
 /* Members up to this depth start a line: one line per read. */
 #define OS_NEWLINE_DEPTH 4
 
-/* @ns as a short figure for the table ("-" when not a number). */
-static const char *figure(char *buf, size_t len, double ns, bool have)
+/* @value in its column's unit with @decimals, thousands grouped, for the
+ * table ("-" when there is none): a column never changes unit. */
+static const char *figure(char *buf, size_t len, double value,
+			  unsigned int decimals, bool have)
 {
-	if (!have || !isfinite(ns))
+	if (!have)
 		snprintf(buf, len, "-");
-	else if (ns >= 1e6)
-		snprintf(buf, len, "%.3g M", ns / 1e6);
-	else if (ns >= 1e4)
-		snprintf(buf, len, "%.0f", ns);
 	else
-		snprintf(buf, len, "%.1f", ns);
-	return buf;
-}
-
-/* A time in ns with its unit, for the table ("-" when not a number). */
-static const char *duration(char *buf, size_t len, double ns, bool have)
-{
-	static const struct {
-		double ns;
-		const char *unit;
-	} units[] = { { 1e9, "s" }, { 1e6, "ms" }, { 1e3, "us" }, { 1, "ns" } };
-	size_t i;
-
-	if (!have || !isfinite(ns))
-		return figure(buf, len, ns, false);
-	for (i = 0; i < 3 && ns < units[i].ns; i++)
-		;
-	snprintf(buf, len, "%.3g %s", ns / units[i].ns, units[i].unit);
-	return buf;
-}
-
-/* A rate per second, with k or M. */
-static const char *per_second(char *buf, size_t len, double hz, bool have)
-{
-	if (!have || !isfinite(hz))
-		return figure(buf, len, hz, false);
-	if (hz >= 1e6)
-		snprintf(buf, len, "%.3g M", hz / 1e6);
-	else if (hz >= 1e3)
-		snprintf(buf, len, "%.3g k", hz / 1e3);
-	else
-		snprintf(buf, len, "%.3g", hz);
+		figure_grouped(buf, len, value, decimals);
 	return buf;
 }
 
@@ -75,7 +43,8 @@ static double warp_ns(const struct os_report *rep, const struct read_result *r)
 static void print_read(const struct os_report *rep, const struct read_result *r)
 {
 	const struct reader *rd = r->reader;
-	char p50[16], p99[16], batch[16], res[16], upd[16], warps[40];
+	char p50[FIGURE_LEN], p99[FIGURE_LEN], batch[FIGURE_LEN];
+	char res[FIGURE_LEN], upd[FIGURE_LEN], warps[2 * FIGURE_LEN];
 
 	if (!rd->present) {
 		printf("  %-38s %-11s absent: %s\n", rd->name,
@@ -91,19 +60,19 @@ static void print_read(const struct os_report *rep, const struct read_result *r)
 	if (r->warps.measured)
 		snprintf(warps, sizeof(warps), "%llu in %s",
 			 (unsigned long long)r->warps.warps,
-			 per_second(upd, sizeof(upd),
-				    (double)r->warps.crossings, true));
+			 figure(upd, sizeof(upd), (double)r->warps.crossings, 0,
+				true));
 	if (r->warps.measured && r->warps.warps)
 		snprintf(warps + strlen(warps), sizeof(warps) - strlen(warps),
 			 " (%s)",
-			 duration(res, sizeof(res), warp_ns(rep, r), true));
-	printf("  %-38s %-11s %-7s %8s %8s %8s %10s %9s %5llu  %s\n", rd->name,
+			 figure(res, sizeof(res), warp_ns(rep, r), 0, true));
+	printf("  %-38s %-11s %-7s %9s %9s %9s %12s %13s %5llu  %s\n", rd->name,
 	       reader_path_key(rd->path), table_via(r->through),
-	       figure(p50, sizeof(p50), (double)r->read_ns.p50, true),
-	       figure(p99, sizeof(p99), (double)r->read_ns.p99, true),
-	       figure(batch, sizeof(batch), r->batch_ns_per_read, true),
-	       duration(res, sizeof(res), r->resolution_ns, r->changed),
-	       per_second(upd, sizeof(upd), r->update_hz, r->changed),
+	       figure(p50, sizeof(p50), (double)r->read_ns.p50, 0, true),
+	       figure(p99, sizeof(p99), (double)r->read_ns.p99, 0, true),
+	       figure(batch, sizeof(batch), r->batch_ns_per_read, 1, true),
+	       figure(res, sizeof(res), r->resolution_ns, 1, r->changed),
+	       figure(upd, sizeof(upd), r->update_hz, 0, r->changed),
 	       (unsigned long long)r->backward_steps, warps);
 }
 
@@ -144,10 +113,10 @@ void os_report_print(const struct os_report *rep)
 		if (run->path_problem[0])
 			printf("  the vDSO's part is unknown: %s\n",
 			       run->path_problem);
-		printf("  %-38s %-11s %-7s %8s %8s %8s %10s %9s %5s  %s\n",
+		printf("  %-38s %-11s %-7s %9s %9s %9s %12s %13s %5s  %s\n",
 		       "read", "path", "via", "p50 ns", "p99 ns", "batch ns",
-		       "resolution", "updates/s", "back",
-		       "warps in cross-CPU reads (worst)");
+		       "resol ns", "update Hz", "back",
+		       "warps in cross-CPU reads (worst ns)");
 		for (j = 0; j < run->nr; j++)
 			print_read(rep, &run->reads[j]);
 	}

@@ -529,7 +529,8 @@ class WithFakeQemu(unittest.TestCase):
     def matrix_args(self, out, *names):
         """The parsed arguments of `clockbench matrix --no-build --repeats 1 --env ...`."""
         return argparse.Namespace(repeats=1, out=os.path.join(self.root, out),
-                                  env=list(names), no_build=True)
+                                  env=list(names), no_build=True, env_file=None, cpu="",
+                                  smp=None, xen_args="", guest_options=[])
 
     def test_matrix_runs_xen_environments(self):
         self.touch("build/clockbench-xenpv.elf", "build/xen-4.17-amd64")

@@ -10,6 +10,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -549,6 +550,95 @@ static void firmware_lists_no_cpu(void **state)
 	assert_non_null(strstr(document, "\"firmware_cpus\": null"));
 }
 
+/* What @print writes to stdout, into @out (at most @len bytes, NUL-ended). */
+static void capture(void (*print)(const struct run_report *), char *out,
+		    size_t len)
+{
+	char path[] = "/tmp/clockbench-test-report-XXXXXX";
+	int saved = dup(STDOUT_FILENO), fd = mkstemp(path);
+	FILE *in;
+	size_t n;
+
+	assert_true(fd >= 0);
+	close(fd);
+	fflush(stdout);
+	assert_non_null(freopen(path, "w", stdout));
+	print(&run);
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	in = fopen(path, "r");
+	assert_non_null(in);
+	n = fread(out, 1, len - 1, in);
+	out[n] = '\0';
+	fclose(in);
+	unlink(path);
+}
+
+/* True when @cell is a bare figure: digits, grouping, a point, a sign. */
+static bool bare_figure(const char *cell, size_t len)
+{
+	return len && strspn(cell, "0123456789,.+-") >= len;
+}
+
+/* Every figure of the clock table is in its column's unit (the header's),
+ * with no unit of its own, however far the figures spread: a slow read
+ * stays in ns, a fast update rate in Hz, both grouped by thousands. */
+static void table_columns_keep_one_unit(void **state)
+{
+	static const double scales[] = { 1.0, 600.0 };
+	static char table[1 << 14];
+	unsigned int s;
+
+	(void)state;
+	for (s = 0; s < sizeof(scales) / sizeof(scales[0]); s++) {
+		const char *line;
+		unsigned int rows = 0;
+
+		fill_run(scales[s]);
+		capture(report_measure_print, table, sizeof(table));
+		assert_non_null(strstr(table,
+				       "clock            p50 ns     p99 ns  "
+				       "p50 cyc  p99 cyc   batch ns     "
+				       "resol ns     update Hz   stalls  "
+				       "back  rate ppm  notes\n"));
+		for (line = table; *line; line = strchr(line, '\n') + 1) {
+			const char *cell = line;
+			unsigned int col;
+			size_t len;
+
+			if (strncmp(line, "  tsc ", 6) &&
+			    strncmp(line, "  hpet ", 7))
+				continue;
+			cell += strspn(cell, " ");
+			cell += strcspn(cell, " "); /* the clock's name */
+			cell += strspn(cell, " ");
+			if (!strchr("0123456789-", *cell))
+				continue; /* a line of notes, not a row */
+			for (col = 0; col < 10; col++) {
+				cell += strspn(cell, " ");
+				len = strcspn(cell, " \n");
+				if (!bare_figure(cell, len))
+					fail_msg("column %u of '%.60s' is "
+						 "'%.*s'",
+						 col + 2, line, (int)len, cell);
+				cell += len;
+			}
+			rows++;
+		}
+		assert_true(rows >= 2);
+	}
+	assert_non_null(strstr(table, " 30,000 "));   /* tsc p50: 50 ns x 600 */
+	assert_non_null(strstr(table, " 27,000.0 ")); /* batch: 45 ns x 600 */
+	assert_non_null(strstr(table, " 16,667 "));   /* update: 1e7 Hz / 600 */
+	fill_run(1.0);
+	capture(report_measure_print, table, sizeof(table));
+	assert_non_null(strstr(table, " 10,000,000 ")); /* update: 1e7 Hz */
+	capture(report_ticks_print, table, sizeof(table));
+	assert_non_null(strstr(table, " handler cyc late p50 us   p99 us   "
+				      "max us  notes\n"));
+}
+
 /* A read the batch figure shows trapped where the median does not (a
  * trapped stopwatch swamped it) says both figures. */
 static void trapped_by_the_batch_figure(void **state)
@@ -601,6 +691,7 @@ int main(void)
 		cmocka_unit_test(nothing_timed),
 		cmocka_unit_test(printers),
 		cmocka_unit_test(firmware_lists_no_cpu),
+		cmocka_unit_test(table_columns_keep_one_unit),
 		cmocka_unit_test(document_for_the_schema),
 	};
 

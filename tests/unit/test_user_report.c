@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -260,6 +261,50 @@ static void unknown_clocksources(void **state)
 	assert_non_null(strstr(document, "\"original\": null"));
 }
 
+/* The table: each column in the unit its header names, thousands grouped,
+ * however far the figures spread (a slow read, a fast update rate). */
+static void table_columns_keep_one_unit(void **state)
+{
+	char path[] = "/tmp/clockbench-test-user-report-XXXXXX";
+	static char table[1 << 15];
+	int saved = dup(STDOUT_FILENO), fd = mkstemp(path);
+	struct read_result *slow;
+	FILE *in;
+	size_t n;
+
+	(void)state;
+	fill_report(1);
+	slow = &rep.runs[0].reads[0];
+	slow->read_ns.p50 = 25612;
+	slow->batch_ns_per_read = 1234567.25;
+	slow->resolution_ns = 4000000;
+	assert_true(fd >= 0);
+	close(fd);
+	fflush(stdout);
+	assert_non_null(freopen(path, "w", stdout));
+	os_report_print(&rep);
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	in = fopen(path, "r");
+	assert_non_null(in);
+	n = fread(table, 1, sizeof(table) - 1, in);
+	table[n] = '\0';
+	fclose(in);
+	unlink(path);
+	assert_non_null(strstr(table, "   p50 ns    p99 ns  batch ns     "
+				      "resol ns     update Hz  back  warps in "
+				      "cross-CPU reads (worst ns)\n"));
+	assert_non_null(strstr(table, "    25,612 "));
+	assert_non_null(strstr(table, " 1,234,567.2 ") ||
+			strstr(table, " 1,234,567.3 "));
+	assert_non_null(strstr(table, "  4,000,000.0 "));
+	assert_non_null(strstr(table, "    35,000,000 "));
+	assert_non_null(strstr(table, " 0 in 4,999"));
+	assert_null(strstr(table, " M "));
+	assert_null(strstr(table, " us "));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -267,6 +312,7 @@ int main(void)
 		cmocka_unit_test(a_step_back_or_a_warp_fails),
 		cmocka_unit_test(what_could_not_be_done_is_said),
 		cmocka_unit_test(unknown_clocksources),
+		cmocka_unit_test(table_columns_keep_one_unit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,7 +2,7 @@
 """Host-side runner for clockbench: builds, boots and judges test images under QEMU.
 
 Modules:
-  paths     the repository root the runner works in
+  paths     the repository root the runner works in (or its installed copy), and where it writes
   outcome   exit statuses, verdicts and how QEMU's status maps to them
   console   cleaning serial-console lines and parsing the guest's KTAP and environment
   report    the guest's JSON report (clockbench/1): extraction, validation, tables

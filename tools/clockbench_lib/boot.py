@@ -8,7 +8,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
-from . import linux, osreport, qemu, xen
+from . import linux, osreport, paths, qemu, xen
 from .console import HALT_LINE, parse_report
 from .outcome import RunnerError, judge, status_verdict
 from .process import run_process
@@ -62,9 +62,12 @@ class BootOutcome:
 
 def build_images(root, images):
     """Run `make -s` for `images` (paths relative to `root`); RunnerError if it fails.
+    Nothing to do for an installed runner (no Makefile under `root`).
 
     make's own output goes to stderr so that stdout keeps only the runner's report.
     """
+    if paths.installed(root):
+        return  # an installed runner: its images were built before they were installed
     images = list(dict.fromkeys(images))
     try:
         result = subprocess.run(["make", "-C", root, "-s", *images], stdin=subprocess.DEVNULL,
@@ -80,6 +83,9 @@ def check_image(root, image, built):
     """RunnerError unless the image (or the hypervisor) exists under `root`; returns its
     absolute path."""
     path = os.path.join(root, image)
+    if not os.path.isfile(path) and paths.installed(root):
+        raise RunnerError(f"{image} is not installed in {root}: `make install` installs "
+                          f"what was built before it (e.g. `make dom0` for the domU boots).")
     if not os.path.isfile(path):
         hint = "" if built else f"; run `make {image}` or drop --no-build"
         raise RunnerError(f"{image} does not exist{hint}.")

@@ -112,7 +112,7 @@ def choose_accel(requested, boot="multiboot1", cpu="", kvm_path=qemu.KVM_DEVICE,
 
 def kvm_cpu_choice():
     """The CPU model KVM starts on this host (found once, kept under build/)."""
-    return cpumodel.choose_for(paths.ROOT)
+    return cpumodel.choose_for(paths.work_root())
 
 
 def echo_console(line, stream):
@@ -234,7 +234,7 @@ def linux_kvm_skip(args, cpu):
     if not args.no_build:
         build_images(paths.ROOT, [kvmprobe.PROBE_IMAGE])
     check_image(paths.ROOT, kvmprobe.PROBE_IMAGE, built=not args.no_build)
-    ring0 = kvmprobe.probe(paths.ROOT, cpu)
+    ring0 = kvmprobe.probe(paths.ROOT, cpu, work=paths.work_root())
     if ring0.problem:
         say("run", f"could not tell whether this KVM emulates guest ring 0, so Linux boots "
                    f"all the same: {ring0.problem}")
@@ -284,7 +284,8 @@ def cmd_run(args):
                          timeout_s=args.timeout or qemu.default_timeout_s(chosen.accel,
                                                                           args.boot))
     timeout_s = spec.timeout_s
-    log_shown = args.log or os.path.join(RUN_DIR, "last.log")
+    log_shown = args.log or (paths.work_path(RUN_DIR, "last.log") if paths.installed()
+                             else os.path.join(RUN_DIR, "last.log"))
     for line in spec.workaround_lines:
         say("run", line)
     try:
@@ -292,8 +293,8 @@ def cmd_run(args):
             outcome = skip_outcome(spec, f"{skip} (--accel tcg runs it)")
         else:
             prepare_run(args, spec)
-            outcome = boot_once(spec, paths.ROOT, timeout_s, paths.root_path(RUN_DIR),
-                                args.log or paths.root_path(RUN_DIR, "last.log"),
+            outcome = boot_once(spec, paths.ROOT, timeout_s, paths.work_path(RUN_DIR),
+                                args.log or paths.work_path(RUN_DIR, "last.log"),
                                 echo=(run_echo(human, args.quiet)
                                       if args.quiet or human is not sys.stdout
                                       else echo_console),
@@ -408,8 +409,8 @@ def run_boot_test(test, before=None):
         log_name = boot_log_name(test, boot)
         try:
             outcome = boot_once(test.spec, paths.ROOT, test.timeout_s,
-                                paths.root_path(TESTS_DIR, "work", test.name),
-                                paths.root_path(TESTS_DIR, log_name), before=before)
+                                paths.work_path(TESTS_DIR, "work", test.name),
+                                paths.work_path(TESTS_DIR, log_name), before=before)
         except RunnerError as error:
             return TestResult(state="not ok", reason=str(error), problems=(str(error),),
                               broken=True)
@@ -480,7 +481,7 @@ def linux_kvm_skips(tests, skips, build, notes=None):
     if build:
         build_images(paths.ROOT, [kvmprobe.PROBE_IMAGE])
     check_image(paths.ROOT, kvmprobe.PROBE_IMAGE, built=build)
-    ring0 = kvmprobe.probe(paths.ROOT, chosen[0].spec.cpu)
+    ring0 = kvmprobe.probe(paths.ROOT, chosen[0].spec.cpu, work=paths.work_root())
     if ring0.problem:
         note = (f"linux tests under KVM: could not tell whether this KVM emulates guest "
                 f"ring 0, so they boot: {ring0.problem}")
@@ -813,23 +814,42 @@ def add_matrix_parser(subparsers):
                     f"DIR/{matrix.MANIFEST} records the host, the QEMU and Xen\n"
                     "versions, the date, every QEMU command line and, for Xen, its options and\n"
                     "the platform timer it chose. A failed run is recorded with its reason and\n"
-                    "the matrix goes on. docs/compare.md.",
-        epilog="exit statuses:\n  0   every run gave a report\n"
+                    "the matrix goes on. Guest options (after --), --cpu, --smp and --xen-args\n"
+                    "apply to every environment; --env-file adds environments. docs/compare.md.",
+        epilog=f"{matrix.ENV_FILE_HELP}\n\n"
+               "exit statuses:\n  0   every run gave a report\n"
                "  1   some run gave none (see the manifest)\n"
-               "  2   the matrix could not start (missing QEMU or image, unwritable DIR)",
+               "  2   the matrix could not start (missing QEMU or image, unwritable DIR,\n"
+               "      a bad environment file line, named FILE:LINE)",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=positive_int, default=matrix.DEFAULT_REPEATS,
                         metavar="N", help=f"runs per environment (default: "
                                           f"{matrix.DEFAULT_REPEATS})")
     parser.add_argument("--out", metavar="DIR",
                         help=f"results folder (default: {matrix.RESULTS_DIR}/<UTC date-time>)")
-    parser.add_argument("--env", nargs="+", choices=matrix.ENVIRONMENT_NAMES, metavar="NAME",
-                        help="only these environments (default: all)")
     parser.add_argument("-v", "--verbose", action="store_const", dest="announce",
                         const=command_announcer("matrix"),
                         help="print each boot's QEMU command (and Xen's command line) on "
                              "stderr before it starts")
+    parser.add_argument("--env", nargs="+", metavar="NAME",
+                        help="only these environments, built in or from --env-file "
+                             "(default: all)")
+    parser.add_argument("--env-file", metavar="FILE",
+                        help="more environments, one a line (see below)")
+    parser.add_argument("--cpu", default="", metavar="MODEL",
+                        help="QEMU -cpu model for every environment, in place of its own "
+                             "(default: each environment's; under kvm the model this host's "
+                             "KVM starts, as for run)")
+    parser.add_argument("--smp", type=positive_int, metavar="N",
+                        help=f"vCPUs of every environment, in place of its own (default: "
+                             f"{matrix.MATRIX_SMP}, or an environment file's smp=)")
+    parser.add_argument("--xen-args", default="", metavar="OPTS",
+                        help="appended to Xen's command line in every Xen environment, after "
+                             "its own (e.g. xen-hpet's clocksource=hpet)")
     parser.add_argument("--no-build", action="store_true", help="don't run make first")
+    parser.add_argument("guest_options", nargs="*", metavar="-- guest options",
+                        help="options passed to the guest in every environment, after its "
+                             "own, e.g. -- tick_rates=100")
     parser.set_defaults(handler=matrix.cmd_matrix)
 
 
@@ -907,9 +927,22 @@ def raise_terminated(signal_number, _frame):
     raise Terminated(signal_number)
 
 
+def complete(parser):
+    """Answer the shell's completion request, if this is one: bash's completion script
+    (make install puts it in share/bash-completion/completions/) runs the tool with
+    _ARGCOMPLETE set, and Debian's python3-argcomplete then prints the words and exits.
+    Without the package, or outside completion, nothing happens."""
+    try:
+        import argcomplete
+    except ImportError:
+        return
+    argcomplete.autocomplete(parser)
+
+
 def main(argv=None):
     """Entry point: returns the exit status."""
     parser = build_parser()
+    complete(parser)
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help(sys.stderr)

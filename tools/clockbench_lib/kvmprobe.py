@@ -60,10 +60,11 @@ def read_ring0(lines, source):
     return Ring0(env["ring0_emulated"], env.get("ring0_round_trip_cycles"))
 
 
-def probe(root, cpu, boot=boot_once):
-    """Boot the image once under KVM with -cpu `cpu` and read what it found; a boot
-    that gives no report is a Ring0 that cannot tell, not an error."""
-    work_dir = os.path.join(root, PROBE_DIR)
+def probe(root, cpu, boot=boot_once, work=None):
+    """Boot the image under `root` once under KVM with -cpu `cpu` and read what it found,
+    writing under `work` (default `root`); a boot that gives no report is a Ring0 that
+    cannot tell, not an error."""
+    work_dir = os.path.join(work or root, PROBE_DIR)
     log_path = os.path.join(work_dir, "probe.log")
     os.makedirs(work_dir, exist_ok=True)
     spec = probe_spec(cpu)

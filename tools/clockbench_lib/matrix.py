@@ -6,15 +6,17 @@ report, DIR/ENV/run-K.json; DIR/manifest.json says what ran where, with what, an
 anything did not.  A run that fails is recorded with its reason and the matrix goes on.
 The xen-* environments boot the image as a Xen guest of each kind under TCG (docs/xen.md);
 they are skipped, saying why, when Xen is not installed or their files cannot be built.
+More environments come from an environment file (--env-file), one a line, in the
+key=value style of tests/tests.cfg (ENV_FILE_HELP).
 """
 
 import datetime
 import functools
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from . import cpumodel, hostinfo, paths, qemu, report, xen
+from . import cpumodel, hostinfo, paths, qemu, report, testlist, xen
 from .boot import boot_once, build_images, check_image
 from .outcome import EXIT_FAIL, EXIT_PASS, RunnerError
 
@@ -35,13 +37,17 @@ class Environment:
     machine: str = "pc"
     boot: str = "multiboot1"
     xen_args: str = ""       # appended to Xen's command line (the Xen boots)
+    cpu: str = ""            # QEMU -cpu, "" for the accelerator's default (or KVM's choice)
+    smp: int = MATRIX_SMP
+    args: str = ""           # guest options
+    source: str = "built in"  # or FILE:LINE of the environment file that gave it
 
     def spec(self, cpu=""):
-        """The BootSpec of one run in this environment, with -cpu `cpu` ("" for the
-        accelerator's default)."""
+        """The BootSpec of one run in this environment, with -cpu `cpu` when the
+        environment names none ("" for the accelerator's default)."""
         return qemu.BootSpec(boot=self.boot, machine=self.machine, accel=self.accel,
-                             smp=MATRIX_SMP, memory_mib=qemu.default_memory_mib(self.boot),
-                             xen_args=self.xen_args, cpu=cpu)
+                             smp=self.smp, memory_mib=qemu.default_memory_mib(self.boot),
+                             xen_args=self.xen_args, cpu=self.cpu or cpu, cmdline=self.args)
 
     @property
     def on_xen(self):
@@ -74,6 +80,100 @@ ENVIRONMENTS = (
 )
 ENVIRONMENT_NAMES = tuple(env.name for env in ENVIRONMENTS)
 
+ENV_FILE_KEYS = ("accel", "machine", "boot", "cpu", "smp", "xen_args", "args", "description")
+ENV_FILE_HELP = """\
+environment file (--env-file):
+  One environment a line, `env NAME key=value...`, split like a shell would (as
+  tests/tests.cfg); `#` at the start of a word begins a comment. Keys [defaults]:
+  accel=tcg|kvm [tcg]  machine=pc|q35 [the boot's]  boot=BOOT [multiboot1]
+  cpu=MODEL [the accelerator's]  smp=N [2]  xen_args="Xen options" [none]
+  args="guest options" [none]  description="words" [from the keys]
+  e.g.  env tcg-epyc accel=tcg cpu=EPYC args="tick_rates=100"
+        env xen-tsc-4 boot=xen smp=4 xen_args="clocksource=tsc"
+  A bad line is an error (exit 2) naming FILE:LINE."""
+
+
+def _env_description(keys):
+    """What an environment file's line asks for, in words, when it gives no description."""
+    return " ".join(f"{key}={value}" for key, value in keys.items()) or "the defaults"
+
+
+def parse_env_line(words, where, taken):
+    """An Environment from the words of one environment-file line; RunnerError naming
+    `where` (FILE:LINE) for a bad one.  `taken` holds the names already in use."""
+    if words[0] != "env":
+        raise RunnerError(f"{where}: a line must start with 'env', not '{words[0]}'.")
+    if len(words) < 2 or "=" in words[1]:
+        raise RunnerError(f"{where}: an env line needs a name after 'env'.")
+    name = words[1]
+    if not testlist.NAME_PATTERN.match(name):
+        raise RunnerError(f"{where}: '{name}' is not a valid environment name "
+                          f"(letters, digits, '.', '_', '-').")
+    if name in taken:
+        raise RunnerError(f"{where}: the environment name '{name}' is already used "
+                          f"({taken[name]}).")
+    keys = testlist.parse_key_values(words[2:], where)
+    unknown = [key for key in keys if key not in ENV_FILE_KEYS]
+    if unknown:
+        raise RunnerError(f"{where}: unknown key '{unknown[0]}' "
+                          f"(known keys: {', '.join(ENV_FILE_KEYS)}).")
+    boot = testlist.choice_key(keys, "boot", qemu.BOOTS, where, "multiboot1")
+    single = {key: testlist.single_key(keys, key, where, "") for key in keys}
+    env = Environment(
+        name=name,
+        description=single.get("description") or _env_description(
+            {key: value for key, value in single.items() if key != "description"}),
+        accel=testlist.choice_key(keys, "accel", qemu.ACCELS, where, "tcg"),
+        machine=testlist.choice_key(keys, "machine", qemu.MACHINES, where,
+                                    qemu.default_machine(boot)),
+        boot=boot,
+        cpu=single.get("cpu", ""),
+        smp=testlist.number_key(keys, "smp", where, MATRIX_SMP),
+        xen_args=single.get("xen_args", ""),
+        args=single.get("args", ""),
+        source=where)
+    try:
+        qemu.validate_spec(env.spec())
+    except RunnerError as error:
+        raise RunnerError(f"{where}: {error}") from None
+    return env
+
+
+def load_env_file(path, taken=None):
+    """The environments of the file at `path`, in order; RunnerError naming FILE:LINE for
+    a line that is not one, or the file when it cannot be read.  `taken` maps the names
+    already in use (the built-in ones by default) to where they come from."""
+    taken = dict(taken if taken is not None else {name: "built in" for name in
+                                                  ENVIRONMENT_NAMES})
+    try:
+        with open(path, encoding="utf-8") as source:
+            text = source.read()
+    except (OSError, UnicodeDecodeError) as error:
+        reason = error.strerror if isinstance(error, OSError) else "it is not UTF-8 text"
+        raise RunnerError(f"cannot read the environment file {path}: {reason}.") from None
+    environments = []
+    for line_no, line in enumerate(text.splitlines(), start=1):
+        where = f"{path}:{line_no}"
+        words = testlist.split_fields(line, where)
+        if not words:
+            continue
+        env = parse_env_line(words, where, taken)
+        taken[env.name] = where
+        environments.append(env)
+    return environments
+
+
+def with_command_line(env, guest_options="", xen_args="", cpu="", smp=None):
+    """`env` with what the matrix's command line adds to every environment: guest options
+    after its own, Xen options after its own (Xen environments only), and -cpu and --smp
+    in place of its own when given."""
+    return replace(env,
+                   args=" ".join(part for part in (env.args, guest_options) if part),
+                   xen_args=(" ".join(part for part in (env.xen_args, xen_args) if part)
+                             if env.on_xen else env.xen_args),
+                   cpu=cpu or env.cpu,
+                   smp=smp or env.smp)
+
 
 def skip_reason(env, kvm_status=qemu.kvm_status, xen_gz=xen.XEN_GZ, kvm_choice=None):
     """Why `env` cannot run on this machine before anything is built, or None.
@@ -84,6 +184,8 @@ def skip_reason(env, kvm_status=qemu.kvm_status, xen_gz=xen.XEN_GZ, kvm_choice=N
         usable, reason = kvm_status()
         if not usable:
             return reason
+        if env.cpu:  # a model the user gave is used as it is, as `run` does
+            return None
         choice = kvm_choice()
         if choice.model is None:
             return choice.reason
@@ -128,11 +230,13 @@ def prepare_environments(chosen, reasons, root, build):
             reasons[env.name] = missing_file_reason(env, root, build)
 
 
-def new_manifest(out_dir, repeats, started, with_xen=False):
+def new_manifest(out_dir, repeats, started, with_xen=False, passed=None):
     """The manifest before any run: host, versions, date, and no environments yet.
 
     `xen_version` is the installed Xen package's version when `with_xen` (a Xen
-    environment was chosen) and the package is there, else null.
+    environment was chosen) and the package is there, else null.  `passed` is what the
+    command line passed to every environment (guest options, cpu, xen_args, smp,
+    env_file), recorded as `passed`.
     """
     return {
         "schema": MANIFEST_SCHEMA,
@@ -145,6 +249,7 @@ def new_manifest(out_dir, repeats, started, with_xen=False):
         "xen_version": xen.installed_version() if with_xen else None,
         "repeats": repeats,
         "smp": MATRIX_SMP,
+        "passed": passed or {},
         "environments": [],
     }
 
@@ -201,8 +306,10 @@ def xen_note(facts):
 
 
 def default_out_dir(now):
-    """results/<UTC date-time> under the repository root."""
-    return paths.root_path(RESULTS_DIR, now.strftime("%Y%m%dT%H%M%SZ"))
+    """results/<UTC date-time> under the repository root, or for an installed runner
+    under the current folder."""
+    name = os.path.join(RESULTS_DIR, now.strftime("%Y%m%dT%H%M%SZ"))
+    return os.path.abspath(name) if paths.installed() else paths.root_path(name)
 
 
 def progress(message):
@@ -210,13 +317,26 @@ def progress(message):
     print(f"clockbench matrix: {message}", flush=True)
 
 
+def choose_environments(names, env_file=None):
+    """The environments named (all, built in and from `env_file`, when `names` is empty),
+    in the built-in order and then the file's; RunnerError for a name that is neither."""
+    known = list(ENVIRONMENTS) + (load_env_file(env_file) if env_file else [])
+    unknown = [name for name in names or () if name not in {env.name for env in known}]
+    if unknown:
+        raise RunnerError(f"there is no environment named '{unknown[0]}' (known: "
+                          f"{', '.join(env.name for env in known)}).")
+    return [env for env in known if not names or env.name in names]
+
+
 def cmd_matrix(args):
     """`clockbench matrix`: run every environment `args.repeats` times; see the module doc."""
     report.require_jsonschema()
     started = datetime.datetime.now(datetime.timezone.utc)
     out_dir = os.path.abspath(args.out or default_out_dir(started))
-    chosen = [env for env in ENVIRONMENTS if not args.env or env.name in args.env]
-    kvm_choice = functools.lru_cache(maxsize=None)(lambda: cpumodel.choose_for(paths.ROOT))
+    chosen = [with_command_line(env, " ".join(args.guest_options), args.xen_args, args.cpu,
+                                args.smp)
+              for env in choose_environments(args.env, args.env_file)]
+    kvm_choice = functools.lru_cache(maxsize=None)(lambda: cpumodel.choose_for(paths.work_root()))
     reasons = {env.name: skip_reason(env, kvm_choice=kvm_choice) for env in chosen}
     if any(reason is None for reason in reasons.values()):
         qemu.check_dependencies([qemu.qemu_program()])
@@ -227,17 +347,21 @@ def cmd_matrix(args):
     except OSError as error:
         raise RunnerError(f"cannot create {out_dir}: {error.strerror}.") from None
     manifest = new_manifest(out_dir, args.repeats, started,
-                            with_xen=any(env.on_xen for env in chosen))
+                            with_xen=any(env.on_xen for env in chosen),
+                            passed={"guest_options": " ".join(args.guest_options),
+                                    "cpu": args.cpu or None, "xen_args": args.xen_args,
+                                    "smp": args.smp, "env_file": args.env_file})
     progress(f"{len(runnable)} of {len(chosen)} environments can run here, "
              f"{args.repeats} run{'s' * (args.repeats != 1)} each, results in {out_dir}")
     failed = 0
     for env in chosen:
-        runnable_kvm = env.accel == "kvm" and reasons[env.name] is None
+        runnable_kvm = env.accel == "kvm" and not env.cpu and reasons[env.name] is None
         cpu, cpu_choice = ((kvm_choice().model, kvm_choice().reason) if runnable_kvm
                            else ("", None))
-        entry = {"name": env.name, "description": env.description, "accel": env.accel,
-                 "machine": env.machine, "boot": env.boot,
+        entry = {"name": env.name, "description": env.description, "source": env.source,
+                 "accel": env.accel, "machine": env.machine, "boot": env.boot,
                  "cpu": env.spec(cpu).cpu_option, "cpu_choice": cpu_choice,
+                 "smp": env.smp, "guest_options": env.args,
                  "xen_options": env.xen_options,
                  "skipped": reasons[env.name] is not None, "reason": reasons[env.name],
                  "runs": []}

@@ -265,6 +265,12 @@ def _hz(value):
     return _number(value)
 
 
+def _grouped(value):
+    """A whole number with its thousands grouped (3,300,000), or "-": a column of them
+    stays in one unit however far its values spread."""
+    return "-" if value is None else f"{value:,.0f}"
+
+
 def format_hz(value):
     """A frequency with its unit, e.g. 2.30 GHz."""
     return f"{_hz(value)}Hz" if value is not None and abs(value) >= 1e3 else f"{_hz(value)} Hz"
@@ -298,7 +304,7 @@ COLUMNS = {
     "p99": ("p99 ns", lambda c: _percentile(c, "read_ns", "p99"), True),
     "batch": ("batch ns/read", lambda c: _number(c.get("batch_ns_per_read")), True),
     "resolution": ("resolution ns", lambda c: _number(c.get("resolution_ns")), True),
-    "update": ("update Hz", lambda c: _hz(c.get("update_hz")), True),
+    "update": ("update Hz", lambda c: _grouped(c.get("update_hz")), True),
     "backward": ("backward raw/ns", _backward, True),
     "rate": ("rate ppm", _ppm, True),
     "trapped": ("trapped", lambda c: "TRAPPED" if c.get("trapped") else "no", False),

@@ -390,3 +390,10 @@ def select_boot_tests(tests, names=(), group=None, shown="tests.cfg"):
     if group:
         chosen = [test for test in chosen if group in test.groups]
     return chosen
+
+
+# For the other files in this style (matrix's environment file).
+NAME_PATTERN = _NAME
+single_key = _single
+choice_key = _choice
+number_key = _number

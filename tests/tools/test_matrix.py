@@ -1,0 +1,198 @@
+# SPDX-License-Identifier: MIT
+"""Unit tests for `clockbench matrix`'s pass-through and environment file: guest options,
+--cpu, --smp and --xen-args reach every environment's QEMU command and the manifest, and
+an environment file (tests.cfg's key=value style) adds environments, a bad line being one
+sentence naming FILE:LINE and exit 2.
+
+Run: /usr/bin/python3 -m unittest discover -s tests/tools -t .
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import unittest
+from unittest import mock
+
+from tests.tools import FAKE_QEMU, GOOD_LOG, PYTHON, scratch
+from clockbench_lib import cli, matrix, paths, qemu, xen
+from clockbench_lib.outcome import RunnerError
+
+ENV_FILE = """\
+# two more environments
+env tcg-epyc  accel=tcg cpu=EPYC args="tick_rates=100"   # a comment
+env xen-tsc-4 boot=xen smp=4 xen_args='clocksource=tsc' description="Xen, 4 vCPUs"
+
+env q35-pvh   boot=pvh machine=q35
+"""
+
+
+def fake_environ(**settings):
+    """os.environ for the fake QEMU: CLOCKBENCH_QEMU and FAKE_QEMU_* settings."""
+    environ = dict(os.environ, CLOCKBENCH_QEMU=FAKE_QEMU, PYTHONDONTWRITEBYTECODE="1")
+    environ.update({f"FAKE_QEMU_{key}": value for key, value in settings.items()})
+    return environ
+
+
+class EnvironmentFile(unittest.TestCase):
+    def setUp(self):
+        self.root = scratch.make_tree()
+
+    def tearDown(self):
+        shutil.rmtree(self.root)
+
+    def write(self, text, name="envs.cfg"):
+        path = os.path.join(self.root, name)
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(text)
+        return path
+
+    def test_environments_from_a_file(self):
+        path = self.write(ENV_FILE)
+        epyc, xen4, pvh = matrix.load_env_file(path)
+        self.assertEqual((epyc.name, epyc.accel, epyc.machine, epyc.boot, epyc.cpu, epyc.smp,
+                          epyc.args, epyc.source),
+                         ("tcg-epyc", "tcg", "pc", "multiboot1", "EPYC", matrix.MATRIX_SMP,
+                          "tick_rates=100", f"{path}:2"))
+        self.assertEqual(epyc.description, "accel=tcg cpu=EPYC args=tick_rates=100")
+        self.assertEqual((epyc.spec().cpu_option, epyc.spec().cmdline), ("EPYC", "tick_rates=100"))
+        self.assertEqual((xen4.boot, xen4.smp, xen4.description, xen4.source),
+                         ("xen", 4, "Xen, 4 vCPUs", f"{path}:3"))
+        self.assertTrue(xen4.xen_options.endswith(" clocksource=tsc"), xen4.xen_options)
+        self.assertIn("dom0_max_vcpus=4", xen4.xen_options)
+        self.assertEqual((pvh.boot, pvh.machine, pvh.source), ("pvh", "q35", f"{path}:5"))
+        chosen = matrix.choose_environments(["xen-tsc-4", "tcg-pc"], path)
+        self.assertEqual([env.name for env in chosen], ["tcg-pc", "xen-tsc-4"])
+        self.assertEqual(len(matrix.choose_environments([], path)),
+                         len(matrix.ENVIRONMENTS) + 3)
+
+    def test_bad_lines_name_file_and_line(self):
+        cases = [
+            ("environment tcg-x\n", "a line must start with 'env', not 'environment'"),
+            ("env\n", "an env line needs a name after 'env'"),
+            ("env accel=tcg\n", "an env line needs a name after 'env'"),
+            ("env tcg-pc accel=tcg\n", "the environment name 'tcg-pc' is already used "
+                                       "(built in)"),
+            ("env a\nenv a\n", "the environment name 'a' is already used (FILE:2)"),
+            ("env a accel=kvm memory=64\n", "unknown key 'memory' (known keys: accel, "
+                                            "machine, boot"),
+            ("env a boot=floppy\n", "boot=floppy is not one of multiboot1, pvh"),
+            ("env a smp=0\n", "smp=0 is not a number of at least 1"),
+            ("env a smp=2 smp=3\n", "smp= is given 2 times; give it once"),
+            ("env a args=\"unclosed\n", "cannot split the line"),
+            ("env a tick_rates\n", "'tick_rates' is not of the form key=value"),
+            ("env a boot=pvh xen_args=clocksource=tsc\n",
+             "Xen options (--xen-args, xen_args=) apply only to the Xen boot paths"),
+            ("env a! accel=tcg\n", "'a!' is not a valid environment name"),
+        ]
+        for text, message in cases:
+            with self.subTest(text):
+                path = self.write("# first line\n" + text)
+                line = text.count("\n") + 1  # the last line of `text`
+                message = message.replace("FILE", path)
+                with self.assertRaises(RunnerError) as caught:
+                    matrix.load_env_file(path)
+                self.assertTrue(str(caught.exception).startswith(f"{path}:{line}: {message}"),
+                                str(caught.exception))
+                self.assertTrue(str(caught.exception).endswith("."), str(caught.exception))
+                self.assertEqual(caught.exception.status, 2)
+        with self.assertRaisesRegex(RunnerError, "^cannot read the environment file "
+                                                 "/nonexistent/envs.cfg: No such file"):
+            matrix.load_env_file("/nonexistent/envs.cfg")
+        with self.assertRaisesRegex(RunnerError, "^there is no environment named 'nosuch' "
+                                                 r"\(known: tcg-pc, "):
+            matrix.choose_environments(["nosuch"])
+
+    def test_bad_line_from_the_command_line(self):
+        path = self.write("env ok\nenv bad boot=floppy\n")
+        result = subprocess.run([PYTHON, os.path.join(self.root, "tools", "clockbench"),
+                                 "matrix", "--no-build", "--env-file", path],
+                                env=fake_environ(), cwd=self.root, capture_output=True,
+                                text=True, timeout=60, check=False)
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertEqual(result.stderr.splitlines(),
+                         [f"clockbench matrix: {path}:2: boot=floppy is not one of "
+                          f"{', '.join(qemu.BOOTS)}."])
+        self.assertEqual(result.stdout, "")
+        self.assertFalse(os.path.exists(os.path.join(self.root, "results")))
+
+
+class PassThrough(unittest.TestCase):
+    """Guest options, --cpu, --smp and --xen-args in every environment's QEMU command."""
+
+    def setUp(self):
+        self.root = scratch.make_tree()
+        for image in ("build/clockbench-mb1.elf", "build/clockbench-xenpv.elf",
+                      "build/xen-4.17-amd64"):
+            scratch.write_elf(os.path.join(self.root, image), scratch.FAKE_IMAGE_END)
+
+    def tearDown(self):
+        shutil.rmtree(self.root)
+
+    def matrix(self, *argv):
+        """Run `clockbench matrix --no-build --repeats 1 ARGV` in the scratch tree with the
+        fake QEMU, every environment runnable; returns (status, manifest)."""
+        args = cli.build_parser().parse_args(["matrix", "--no-build", "--repeats", "1",
+                                              "--out", os.path.join(self.root, "mx"), *argv])
+        with mock.patch.dict(os.environ, fake_environ(REPORT=GOOD_LOG)), \
+                mock.patch.object(paths, "ROOT", self.root), \
+                mock.patch.object(matrix, "skip_reason", lambda env, **_: None), \
+                mock.patch.object(xen, "installed_version", return_value="4.17.7+13-1"), \
+                mock.patch("builtins.print"):
+            status = matrix.cmd_matrix(args)
+        with open(os.path.join(self.root, "mx", matrix.MANIFEST), encoding="utf-8") as source:
+            return status, json.load(source)
+
+    @staticmethod
+    def command(entry):
+        (run,) = entry["runs"]
+        return run["qemu_command"]
+
+    def test_options_reach_every_environment(self):
+        path = os.path.join(self.root, "envs.cfg")
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(ENV_FILE)
+        status, manifest = self.matrix("--env", "tcg-pc", "xen-hpet", "tcg-epyc", "xen-tsc-4",
+                                       "--env-file", path, "--cpu", "Haswell", "--smp", "3",
+                                       "--xen-args", "loglvl=all", "--", "tick_rates=10",
+                                       "verbose=1")
+        self.assertEqual(status, 0)
+        self.assertEqual(manifest["passed"], {"guest_options": "tick_rates=10 verbose=1",
+                                              "cpu": "Haswell", "xen_args": "loglvl=all",
+                                              "smp": 3, "env_file": path})
+        tcg, hpet, epyc, xen4 = manifest["environments"]
+        self.assertEqual([env["source"] for env in manifest["environments"]],
+                         ["built in", "built in", f"{path}:2", f"{path}:3"])
+        for entry in manifest["environments"]:
+            with self.subTest(entry["name"]):
+                command = self.command(entry)
+                self.assertEqual(command[command.index("-cpu") + 1].split(",")[0], "Haswell")
+                self.assertEqual(command[command.index("-smp") + 1], "3")
+                self.assertEqual((entry["cpu"].split(",")[0], entry["smp"]), ("Haswell", 3))
+        self.assertEqual(tcg["guest_options"], "tick_rates=10 verbose=1")
+        self.assertEqual(self.command(tcg)[self.command(tcg).index("-append") + 1],
+                         "tick_rates=10 verbose=1")
+        self.assertEqual(epyc["guest_options"], "tick_rates=100 tick_rates=10 verbose=1")
+        self.assertIsNone(tcg["xen_options"])
+        self.assertTrue(hpet["xen_options"].endswith(" clocksource=hpet loglvl=all"))
+        self.assertIn("dom0_max_vcpus=3", hpet["xen_options"])
+        self.assertTrue(xen4["xen_options"].endswith(" clocksource=tsc loglvl=all"))
+        self.assertEqual(self.command(xen4)[self.command(xen4).index("-append") + 1],
+                         xen4["xen_options"])
+        self.assertTrue(self.command(xen4)[self.command(xen4).index("-initrd") + 1]
+                        .endswith(" tick_rates=10 verbose=1"))
+
+    def test_without_options_the_environments_are_their_own(self):
+        status, manifest = self.matrix("--env", "tcg-pc", "xen-hpet")
+        self.assertEqual(status, 0)
+        self.assertEqual(manifest["passed"], {"guest_options": "", "cpu": None,
+                                              "xen_args": "", "smp": None, "env_file": None})
+        tcg, hpet = manifest["environments"]
+        self.assertEqual((tcg["smp"], tcg["guest_options"], tcg["cpu"]),
+                         (matrix.MATRIX_SMP, "", "max"))
+        self.assertEqual(self.command(tcg)[self.command(tcg).index("-append") + 1], "")
+        self.assertTrue(hpet["xen_options"].endswith("noreboot clocksource=hpet"))
+
+
+if __name__ == "__main__":
+    unittest.main()
