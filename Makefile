@@ -405,7 +405,7 @@ boot-tests: images iso $(BUILD)/xen-4.17-amd64 $(BUILD)/clockbench-xen.iso \
 # installed when they were built (make xen-iso, make dom0).
 PREFIX ?= /usr/local
 DESTDIR ?=
-INSTALL_BUILT = $(IMAGES) $(USER_PROGRAM) $(BUILD)/clockbench.iso $(wildcard \
+INSTALL_BUILT = $(IMAGES) $(USER_PROGRAM) $(BUILD)/clockbench.iso $(GUEST_OPTIONS) $(wildcard \
 	$(BUILD)/clockbench-xen.iso $(BUILD)/xen-4.17-amd64 $(DOM0)/vmlinuz \
 	$(DOM0)/initrd.img $(DOM0)/domu-initrd.img)
 CLI_SRCS := tools/clockbench $(wildcard tools/clockbench_lib/*.py)
@@ -433,8 +433,9 @@ $(BUILD)/clockbench.bash-completion:
 	@echo "  COMPL   $@"
 	@register-python-argcomplete clockbench > $@
 
-install: images user iso man completion
-	@$(PYTHON) tools/install --prefix '$(PREFIX)' --destdir '$(DESTDIR)' install \
+install: images user iso guest-options man completion
+	@$(PYTHON) tools/install --prefix '$(PREFIX)' --destdir '$(DESTDIR)' \
+		--revision '$(GIT_REV)' install \
 		$(INSTALL_BUILT)
 
 uninstall:

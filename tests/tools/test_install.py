@@ -60,7 +60,8 @@ class InstallTest(unittest.TestCase):
         self.assertTrue(os.path.islink(os.path.join(self.installed, "bin", "clockbench")))
         for path in ("clockbench/build/clockbench-mb1.elf", "clockbench/build/clockbench.iso",
                      "clockbench/build/clockbench-user", "clockbench/docs/report.schema.json",
-                     "clockbench/tests/tests.cfg", "doc/clockbench/LICENSE",
+                     "clockbench/tests/tests.cfg", "clockbench/build/guest-options.json",
+                     "clockbench/tests/fixtures/acpi/pc/APIC.bin", "doc/clockbench/LICENSE",
                      "doc/clockbench/README.md", "doc/clockbench/docs/compare.md"):
             self.assertTrue(os.path.isfile(os.path.join(share, path)), path)
         self.assertFalse(os.path.exists(os.path.join(share, "clockbench", "Makefile")))
@@ -85,6 +86,17 @@ class InstallTest(unittest.TestCase):
         result = self.tool("parse", GOOD_LOG)
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertIn("clockbench/1 report from clockbench", result.stdout)
+        result = self.tool("--version")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        described = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty"],
+                                   capture_output=True, text=True, check=True).stdout.strip()
+        with open(os.path.join(ROOT, "VERSION"), encoding="utf-8") as version:
+            self.assertTrue(result.stdout.startswith(
+                f"clockbench {version.read().strip()} ({described})\n"), result.stdout)
+        result = self.tool("run", "--accel", "tcg", "--", "sample=100",
+                           CLOCKBENCH_QEMU=FAKE_QEMU, FAKE_QEMU_REPORT=GOOD_LOG)
+        self.assertEqual(result.returncode, 2, result.stdout + result.stderr)
+        self.assertIn("unknown guest option 'sample' (did you mean 'samples'?)", result.stderr)
         result = self.tool("run", "--accel", "tcg", "--", "verbose=1",
                            CLOCKBENCH_QEMU=FAKE_QEMU, FAKE_QEMU_REPORT=GOOD_LOG)
         self.assertEqual(result.returncode, 0, result.stderr)

@@ -116,6 +116,19 @@ class EnvironmentFile(unittest.TestCase):
         self.assertEqual(result.stdout, "")
         self.assertFalse(os.path.exists(os.path.join(self.root, "results")))
 
+    def test_misspelt_guest_option_is_refused_before_any_boot(self):
+        result = subprocess.run([PYTHON, os.path.join(self.root, "tools", "clockbench"),
+                                 "matrix", "--env", "tcg-pc", "--",
+                                 "sample=100"],
+                                env=fake_environ(), cwd=self.root, capture_output=True,
+                                text=True, timeout=60, check=False)
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertEqual(result.stderr.splitlines(),
+                         ["clockbench matrix: environment tcg-pc: unknown guest option "
+                          "'sample' (did you mean 'samples'?); `tools/clockbench run "
+                          "--help` lists the guest options."])
+        self.assertFalse(os.path.exists(os.path.join(self.root, "results")))
+
 
 class PassThrough(unittest.TestCase):
     """Guest options, --cpu, --smp and --xen-args in every environment's QEMU command."""

@@ -16,7 +16,7 @@ import json
 import os
 from dataclasses import dataclass, replace
 
-from . import cpumodel, hostinfo, paths, qemu, report, testlist, xen
+from . import cpumodel, guestopts, hostinfo, paths, qemu, report, testlist, xen
 from .boot import boot_once, build_images, check_image
 from .outcome import EXIT_FAIL, EXIT_PASS, RunnerError
 
@@ -328,6 +328,25 @@ def choose_environments(names, env_file=None):
     return [env for env in known if not names or env.name in names]
 
 
+def check_guest_options(chosen, root, build):
+    """Refuse (RunnerError, exit 2) before any boot an environment whose guest options
+    the image would refuse, by the image's own table (guestopts); say so and go on when
+    the table is missing."""
+    if not any(env.args.strip() for env in chosen):
+        return
+    if build:
+        build_images(root, [guestopts.OPTIONS_FILE])
+    table = guestopts.load_table()
+    if table is None:
+        progress(guestopts.table_note())
+        return
+    for env in chosen:
+        try:
+            guestopts.check_cmdline(env.args, table)
+        except RunnerError as error:
+            raise RunnerError(f"environment {env.name}: {error}") from None
+
+
 def cmd_matrix(args):
     """`clockbench matrix`: run every environment `args.repeats` times; see the module doc."""
     report.require_jsonschema()
@@ -336,6 +355,7 @@ def cmd_matrix(args):
     chosen = [with_command_line(env, " ".join(args.guest_options), args.xen_args, args.cpu,
                                 args.smp)
               for env in choose_environments(args.env, args.env_file)]
+    check_guest_options(chosen, paths.ROOT, not args.no_build)
     kvm_choice = functools.lru_cache(maxsize=None)(lambda: cpumodel.choose_for(paths.work_root()))
     reasons = {env.name: skip_reason(env, kvm_choice=kvm_choice) for env in chosen}
     if any(reason is None for reason in reasons.values()):
