@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from . import osreport, plot, report
 from .boot import RUN_SUMMARY_SCHEMA
+from .console import quote
 from .matrix import MANIFEST, MANIFEST_SCHEMA
 from .outcome import EXIT_PASS, RunnerError
 
@@ -65,11 +66,7 @@ def _load_json_file(path):
         raise RunnerError(f"cannot read {path}: {error.strerror}.") from None
     except UnicodeDecodeError:
         raise RunnerError(f"{path}: not a text file (it is not UTF-8).") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise RunnerError(f"{path}: not valid JSON: {error.msg} (line {error.lineno}, "
-                          f"column {error.colno}).") from None
+    return report.load_json_text(text, path)
 
 
 def load_report_json(path):
@@ -78,7 +75,8 @@ def load_report_json(path):
     if isinstance(document, dict) and document.get("schema") == RUN_SUMMARY_SCHEMA:
         raise RunnerError(f"{path}: this is the runner's summary of a run that printed no "
                           f"report ({RUN_SUMMARY_SCHEMA}, verdict "
-                          f"{document.get('verdict')}: {document.get('reason')}), not a "
+                          f"{quote(document.get('verdict'), 20)}: "
+                          f"{quote(document.get('reason'))}), not a "
                           f"{report.SCHEMA} report.")
     report.validate_document(document, path)
     return document
@@ -125,7 +123,7 @@ def load_matrix(folder, inputs):
     if not isinstance(manifest, dict) or "schema" not in manifest:
         raise _manifest_error(path, "the 'schema' key is missing")
     if manifest["schema"] != MANIFEST_SCHEMA:
-        raise RunnerError(f"{path}: manifest schema is {json.dumps(manifest['schema'])}; "
+        raise RunnerError(f"{path}: manifest schema is {quote(json.dumps(manifest['schema']))}; "
                           f"this tool reads {MANIFEST_SCHEMA}.")
     environments = manifest.get("environments")
     if not isinstance(environments, list):
@@ -135,18 +133,22 @@ def load_matrix(folder, inputs):
                 or not isinstance(env.get("runs"), list):
             raise _manifest_error(path, f"environments[{index}] lacks a 'name' or 'runs'")
         if env.get("skipped"):
-            inputs.skipped.setdefault(env["name"], env.get("reason") or "skipped")
+            inputs.skipped.setdefault(env["name"], quote(env.get("reason") or "skipped"))
             continue
         for number, run in enumerate(env["runs"]):
+            where = f"environments[{index}].runs[{number}]"
             if not isinstance(run, dict):
-                raise _manifest_error(path, f"environments[{index}].runs[{number}] is not "
-                                            f"an object")
+                raise _manifest_error(path, f"{where} is not an object")
+            for key in ("json", "log"):
+                if run.get(key) is not None and not isinstance(run[key], str):
+                    raise _manifest_error(path, f"{where}.{key} is not a file name")
             if run.get("json"):
                 source = os.path.join(folder, run["json"])
                 inputs.add(Run(env["name"], source, load_report_json(source)))
             else:
-                inputs.failed.append((env["name"], os.path.join(folder, run.get("log", "?")),
-                                      run.get("reason") or run.get("verdict") or "no report"))
+                inputs.failed.append((env["name"], os.path.join(folder, run.get("log") or "?"),
+                                      quote(run.get("reason") or run.get("verdict")
+                                            or "no report")))
 
 
 def load_inputs(paths):
