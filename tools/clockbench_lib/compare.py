@@ -27,6 +27,8 @@ DEFAULT_BASELINE = "tcg-pc"
 # What ends the name of clockbench-user's document beside the image's of one environment.
 OS_SUFFIX = ".os"
 FORMATS = ("table", "markdown", "csv")
+# The largest JSON input read (a report is under 100 KiB, a manifest a few).
+MAX_JSON_FILE_BYTES = 64 << 20
 
 
 @dataclass
@@ -60,10 +62,18 @@ class Inputs:
 def _load_json_file(path):
     """The parsed JSON at `path`; RunnerError in one sentence when it cannot be."""
     try:
-        with open(path, encoding="utf-8") as source:
-            text = source.read()
+        with open(path, "rb") as source:
+            data = source.read(MAX_JSON_FILE_BYTES + 1)
     except OSError as error:
-        raise RunnerError(f"cannot read {path}: {error.strerror}.") from None
+        raise RunnerError(f"cannot read {quote(path)}: {error.strerror}.") from None
+    except ValueError:  # a NUL in the name
+        raise RunnerError(f"cannot read {quote(repr(path))}: a file name has no NUL "
+                          f"character.") from None
+    if len(data) > MAX_JSON_FILE_BYTES:
+        raise RunnerError(f"{path}: more than {MAX_JSON_FILE_BYTES >> 20} MiB, far more "
+                          f"than any report, so it is not read.")
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise RunnerError(f"{path}: not a text file (it is not UTF-8).") from None
     return report.load_json_text(text, path)
