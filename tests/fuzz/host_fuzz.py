@@ -418,6 +418,10 @@ def as_subprocess(kind, path, rng):
                                     stdin=subprocess.DEVNULL, check=False)
         except subprocess.TimeoutExpired:
             return f"`clockbench {command[0]}` took more than {SUBPROCESS_TIMEOUT_S} s"
+        name = f"`clockbench {command[0]}` (subprocess)"
+        accepted, refused = OUTCOMES.get(name, (0, 0))
+        OUTCOMES[name] = ((accepted + 1, refused) if result.returncode == 0
+                          else (accepted, refused + 1))
         if "Traceback" in result.stderr or result.returncode not in (0, 2):
             return (f"`clockbench {command[0]}` exited with status {result.returncode}:\n"
                     f"{result.stderr[-4000:]}")
