@@ -46,7 +46,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.dont_write_bytecode = True
 
 # pylint: disable=wrong-import-position
-from clockbench_lib import cli, compare, console, osreport, report, xen  # noqa: E402
+from clockbench_lib import cli, compare, console, osreport, report, testlist, xen  # noqa: E402
 from clockbench_lib.outcome import RunnerError  # noqa: E402
 
 PYTHON = "/usr/bin/python3"
@@ -357,6 +357,18 @@ class Workspace:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
+_CHECKED_TESTS = []
+
+
+def checked_tests():
+    """The boot tests of tests/tests.cfg that check the report (report= or json=)."""
+    if not _CHECKED_TESTS:
+        tests = testlist.load_tests_cfg(os.path.join(ROOT, testlist.TESTS_CFG))
+        _CHECKED_TESTS.extend(test for test in tests if isinstance(test, testlist.BootTest)
+                              and (test.report or test.json))
+    return _CHECKED_TESTS
+
+
 def compare_args(rng, results):
     return argparse.Namespace(baseline=compare.DEFAULT_BASELINE if rng.random() < 0.8
                               else "kvm-pc",
@@ -384,6 +396,9 @@ def in_process(kind, data, path, workspace, rng):
             console.parse_check_names(lines)
             osreport.verdict_of(lines)
             xen.parse_xen_log(lines, None).summary_lines()
+            # `test`'s judgement, with the report= and json= checks of a tests.cfg line.
+            test = rng.choice(checked_tests())
+            cli.evaluate_boot_test(test, test.expect, None, lines, path)
             _expected(cli.cmd_parse, argparse.Namespace(log=path, json=None, quiet=False))
             _expected(cli.cmd_parse, argparse.Namespace(log=path, json="-", quiet=False))
         results = [path] if rng.random() < 0.5 or kind == "manifest" else [path,
