@@ -11,8 +11,9 @@ Linux's logs) and the JSON documents they hold.  Each execution mutates one seed
 byte, line and JSON-structure mutations (truncate, duplicate, splice, deep nesting, huge
 numbers, NaN and Infinity, invalid UTF-8, wrong types in known fields, missing fields,
 huge lines) and feeds it in-process to the console parser, `parse` and `compare` (their
-command functions, output thrown away); now and then also to `tools/clockbench parse`
-and `compare` as subprocesses.  A finding is, in-process, any exception other than the
+command functions, output thrown away) and, for a log, to `test`'s judgement with the
+report= and json= checks of a tests.cfg line; now and then also to `tools/clockbench
+parse` and `compare` as subprocesses.  A finding is, in-process, any exception other than the
 project's RunnerError (or an execution slower than SLOW_S); in a subprocess, a traceback
 or an exit status other than 0 and 2.  Each is saved under build/fuzz/host/findings/
 with its traceback.  The regression seeds (tests/fuzz/host-regressions/, minimised
