@@ -158,6 +158,14 @@ class SplitterBounds(unittest.TestCase):
         self.assertRegex(lines[len(lines) // 2 - 1] + lines[len(lines) // 2],
                          r"lines not held in memory")
 
+    def test_a_report_through_dropped_lines_is_refused(self):
+        held = console.HeldLines(limit_chars=2000)
+        for line in [report.BEGIN] + [report.PREFIX + " "] * 100 + ["clockbench: PASS"]:
+            held.append(line)
+        with self.assertRaisesRegex(RunnerError, "^x: the report runs through more output "
+                                                 "than the runner holds"):
+            report.load_report(held.to_list(), "x")
+
     def test_hang_reason_quotes_a_long_line_short(self):
         reason = boot.hang_reason(60, "z" * 23_700_000)
         self.assertLess(len(reason), SENTENCE_CHARS)

@@ -185,10 +185,20 @@ class HeldLines:
             self._dropped += 1
 
     def to_list(self):
-        """The kept lines in order, with the dropped lines' count where they were."""
+        """The kept lines in order, with the dropped lines' count where they were
+        (a line is_dropped_note() knows)."""
         dropped = ([f"[{self._dropped} lines not held in memory: the output passed "
                     f"{2 * self._half} characters]"] if self._dropped else [])
         return self._head + dropped + list(self._tail)
+
+
+_DROPPED_NOTE = re.compile(r"^\[\d+ lines not held in memory: the output passed \d+ "
+                           r"characters\]$")
+
+
+def is_dropped_note(line):
+    """True for the line HeldLines puts where it dropped lines."""
+    return bool(_DROPPED_NOTE.match(line))
 
 
 def last_nonblank(lines):

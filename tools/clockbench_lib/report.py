@@ -23,7 +23,8 @@ import os
 import sys
 
 from . import paths
-from .console import MAX_LINE_BYTES, HeldLines, LineSplitter, is_cut, quote
+from .console import (HELD_CHARS, MAX_LINE_BYTES, HeldLines, LineSplitter, is_cut,
+                      is_dropped_note, quote)
 from .outcome import RunnerError
 
 SCHEMA = "clockbench/1"
@@ -91,6 +92,9 @@ def _report_block(lines, source, framing=IMAGE_FRAMING):
         line = lines[index]
         if line.strip() == framing.end:
             return block
+        if is_dropped_note(line):
+            raise RunnerError(f"{source}: the report runs through more output than the "
+                              f"runner holds ({HELD_CHARS >> 20} M characters of lines)")
         if line.startswith(prefix) and is_cut(line):
             raise RunnerError(f"{source}: log line {index + 1} of the report is longer than "
                               f"{MAX_LINE_BYTES} bytes, the most the runner reads of a line")
