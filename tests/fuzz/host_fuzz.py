@@ -305,7 +305,9 @@ def mutate(rng, kind, seeds):
     """A new input of `kind` ("log", "json" or "manifest"): bytes."""
     try:
         return _mutate(rng, kind, seeds)
-    except RecursionError:  # a mutation of a document nested too deeply for Python
+    except (RecursionError, ArithmeticError):
+        # A document nested too deeply for Python, or arithmetic on an infinity that
+        # an earlier mutation made: start again from a seed.
         return rng.choice(seeds[kind])
 
 
