@@ -305,8 +305,8 @@ def mutate(rng, kind, seeds):
     """A new input of `kind` ("log", "json" or "manifest"): bytes."""
     try:
         return _mutate(rng, kind, seeds)
-    except (RecursionError, ArithmeticError):
-        # A document nested too deeply for Python, or arithmetic on an infinity that
+    except (RecursionError, ArithmeticError, ValueError):
+        # A document nested too deeply for Python, or arithmetic on an infinity or NaN that
         # an earlier mutation made: start again from a seed.
         return rng.choice(seeds[kind])
 
