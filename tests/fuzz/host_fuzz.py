@@ -47,7 +47,8 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.dont_write_bytecode = True
 
 # pylint: disable=wrong-import-position
-from clockbench_lib import cli, compare, console, osreport, report, testlist, xen  # noqa: E402
+from clockbench_lib import (cli, compare, console, osreport, report,  # noqa: E402
+                           reportchecks, testlist, xen)
 from clockbench_lib.outcome import RunnerError  # noqa: E402
 
 PYTHON = "/usr/bin/python3"
@@ -399,9 +400,13 @@ def in_process(kind, data, path, workspace, rng):
             console.parse_check_names(lines)
             osreport.verdict_of(lines)
             xen.parse_xen_log(lines, None).summary_lines()
-            # `test`'s judgement, with the report= and json= checks of a tests.cfg line.
+            # `test`'s judgement, with the report= and json= checks of a tests.cfg line,
+            # and every report= check on the log's report and clockbench-user's document.
             test = rng.choice(checked_tests())
             cli.evaluate_boot_test(test, test.expect, None, lines, path)
+            for user in (False, True):
+                reportchecks.run_report_checks(list(reportchecks.checks_for(user)), lines,
+                                               path, user=user)
             _expected(cli.cmd_parse, argparse.Namespace(log=path, json=None, quiet=False))
             _expected(cli.cmd_parse, argparse.Namespace(log=path, json="-", quiet=False))
         results = [path] if rng.random() < 0.5 or kind == "manifest" else [path,
