@@ -49,6 +49,8 @@
 #define JSON_PREFIX "json| "
 /* A KTAP line's bytes, about: "ok N name # figures". */
 #define KTAP_LINE_ESTIMATE 100
+/* The most of a bad command line quoted before what is wrong with it. */
+#define CMDLINE_QUOTE_CHARS 60
 
 extern char __image_start[], __image_end[], __image_min_ram_mib[];
 
@@ -446,11 +448,17 @@ static void setup(struct run *r, uint32_t protocol, uint32_t info_paddr,
 	}
 	paging_init(&r->boot, &r->paging);
 	if (options_parse(r->boot.cmdline, &r->opts, err, sizeof(err))) {
-		char why[sizeof(err) + BOOT_CMDLINE_MAX + 4];
+		char why[sizeof(err) + CMDLINE_QUOTE_CHARS + 8];
+		size_t len = strlen(r->boot.cmdline);
 
 		/* The environment section is not printed yet: say what the
-		 * command line was. */
-		snprintf(why, sizeof(why), "\"%s\": %s", r->boot.cmdline, err);
+		 * command line was, in part when long, so that what is wrong
+		 * with it still fits the KTAP line (KTAP_INFO_LEN). */
+		snprintf(why, sizeof(why), "\"%.*s%s\": %s",
+			 (int)(len < CMDLINE_QUOTE_CHARS ? len
+							 : CMDLINE_QUOTE_CHARS),
+			 r->boot.cmdline,
+			 len > CMDLINE_QUOTE_CHARS ? "..." : "", err);
 		fail_early("bad command line", why);
 	}
 	run_set_exit_method(r->opts.exit_method);

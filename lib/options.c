@@ -12,6 +12,14 @@
 #include "lib/options.h"
 
 #define MAX_CHOICES 10
+/* The most of a word an error quotes: the command line may be long, the
+ * sentence's buffer is not, and what is wrong comes after the quote. */
+#define QUOTE_CHARS 40
+/* printf arguments for "%.*s%s": at most QUOTE_CHARS of @len chars at @text,
+ * then "..." when more were left out. */
+#define QUOTED(text, len)                                         \
+	(int)((len) < QUOTE_CHARS ? (len) : QUOTE_CHARS), (text), \
+		(len) > QUOTE_CHARS ? "..." : ""
 
 struct option_desc {
 	const char *key;
@@ -224,10 +232,11 @@ static int parse_number(const struct option_desc *d, const char *text,
 		value = value * 10 + (unsigned int)(text[i] - '0');
 	}
 	if (len == 0 || i < len || value < d->min || value > d->max)
-		return error_set(err, errlen,
-				 "option '%s': '%.*s' is not valid (expected a "
-				 "whole number from %u to %u)",
-				 d->key, (int)len, text, d->min, d->max);
+		return error_set(
+			err, errlen,
+			"option '%s': '%.*s%s' is not valid (expected a "
+			"whole number from %u to %u)",
+			d->key, QUOTED(text, len), d->min, d->max);
 	set_field(opts, d, (int)value);
 	return 0;
 }
@@ -254,11 +263,11 @@ static int parse_list(const struct option_desc *d, const char *text, size_t len,
 		    value < d->min || value > d->max ||
 		    n == d->list->max_items || (i + 1 == len && text[i] == ','))
 			return error_set(err, errlen,
-					 "option '%s': '%.*s' is not valid "
+					 "option '%s': '%.*s%s' is not valid "
 					 "(expected up to %u whole numbers "
 					 "from %u to %u, separated by commas, "
 					 "or nothing)",
-					 d->key, (int)len, text,
+					 d->key, QUOTED(text, len),
 					 d->list->max_items, d->min, d->max);
 		items[n++] = (unsigned int)value;
 		i += i < len; /* the comma */
@@ -323,8 +332,8 @@ static int parse_word(const char *word, size_t len, struct options *opts,
 
 	if (!eq || eq == word)
 		return error_set(err, errlen,
-				 "option '%.*s' is not of the form key=value",
-				 (int)len, word);
+				 "option '%.*s%s' is not of the form key=value",
+				 QUOTED(word, len));
 	keylen = (size_t)(eq - word);
 	vallen = len - keylen - 1;
 	d = find_option(word, keylen);
@@ -332,8 +341,8 @@ static int parse_word(const char *word, size_t len, struct options *opts,
 		join_names(valid, sizeof(valid), &option_table[0].key,
 			   NR_OPTIONS, sizeof(option_table[0]));
 		return error_set(err, errlen,
-				 "unknown option '%.*s' (valid options: %s)",
-				 (int)keylen, word, valid);
+				 "unknown option '%.*s%s' (valid options: %s)",
+				 QUOTED(word, keylen), valid);
 	}
 	if (*seen & (1u << (d - option_table)))
 		return error_set(err, errlen, "option '%s' is given twice",
@@ -354,8 +363,8 @@ static int parse_word(const char *word, size_t len, struct options *opts,
 	}
 	join_names(valid, sizeof(valid), d->choices, n, sizeof(d->choices[0]));
 	return error_set(err, errlen,
-			 "option '%s': '%.*s' is not valid (expected %s)",
-			 d->key, (int)vallen, eq + 1, valid);
+			 "option '%s': '%.*s%s' is not valid (expected %s)",
+			 d->key, QUOTED(eq + 1, vallen), valid);
 }
 
 int options_parse(const char *cmdline, struct options *opts, char *err,

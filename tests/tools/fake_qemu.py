@@ -30,6 +30,13 @@ with QEMU's doubled commas made single.  Environment:
                      0x69", then an assertion, then SIGABRT)
   FAKE_QEMU_KVM_REFUSE_ALL  if set, under -accel kvm every -cpu model aborts that way, for
                      an MSR nothing turns off (0x1d9)
+  FAKE_QEMU_PID_FILE if set, a file to which its process id is written at start
+  FAKE_QEMU_BURST    if set, a number of bytes of 'x' printed with no newline after the
+                     KTAP summary, as a runaway guest would
+  FAKE_QEMU_RANDOM   if set, a number of random bytes printed there (seeded: the same
+                     bytes every time), then a line break
+On SIGTERM it does what QEMU does: "qemu-system-x86_64: terminating on signal 15 from pid
+N (NAME)" on stderr, N the sender, then exit status 0.
 With -S it starts no guest: it reads the monitor's commands from stdin and exits 0 at
 "quit", as QEMU does once the machine is made.
 The guest option help=1 in -append makes it end as skipped (status 7), as the image does.
@@ -40,7 +47,10 @@ the final line it says how the run ends, then sleeps forever (halt) or exits wit
 
 import json
 import os
+import random
+import signal
 import sys
+import threading
 import time
 
 FINALS = {3: "clockbench: PASS", 5: "clockbench: FAIL", 7: "clockbench: SKIP",
@@ -138,8 +148,49 @@ def wait_for_quit():
     sys.exit(0)
 
 
+def stop_on_sigterm():
+    """Answer SIGTERM as QEMU does, naming the sender (a thread waits for the signal, so
+    that its sender's pid is known)."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+
+    def wait():
+        info = signal.sigwaitinfo({signal.SIGTERM})
+        try:
+            with open(f"/proc/{info.si_pid}/comm", encoding="utf-8") as comm:
+                name = comm.read().strip()
+        except OSError:
+            name = "?"
+        sys.stdout.flush()
+        sys.stderr.write(f"qemu-system-x86_64: terminating on signal {info.si_signo} "
+                         f"from pid {info.si_pid} ({name})\n")
+        sys.stderr.flush()
+        os._exit(0)
+
+    threading.Thread(target=wait, daemon=True).start()
+
+
+def print_burst():
+    """FAKE_QEMU_BURST's line without a newline, then FAKE_QEMU_RANDOM's bytes."""
+    out = sys.stdout.buffer
+    sys.stdout.flush()
+    for variable, piece in (("FAKE_QEMU_BURST", lambda size: b"x" * size),
+                            ("FAKE_QEMU_RANDOM", random.Random(19).randbytes)):
+        left = int(os.environ.get(variable, "0"))
+        while left > 0:
+            size = min(left, 1 << 20)
+            out.write(piece(size))
+            left -= size
+    if os.environ.get("FAKE_QEMU_RANDOM"):
+        out.write(b"\r\n")  # so that the final line is a line of its own
+    out.flush()
+
+
 def main():
     """Print the fake console and exit."""
+    stop_on_sigterm()
+    if os.environ.get("FAKE_QEMU_PID_FILE"):
+        with open(os.environ["FAKE_QEMU_PID_FILE"], "w", encoding="utf-8") as out:
+            out.write(f"{os.getpid()}\n")
     if os.environ.get("FAKE_QEMU_ARGV"):
         with open(os.environ["FAKE_QEMU_ARGV"], "w", encoding="utf-8") as out:
             json.dump(sys.argv, out)
@@ -176,6 +227,7 @@ def main():
         for line in report_lines(os_report, "clockbench-os-json begin",
                                  "clockbench-os-json end"):
             sys.stdout.write(line + "\r\n")
+    print_burst()
     if os.environ.get("FAKE_QEMU_STALL"):
         sys.stdout.flush()
         sys.stderr.write("KVM internal error. Suberror: 1\nemulation failure\nRIP=0\n")

@@ -246,7 +246,7 @@ class MalformedTest(unittest.TestCase):
 
     CASES = {
         "truncated.log": "the report ends before 'clockbench-json end' (truncated log?)",
-        "bad.json": "not valid JSON: Expecting ',' delimiter (line 3, column 3).",
+        "bad.json": "not valid JSON: Expecting ',' delimiter (line 3, column 3)",
         "wrong-schema.json": "report schema is 'clockbench/9'; this tool reads clockbench/1",
         "missing-field.json": "clocks[0]: 'read_ns' is a required property",
         "run-summary.json": "this is the runner's summary of a run that printed no report",

@@ -249,6 +249,47 @@ static void table_as_json(void **state)
 	assert_non_null(strstr(json_text, "lines starting \\\"acpi-dump \\\""));
 }
 
+/* A long value is quoted in part, so the sentence still ends by saying what
+ * is wrong and what is valid in a 256-byte buffer. */
+static void a_long_value_is_quoted_in_part(void **state)
+{
+	char cmdline[400], quoted[64];
+
+	(void)state;
+	memset(quoted, 'x', 40);
+	strcpy(quoted + 40, "...");
+	strcpy(cmdline, "budget_ms=");
+	memset(cmdline + 10, 'x', 300);
+	cmdline[310] = '\0';
+	assert_int_equal(options_parse(cmdline, &opts, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, quoted));
+	assert_non_null(strstr(err, "is not valid (expected a whole number"));
+	assert_int_equal(err[strlen(err) - 1], ')');
+
+	memcpy(cmdline, "exit=", 5);
+	memset(cmdline + 5, 'x', 305);
+	assert_int_equal(options_parse(cmdline, &opts, err, sizeof(err)), -1);
+	assert_non_null(
+		strstr(err, "(expected auto, isa, acpi, reset or halt)"));
+
+	memset(cmdline, 'k', 300);
+	strcpy(cmdline + 300, "=1");
+	assert_int_equal(options_parse(cmdline, &opts, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "unknown option 'kkkk"));
+	assert_non_null(strstr(err, "tick_ms or help)"));
+
+	memset(cmdline, 'w', 300);
+	cmdline[300] = '\0';
+	assert_int_equal(options_parse(cmdline, &opts, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "...' is not of the form key=value"));
+
+	strcpy(cmdline, "tick_rates=");
+	memset(cmdline + 11, '1', 300);
+	cmdline[311] = '\0';
+	assert_int_equal(options_parse(cmdline, &opts, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "separated by commas, or nothing)"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -263,6 +304,7 @@ int main(void)
 		cmocka_unit_test(a_small_error_buffer_is_not_overrun),
 		cmocka_unit_test(numbers_within_bounds),
 		cmocka_unit_test(table_as_json),
+		cmocka_unit_test(a_long_value_is_quoted_in_part),
 	};
 
 	return cmocka_run_group_tests_name("options", tests, NULL, NULL);

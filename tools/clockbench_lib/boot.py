@@ -9,8 +9,8 @@ import sys
 from dataclasses import dataclass
 
 from . import linux, osreport, paths, qemu, xen
-from .console import HALT_LINE, parse_report
-from .outcome import RunnerError, judge, status_verdict
+from .console import HALT_LINE, parse_report, quote
+from .outcome import RunnerError, Terminated, judge, status_verdict
 from .process import run_process
 
 RUN_SUMMARY_SCHEMA = "clockbench-run/0"  # what `run --json` writes when there is no report
@@ -94,7 +94,25 @@ def check_image(root, image, built):
 
 def hang_reason(timeout_s, last_line):
     """The message for a boot that reached no verdict in time."""
-    return f"hang: no verdict after {timeout_s:g} s; last line seen: {last_line or '(none)'}"
+    return (f"hang: no verdict after {timeout_s:g} s; last line seen: "
+            f"{quote(last_line) if last_line else '(none)'}")
+
+
+def interrupted_reason(signal_name, seconds, last_line):
+    """The message for a boot whose runner was stopped by a signal."""
+    return (f"interrupted by {signal_name} after {seconds:.1f} s, before the run ended; "
+            f"last line seen: {quote(last_line) if last_line else '(none)'}")
+
+
+def interrupted_outcome(spec, command, stop):
+    """The BootOutcome (an error) of a boot stopped by outcome.Terminated `stop`, from
+    what its process_result holds."""
+    result = stop.process_result
+    return BootOutcome(spec=spec, verdict="error",
+                       reason=interrupted_reason(stop.signal_name, result.seconds,
+                                                 result.last_line),
+                       qemu_status=None, seconds=result.seconds, lines=result.lines,
+                       report=parse_report(result.console_lines), command=command)
 
 
 def end_lines(spec):
@@ -136,15 +154,25 @@ def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.e
                                       hypervisor)
     if before:
         before(spec, command)
-    result = run_process(command, timeout_s, log_path, echo, end_line=end_lines(spec))
+    try:
+        result = run_process(command, timeout_s, log_path, echo, end_line=end_lines(spec))
+    except Terminated as stop:
+        if stop.process_result is not None:
+            stop.outcome = interrupted_outcome(spec, command, stop)
+        raise
     report = parse_report(result.console_lines)
     facts = (xen.parse_xen_log(result.console_lines, spec.xen_command_line)
              if spec.xen_boot else None)
     if result.timed_out:
         verdict, reason = "hang", hang_reason(timeout_s, result.last_line)
     elif result.stalled:
-        verdict, reason = "error", (f"QEMU stopped the guest: {result.stall_line} "
+        verdict, reason = "error", (f"QEMU stopped the guest: {quote(result.stall_line)} "
                                     f"(the log has QEMU's register dump)")
+    elif result.stop_reason is None and (
+            stopped := qemu.signal_stop_reason(result.stderr_lines)):
+        verdict, reason = "error", stopped
+        if report["final"]:
+            reason += f", although the console said 'clockbench: {report['final'].upper()}'"
     elif spec.runs_user and spec.runs_domu:
         said = osreport.verdict_of(result.console_lines)
         verdict, reason = xen.judge_domu(result.status, said.lower() if said else None,
@@ -158,7 +186,7 @@ def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.e
     elif spec.runs_domu:
         verdict, reason = xen.judge_domu(result.status, report["final"], result.console_lines)
     elif result.ended and not HALT_LINE.match(result.end_line):
-        verdict, reason = "error", f"Xen stopped the machine: {result.end_line}"
+        verdict, reason = "error", f"Xen stopped the machine: {quote(result.end_line)}"
     else:
         verdict, reason = judge(result.status, report["final"], report["end"])
         said = qemu.start_error_line(result.stderr_lines)

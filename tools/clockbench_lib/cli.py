@@ -19,7 +19,8 @@ from .boot import (RUN_SUMMARY_SCHEMA, BootOutcome, boot_once, build_images, che
                    command_lines)
 from .console import parse_report
 from .outcome import (EXIT_ERROR, EXIT_FAIL, EXIT_INTERRUPTED, EXIT_PASS, EXIT_TABLE,
-                      VERDICT_EXIT, RunnerError, Terminated)
+                      INTERRUPTED_EXITS, STOP_SIGNALS, VERDICT_EXIT, RunnerError,
+                      Terminated)
 from .process import stop_all
 from .reportchecks import run_report_checks
 from .testlist import FORMAT_HELP, TESTS_CFG, load_tests_cfg, select_boot_tests
@@ -305,6 +306,14 @@ def cmd_run(args):
             failed.cpu_choice = chosen.cpu_reason
             write_json(args.json, failed.to_json())
         raise
+    except Terminated as stop:
+        if args.json:  # what the boot had seen, if it had started
+            stop_all()
+            stopped = stop.outcome or error_outcome(
+                spec, f"interrupted by {stop.signal_name} before the run ended")
+            stopped.cpu_choice = chosen.cpu_reason
+            write_json(args.json, stopped.to_json())
+        raise
     outcome.cpu_choice = chosen.cpu_reason
     os_document = (user_document(outcome, log_shown, bool(args.json)) if spec.runs_user
                    else None)
@@ -366,7 +375,7 @@ def judge_boot_test(test, verdict, reason, lines, log_name="the log"):
         return "not ok", [reason]
     if verdict == "skip" and test.expect != "skip":
         return "skip", ["the guest reported SKIP; last lines: "
-                        + " | ".join(testreport.console_tail(lines, 3))]
+                        + console.quote(" | ".join(testreport.console_tail(lines, 3)))]
     problems = []
     if verdict != test.expect:
         problems.append(f"expected {test.expect.upper()}, the guest reported {verdict.upper()}"
@@ -378,7 +387,8 @@ def judge_boot_test(test, verdict, reason, lines, log_name="the log"):
     for pattern in test.nomatch:
         if re.search(pattern, text, re.MULTILINE):
             found = _first_matching_line(pattern, lines) or "(across lines)"
-            problems.append(f"/{pattern}/ must not match but matched: {found.strip()}")
+            problems.append(f"/{pattern}/ must not match but matched: "
+                            f"{console.quote(found.strip())}")
     problems += run_report_checks(test.report, lines, log_name, test.json,
                                   test.spec.runs_user)
     return ("not ok" if problems else "ok"), problems
@@ -719,7 +729,8 @@ def add_run_parser(subparsers):
                              "docs/report-format.md), checked against "
                              f"{report.SCHEMA_FILE}, when the run ended with a verdict "
                              "and the guest printed one; otherwise (a fault, hang or "
-                             "error before the report, an older guest) the runner's "
+                             "error before the report, an older guest, a run interrupted by a "
+                             "signal) the runner's "
                              f"summary (schema {RUN_SUMMARY_SCHEMA}). A report that is there "
                              "but broken ends the run as an error (exit 2). For --boot xen "
                              "the summary also holds what Xen's own lines said (version, "
@@ -789,7 +800,8 @@ def add_parse_parser(subparsers):
                f"  0   the log holds a valid {report.SCHEMA} report\n"
                "  2   it does not (no report, truncated, not JSON, another schema\n"
                "      version, a field missing or of the wrong type), or the log\n"
-               "      cannot be read: one sentence says which",
+               "      cannot be read: one sentence says which\n"
+               f"{INTERRUPTED_EXITS}",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--json", metavar="OUT",
                         help="write the report as JSON to OUT ('-': standard output) "
@@ -820,7 +832,9 @@ def add_matrix_parser(subparsers):
                "exit statuses:\n  0   every run gave a report\n"
                "  1   some run gave none (see the manifest)\n"
                "  2   the matrix could not start (missing QEMU or image, unwritable DIR,\n"
-               "      a bad environment file line, named FILE:LINE)",
+               "      a bad environment file line, named FILE:LINE)\n"
+               f"{INTERRUPTED_EXITS}; QEMU is killed too, and the manifest\n"
+               "                keeps the runs that ended",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=positive_int, default=matrix.DEFAULT_REPEATS,
                         metavar="N", help=f"runs per environment (default: "
@@ -866,7 +880,8 @@ def add_compare_parser(subparsers):
                     "docs/compare.md explains every column.",
         epilog="exit statuses:\n  0   the comparison was printed\n"
                "  2   an input is unreadable, truncated, malformed, of another schema\n"
-               "      version or missing a field: one sentence names the file and the fault",
+               "      version or missing a field: one sentence names the file and the fault\n"
+               f"{INTERRUPTED_EXITS}",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--baseline", default=compare.DEFAULT_BASELINE, metavar="ENV",
                         help=f"environment ratios are against (default: "
@@ -947,7 +962,7 @@ def main(argv=None):
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_ERROR
-    for signal_number in (signal.SIGTERM, signal.SIGHUP):
+    for signal_number in STOP_SIGNALS:
         signal.signal(signal_number, raise_terminated)
     try:
         return args.handler(args)
@@ -960,7 +975,8 @@ def main(argv=None):
         return EXIT_INTERRUPTED
     except Terminated as error:
         stop_all()
-        say(args.command, f"stopped by {error}.")
+        say(args.command, "interrupted." if error.signal_number == signal.SIGINT
+            else f"stopped by {error.signal_name} ({error}).")
         return error.status
     except BrokenPipeError:
         # Whoever read stdout went away (`| head`): stop quietly, as a shell tool would.

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from . import osreport, plot, report
 from .boot import RUN_SUMMARY_SCHEMA
+from .console import quote
 from .matrix import MANIFEST, MANIFEST_SCHEMA
 from .outcome import EXIT_PASS, RunnerError
 
@@ -26,6 +27,8 @@ DEFAULT_BASELINE = "tcg-pc"
 # What ends the name of clockbench-user's document beside the image's of one environment.
 OS_SUFFIX = ".os"
 FORMATS = ("table", "markdown", "csv")
+# The largest JSON input read (a report is under 100 KiB, a manifest a few).
+MAX_JSON_FILE_BYTES = 64 << 20
 
 
 @dataclass
@@ -59,17 +62,21 @@ class Inputs:
 def _load_json_file(path):
     """The parsed JSON at `path`; RunnerError in one sentence when it cannot be."""
     try:
-        with open(path, encoding="utf-8") as source:
-            text = source.read()
+        with open(path, "rb") as source:
+            data = source.read(MAX_JSON_FILE_BYTES + 1)
     except OSError as error:
-        raise RunnerError(f"cannot read {path}: {error.strerror}.") from None
+        raise RunnerError(f"cannot read {quote(path)}: {error.strerror}.") from None
+    except ValueError:  # a NUL in the name
+        raise RunnerError(f"cannot read {quote(repr(path))}: a file name has no NUL "
+                          f"character.") from None
+    if len(data) > MAX_JSON_FILE_BYTES:
+        raise RunnerError(f"{path}: more than {MAX_JSON_FILE_BYTES >> 20} MiB, far more "
+                          f"than any report, so it is not read.")
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise RunnerError(f"{path}: not a text file (it is not UTF-8).") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise RunnerError(f"{path}: not valid JSON: {error.msg} (line {error.lineno}, "
-                          f"column {error.colno}).") from None
+    return report.load_json_text(text, path)
 
 
 def load_report_json(path):
@@ -78,7 +85,8 @@ def load_report_json(path):
     if isinstance(document, dict) and document.get("schema") == RUN_SUMMARY_SCHEMA:
         raise RunnerError(f"{path}: this is the runner's summary of a run that printed no "
                           f"report ({RUN_SUMMARY_SCHEMA}, verdict "
-                          f"{document.get('verdict')}: {document.get('reason')}), not a "
+                          f"{quote(document.get('verdict'), 20)}: "
+                          f"{quote(document.get('reason'))}), not a "
                           f"{report.SCHEMA} report.")
     report.validate_document(document, path)
     return document
@@ -125,7 +133,7 @@ def load_matrix(folder, inputs):
     if not isinstance(manifest, dict) or "schema" not in manifest:
         raise _manifest_error(path, "the 'schema' key is missing")
     if manifest["schema"] != MANIFEST_SCHEMA:
-        raise RunnerError(f"{path}: manifest schema is {json.dumps(manifest['schema'])}; "
+        raise RunnerError(f"{path}: manifest schema is {quote(json.dumps(manifest['schema']))}; "
                           f"this tool reads {MANIFEST_SCHEMA}.")
     environments = manifest.get("environments")
     if not isinstance(environments, list):
@@ -135,18 +143,22 @@ def load_matrix(folder, inputs):
                 or not isinstance(env.get("runs"), list):
             raise _manifest_error(path, f"environments[{index}] lacks a 'name' or 'runs'")
         if env.get("skipped"):
-            inputs.skipped.setdefault(env["name"], env.get("reason") or "skipped")
+            inputs.skipped.setdefault(env["name"], quote(env.get("reason") or "skipped"))
             continue
         for number, run in enumerate(env["runs"]):
+            where = f"environments[{index}].runs[{number}]"
             if not isinstance(run, dict):
-                raise _manifest_error(path, f"environments[{index}].runs[{number}] is not "
-                                            f"an object")
+                raise _manifest_error(path, f"{where} is not an object")
+            for key in ("json", "log"):
+                if run.get(key) is not None and not isinstance(run[key], str):
+                    raise _manifest_error(path, f"{where}.{key} is not a file name")
             if run.get("json"):
                 source = os.path.join(folder, run["json"])
                 inputs.add(Run(env["name"], source, load_report_json(source)))
             else:
-                inputs.failed.append((env["name"], os.path.join(folder, run.get("log", "?")),
-                                      run.get("reason") or run.get("verdict") or "no report"))
+                inputs.failed.append((env["name"], os.path.join(folder, run.get("log") or "?"),
+                                      quote(run.get("reason") or run.get("verdict")
+                                            or "no report")))
 
 
 def load_inputs(paths):

@@ -5,6 +5,7 @@ Firmware and GRUB write ANSI escape sequences and carriage returns; every line t
 runner logs, shows or matches has them removed by clean_line().
 """
 
+import collections
 import re
 
 _ESCAPE_SEQUENCE = re.compile(r"""
@@ -47,27 +48,157 @@ def clean_line(text):
     return _CONTROL_CHARACTER.sub("", _ESCAPE_SEQUENCE.sub("", text))
 
 
-class LineSplitter:
-    """Turns a byte stream fed in arbitrary chunks into cleaned text lines."""
+# The longest line held whole in memory, in bytes: the guest's lines are a few hundred
+# characters (668 the longest in the fixtures); output with no newline for longer (a
+# runaway guest, random bytes) reaches the log in full but is held and shown cut.
+MAX_LINE_BYTES = 16384
+# Characters of lines held in memory for one stream, beyond which the middle is dropped
+# (the log keeps it): the first half and the last half stay, where the environment block
+# and the report are.  A real console is under 1 MiB; 256 MiB of random output once took
+# the runner to 1.6 GB.
+HELD_CHARS = 16 << 20
+# What one line costs beside its characters, for HELD_CHARS (a str object's header).
+_LINE_OVERHEAD_CHARS = 64
+# The most of a line or value a sentence quotes.
+QUOTE_CHARS = 200
 
-    def __init__(self):
-        self._pending = b""
+
+def quote(text, limit=QUOTE_CHARS):
+    """`text` as a sentence may quote it: at most `limit` characters, then "..." and how
+    long it was."""
+    text = str(text)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text)} characters)"
+
+
+def cut_note(left_out):
+    """What a line cut to MAX_LINE_BYTES ends with."""
+    return f" [line cut: {left_out} more bytes]"
+
+
+_CUT_NOTE = re.compile(r" \[line cut: \d+ more bytes\]$")
+
+
+def is_cut(line):
+    """True for a line that LineSplitter cut to MAX_LINE_BYTES."""
+    return bool(_CUT_NOTE.search(line))
+
+
+class LineSplitter:
+    """Turns a byte stream fed in arbitrary chunks into cleaned text lines.
+
+    Linear in its input: a newline is only looked for in new bytes, and a line that grows
+    past `max_line_bytes` is handed on in pieces of that size (pieces()), or held cut
+    (feed()), so no more than that is ever pending.
+    """
+
+    def __init__(self, max_line_bytes=MAX_LINE_BYTES):
+        self._pending = bytearray()
+        self._max = max_line_bytes
+        self._head = None      # feed(): the first piece of an over-long line
+        self._left_out = 0     # feed(): bytes of that line not kept
+
+    def pieces(self, chunk):
+        """Add bytes; return the cleaned pieces now complete as (text, ends_line) pairs: a
+        line within the bound is one piece, a longer one several."""
+        out, start = [], 0
+        while True:
+            newline = chunk.find(b"\n", start)
+            self._pending += chunk[start:newline if newline >= 0 else len(chunk)]
+            while len(self._pending) > self._max:
+                cut = self._max
+                while cut > self._max - 3 and self._pending[cut] & 0xC0 == 0x80:
+                    cut -= 1  # not inside a UTF-8 character
+                out.append((self._decode(self._pending[:cut]), False))
+                del self._pending[:cut]
+            if newline < 0:
+                return out
+            out.append((self._decode(self._pending), True))
+            self._pending.clear()
+            start = newline + 1
+
+    def finish_piece(self):
+        """The unterminated last piece, cleaned, or None when nothing is pending."""
+        if not self._pending:
+            return None
+        raw = bytes(self._pending)
+        self._pending.clear()
+        return self._decode(raw)
 
     def feed(self, chunk):
-        """Add bytes; return the cleaned lines that are now complete."""
-        self._pending += chunk
-        *complete, self._pending = self._pending.split(b"\n")
-        return [self._decode(raw) for raw in complete]
+        """Add bytes; return the cleaned lines that are now complete, each cut to the
+        bound (cut_note() says by how much)."""
+        lines = []
+        for text, ends in self.pieces(chunk):
+            line = self._join(text, ends)
+            if line is not None:
+                lines.append(line)
+        return lines
 
     def finish(self):
         """Return the unterminated last line, cleaned, or None if there is none."""
-        raw, self._pending = self._pending, b""
-        line = self._decode(raw)
-        return line if line.strip() else None
+        piece = self.finish_piece()
+        line = self._join(piece or "", True) if piece is not None or self._head else None
+        return line if line is not None and line.strip() else None
+
+    def _join(self, text, ends):
+        """feed()'s half of pieces(): keep an over-long line's first piece, count the rest."""
+        if self._head is None and ends:
+            return text
+        if self._head is None:
+            self._head, self._left_out = text, 0
+            return None
+        self._left_out += len(text.encode("utf-8", errors="replace"))
+        if not ends:
+            return None
+        line = self._head + cut_note(self._left_out)
+        self._head = None
+        return line
 
     @staticmethod
     def _decode(raw):
-        return clean_line(raw.decode("utf-8", errors="replace"))
+        return clean_line(bytes(raw).decode("utf-8", errors="replace"))
+
+
+class HeldLines:
+    """The lines of one stream kept in memory: all of them up to HELD_CHARS; beyond, the
+    first and the last half of that, with one line saying how many were dropped between."""
+
+    def __init__(self, limit_chars=HELD_CHARS):
+        self._half = limit_chars // 2
+        self._head, self._head_chars = [], 0
+        self._tail, self._tail_chars = collections.deque(), 0
+        self._dropped = 0
+
+    def append(self, line):
+        """Keep `line` (dropping the oldest of the tail when over the bound)."""
+        cost = len(line) + _LINE_OVERHEAD_CHARS
+        if not self._tail and self._head_chars + cost <= self._half:
+            self._head.append(line)
+            self._head_chars += cost
+            return
+        self._tail.append(line)
+        self._tail_chars += cost
+        while self._tail_chars > self._half and len(self._tail) > 1:
+            self._tail_chars -= len(self._tail.popleft()) + _LINE_OVERHEAD_CHARS
+            self._dropped += 1
+
+    def to_list(self):
+        """The kept lines in order, with the dropped lines' count where they were
+        (a line is_dropped_note() knows)."""
+        dropped = ([f"[{self._dropped} lines not held in memory: the output passed "
+                    f"{2 * self._half} characters]"] if self._dropped else [])
+        return self._head + dropped + list(self._tail)
+
+
+_DROPPED_NOTE = re.compile(r"^\[\d+ lines not held in memory: the output passed \d+ "
+                           r"characters\]$")
+
+
+def is_dropped_note(line):
+    """True for the line HeldLines puts where it dropped lines."""
+    return bool(_DROPPED_NOTE.match(line))
 
 
 def last_nonblank(lines):

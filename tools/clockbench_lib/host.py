@@ -19,7 +19,7 @@ import time
 
 from . import osreport, paths
 from .boot import build_images, check_image
-from .outcome import EXIT_ERROR, VERDICT_EXIT, RunnerError, Terminated
+from .outcome import EXIT_ERROR, INTERRUPTED_EXITS, VERDICT_EXIT, RunnerError, Terminated
 
 PROGRAM = f"{paths.BUILD_DIR}/clockbench-user"
 # clockbench-user's --budget-ms range (user/main.c).
@@ -136,7 +136,7 @@ def add_host_parser(subparsers):
         epilog="exit statuses:\n  0   pass\n  1   a check failed (a monotonic clock stepped "
                "back or warped)\n  2   error: the program or its document is broken, or "
                "the clocksource\n      could not be put back\n  77  skip: nothing could "
-               "be checked",
+               f"be checked\n{INTERRUPTED_EXITS}; the program is stopped too",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--switch", action="store_true",
                         help="as root: every available clocksource in turn, the current one "

@@ -9,7 +9,6 @@ found in a console log, framed as the image frames its report, or read from a fi
     clockbench-user: PASS
 """
 
-import json
 import re
 
 from . import report
@@ -46,10 +45,7 @@ def load_os_report_file(path):
     except OSError as error:
         raise RunnerError(f"cannot read {path}: {error.strerror}.") from None
     if text.lstrip().startswith("{"):
-        try:
-            document = json.loads(text)
-        except ValueError as error:
-            raise RunnerError(f"{path}: not valid JSON: {error}.") from None
+        document = report.load_json_text(text, path)
         validate_os_document(document, path)
         return document
     return load_os_report(report.read_log_lines(path), path)

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Verdicts, the runner's exit statuses, and how QEMU's exit status maps to a verdict."""
 
+import signal
 from dataclasses import dataclass
 
 EXIT_PASS = 0
@@ -45,7 +46,12 @@ class Reporter:
 # The image, whose last line is "clockbench: VERDICT" (base/exit.c).
 IMAGE = Reporter("clockbench", GUEST_ERROR_REASON)
 
-EXIT_TABLE = """\
+# The statuses of a runner stopped by a signal, for every subcommand's table.
+INTERRUPTED_EXITS = "  130, 143, 129 interrupted (SIGINT, SIGTERM, SIGHUP)"
+# The signals that stop the runner (each raises Terminated in the main thread).
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+EXIT_TABLE = f"""\
 exit statuses:
   0   pass      the guest reported PASS
   1   fail      the guest reported FAIL, or Xen said dom0 crashed
@@ -55,15 +61,28 @@ exit statuses:
                 QEMU failed, no verdict, verdict mismatch, or the guest
                 reported ERROR (its own foundation is broken)
   3   hang      no verdict before the timeout (QEMU is killed)
-  130, 143      interrupted (SIGINT, SIGTERM); QEMU is killed too"""
+{INTERRUPTED_EXITS}; QEMU is killed too,
+                and `run --json` writes what the boot had seen"""
 
 
 class Terminated(BaseException):
-    """Raised in the main thread when the runner gets SIGTERM or SIGHUP."""
+    """Raised in the main thread when the runner gets SIGINT, SIGTERM or SIGHUP.
+
+    What an interrupted boot had seen rides on it: `process_result` (a
+    process.ProcessResult, QEMU stopped) and `outcome` (a boot.BootOutcome, judged as an
+    error), once made.  The exit status is 128 + the signal's number."""
 
     def __init__(self, signal_number):
         super().__init__(f"signal {signal_number}")
+        self.signal_number = signal_number
         self.status = 128 + signal_number
+        self.process_result = None
+        self.outcome = None
+
+    @property
+    def signal_name(self):
+        """SIGINT, SIGTERM or SIGHUP."""
+        return signal.Signals(self.signal_number).name
 
 
 class RunnerError(Exception):

@@ -15,10 +15,10 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from .console import LineSplitter, last_nonblank
-from .outcome import RunnerError
+from .console import HeldLines, LineSplitter, cut_note, last_nonblank
+from .outcome import RunnerError, Terminated
 
-_READ_CHUNK_BYTES = 4096
+_READ_CHUNK_BYTES = 65536
 _POLL_S = 0.2
 _TERMINATE_GRACE_S = 2.0
 _READER_JOIN_S = 5.0
@@ -39,7 +39,9 @@ class ProcessResult:
 
     `status` is QEMU's exit status (negative: killed by that signal), or None when the
     runner killed it: `stop_reason` then says why ("timeout"; "stalled", with the QEMU
-    line in `stall_line`; "ended", with the console's end line in `end_line`).  `lines`
+    line in `stall_line`; "ended", with the console's end line in `end_line`;
+    "interrupted", the runner being stopped by a signal: this result then rides on the
+    outcome.Terminated that run_process() raises).  `lines`
     holds stdout and stderr lines in arrival order, cleaned of escape sequences;
     `console_lines` only stdout's, `stderr_lines` only stderr's.
     """
@@ -83,33 +85,74 @@ class LineSink:
         self._echo = echo
         self._end_pattern = end_pattern
         self._lock = threading.Lock()
-        self.lines = []
-        self.console_lines = []
-        self.stderr_lines = []
+        self._lines = HeldLines()
+        self._streams = {"stdout": HeldLines(), "stderr": HeldLines()}
+        self._long = {}  # stream -> [first piece, bytes after it] of an over-long line
         self.stall_line = None
         self.stall_time = None
         self.end_line = None
         self.end_time = None
 
-    def add(self, line, stream):
-        """Record one line that arrived on `stream` ("stdout" or "stderr")."""
+    def add_piece(self, text, ends, stream):
+        """Record one piece of a line from `stream` ("stdout" or "stderr"), as
+        LineSplitter.pieces() cuts it: the log gets every piece; memory, the matching
+        and the echo get the line once it ends, cut to its first piece."""
         with self._lock:
             if self._log.closed:
                 return
-            self.lines.append(line)
-            if stream == "stderr":
-                self.stderr_lines.append(line)
-                if self.stall_line is None and _STALL_LINE.match(line):
-                    self.stall_line, self.stall_time = line.strip(), time.monotonic()
-            else:
-                self.console_lines.append(line)
-                if (self.end_line is None and self._end_pattern is not None
-                        and self._end_pattern.match(line)):
-                    self.end_line, self.end_time = line.strip(), time.monotonic()
-            self._log.write(line + "\n")
-            self._log.flush()
-            if self._echo:
-                self._echo(line, stream)
+            self._log.write(text + ("\n" if ends else ""))
+            if ends:
+                self._log.flush()
+            if stream in self._long:
+                self._long[stream][1] += len(text.encode("utf-8", errors="replace"))
+            elif not ends:
+                self._long[stream] = [text, 0]
+            if not ends:
+                return
+            if stream in self._long:
+                head, left_out = self._long.pop(stream)
+                text = head + cut_note(left_out)
+            self._hold(text, stream)
+
+    def add(self, line, stream):
+        """Record one whole line that arrived on `stream` ("stdout" or "stderr")."""
+        self.add_piece(line, True, stream)
+
+    def _hold(self, line, stream):
+        """Keep, match and echo one line (the lock held)."""
+        self._lines.append(line)
+        self._streams[stream].append(line)
+        if stream == "stderr":
+            if self.stall_line is None and _STALL_LINE.match(line):
+                self.stall_line, self.stall_time = line.strip(), time.monotonic()
+        elif (self.end_line is None and self._end_pattern is not None
+                and self._end_pattern.match(line)):
+            self.end_line, self.end_time = line.strip(), time.monotonic()
+        if self._echo:
+            self._echo(line, stream)
+
+    @property
+    def lines(self):
+        """Both streams' lines held, in arrival order."""
+        with self._lock:
+            return self._lines.to_list()
+
+    @property
+    def console_lines(self):
+        """The serial console's lines held."""
+        with self._lock:
+            return self._streams["stdout"].to_list()
+
+    @property
+    def stderr_lines(self):
+        """QEMU's own lines held."""
+        with self._lock:
+            return self._streams["stderr"].to_list()
+
+    def has_long_line(self, stream):
+        """True while an over-long line of `stream` has not ended."""
+        with self._lock:
+            return stream in self._long
 
     def stop_due(self):
         """Why QEMU must be stopped now ("stalled" or "ended"), or None.
@@ -138,11 +181,11 @@ def _pump(pipe, sink, stream):
         chunk = os.read(fd, _READ_CHUNK_BYTES)
         if not chunk:
             break
-        for line in splitter.feed(chunk):
-            sink.add(line, stream)
-    tail = splitter.finish()
-    if tail is not None:
-        sink.add(tail, stream)
+        for text, ends in splitter.pieces(chunk):
+            sink.add_piece(text, ends, stream)
+    tail = splitter.finish_piece()
+    if (tail is not None and tail.strip()) or sink.has_long_line(stream):
+        sink.add_piece(tail or "", True, stream)
     pipe.close()
 
 
@@ -199,7 +242,9 @@ def run_process(command, timeout_s, log_path, echo=None, end_line=None):
 
     `echo(line, stream)`, when given, is called for every line as it arrives.  `end_line`,
     a compiled regex, marks a console line after which the machine never comes back:
-    QEMU is then stopped soon after it.
+    QEMU is then stopped soon after it.  When the runner is stopped by a signal
+    (outcome.Terminated), QEMU is stopped and the Terminated raised again, holding what
+    was seen as its `process_result`.
     """
     sink = LineSink(log_path, echo, end_line)
     start = time.monotonic()
@@ -212,10 +257,14 @@ def run_process(command, timeout_s, log_path, echo=None, end_line=None):
                for pipe, name in ((process.stdout, "stdout"), (process.stderr, "stderr"))]
     for reader in readers:
         reader.start()
+    interrupted = None
     try:
         status, stop_reason = _wait(process, sink, start + timeout_s)
         if stop_reason:
             _stop(process)
+    except Terminated as error:
+        _stop(process)
+        interrupted, status, stop_reason = error, None, "interrupted"
     except BaseException:
         _stop(process)
         raise
@@ -226,7 +275,11 @@ def run_process(command, timeout_s, log_path, echo=None, end_line=None):
         with _live_lock:
             _live_processes.discard(process)
         sink.close()
-    return ProcessResult(status=status, seconds=seconds, lines=sink.lines,
-                         console_lines=sink.console_lines, stderr_lines=sink.stderr_lines,
-                         stop_reason=stop_reason, stall_line=sink.stall_line,
-                         end_line=sink.end_line)
+    result = ProcessResult(status=status, seconds=seconds, lines=sink.lines,
+                           console_lines=sink.console_lines, stderr_lines=sink.stderr_lines,
+                           stop_reason=stop_reason, stall_line=sink.stall_line,
+                           end_line=sink.end_line)
+    if interrupted:
+        interrupted.process_result = result
+        raise interrupted
+    return result

@@ -10,11 +10,13 @@ import fcntl
 import os
 import re
 import shutil
+import signal
 import struct
 import subprocess
 from dataclasses import dataclass
 
 from . import acpipatch, linux, paths, xen
+from .console import quote
 from .outcome import RunnerError
 
 QEMU_PROGRAM = "qemu-system-x86_64"
@@ -407,19 +409,40 @@ def kvm_status(path=KVM_DEVICE):
 # the words its other start-up errors use.
 MSR_REFUSAL = re.compile(r"failed to set MSR (0x[0-9a-fA-F]+)")
 _START_ERROR = re.compile(r"\berror\b|unable|not supported|cannot|failed", re.IGNORECASE)
-QUOTE_CHARS = 200
 
 
 def start_error_line(lines):
     """QEMU's own line saying why it stopped: the first that names a refused MSR, else the
-    first error line, else the last line; at most QUOTE_CHARS long; None without lines."""
+    first error line, else the last line; quoted (console.quote); None without lines."""
     lines = [line.strip() for line in lines if line.strip()]
     line = (next((line for line in lines if MSR_REFUSAL.search(line)), None)
             or next((line for line in lines if _START_ERROR.search(line)), None)
             or (lines[-1] if lines else None))
-    if line is not None and len(line) > QUOTE_CHARS:
-        line = line[:QUOTE_CHARS] + "..."
-    return line
+    return quote(line) if line is not None else None
+
+
+# What QEMU prints on stderr when a signal stops it (it then exits with status 0, as on
+# a power-off): "qemu-system-x86_64: terminating on signal 15 from pid 1234 (bash)".
+_SIGNAL_STOP = re.compile(r"terminating on signal (\d+)(?: from pid (\d+)(?: \((.*)\))?)?")
+
+
+def signal_stop_reason(lines):
+    """Say in words that something outside the runner stopped QEMU with a signal, from
+    QEMU's own line in `lines` (its stderr); None when there is no such line."""
+    match = next((m for line in lines if (m := _SIGNAL_STOP.search(line))), None)
+    if match is None:
+        return None
+    number = int(match.group(1))
+    try:
+        name = f" ({signal.Signals(number).name})"
+    except ValueError:
+        name = ""
+    sender = ""
+    if match.group(2):
+        sender = f" from pid {match.group(2)}"
+        sender += f" ({quote(match.group(3), 40)})" if match.group(3) else ""
+    return (f"QEMU was stopped by signal {number}{name}{sender}, not by the guest, so "
+            f"the run has no verdict")
 
 
 def qemu_program(environ=os.environ):

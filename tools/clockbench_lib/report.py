@@ -23,7 +23,8 @@ import os
 import sys
 
 from . import paths
-from .console import LineSplitter
+from .console import (HELD_CHARS, MAX_LINE_BYTES, HeldLines, LineSplitter, is_cut,
+                      is_dropped_note, quote)
 from .outcome import RunnerError
 
 SCHEMA = "clockbench/1"
@@ -49,25 +50,29 @@ class Framing:
 # The image's report; clockbench-user's (osreport.OS_FRAMING) is framed the same way.
 IMAGE_FRAMING = Framing(BEGIN, END, PREFIX, SCHEMA, SCHEMA_FILE)
 _MESSAGE_CHARS = 160
+_READ_CHUNK_BYTES = 1 << 20
 
 
 def read_log_lines(path):
     """The cleaned lines of a console log, raw (CR LF, ANSI escapes) or as saved by `run`.
 
-    `-` reads standard input.  RunnerError when the file cannot be read.
+    `-` reads standard input.  Read as the runner reads QEMU's output: in chunks, each
+    line cut to console.MAX_LINE_BYTES and at most console.HELD_CHARS of them held.
+    RunnerError when the file cannot be read.
     """
+    splitter, held = LineSplitter(), HeldLines()
     try:
-        if path == "-":
-            data = sys.stdin.buffer.read()
-        else:
-            with open(path, "rb") as log:
-                data = log.read()
+        with (open(sys.stdin.fileno(), "rb", closefd=False) if path == "-"
+              else open(path, "rb")) as log:
+            while chunk := log.read(_READ_CHUNK_BYTES):
+                for line in splitter.feed(chunk):
+                    held.append(line)
     except OSError as error:
         raise RunnerError(f"cannot read {path}: {error.strerror}.") from None
-    splitter = LineSplitter()
-    lines = splitter.feed(data)
     tail = splitter.finish()
-    return lines + ([tail] if tail is not None else [])
+    if tail is not None:
+        held.append(tail)
+    return held.to_list()
 
 
 def has_report(lines, framing=IMAGE_FRAMING):
@@ -87,9 +92,23 @@ def _report_block(lines, source, framing=IMAGE_FRAMING):
         line = lines[index]
         if line.strip() == framing.end:
             return block
+        if is_dropped_note(line):
+            raise RunnerError(f"{source}: the report runs through more output than the "
+                              f"runner holds ({HELD_CHARS >> 20} M characters of lines)")
+        if line.startswith(prefix) and is_cut(line):
+            raise RunnerError(f"{source}: log line {index + 1} of the report is longer than "
+                              f"{MAX_LINE_BYTES} bytes, the most the runner reads of a line")
         if line.startswith(prefix) or line.rstrip() == prefix.rstrip():
             block.append((index + 1, line[len(prefix):]))
     raise RunnerError(f"{source}: the report ends before '{framing.end}' (truncated log?)")
+
+
+# Deeper than any document this project writes (the report nests 5 levels), and far
+# from Python's recursion limit, which a deeper one would hit in the parser or the
+# schema validator.
+MAX_JSON_DEPTH = 64
+# Digits a JSON integer may have (Python refuses to convert more than 4300).
+MAX_INT_DIGITS = 400
 
 
 def _reject_constant(name):
@@ -97,13 +116,78 @@ def _reject_constant(name):
     raise ValueError(f"{name} is not JSON (a non-finite value must be printed as null)")
 
 
+def _finite_float(text):
+    """json.loads hook: a number too large for a double (1e999) is refused, not made
+    infinite."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {quote(text, 40)} is too large for a double")
+    return value
+
+
+def _bounded_int(text):
+    """json.loads hook: an integer of more than MAX_INT_DIGITS digits is refused."""
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise ValueError(f"an integer of {len(text.lstrip('-'))} digits is too large "
+                         f"(at most {MAX_INT_DIGITS})")
+    return int(text)
+
+
 def _no_duplicate_keys(pairs):
     """json.loads hook: an object that names a key twice is refused."""
     document = {}
     for key, value in pairs:
         if key in document:
-            raise ValueError(f"the key '{key}' appears twice in one object")
+            raise ValueError(f"the key '{quote(key, 60)}' appears twice in one object")
         document[key] = value
+    return document
+
+
+def _json_problem(document):
+    """Why a parsed document cannot be used, or None: nested deeper than MAX_JSON_DEPTH,
+    or a string (key or value) holding a lone UTF-16 surrogate, which is no character."""
+    stack = [(document, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, (dict, list)) and depth > MAX_JSON_DEPTH:
+            return f"it nests deeper than {MAX_JSON_DEPTH} levels"
+        items = (list(value) + list(value.values()) if isinstance(value, dict)
+                 else value if isinstance(value, list) else [value])
+        for item in items:
+            if isinstance(item, str):
+                try:
+                    item.encode("utf-8")
+                except UnicodeEncodeError:
+                    return f"the string '{quote(item, 60)!r}' holds a lone UTF-16 surrogate"
+            elif isinstance(item, (dict, list)):
+                stack.append((item, depth + 1))
+    return None
+
+
+def load_json_text(text, source, what="the file", place=None):
+    """`text` parsed as JSON the same strict way wherever it comes from (a log's report,
+    a JSON file, a manifest): NaN, Infinity, numbers beyond a double, huge integers,
+    duplicate keys, lone surrogates and nesting deeper than MAX_JSON_DEPTH are refused.
+    RunnerError "SOURCE: WHAT is not valid JSON: ..." otherwise; `place(position)` says
+    where a syntax error is (default: line and column of `text`)."""
+    def refuse(why):
+        return RunnerError(f"{source}: {what} is not valid JSON: {why}")
+
+    try:
+        document = json.loads(text, parse_constant=_reject_constant,
+                              parse_float=_finite_float, parse_int=_bounded_int,
+                              object_pairs_hook=_no_duplicate_keys)
+    except json.JSONDecodeError as error:
+        where = (place(error.pos) if place
+                 else f"line {error.lineno}, column {error.colno}")
+        raise refuse(f"{error.msg} ({where})") from None
+    except ValueError as error:
+        raise refuse(str(error)) from None
+    except RecursionError:
+        raise refuse(f"it nests deeper than {MAX_JSON_DEPTH} levels") from None
+    problem = _json_problem(document)
+    if problem:
+        raise refuse(problem)
     return document
 
 
@@ -123,14 +207,8 @@ def parse_document(block, source, framing=IMAGE_FRAMING):
         raise RunnerError(f"{source}: the report has no '{framing.prefix.strip()}' lines "
                           f"between '{framing.begin}' and '{framing.end}'")
     text = "".join(part for _, part in block)
-    try:
-        return json.loads(text, parse_constant=_reject_constant,
-                          object_pairs_hook=_no_duplicate_keys)
-    except json.JSONDecodeError as error:
-        raise RunnerError(f"{source}: the report is not valid JSON: {error.msg} "
-                          f"({_json_error_place(block, error.pos)})") from None
-    except ValueError as error:
-        raise RunnerError(f"{source}: the report is not valid JSON: {error}") from None
+    return load_json_text(text, source, "the report",
+                          lambda position: _json_error_place(block, position))
 
 
 def require_jsonschema():
@@ -208,7 +286,7 @@ def validate_document(document, source, schema_path=None, framing=IMAGE_FRAMING)
                           f"not an object")
     if "schema" in document and document["schema"] != framing.schema:
         found = document["schema"]
-        shown = f"'{found}'" if isinstance(found, str) else json.dumps(found)
+        shown = quote(f"'{found}'" if isinstance(found, str) else json.dumps(found), 80)
         raise RunnerError(f"{source}: report schema is {shown}; this tool reads {framing.schema}")
     validator = _validator(schema_path or paths.root_path(framing.schema_file))
     errors = sorted(validator.iter_errors(document),

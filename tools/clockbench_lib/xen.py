@@ -19,6 +19,7 @@ import urllib.parse
 from dataclasses import dataclass, field
 
 from . import paths
+from .console import quote
 from .outcome import (GUEST_ERROR_REASON, IMAGE, RunnerError, no_verdict_reason,
                       status_verdict)
 
@@ -297,8 +298,8 @@ class XenEnd:
     def describe(self):
         """In words, e.g. "dom0 crashed (Xen: Hardware Dom0 crashed: ...)"."""
         if self.kind == "panic" and self.detail:
-            return f"Xen panicked: {self.detail}"
-        return f"{DOM0_END_WORDS[self.kind]} (Xen: {self.line})"
+            return f"Xen panicked: {quote(self.detail)}"
+        return f"{DOM0_END_WORDS[self.kind]} (Xen: {quote(self.line)})"
 
 
 @dataclass
