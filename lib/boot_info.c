@@ -196,7 +196,17 @@ static int parse_mb2_mmap(struct boot_info *bi, const struct mb2_tag *tag,
 			"tag of %u bytes",
 			tag->size >= sizeof(*mm) ? mm->entry_size : 0,
 			tag->size);
-	for (off = sizeof(*mm); off + mm->entry_size <= tag->size;
+	/* The specification makes it one; any other puts the 64-bit fields
+	 * of the entries after the first off their alignment. */
+	if (mm->entry_size % MB2_MMAP_ENTRY_ALIGN)
+		return error_set(
+			err, errlen,
+			"multiboot2: memory map entry size %u is not a "
+			"multiple of %u",
+			mm->entry_size, MB2_MMAP_ENTRY_ALIGN);
+	/* Bounded by what is left of the tag, so that a huge entry size
+	 * cannot wrap the 32-bit sum past it. */
+	for (off = sizeof(*mm); mm->entry_size <= tag->size - off;
 	     off += mm->entry_size) {
 		const struct mb2_mmap_entry *e =
 			(const void *)((const uint8_t *)tag + off);
@@ -229,6 +239,12 @@ static int parse_mb2(struct boot_info *bi, uint32_t magic, uint64_t paddr,
 			err, errlen,
 			"multiboot2: the loader's magic is 0x%08x, not 0x%08x",
 			magic, MB2_BOOTLOADER_MAGIC);
+	/* Its tags hold 64-bit fields and are aligned to 8 from its start. */
+	if (paddr % MB2_TAG_ALIGN)
+		return error_set(err, errlen,
+				 "multiboot2: the info structure at 0x%llx is "
+				 "not %u-byte aligned",
+				 (unsigned long long)paddr, MB2_TAG_ALIGN);
 	hdr = phys_map(pm, paddr, sizeof(*hdr));
 	if (!hdr)
 		return error_set(

@@ -340,6 +340,59 @@ static void mb2_bad_total_size(void **state)
 	assert_non_null(strstr(err, "not 0x36d76289"));
 }
 
+/*
+ * The fuzzer's reproducer: a memory map tag whose entry size, 0xfffffff8,
+ * wraps the 32-bit "offset + entry size" below the tag's size.  The parser
+ * then read a 24-byte entry past the tag, and the end of the structure,
+ * placed here at the end of the fake memory, so that ASan sees any read
+ * past it (and then stepped backwards through the tag).
+ */
+static void mb2_mmap_entry_size_cannot_wrap(void **state)
+{
+	const uint32_t total = 32, start = MEM_SIZE - total;
+	uint32_t mmap_head[2] = { 0xfffffff8, 0 };
+	uint32_t off = start + 8;
+
+	(void)state;
+	mb2_tag(&off, MB2_TAG_MMAP, mmap_head, sizeof(mmap_head));
+	mb2_tag(&off, MB2_TAG_END, NULL, 0);
+	assert_int_equal(off, MEM_SIZE);
+	((struct mb2_info_header *)at(start))->total_size = total;
+	/* A tag too short for one entry of that size holds none. */
+	assert_int_equal(boot_info_parse(&bi, BOOT_PROTO_MULTIBOOT2,
+					 MB2_BOOTLOADER_MAGIC, paddr(start),
+					 &fake, err, sizeof(err)),
+			 0);
+	assert_int_equal(bi.nr_memmap, 0);
+	assert_int_equal(bi.ram_bytes, 0);
+}
+
+/* An entry size off the 8-byte multiple the specification demands, and an
+ * info structure off its 8-byte alignment, are refused in words. */
+static void mb2_misaligned_map_and_structure(void **state)
+{
+	struct mb2_tag_mmap *mm;
+
+	(void)state;
+	mb2_build(true, true);
+	mm = at(0x108 + 24 + 24 + 16); /* after cmdline, loader, sizes */
+	assert_int_equal(mm->tag.type, MB2_TAG_MMAP);
+	mm->entry_size = 28;
+	assert_int_equal(boot_info_parse(&bi, BOOT_PROTO_MULTIBOOT2,
+					 MB2_BOOTLOADER_MAGIC, paddr(0x100),
+					 &fake, err, sizeof(err)),
+			 -1);
+	assert_string_equal(err, "multiboot2: memory map entry size 28 is "
+				 "not a multiple of 8");
+	mm->entry_size = sizeof(struct mb2_mmap_entry);
+	assert_int_equal(boot_info_parse(&bi, BOOT_PROTO_MULTIBOOT2,
+					 MB2_BOOTLOADER_MAGIC, paddr(0x104),
+					 &fake, err, sizeof(err)),
+			 -1);
+	assert_string_equal(err, "multiboot2: the info structure at 0x10104 "
+				 "is not 8-byte aligned");
+}
+
 /* --- PVH ------------------------------------------------------------------ */
 
 static struct hvm_start_info *pvh_build(void)
@@ -621,6 +674,8 @@ int main(void)
 		cmocka_unit_test_setup(mb2_without_end_tag, setup),
 		cmocka_unit_test_setup(mb2_tag_past_the_end, setup),
 		cmocka_unit_test_setup(mb2_bad_total_size, setup),
+		cmocka_unit_test_setup(mb2_mmap_entry_size_cannot_wrap, setup),
+		cmocka_unit_test_setup(mb2_misaligned_map_and_structure, setup),
 		cmocka_unit_test_setup(pvh_full, setup),
 		cmocka_unit_test_setup(pvh_version_0_has_no_map, setup),
 		cmocka_unit_test_setup(pvh_bad_magic_and_map, setup),
