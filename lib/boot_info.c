@@ -338,14 +338,17 @@ static int parse_mb2(struct boot_info *bi, uint32_t magic, uint64_t paddr,
 static int parse_pvh(struct boot_info *bi, uint64_t paddr,
 		     const struct phys_mapper *pm, char *err, size_t errlen)
 {
-	const struct hvm_start_info *si;
+	const void *mapped = phys_map(pm, paddr, sizeof(struct hvm_start_info));
+	struct hvm_start_info copy, *si = &copy;
 	uint32_t i;
 
-	si = phys_map(pm, paddr, sizeof(*si));
-	if (!si)
+	if (!mapped)
 		return error_set(err, errlen,
 				 "pvh: hvm_start_info at 0x%llx cannot be read",
 				 (unsigned long long)paddr);
+	/* The ABI gives no alignment for it or the memory map, and their
+	 * fields are 64-bit: both are read through copies. */
+	memcpy(&copy, mapped, sizeof(copy));
 	if (si->magic != XEN_HVM_START_MAGIC_VALUE)
 		return error_set(
 			err, errlen,
@@ -359,11 +362,11 @@ static int parse_pvh(struct boot_info *bi, uint64_t paddr,
 	if (si->version < 1 || si->memmap_entries == 0)
 		return 0;
 	for (i = 0; i < si->memmap_entries; i++) {
+		struct hvm_memmap_table_entry entry;
 		uint64_t at =
 			si->memmap_paddr +
 			(uint64_t)i * sizeof(struct hvm_memmap_table_entry);
-		const struct hvm_memmap_table_entry *e =
-			phys_map(pm, at, sizeof(*e));
+		const void *e = phys_map(pm, at, sizeof(entry));
 
 		if (!e)
 			return error_set(
@@ -371,7 +374,8 @@ static int parse_pvh(struct boot_info *bi, uint64_t paddr,
 				"pvh: memory map entry %u of %u at 0x%llx "
 				"cannot be read",
 				i, si->memmap_entries, (unsigned long long)at);
-		add_region(bi, e->addr, e->size, e->type);
+		memcpy(&entry, e, sizeof(entry));
+		add_region(bi, entry.addr, entry.size, entry.type);
 	}
 	return 0;
 }
@@ -383,10 +387,17 @@ static int parse_pvh(struct boot_info *bi, uint64_t paddr,
 static int parse_xen_pv(struct boot_info *bi, uint64_t vaddr,
 			const struct phys_mapper *pm, char *err, size_t errlen)
 {
-	const struct start_info *si = phys_map(pm, vaddr, sizeof(*si));
+	const struct start_info *si;
 	struct boot_xen_pv *x = &bi->xen;
 	size_t len;
 
+	/* Xen lays out every bootstrap element on a page of its own. */
+	if (vaddr % PAGE_SIZE)
+		return error_set(err, errlen,
+				 "xen-pv: start_info at 0x%llx is not page "
+				 "aligned",
+				 (unsigned long long)vaddr);
+	si = phys_map(pm, vaddr, sizeof(*si));
 	if (!si)
 		return error_set(err, errlen,
 				 "xen-pv: start_info at 0x%llx cannot be read",

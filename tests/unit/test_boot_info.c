@@ -518,12 +518,15 @@ static void ram_covers(void **state)
 
 /* --- Xen PV start_info ------------------------------------------------------ */
 
+/* start_info is on a page of its own, as Xen places it. */
+#define XEN_SI_OFF 0x1000
+
 /* start_info as Xen 4.17 filled it for a dom0 here (flags 0x303 seen). */
 static struct start_info *xen_pv_build(uint32_t flags)
 {
-	struct start_info *si = at(0x100);
+	struct start_info *si = at(XEN_SI_OFF);
 
-	_Static_assert(0x100 + sizeof(struct start_info) <= MEM_SIZE,
+	_Static_assert(XEN_SI_OFF + sizeof(struct start_info) <= MEM_SIZE,
 		       "start_info fits the fake memory");
 	strcpy(si->magic, "xen-3.0-x86_64");
 	si->nr_pages = 32768; /* 128 MiB */
@@ -543,7 +546,8 @@ static void xen_pv_dom0(void **state)
 	(void)state;
 	xen_pv_build(SIF_PRIVILEGED | SIF_INITDOMAIN | 0x300);
 	assert_int_equal(boot_info_parse(&bi, BOOT_PROTO_XEN_PV, 0,
-					 paddr(0x100), &fake, err, sizeof(err)),
+					 paddr(XEN_SI_OFF), &fake, err,
+					 sizeof(err)),
 			 0);
 	assert_string_equal(boot_protocol_name(bi.protocol), "xen-pv");
 	assert_string_equal(bi.cmdline, "verbose=1");
@@ -564,7 +568,8 @@ static void xen_pv_domu(void **state)
 	(void)state;
 	xen_pv_build(0);
 	assert_int_equal(boot_info_parse(&bi, BOOT_PROTO_XEN_PV, 0,
-					 paddr(0x100), &fake, err, sizeof(err)),
+					 paddr(XEN_SI_OFF), &fake, err,
+					 sizeof(err)),
 			 0);
 	assert_string_equal(bi.loader, "Xen (domU)");
 	assert_false(bi.xen.dom0);
@@ -581,7 +586,8 @@ static void xen_pv_full_command_line_is_truncated(void **state)
 	memset(si->cmd_line, 'a', sizeof(si->cmd_line));
 	memcpy(si->cmd_line, "x=", 2);
 	assert_int_equal(boot_info_parse(&bi, BOOT_PROTO_XEN_PV, 0,
-					 paddr(0x100), &fake, err, sizeof(err)),
+					 paddr(XEN_SI_OFF), &fake, err,
+					 sizeof(err)),
 			 0);
 	assert_true(bi.cmdline_truncated);
 	assert_int_equal(strlen(bi.cmdline), sizeof(bi.cmdline) - 1);
@@ -594,30 +600,42 @@ static void xen_pv_bad_start_info(void **state)
 	(void)state;
 	strcpy(si->magic, "xen-3.0-x86_32p");
 	assert_int_equal(boot_info_parse(&bi, BOOT_PROTO_XEN_PV, 0,
-					 paddr(0x100), &fake, err, sizeof(err)),
+					 paddr(XEN_SI_OFF), &fake, err,
+					 sizeof(err)),
 			 -1);
 	assert_string_equal(err, "xen-pv: start_info magic is "
 				 "\"xen-3.0-x86_32p\", not \"xen-3.0-x86_64\"");
 	memset(si->magic, 'x', sizeof(si->magic)); /* unterminated */
 	assert_int_equal(boot_info_parse(&bi, BOOT_PROTO_XEN_PV, 0,
-					 paddr(0x100), &fake, err, sizeof(err)),
+					 paddr(XEN_SI_OFF), &fake, err,
+					 sizeof(err)),
 			 -1);
 	xen_pv_build(SIF_INITDOMAIN)->shared_info = 0x1fbff800;
 	assert_int_equal(boot_info_parse(&bi, BOOT_PROTO_XEN_PV, 0,
-					 paddr(0x100), &fake, err, sizeof(err)),
+					 paddr(XEN_SI_OFF), &fake, err,
+					 sizeof(err)),
 			 -1);
 	assert_non_null(strstr(err, "is not a page"));
 	xen_pv_build(SIF_INITDOMAIN)->nr_pages = 0;
 	assert_int_equal(boot_info_parse(&bi, BOOT_PROTO_XEN_PV, 0,
-					 paddr(0x100), &fake, err, sizeof(err)),
+					 paddr(XEN_SI_OFF), &fake, err,
+					 sizeof(err)),
 			 -1);
 	assert_string_equal(err,
 			    "xen-pv: start_info gives the domain no pages");
 	assert_int_equal(boot_info_parse(&bi, BOOT_PROTO_XEN_PV, 0,
-					 paddr(MEM_SIZE - 8), &fake, err,
+					 paddr(MEM_SIZE), &fake, err,
 					 sizeof(err)),
 			 -1);
 	assert_non_null(strstr(err, "cannot be read"));
+	/* Off its page, its 64-bit fields would be misaligned too. */
+	xen_pv_build(SIF_INITDOMAIN);
+	assert_int_equal(boot_info_parse(&bi, BOOT_PROTO_XEN_PV, 0,
+					 paddr(XEN_SI_OFF + 8), &fake, err,
+					 sizeof(err)),
+			 -1);
+	assert_string_equal(err, "xen-pv: start_info at 0x11008 is not page "
+				 "aligned");
 }
 
 static void unknown_protocol(void **state)
