@@ -389,7 +389,7 @@ FUZZ_CFLAGS := $(filter-out -fsanitize=%,$(HOST_CFLAGS)) \
 FUZZ_SECONDS ?= 180
 FUZZ_SMOKE_SECONDS ?= 5
 FUZZ_TARGETS := acpi boot_mb1 boot_mb2 boot_pvh boot_xen_pv options pvclock \
-	xen xen_console
+	xen xen_console cpuid
 # TARGETS="acpi options" fuzzes only those.
 TARGETS ?= $(FUZZ_TARGETS)
 # Per target: the source in tests/fuzz/ (default fuzz_TARGET.c), the unit
@@ -403,6 +403,7 @@ FUZZ_DEFS_boot_mb2 := -DFUZZ_PROTOCOL=BOOT_PROTO_MULTIBOOT2
 FUZZ_DEFS_boot_pvh := -DFUZZ_PROTOCOL=BOOT_PROTO_PVH
 FUZZ_DEFS_boot_xen_pv := -DFUZZ_PROTOCOL=BOOT_PROTO_XEN_PV
 FUZZ_UNITS_xen_console := xen
+FUZZ_UNITS_cpuid := cpuinfo hv_tsc
 fuzz_source = tests/fuzz/fuzz_$(or $(FUZZ_SRC_$(1)),$(1)).c
 fuzz_units = $(or $(FUZZ_UNITS_$(1)),$(1))
 fuzz_sources = $(sort $(foreach u,$(call fuzz_units,$(1)),$(call unit_sources,$(u))))
