@@ -380,7 +380,7 @@ boot-tests: images iso $(BUILD)/xen-4.17-amd64 $(BUILD)/clockbench-xen.iso \
 # UBSan over the parsers' own sources: each target links the sources of its
 # parser's unit test (tests/tests.cfg), so it fuzzes what the kernel runs.
 # tests/fuzz/run seeds them from tests/fixtures, runs the kept regression
-# inputs, fuzzes each for the time given (one process: -jobs 1) and prints
+# inputs, fuzzes each for the time given (one process at a time) and prints
 # executions and coverage per target.  Working corpora stay in $(FUZZ)/.
 FUZZ := $(BUILD)/fuzz
 FUZZ_CC := clang
@@ -388,10 +388,9 @@ FUZZ_CFLAGS := $(filter-out -fsanitize=%,$(HOST_CFLAGS)) \
 	-fsanitize=fuzzer,address,undefined
 FUZZ_SECONDS ?= 180
 FUZZ_SMOKE_SECONDS ?= 5
+# FUZZ_TARGETS="acpi options" on the command line builds and fuzzes only those.
 FUZZ_TARGETS := acpi boot_mb1 boot_mb2 boot_pvh boot_xen_pv options pvclock \
 	xen xen_console cpuid
-# TARGETS="acpi options" fuzzes only those.
-TARGETS ?= $(FUZZ_TARGETS)
 # Per target: the source in tests/fuzz/ (default fuzz_TARGET.c), the unit
 # tests whose sources it links (default TARGET), and its -D flags.  A boot
 # target goes on to parse the options and open ACPI as the kernel does.
@@ -427,12 +426,12 @@ fuzz-targets: $(FUZZ_BINS)
 
 fuzz: deps
 	@$(MAKE) --no-print-directory fuzz-targets
-	@$(FUZZ_RUN) --seconds $(FUZZ_SECONDS) $(TARGETS)
+	@$(FUZZ_RUN) --seconds $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 	$(if $(HOST_FUZZ),@$(PYTHON) $(HOST_FUZZ) --seconds $(FUZZ_SECONDS))
 
 # A few seconds of each, and every kept regression input: part of `make check`.
 fuzz-smoke: fuzz-targets
-	@$(FUZZ_RUN) --seconds $(FUZZ_SMOKE_SECONDS) $(TARGETS)
+	@$(FUZZ_RUN) --seconds $(FUZZ_SMOKE_SECONDS) $(FUZZ_TARGETS)
 	$(if $(HOST_FUZZ),@$(PYTHON) $(HOST_FUZZ) --seconds $(FUZZ_SMOKE_SECONDS))
 
 # --- packages --------------------------------------------------------------
