@@ -54,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	nr_steps = size - size / 2;
 	size /= 2;
 	while (size && commands++ < 64) {
-		unsigned int cmd = fuzz_take(&data, &size, 1);
+		unsigned int cmd = fuzz_take(&data, &size, 1), kicked = kicks;
 		XENCONS_RING_IDX prod = ring->out_prod;
 		int sane = xencons_sane(ring), ret;
 		size_t len = cmd & 0x7f, room;
@@ -73,7 +73,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		ring->out_prod = prod; /* that put was only a probe */
 		ret = xencons_write(&c, (const char *)data, len);
-		if ((ret == 0 && c.broken) || c.lost_total < c.lost)
+		/* All of it went in, and Xen was told; or some was lost. */
+		if ((ret == 0 && (c.broken || (len && kicks == kicked))) ||
+		    c.lost_total < c.lost)
 			abort();
 		data += len;
 		size -= len;
