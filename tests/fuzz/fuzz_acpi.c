@@ -20,7 +20,7 @@
 #include "drivers/acpi.h"
 #include "tests/fuzz/fuzz_phys.h"
 
-#define MAX_CPUS 64
+#define LISTED_CPUS_MAX 64
 
 static struct fuzz_phys phys;
 
@@ -44,7 +44,7 @@ static void check_text(const char *s, size_t size)
 
 static void madt(struct acpi *acpi)
 {
-	struct acpi_cpu cpus[MAX_CPUS];
+	struct acpi_cpu cpus[LISTED_CPUS_MAX];
 	struct acpi_cpu_count count;
 	struct acpi_madt_interrupts irqs;
 	struct acpi_isa_route route;
@@ -59,8 +59,8 @@ static void madt(struct acpi *acpi)
 		return;
 	if (acpi_madt_count_cpus(h, len, &count, why, sizeof(why)))
 		check_text(why, sizeof(why));
-	if (acpi_madt_cpus(h, len, cpus, MAX_CPUS, &listed, &lapic_base, why,
-			   sizeof(why)) == 0 &&
+	if (acpi_madt_cpus(h, len, cpus, LISTED_CPUS_MAX, &listed, &lapic_base,
+			   why, sizeof(why)) == 0 &&
 	    count.enabled + count.online_capable > listed)
 		abort();
 	acpi_madt_cpus(h, len, NULL, 0, NULL, NULL, why, sizeof(why));
