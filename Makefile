@@ -10,7 +10,9 @@
 #                   user space (user/; docs/os-layer.md)
 #   make iso        GRUB image for BIOS and UEFI machines (ISO_ARGS bakes
 #                   default guest options into it)
-#   make check      format, layering and lint checks, unit tests, boot tests
+#   make check      format, layering and lint checks, unit tests, a fuzz
+#                   smoke run, boot tests
+#   make fuzz       every fuzz target for FUZZ_SECONDS each (docs/fuzzing.md)
 #   make deps       install the Debian packages this needs (as root)
 #   make install    the runner, the images, clockbench-user, the docs, a man page
 #                   and bash completion under PREFIX (/usr/local; DESTDIR
@@ -37,6 +39,7 @@ PYTHON := /usr/bin/python3
 
 # --- Debian packages -------------------------------------------------------
 DEBIAN_PACKAGES := gcc libc6-dev make binutils git python3 clang-format xz-utils \
+	clang libclang-rt-14-dev \
 	qemu-system-x86 grub-pc-bin grub-efi-amd64-bin grub-common xorriso \
 	mtools ovmf newlib-source libxen-dev libcmocka-dev python3-jsonschema \
 	python3-matplotlib python3-pyflakes xen-hypervisor-4.17-amd64 help2man \
@@ -108,7 +111,7 @@ unit_sources = $(shell awk '$$1 == "unit" && $$2 == "$(1)" { \
 UNIT_BINS := $(patsubst %,$(BUILD)/host/test_%,$(UNIT_TESTS))
 
 FORMAT_SRCS := $(wildcard boot/boot.h $(addsuffix /*.[ch],$(LAYERS) \
-	$(addprefix platform/,$(ENVS)) tests/unit user tools))
+	$(addprefix platform/,$(ENVS)) tests/unit tests/fuzz user tools))
 
 # --- clockbench-user: a static Linux program, built with the host's compiler
 # and the host's C library, from user/ and the image's own statistics, JSON and
@@ -120,7 +123,7 @@ USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I. -isystem $(BUILD)/inc
 	-static -pthread
 
 .PHONY: all images guest-options user iso xen-iso run check unit-tests tool-tests boot-tests \
-	layers lint format-check format deps clean FORCE
+	layers lint format-check format deps clean fuzz fuzz-smoke fuzz-targets FORCE
 .DELETE_ON_ERROR:
 
 all: images user iso
@@ -347,6 +350,7 @@ check: deps
 	@$(MAKE) --no-print-directory layers
 	@$(MAKE) --no-print-directory lint
 	@$(MAKE) --no-print-directory unit-tests
+	@$(MAKE) --no-print-directory fuzz-smoke
 	@$(MAKE) --no-print-directory tool-tests
 	@$(MAKE) --no-print-directory boot-tests
 	@$(MAKE) --no-print-directory matrix-check
@@ -365,7 +369,7 @@ layers:
 
 # Unused imports and names, undefined names: Debian's pyflakes.
 PYTHON_SRCS := tools/clockbench tools/bench tools/layers tools/dom0-build tools/install \
-	tools/clockbench_lib tests/tools
+	tools/clockbench_lib tests/tools tests/fuzz tests/fuzz/run
 lint:
 	@echo "  LINT    pyflakes over $(PYTHON_SRCS)"
 	@$(PYTHON) -m pyflakes $(PYTHON_SRCS)
@@ -396,6 +400,65 @@ tool-tests: $(BUILD)/host/test_report $(BUILD)/host/test_user_report $(USER_PROG
 boot-tests: images iso $(BUILD)/xen-4.17-amd64 $(BUILD)/clockbench-xen.iso \
 		$(DOM0)/initrd.img
 	@$(PYTHON) tools/clockbench test --no-build
+
+# --- fuzzing (docs/fuzzing.md) ----------------------------------------------
+# libFuzzer targets in tests/fuzz/, built by Debian's clang with ASan and
+# UBSan over the parsers' own sources: each target links the sources of its
+# parser's unit test (tests/tests.cfg), so it fuzzes what the kernel runs.
+# tests/fuzz/run seeds them from tests/fixtures, runs the kept regression
+# inputs, fuzzes each for the time given (one process at a time) and prints
+# executions and coverage per target.  Working corpora stay in $(FUZZ)/.
+FUZZ := $(BUILD)/fuzz
+FUZZ_CC := clang
+FUZZ_CFLAGS := $(filter-out -fsanitize=%,$(HOST_CFLAGS)) \
+	-fsanitize=fuzzer,address,undefined
+FUZZ_SECONDS ?= 180
+FUZZ_SMOKE_SECONDS ?= 5
+# FUZZ_TARGETS="acpi options" on the command line builds and fuzzes only those.
+FUZZ_TARGETS := acpi boot_mb1 boot_mb2 boot_pvh boot_xen_pv options pvclock \
+	xen xen_console cpuid
+# Per target: the source in tests/fuzz/ (default fuzz_TARGET.c), the unit
+# tests whose sources it links (default TARGET), and its -D flags.  A boot
+# target goes on to parse the options and open ACPI as the kernel does.
+FUZZ_BOOT_UNITS := boot_info options acpi
+$(foreach p,mb1 mb2 pvh xen_pv,$(eval FUZZ_SRC_boot_$(p) := boot_info) \
+	$(eval FUZZ_UNITS_boot_$(p) := $(FUZZ_BOOT_UNITS)))
+FUZZ_DEFS_boot_mb1 := -DFUZZ_PROTOCOL=BOOT_PROTO_MULTIBOOT1
+FUZZ_DEFS_boot_mb2 := -DFUZZ_PROTOCOL=BOOT_PROTO_MULTIBOOT2
+FUZZ_DEFS_boot_pvh := -DFUZZ_PROTOCOL=BOOT_PROTO_PVH
+FUZZ_DEFS_boot_xen_pv := -DFUZZ_PROTOCOL=BOOT_PROTO_XEN_PV
+FUZZ_UNITS_xen_console := xen
+FUZZ_UNITS_cpuid := cpuinfo hv_tsc
+fuzz_source = tests/fuzz/fuzz_$(or $(FUZZ_SRC_$(1)),$(1)).c
+fuzz_units = $(or $(FUZZ_UNITS_$(1)),$(1))
+fuzz_sources = $(sort $(foreach u,$(call fuzz_units,$(1)),$(call unit_sources,$(u))))
+FUZZ_BINS := $(patsubst %,$(FUZZ)/fuzz_%,$(FUZZ_TARGETS))
+FUZZ_RUN = $(PYTHON) tests/fuzz/run --build $(FUZZ)
+HOST_FUZZ := $(wildcard tests/fuzz/host_fuzz.py)
+
+define fuzz_rule
+$(FUZZ)/fuzz_$(1): $(call fuzz_source,$(1)) tests/fuzz/fuzz_phys.c \
+		tests/fuzz/fuzz_phys.h $(call fuzz_sources,$(1)) \
+		| $(BUILD)/include/xen
+	@mkdir -p $$(@D)
+	@echo "  FUZZCC  $$@"
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_DEFS_$(1)) -o $$@ \
+		$(call fuzz_source,$(1)) tests/fuzz/fuzz_phys.c \
+		$(call fuzz_sources,$(1)) -lm
+endef
+$(foreach t,$(FUZZ_TARGETS),$(eval $(call fuzz_rule,$(t))))
+
+fuzz-targets: $(FUZZ_BINS)
+
+fuzz: deps
+	@$(MAKE) --no-print-directory fuzz-targets
+	@$(FUZZ_RUN) --seconds $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+	$(if $(HOST_FUZZ),@$(PYTHON) $(HOST_FUZZ) --seconds $(FUZZ_SECONDS))
+
+# A few seconds of each, and every kept regression input: part of `make check`.
+fuzz-smoke: fuzz-targets
+	@$(FUZZ_RUN) --seconds $(FUZZ_SMOKE_SECONDS) $(FUZZ_TARGETS)
+	$(if $(HOST_FUZZ),@$(PYTHON) $(HOST_FUZZ) --seconds $(FUZZ_SMOKE_SECONDS))
 
 # --- installing ------------------------------------------------------------
 # tools/install lays the tree out under PREFIX/share/clockbench (where the installed

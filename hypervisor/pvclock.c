@@ -58,9 +58,13 @@ uint64_t pvclock_delta_for_ns(uint64_t ns, uint32_t mul_frac, int8_t shift)
 		return UINT64_MAX; /* the record scales every delta to 0 */
 	/* (shifted delta * mul_frac) >> 32 >= ns: the least shifted delta. */
 	at_least = (((unsigned __int128)ns << 32) + mul_frac - 1) / mul_frac;
-	if (shift > 0)
+	if (shift > 0) {
 		at_least = (at_least + (1ull << shift) - 1) >> shift;
-	else if (shift < 0)
+		/* The shift is done in 64 bits: a delta whose shifted value
+		 * would need more loses its top bits and scales to less. */
+		if (at_least > (UINT64_MAX >> shift))
+			return UINT64_MAX;
+	} else if (shift < 0)
 		at_least = at_least > (UINT64_MAX >> -shift)
 				   ? (unsigned __int128)UINT64_MAX + 1
 				   : at_least << -shift;

@@ -196,7 +196,17 @@ static int parse_mb2_mmap(struct boot_info *bi, const struct mb2_tag *tag,
 			"tag of %u bytes",
 			tag->size >= sizeof(*mm) ? mm->entry_size : 0,
 			tag->size);
-	for (off = sizeof(*mm); off + mm->entry_size <= tag->size;
+	/* The specification makes it one; any other puts the 64-bit fields
+	 * of the entries after the first off their alignment. */
+	if (mm->entry_size % MB2_MMAP_ENTRY_ALIGN)
+		return error_set(
+			err, errlen,
+			"multiboot2: memory map entry size %u is not a "
+			"multiple of %u",
+			mm->entry_size, MB2_MMAP_ENTRY_ALIGN);
+	/* Bounded by what is left of the tag, so that a huge entry size
+	 * cannot wrap the 32-bit sum past it. */
+	for (off = sizeof(*mm); mm->entry_size <= tag->size - off;
 	     off += mm->entry_size) {
 		const struct mb2_mmap_entry *e =
 			(const void *)((const uint8_t *)tag + off);
@@ -229,6 +239,12 @@ static int parse_mb2(struct boot_info *bi, uint32_t magic, uint64_t paddr,
 			err, errlen,
 			"multiboot2: the loader's magic is 0x%08x, not 0x%08x",
 			magic, MB2_BOOTLOADER_MAGIC);
+	/* Its tags hold 64-bit fields and are aligned to 8 from its start. */
+	if (paddr % MB2_TAG_ALIGN)
+		return error_set(err, errlen,
+				 "multiboot2: the info structure at 0x%llx is "
+				 "not %u-byte aligned",
+				 (unsigned long long)paddr, MB2_TAG_ALIGN);
 	hdr = phys_map(pm, paddr, sizeof(*hdr));
 	if (!hdr)
 		return error_set(
@@ -322,14 +338,17 @@ static int parse_mb2(struct boot_info *bi, uint32_t magic, uint64_t paddr,
 static int parse_pvh(struct boot_info *bi, uint64_t paddr,
 		     const struct phys_mapper *pm, char *err, size_t errlen)
 {
-	const struct hvm_start_info *si;
+	const void *mapped = phys_map(pm, paddr, sizeof(struct hvm_start_info));
+	struct hvm_start_info copy, *si = &copy;
 	uint32_t i;
 
-	si = phys_map(pm, paddr, sizeof(*si));
-	if (!si)
+	if (!mapped)
 		return error_set(err, errlen,
 				 "pvh: hvm_start_info at 0x%llx cannot be read",
 				 (unsigned long long)paddr);
+	/* The ABI gives no alignment for it or the memory map, and their
+	 * fields are 64-bit: both are read through copies. */
+	memcpy(&copy, mapped, sizeof(copy));
 	if (si->magic != XEN_HVM_START_MAGIC_VALUE)
 		return error_set(
 			err, errlen,
@@ -343,11 +362,11 @@ static int parse_pvh(struct boot_info *bi, uint64_t paddr,
 	if (si->version < 1 || si->memmap_entries == 0)
 		return 0;
 	for (i = 0; i < si->memmap_entries; i++) {
+		struct hvm_memmap_table_entry entry;
 		uint64_t at =
 			si->memmap_paddr +
 			(uint64_t)i * sizeof(struct hvm_memmap_table_entry);
-		const struct hvm_memmap_table_entry *e =
-			phys_map(pm, at, sizeof(*e));
+		const void *e = phys_map(pm, at, sizeof(entry));
 
 		if (!e)
 			return error_set(
@@ -355,7 +374,8 @@ static int parse_pvh(struct boot_info *bi, uint64_t paddr,
 				"pvh: memory map entry %u of %u at 0x%llx "
 				"cannot be read",
 				i, si->memmap_entries, (unsigned long long)at);
-		add_region(bi, e->addr, e->size, e->type);
+		memcpy(&entry, e, sizeof(entry));
+		add_region(bi, entry.addr, entry.size, entry.type);
 	}
 	return 0;
 }
@@ -367,10 +387,17 @@ static int parse_pvh(struct boot_info *bi, uint64_t paddr,
 static int parse_xen_pv(struct boot_info *bi, uint64_t vaddr,
 			const struct phys_mapper *pm, char *err, size_t errlen)
 {
-	const struct start_info *si = phys_map(pm, vaddr, sizeof(*si));
+	const struct start_info *si;
 	struct boot_xen_pv *x = &bi->xen;
 	size_t len;
 
+	/* Xen lays out every bootstrap element on a page of its own. */
+	if (vaddr % PAGE_SIZE)
+		return error_set(err, errlen,
+				 "xen-pv: start_info at 0x%llx is not page "
+				 "aligned",
+				 (unsigned long long)vaddr);
+	si = phys_map(pm, vaddr, sizeof(*si));
 	if (!si)
 		return error_set(err, errlen,
 				 "xen-pv: start_info at 0x%llx cannot be read",

@@ -73,6 +73,9 @@ struct mb2_tag_mmap {
 	uint32_t entry_version;
 };
 
+/* entry_size is a multiple of this (the specification says so). */
+#define MB2_MMAP_ENTRY_ALIGN 8
+
 struct mb2_mmap_entry {
 	uint64_t base;
 	uint64_t length;

@@ -340,6 +340,59 @@ static void mb2_bad_total_size(void **state)
 	assert_non_null(strstr(err, "not 0x36d76289"));
 }
 
+/*
+ * The fuzzer's reproducer: a memory map tag whose entry size, 0xfffffff8,
+ * wraps the 32-bit "offset + entry size" below the tag's size.  The parser
+ * then read a 24-byte entry past the tag, and the end of the structure,
+ * placed here at the end of the fake memory, so that ASan sees any read
+ * past it (and then stepped backwards through the tag).
+ */
+static void mb2_mmap_entry_size_cannot_wrap(void **state)
+{
+	const uint32_t total = 32, start = MEM_SIZE - total;
+	uint32_t mmap_head[2] = { 0xfffffff8, 0 };
+	uint32_t off = start + 8;
+
+	(void)state;
+	mb2_tag(&off, MB2_TAG_MMAP, mmap_head, sizeof(mmap_head));
+	mb2_tag(&off, MB2_TAG_END, NULL, 0);
+	assert_int_equal(off, MEM_SIZE);
+	((struct mb2_info_header *)at(start))->total_size = total;
+	/* A tag too short for one entry of that size holds none. */
+	assert_int_equal(boot_info_parse(&bi, BOOT_PROTO_MULTIBOOT2,
+					 MB2_BOOTLOADER_MAGIC, paddr(start),
+					 &fake, err, sizeof(err)),
+			 0);
+	assert_int_equal(bi.nr_memmap, 0);
+	assert_int_equal(bi.ram_bytes, 0);
+}
+
+/* An entry size off the 8-byte multiple the specification demands, and an
+ * info structure off its 8-byte alignment, are refused in words. */
+static void mb2_misaligned_map_and_structure(void **state)
+{
+	struct mb2_tag_mmap *mm;
+
+	(void)state;
+	mb2_build(true, true);
+	mm = at(0x108 + 24 + 24 + 16); /* after cmdline, loader, sizes */
+	assert_int_equal(mm->tag.type, MB2_TAG_MMAP);
+	mm->entry_size = 28;
+	assert_int_equal(boot_info_parse(&bi, BOOT_PROTO_MULTIBOOT2,
+					 MB2_BOOTLOADER_MAGIC, paddr(0x100),
+					 &fake, err, sizeof(err)),
+			 -1);
+	assert_string_equal(err, "multiboot2: memory map entry size 28 is "
+				 "not a multiple of 8");
+	mm->entry_size = sizeof(struct mb2_mmap_entry);
+	assert_int_equal(boot_info_parse(&bi, BOOT_PROTO_MULTIBOOT2,
+					 MB2_BOOTLOADER_MAGIC, paddr(0x104),
+					 &fake, err, sizeof(err)),
+			 -1);
+	assert_string_equal(err, "multiboot2: the info structure at 0x10104 "
+				 "is not 8-byte aligned");
+}
+
 /* --- PVH ------------------------------------------------------------------ */
 
 static struct hvm_start_info *pvh_build(void)
@@ -465,12 +518,15 @@ static void ram_covers(void **state)
 
 /* --- Xen PV start_info ------------------------------------------------------ */
 
+/* start_info is on a page of its own, as Xen places it. */
+#define XEN_SI_OFF 0x1000
+
 /* start_info as Xen 4.17 filled it for a dom0 here (flags 0x303 seen). */
 static struct start_info *xen_pv_build(uint32_t flags)
 {
-	struct start_info *si = at(0x100);
+	struct start_info *si = at(XEN_SI_OFF);
 
-	_Static_assert(0x100 + sizeof(struct start_info) <= MEM_SIZE,
+	_Static_assert(XEN_SI_OFF + sizeof(struct start_info) <= MEM_SIZE,
 		       "start_info fits the fake memory");
 	strcpy(si->magic, "xen-3.0-x86_64");
 	si->nr_pages = 32768; /* 128 MiB */
@@ -490,7 +546,8 @@ static void xen_pv_dom0(void **state)
 	(void)state;
 	xen_pv_build(SIF_PRIVILEGED | SIF_INITDOMAIN | 0x300);
 	assert_int_equal(boot_info_parse(&bi, BOOT_PROTO_XEN_PV, 0,
-					 paddr(0x100), &fake, err, sizeof(err)),
+					 paddr(XEN_SI_OFF), &fake, err,
+					 sizeof(err)),
 			 0);
 	assert_string_equal(boot_protocol_name(bi.protocol), "xen-pv");
 	assert_string_equal(bi.cmdline, "verbose=1");
@@ -511,7 +568,8 @@ static void xen_pv_domu(void **state)
 	(void)state;
 	xen_pv_build(0);
 	assert_int_equal(boot_info_parse(&bi, BOOT_PROTO_XEN_PV, 0,
-					 paddr(0x100), &fake, err, sizeof(err)),
+					 paddr(XEN_SI_OFF), &fake, err,
+					 sizeof(err)),
 			 0);
 	assert_string_equal(bi.loader, "Xen (domU)");
 	assert_false(bi.xen.dom0);
@@ -528,7 +586,8 @@ static void xen_pv_full_command_line_is_truncated(void **state)
 	memset(si->cmd_line, 'a', sizeof(si->cmd_line));
 	memcpy(si->cmd_line, "x=", 2);
 	assert_int_equal(boot_info_parse(&bi, BOOT_PROTO_XEN_PV, 0,
-					 paddr(0x100), &fake, err, sizeof(err)),
+					 paddr(XEN_SI_OFF), &fake, err,
+					 sizeof(err)),
 			 0);
 	assert_true(bi.cmdline_truncated);
 	assert_int_equal(strlen(bi.cmdline), sizeof(bi.cmdline) - 1);
@@ -541,30 +600,42 @@ static void xen_pv_bad_start_info(void **state)
 	(void)state;
 	strcpy(si->magic, "xen-3.0-x86_32p");
 	assert_int_equal(boot_info_parse(&bi, BOOT_PROTO_XEN_PV, 0,
-					 paddr(0x100), &fake, err, sizeof(err)),
+					 paddr(XEN_SI_OFF), &fake, err,
+					 sizeof(err)),
 			 -1);
 	assert_string_equal(err, "xen-pv: start_info magic is "
 				 "\"xen-3.0-x86_32p\", not \"xen-3.0-x86_64\"");
 	memset(si->magic, 'x', sizeof(si->magic)); /* unterminated */
 	assert_int_equal(boot_info_parse(&bi, BOOT_PROTO_XEN_PV, 0,
-					 paddr(0x100), &fake, err, sizeof(err)),
+					 paddr(XEN_SI_OFF), &fake, err,
+					 sizeof(err)),
 			 -1);
 	xen_pv_build(SIF_INITDOMAIN)->shared_info = 0x1fbff800;
 	assert_int_equal(boot_info_parse(&bi, BOOT_PROTO_XEN_PV, 0,
-					 paddr(0x100), &fake, err, sizeof(err)),
+					 paddr(XEN_SI_OFF), &fake, err,
+					 sizeof(err)),
 			 -1);
 	assert_non_null(strstr(err, "is not a page"));
 	xen_pv_build(SIF_INITDOMAIN)->nr_pages = 0;
 	assert_int_equal(boot_info_parse(&bi, BOOT_PROTO_XEN_PV, 0,
-					 paddr(0x100), &fake, err, sizeof(err)),
+					 paddr(XEN_SI_OFF), &fake, err,
+					 sizeof(err)),
 			 -1);
 	assert_string_equal(err,
 			    "xen-pv: start_info gives the domain no pages");
 	assert_int_equal(boot_info_parse(&bi, BOOT_PROTO_XEN_PV, 0,
-					 paddr(MEM_SIZE - 8), &fake, err,
+					 paddr(MEM_SIZE), &fake, err,
 					 sizeof(err)),
 			 -1);
 	assert_non_null(strstr(err, "cannot be read"));
+	/* Off its page, its 64-bit fields would be misaligned too. */
+	xen_pv_build(SIF_INITDOMAIN);
+	assert_int_equal(boot_info_parse(&bi, BOOT_PROTO_XEN_PV, 0,
+					 paddr(XEN_SI_OFF + 8), &fake, err,
+					 sizeof(err)),
+			 -1);
+	assert_string_equal(err, "xen-pv: start_info at 0x11008 is not page "
+				 "aligned");
 }
 
 static void unknown_protocol(void **state)
@@ -621,6 +692,8 @@ int main(void)
 		cmocka_unit_test_setup(mb2_without_end_tag, setup),
 		cmocka_unit_test_setup(mb2_tag_past_the_end, setup),
 		cmocka_unit_test_setup(mb2_bad_total_size, setup),
+		cmocka_unit_test_setup(mb2_mmap_entry_size_cannot_wrap, setup),
+		cmocka_unit_test_setup(mb2_misaligned_map_and_structure, setup),
 		cmocka_unit_test_setup(pvh_full, setup),
 		cmocka_unit_test_setup(pvh_version_0_has_no_map, setup),
 		cmocka_unit_test_setup(pvh_bad_magic_and_map, setup),

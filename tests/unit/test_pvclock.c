@@ -177,6 +177,12 @@ static void delta_for_ns_inverts_the_scale(void **state)
 	assert_int_equal(pvclock_delta_for_ns(1, 0x80000000u, -64), UINT64_MAX);
 	/* Too many cycles for 64 bits. */
 	assert_int_equal(pvclock_delta_for_ns(~0ull, 1, -1), UINT64_MAX);
+	/* The fuzzer's find: 2^60 cycles fit, but shifted left by 28 they
+	 * do not, and the scale's 64-bit shift wraps them to less than
+	 * @ns.  No delta gets there. */
+	assert_int_equal(pvclock_delta_for_ns(0xf8dcdcdc20000000ull, 0x100, 28),
+			 UINT64_MAX);
+	check_inverse(0xf8dcdcdc2ull, 0x100, 28); /* this one fits */
 }
 
 static void tsc_for_ns_either_way(void **state)
