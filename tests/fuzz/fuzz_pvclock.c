@@ -15,6 +15,7 @@
 
 #include "hypervisor/pvclock.h"
 #include "tests/fuzz/fuzz_phys.h"
+#include "tests/unit/pvclock_reference.h"
 
 static struct vcpu_time_info *record;
 static const uint8_t *tsc_data;
@@ -31,30 +32,18 @@ static uint64_t fuzz_tsc(void)
 	return tsc;
 }
 
-/* What pvclock_scale_delta() must give, in plain 128-bit C. */
-static uint64_t scale_reference(uint64_t delta, uint32_t mul, int8_t shift)
-{
-	if (shift >= 64 || shift <= -64)
-		return 0;
-	if (shift > 0)
-		delta <<= shift;
-	else if (shift < 0)
-		delta >>= -shift;
-	return (uint64_t)(((unsigned __int128)delta * mul) >> 32);
-}
-
 static void arithmetic(uint64_t delta, uint64_t ns, uint32_t mul, int8_t shift)
 {
 	uint64_t d;
 
 	if (pvclock_scale_delta(delta, mul, shift) !=
-	    scale_reference(delta, mul, shift))
+	    reference_scale(delta, mul, shift))
 		abort();
 	/* The fewest cycles that scale to @ns or more, or UINT64_MAX. */
 	d = pvclock_delta_for_ns(ns, mul, shift);
 	if (d != UINT64_MAX &&
-	    (scale_reference(d, mul, shift) < ns ||
-	     (d > 0 && scale_reference(d - 1, mul, shift) >= ns)))
+	    (reference_scale(d, mul, shift) < ns ||
+	     (d > 0 && reference_scale(d - 1, mul, shift) >= ns)))
 		abort();
 	pvclock_tsc_hz(mul, shift);
 }

@@ -1057,16 +1057,24 @@ static void fx_fix_checksum(struct fixture *fx, const char *sig)
 	fx_set_length(fx, sig, len, true);
 }
 
-/* End of the readable memory that @paddr is in. */
-static uint64_t fx_extent_end(const struct fixture *fx, uint64_t paddr)
+/* The piece of readable memory that @paddr is in. */
+static const struct fx_extent *fx_extent_of(const struct fixture *fx,
+					    uint64_t paddr)
 {
+	static const struct fx_extent none;
 	unsigned int i;
 
 	for (i = 0; i < fx->nr_extents; i++)
 		if (paddr >= fx->extents[i].start && paddr < fx->extents[i].end)
-			return fx->extents[i].end;
+			return &fx->extents[i];
 	fail_msg("0x%llx is not in the fake memory", (unsigned long long)paddr);
-	return 0;
+	return &none;
+}
+
+/* End of the readable memory that @paddr is in. */
+static uint64_t fx_extent_end(const struct fixture *fx, uint64_t paddr)
+{
+	return fx_extent_of(fx, paddr)->end;
 }
 
 static const char *fx_root_sig(const struct fixture *fx)
@@ -1497,13 +1505,7 @@ static const void *hole_map(void *ctx, uint64_t paddr, size_t len)
 /* Start of the readable memory that @paddr is in. */
 static uint64_t fx_extent_start(const struct fixture *fx, uint64_t paddr)
 {
-	unsigned int i;
-
-	for (i = 0; i < fx->nr_extents; i++)
-		if (paddr >= fx->extents[i].start && paddr < fx->extents[i].end)
-			return fx->extents[i].start;
-	fail_msg("0x%llx is not in the fake memory", (unsigned long long)paddr);
-	return 0;
+	return fx_extent_of(fx, paddr)->start;
 }
 
 static struct phys_mapper hole_after(struct fixture *fx, const char *sig)

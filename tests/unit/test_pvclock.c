@@ -12,18 +12,7 @@
 #include <cmocka.h>
 
 #include "hypervisor/pvclock.h"
-
-/* The reference: the ABI formula in 128-bit arithmetic, written apart. */
-static uint64_t reference_scale(uint64_t delta, uint32_t mul_frac, int8_t shift)
-{
-	if (shift >= 64 || shift <= -64)
-		return 0;
-	if (shift > 0)
-		delta <<= shift;
-	else if (shift < 0)
-		delta >>= -shift;
-	return (uint64_t)(((unsigned __int128)delta * mul_frac) >> 32);
-}
+#include "tests/unit/pvclock_reference.h"
 
 static void scale_shifts(void **state)
 {

@@ -20,6 +20,8 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/capture.h"
+
 #include "base/extable.h"
 #include "lib/x86.h"
 #include "report/run.h"
@@ -506,6 +508,17 @@ static void printers(void **state)
 	close(saved);
 }
 
+/* What @print writes to stdout, into @out (at most @len bytes, NUL-ended). */
+static void printed_by(void (*print)(const struct run_report *), char *out,
+		       size_t len)
+{
+	struct capture c;
+
+	capture_begin(&c);
+	print(&run);
+	capture_end(&c, out, len);
+}
+
 /*
  * A firmware whose MADT lists no enabled CPU (issue 19): the run still has
  * its boot CPU.  The JSON keeps "cpus" in its range (null) and gives the
@@ -513,9 +526,7 @@ static void printers(void **state)
  */
 static void firmware_lists_no_cpu(void **state)
 {
-	char printed[4096] = "";
-	FILE *out = tmpfile();
-	int saved = dup(STDOUT_FILENO);
+	char printed[4096];
 
 	(void)state;
 	fill_run(1.0);
@@ -527,16 +538,7 @@ static void firmware_lists_no_cpu(void **state)
 	assert_non_null(strstr(document, "\"cpus_online\": 2"));
 	assert_non_null(strstr(document, "\"verdict\": \"pass\""));
 
-	assert_non_null(out);
-	fflush(stdout);
-	dup2(fileno(out), STDOUT_FILENO);
-	report_env_print(&run);
-	fflush(stdout);
-	dup2(saved, STDOUT_FILENO);
-	close(saved);
-	rewind(out);
-	assert_true(fread(printed, 1, sizeof(printed) - 1, out) > 0);
-	fclose(out);
+	printed_by(report_env_print, printed, sizeof(printed));
 	assert_non_null(strstr(printed,
 			       "  cpus (firmware)  0: the ACPI MADT lists no "
 			       "enabled CPU, although the boot CPU runs\n"));
@@ -548,31 +550,6 @@ static void firmware_lists_no_cpu(void **state)
 	run.env.firmware_cpus = -1;
 	write_json(&first);
 	assert_non_null(strstr(document, "\"firmware_cpus\": null"));
-}
-
-/* What @print writes to stdout, into @out (at most @len bytes, NUL-ended). */
-static void capture(void (*print)(const struct run_report *), char *out,
-		    size_t len)
-{
-	char path[] = "/tmp/clockbench-test-report-XXXXXX";
-	int saved = dup(STDOUT_FILENO), fd = mkstemp(path);
-	FILE *in;
-	size_t n;
-
-	assert_true(fd >= 0);
-	close(fd);
-	fflush(stdout);
-	assert_non_null(freopen(path, "w", stdout));
-	print(&run);
-	fflush(stdout);
-	dup2(saved, STDOUT_FILENO);
-	close(saved);
-	in = fopen(path, "r");
-	assert_non_null(in);
-	n = fread(out, 1, len - 1, in);
-	out[n] = '\0';
-	fclose(in);
-	unlink(path);
 }
 
 /* True when @cell is a bare figure: digits, grouping, a point, a sign. */
@@ -596,7 +573,7 @@ static void table_columns_keep_one_unit(void **state)
 		unsigned int rows = 0;
 
 		fill_run(scales[s]);
-		capture(report_measure_print, table, sizeof(table));
+		printed_by(report_measure_print, table, sizeof(table));
 		assert_non_null(strstr(table,
 				       "clock            p50 ns     p99 ns  "
 				       "p50 cyc  p99 cyc   batch ns     "
@@ -632,9 +609,9 @@ static void table_columns_keep_one_unit(void **state)
 	assert_non_null(strstr(table, " 27,000.0 ")); /* batch: 45 ns x 600 */
 	assert_non_null(strstr(table, " 16,667 "));   /* update: 1e7 Hz / 600 */
 	fill_run(1.0);
-	capture(report_measure_print, table, sizeof(table));
+	printed_by(report_measure_print, table, sizeof(table));
 	assert_non_null(strstr(table, " 10,000,000 ")); /* update: 1e7 Hz */
-	capture(report_ticks_print, table, sizeof(table));
+	printed_by(report_ticks_print, table, sizeof(table));
 	assert_non_null(strstr(table, " handler cyc late p50 us   p99 us   "
 				      "max us  notes\n"));
 }
