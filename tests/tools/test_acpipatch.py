@@ -85,7 +85,7 @@ class PatchedTables(unittest.TestCase):
 class CarriedToGrub(unittest.TestCase):
     def test_args_file_loads_the_table(self):
         self.assertEqual(qemu.iso_args_file_text("", None, ["APIC.bin"]),
-                         "set clockbench_args=''\nacpi ($cbargs)/APIC.bin\n")
+                         "set clockbench_args=''\nacpi $cbdisk/APIC.bin\n")
 
     def test_disk_even_without_options(self):
         self.assertTrue(qemu.BootSpec(boot="iso-bios", acpi_patch="madt-no-cpus")
@@ -120,7 +120,7 @@ class CarriedToGrub(unittest.TestCase):
             files = qemu.prepare_boot_files(spec, directory)
             shown = subprocess.run(["mtype", "-i", files.args_disk, "::/clockbench-args.cfg"],
                                    capture_output=True, text=True, check=True).stdout
-            self.assertEqual(shown, "set clockbench_args=''\nacpi ($cbargs)/APIC.bin\n")
+            self.assertEqual(shown, "set clockbench_args=''\nacpi $cbdisk/APIC.bin\n")
             table = subprocess.run(["mtype", "-i", files.args_disk, "::/APIC.bin"],
                                    capture_output=True, check=True).stdout
             self.assertEqual(table, acpipatch.patched_table("madt-no-cpus")[1])

@@ -504,7 +504,7 @@ def iso_args_file_text(cmdline, xen_options=None, acpi_tables=()):
             raise RunnerError(f"{what} cannot contain a line break.")
         text += f"set {name}='{value}'\n"
     for table in acpi_tables:
-        text += f"acpi ($cbargs)/{table}\n"
+        text += f"acpi $cbdisk/{table}\n"
     return text
 
 
