@@ -318,6 +318,12 @@ class Validation(unittest.TestCase):
         document = single_cpu_document()
         document["env"].update(cpus=None, firmware_cpus=0)
         report.validate_document(document, "x")
+        self.assertEqual(report.cpus_text(document["env"]),
+                         "1 CPU online (the firmware listed none)")
+        self.assertRegex(report.summary_lines(document, "x")[1],
+                         r"^\w+, \w+, 1 CPU online \(the firmware listed none\), ")
+        self.assertEqual(report.cpus_text(dict(document["env"], firmware_cpus=None)),
+                         "1 CPU online (the firmware's count unknown)")
         for change, sentence in (
                 ({"cpus": 0}, "env.cpus: 0 is less than the minimum of 1"),
                 ({"firmware_cpus": -1}, "env.firmware_cpus: -1 is less than the minimum of 0"),

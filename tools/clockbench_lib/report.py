@@ -463,12 +463,29 @@ def tick_table(document):
             + [line(row) for row in rows] + notes)
 
 
+def _cpus(count):
+    return f"{count} CPU{'s' * (count != 1)}"
+
+
+def cpus_text(env):
+    """The CPUs of a report's `env` in words: the firmware's count, or what ran when the
+    firmware listed none or could not say (env.cpus null)."""
+    if env["cpus"] is not None:
+        return _cpus(env["cpus"])
+    online = env.get("cpus_online")
+    if not online:
+        return "? CPUs"
+    listed = ("the firmware listed none" if env.get("firmware_cpus") == 0
+              else "the firmware's count unknown")
+    return f"{_cpus(online)} online ({listed})"
+
+
 def summary_lines(document, source):
     """The compact human summary `clockbench parse` prints."""
     env = document["env"]
     checks = document["checks"]
     bracket = document["empty_bracket_cycles"]
-    cpus = "? CPUs" if env["cpus"] is None else f"{env['cpus']} CPU{'s' * (env['cpus'] != 1)}"
+    cpus = cpus_text(env)
     return [
         f"{source}: {document['schema']} report from clockbench {document['version']}: "
         f"{document['verdict'].upper()} ({checks['passed']} passed, {checks['failed']} failed, "
