@@ -1110,14 +1110,23 @@ static void fx_set_entry(struct fixture *fx, unsigned int i, uint64_t paddr)
 }
 
 /* Open the tables through @pm the way platform.c does for this boot path. */
-static int fx_open_through(struct fixture *fx, const struct phys_mapper *pm)
+/* Open the fixture's tables through @pm, checked against the memory map of
+ * @described (NULL: none), as the loader would hand the RSDP. */
+static int fx_open_within(struct fixture *fx, const struct phys_mapper *pm,
+			  const struct boot_info *described)
 {
 	const struct fx_table *rsdp = fx_table(fx, "RSDP");
 
 	if (!rsdp->paddr)
-		return acpi_open(&fx->acpi, pm, rsdp->data, rsdp->len, 0,
-				 "multiboot2 ACPI tag");
-	return acpi_open(&fx->acpi, pm, NULL, 0, rsdp->paddr, "BIOS area");
+		return acpi_open_within(&fx->acpi, pm, described, rsdp->data,
+					rsdp->len, 0, "multiboot2 ACPI tag");
+	return acpi_open_within(&fx->acpi, pm, described, NULL, 0, rsdp->paddr,
+				"BIOS area");
+}
+
+static int fx_open_through(struct fixture *fx, const struct phys_mapper *pm)
+{
+	return fx_open_within(fx, pm, NULL);
 }
 
 static int fx_open(struct fixture *fx)
@@ -1548,7 +1557,6 @@ static void fx_memmap(struct fixture *fx, const char *sig, struct boot_info *bi)
 static void length_into_the_hole_is_skipped(void **state)
 {
 	struct fixture *fx = *state;
-	const struct fx_table *rsdp = fx_table(fx, "RSDP");
 	uint64_t paddr = fx_table(fx, "APIC")->paddr;
 	char text[ACPI_WARNING_LEN + 40];
 	struct phys_mapper pm;
@@ -1566,11 +1574,7 @@ static void length_into_the_hole_is_skipped(void **state)
 		 (unsigned long long)paddr);
 	fx_assert_one_warning(fx, text);
 
-	assert_int_equal(acpi_open_within(&fx->acpi, &pm, &bi,
-					  rsdp->paddr ? NULL : rsdp->data,
-					  rsdp->paddr ? 0 : rsdp->len,
-					  rsdp->paddr, "test"),
-			 0);
+	assert_int_equal(fx_open_within(fx, &pm, &bi), 0);
 	assert_null(acpi_find(&fx->acpi, "APIC", 0, &len));
 	fx_assert_others_readable(fx, "APIC");
 	snprintf(text, sizeof(text),
@@ -1584,11 +1588,7 @@ static void length_into_the_hole_is_skipped(void **state)
 
 	/* A map cut short says nothing: the checksum judges again. */
 	bi.memmap_truncated = true;
-	assert_int_equal(acpi_open_within(&fx->acpi, &pm, &bi,
-					  rsdp->paddr ? NULL : rsdp->data,
-					  rsdp->paddr ? 0 : rsdp->len,
-					  rsdp->paddr, "test"),
-			 0);
+	assert_int_equal(fx_open_within(fx, &pm, &bi), 0);
 	assert_null(acpi_find(&fx->acpi, "APIC", 0, &len));
 	assert_non_null(strstr(fx->acpi.warnings[0], "bad checksum"));
 	free(hole.mem);
@@ -1605,7 +1605,6 @@ static void length_into_the_hole_is_skipped(void **state)
 static void memory_map_keeps_good_tables(void **state)
 {
 	struct fixture *fx = *state;
-	const struct fx_table *rsdp = fx_table(fx, "RSDP");
 	uint64_t start, end, last_end = 0;
 	struct boot_info bi;
 	unsigned int round, i;
@@ -1630,12 +1629,7 @@ static void memory_map_keeps_good_tables(void **state)
 		} else if (round == 3) {
 			bi.nr_memmap = 2;
 		}
-		assert_int_equal(
-			acpi_open_within(&fx->acpi, &fx->pm, &bi,
-					 rsdp->paddr ? NULL : rsdp->data,
-					 rsdp->paddr ? 0 : rsdp->len,
-					 rsdp->paddr, "test"),
-			0);
+		assert_int_equal(fx_open_within(fx, &fx->pm, &bi), 0);
 		fx_assert_others_found(fx, "");
 		assert_non_null(acpi_dsdt(&fx->acpi, &(size_t){ 0 }));
 		assert_int_equal(fx->acpi.nr_warnings, 0);
