@@ -8,12 +8,15 @@ tree's build/guest-options.json (`make tool-tests` writes it); FAIL_BUILD=1 in t
 environment makes it fail.
 """
 
+import json
 import os
 import shutil
 import struct
+import subprocess
 import tempfile
+import unittest
 
-from tests.tools import ROOT
+from tests.tools import FAKE_QEMU, PYTHON, ROOT
 from clockbench_lib.guestopts import OPTIONS_FILE
 from clockbench_lib.osreport import OS_FRAMING
 from clockbench_lib.report import SCHEMA_FILE
@@ -67,3 +70,36 @@ def make_tree(programs=("clockbench",)):
     with open(os.path.join(root, "Makefile"), "w", encoding="utf-8") as makefile:
         makefile.write(MAKEFILE)
     return root
+
+
+class ToolCase(unittest.TestCase):
+    """A scratch tree and a way to run its tools/clockbench."""
+
+    def setUp(self):
+        self.root = make_tree()
+        self.argv = os.path.join(self.root, "argv.json")
+
+    def tearDown(self):
+        shutil.rmtree(self.root)
+
+    def clockbench(self, *args, **settings):
+        """Run the copied tools/clockbench with FAKE_QEMU_* `settings`."""
+        env = dict(os.environ, CLOCKBENCH_QEMU=FAKE_QEMU, PYTHONDONTWRITEBYTECODE="1",
+                   FAKE_QEMU_ARGV=self.argv)
+        env.update({f"FAKE_QEMU_{key}": value for key, value in settings.items()})
+        return subprocess.run([PYTHON, os.path.join(self.root, "tools", "clockbench"), *args],
+                              env=env, cwd=self.root, capture_output=True, text=True,
+                              timeout=60, check=False)
+
+    def write(self, name, text):
+        """Write `text` to the scratch file `name`."""
+        path = os.path.join(self.root, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(text)
+        return path
+
+    def qemu_argv(self):
+        """The argument vector the fake QEMU was started with."""
+        with open(self.argv, encoding="utf-8") as argv:
+            return json.load(argv)

@@ -10,7 +10,6 @@ import json
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import textwrap
 import unittest
@@ -22,40 +21,7 @@ from clockbench_lib import console, qemu, report, testlist, version
 XEN_LOG = os.path.join(FIXTURES, "xen", "boot-hpet.log")
 
 
-class Scratch(unittest.TestCase):
-    """A scratch tree and a way to run its tools/clockbench."""
-
-    def setUp(self):
-        self.root = scratch.make_tree()
-        self.argv = os.path.join(self.root, "argv.json")
-
-    def tearDown(self):
-        shutil.rmtree(self.root)
-
-    def clockbench(self, *args, **settings):
-        """Run the copied tools/clockbench with FAKE_QEMU_* `settings`."""
-        env = dict(os.environ, CLOCKBENCH_QEMU=FAKE_QEMU, PYTHONDONTWRITEBYTECODE="1",
-                   FAKE_QEMU_ARGV=self.argv)
-        env.update({f"FAKE_QEMU_{key}": value for key, value in settings.items()})
-        return subprocess.run([PYTHON, os.path.join(self.root, "tools", "clockbench"), *args],
-                              env=env, cwd=self.root, capture_output=True, text=True,
-                              timeout=60, check=False)
-
-    def write(self, name, text):
-        """Write `text` to the scratch file `name`."""
-        path = os.path.join(self.root, name)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w", encoding="utf-8") as out:
-            out.write(text)
-        return path
-
-    def qemu_argv(self):
-        """The argument vector the fake QEMU was started with."""
-        with open(self.argv, encoding="utf-8") as argv:
-            return json.load(argv)
-
-
-class Version(Scratch):
+class Version(scratch.ToolCase):
     """--version: the version from VERSION, a revision, and the schemas in docs/."""
 
     def test_in_this_checkout(self):
@@ -107,7 +73,7 @@ class Version(Scratch):
         self.assertEqual(result.stdout.strip(), version.project_version(ROOT))
 
 
-class Verbose(Scratch):
+class Verbose(scratch.ToolCase):
     """-v prints the QEMU command, ready to paste, before the boot."""
 
     def announced(self, stderr, heading):
@@ -158,7 +124,7 @@ class Verbose(Scratch):
                          manifest["environments"][0]["runs"][0]["qemu_command"])
 
 
-class Quiet(Scratch):
+class Quiet(scratch.ToolCase):
     """-q: the guest's human lines and the verdict; the log keeps everything."""
 
     def test_run(self):
@@ -206,7 +172,7 @@ class Quiet(Scratch):
             self.assertFalse(console.quiet_shows(line), line)
 
 
-class JsonToStdout(Scratch):
+class JsonToStdout(scratch.ToolCase):
     """`run --json -` writes the document to stdout, and the rest to stderr."""
 
     def test_report(self):
@@ -254,7 +220,7 @@ def parse_tap(text):
     return tests
 
 
-class TapAndJunit(Scratch):
+class TapAndJunit(scratch.ToolCase):
     """`test`'s output read back as CI systems read it."""
 
     CFG = textwrap.dedent("""\

@@ -17,7 +17,7 @@ import tempfile
 import textwrap
 import unittest
 
-from tests.tools import FAKE_QEMU, PYTHON, ROOT, scratch
+from tests.tools import ROOT, scratch
 from clockbench_lib import guestopts, paths, testlist
 from clockbench_lib.outcome import RunnerError
 
@@ -225,22 +225,8 @@ class BrokenTables(unittest.TestCase):
                 self.assertIn("make guest-options", str(caught.exception))
 
 
-class CommandLine(unittest.TestCase):
+class CommandLine(scratch.ToolCase):
     """`run` and `test` check guest options before any boot (a fake QEMU, a scratch tree)."""
-
-    def setUp(self):
-        self.root = scratch.make_tree()
-        self.argv = os.path.join(self.root, "argv.json")
-
-    def tearDown(self):
-        shutil.rmtree(self.root)
-
-    def clockbench(self, *args):
-        env = dict(os.environ, CLOCKBENCH_QEMU=FAKE_QEMU, PYTHONDONTWRITEBYTECODE="1",
-                   FAKE_QEMU_ARGV=self.argv)
-        return subprocess.run([PYTHON, os.path.join(self.root, "tools", "clockbench"), *args],
-                              env=env, cwd=self.root, capture_output=True, text=True,
-                              timeout=60, check=False)
 
     def test_run_refuses_before_booting(self):
         for args, sentence in (
