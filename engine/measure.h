@@ -30,8 +30,9 @@ struct clock_result {
 	unsigned int samples;
 	struct stats_summary read_cycles; /* empty bracket subtracted */
 	struct stats_summary read_ns;
-	/* The batch figure: the median of MEASURE_BATCHES timed loops of
-	 * reads, and the fastest and slowest of them. */
+	/* The batch figure (lib/batch.h): the median of BATCH_RUNS batches,
+	 * each its fastest loop of reads less its fastest loop without, and
+	 * the fastest and slowest batch. */
 	double batch_ns_per_read;
 	double batch_ns_min, batch_ns_max;
 	unsigned int batches;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The batch figure (see lib/batch.h). */
 #include "lib/batch.h"
-#include "lib/stats.h"
+void (*batch_trace)(int loaded, uint64_t counts);
 
 #define BATCH_UNROLL	     8
 #define MAX_BATCH_ITERATIONS (1u << 24) /* 134 M reads: a bound, not a goal */
@@ -41,32 +41,94 @@ static double batch_ns(uint64_t loaded, uint64_t empty, uint64_t iterations,
 		       : 0;
 }
 
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/*
+ * One batch: loops with reads and without, in turn (which goes first
+ * alternates, so neither kind always follows the other), until they have
+ * lasted @budget_counts, at least BATCH_MIN_LOOPS and at most
+ * BATCH_MAX_LOOPS of each; the fastest of each kind.  Returns the loops of
+ * each kind in *@loops.
+ */
+static double time_batch(uint64_t (*read)(void), uint64_t (*stopwatch)(void),
+			 double stopwatch_hz, uint64_t iterations,
+			 uint64_t budget_counts, unsigned int *loops)
+{
+	uint64_t loaded = UINT64_MAX, empty = UINT64_MAX, spent = 0;
+	unsigned int i;
+
+	for (i = 0; i < BATCH_MAX_LOOPS &&
+		    (i < BATCH_MIN_LOOPS || spent < budget_counts);
+	     i++) {
+		uint64_t with, without;
+
+		if (i % 2) {
+			without =
+				time_loop(read_nothing, stopwatch, iterations);
+			with = time_loop(read, stopwatch, iterations);
+		} else {
+			with = time_loop(read, stopwatch, iterations);
+			without =
+				time_loop(read_nothing, stopwatch, iterations);
+		}
+		loaded = min_u64(loaded, with);
+		empty = min_u64(empty, without);
+		spent += with + without;
+	}
+	*loops = i;
+	return batch_ns(loaded, empty, iterations, stopwatch_hz);
+}
+
+/* The median of BATCH_RUNS figures, sorting them in place. */
+static double median_of_runs(double *ns)
+{
+	unsigned int i, j;
+
+	for (i = 1; i < BATCH_RUNS; i++)
+		for (j = i; j > 0 && ns[j - 1] > ns[j]; j--) {
+			double t = ns[j];
+
+			ns[j] = ns[j - 1];
+			ns[j - 1] = t;
+		}
+	return ns[BATCH_RUNS / 2];
+}
+
 void batch_measure(uint64_t (*read)(void), uint64_t (*stopwatch)(void),
 		   double stopwatch_hz, uint64_t budget_counts,
 		   struct batch_figure *out)
 {
-	uint64_t iterations = 1, target = budget_counts / BATCH_RUNS;
-	uint64_t loaded[BATCH_RUNS], empty[BATCH_RUNS];
-	struct stats_summary runs, empties;
-	unsigned int i;
+	uint64_t iterations = 1, loop_counts;
+	double ns[BATCH_RUNS];
+	unsigned int i, loops;
 
-	for (;;) {
-		loaded[0] = time_loop(read, stopwatch, iterations);
-		if (loaded[0] >= target / 2 ||
-		    iterations >= MAX_BATCH_ITERATIONS)
-			break;
+	/* A loop of BATCH_LOOP_NS, or shorter where the budget would not
+	 * hold BATCH_MIN_LOOPS of each kind per batch. */
+	loop_counts = (uint64_t)(stopwatch_hz * (BATCH_LOOP_NS / 1e9));
+	if (loop_counts > budget_counts / (BATCH_RUNS * 2 * BATCH_MIN_LOOPS))
+		loop_counts =
+			budget_counts / (BATCH_RUNS * 2 * BATCH_MIN_LOOPS);
+	/* The faster of two loops, so that one the host held up does not
+	 * end the doubling early, leaving loops too short to time. */
+	while (min_u64(time_loop(read, stopwatch, iterations),
+		       time_loop(read, stopwatch, iterations)) <
+		       loop_counts / 2 &&
+	       iterations < MAX_BATCH_ITERATIONS)
 		iterations *= 2;
-	}
+
+	out->loops = BATCH_MAX_LOOPS;
 	for (i = 0; i < BATCH_RUNS; i++) {
-		loaded[i] = time_loop(read, stopwatch, iterations);
-		empty[i] = time_loop(read_nothing, stopwatch, iterations);
+		ns[i] = time_batch(read, stopwatch, stopwatch_hz, iterations,
+				   budget_counts / BATCH_RUNS, &loops);
+		if (loops < out->loops)
+			out->loops = loops;
 	}
-	stats_summarize(loaded, BATCH_RUNS, &runs);
-	stats_summarize(empty, BATCH_RUNS, &empties);
 	out->runs = BATCH_RUNS;
 	out->iterations = iterations;
-	out->ns_per_read =
-		batch_ns(runs.p50, empties.p50, iterations, stopwatch_hz);
-	out->ns_min = batch_ns(runs.min, empties.p50, iterations, stopwatch_hz);
-	out->ns_max = batch_ns(runs.max, empties.p50, iterations, stopwatch_hz);
+	out->ns_per_read = median_of_runs(ns);
+	out->ns_min = ns[0];
+	out->ns_max = ns[BATCH_RUNS - 1];
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Unit tests: the batch figure (lib/batch.c), against a stopwatch that is a
- * counter the fake reads advance: a read costs exactly what it adds, and an
- * empty loop costs nothing.
+ * counter the fake reads advance: a read costs exactly what it adds, an
+ * empty loop costs nothing, and a host hiccup is a jump of the counter.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,25 +14,36 @@
 #include "lib/batch.h"
 
 static uint64_t now;
-static uint64_t loops;	   /* timed loops seen, by stopwatch reads */
-static uint64_t slow_loop; /* the loop (counted from 1) whose reads cost 3x */
+static uint64_t stopwatch_reads;
+/* Every stall_every-th stopwatch read (0: none) first jumps by stall. */
+static uint64_t stall_every, stall;
+/* Reads cost 10 counts, or 30 once the counter has passed slow_from. */
+static uint64_t slow_from;
+
+static void reset(void)
+{
+	now = stopwatch_reads = stall_every = stall = 0;
+	slow_from = UINT64_MAX;
+}
 
 static uint64_t fake_stopwatch(void)
 {
-	loops++;
+	stopwatch_reads++;
+	if (stall_every && stopwatch_reads % stall_every == 0)
+		now += stall;
 	return now;
+}
+
+/* Costs the stopwatch's own reading too: the empty loops must cancel it. */
+static uint64_t costly_stopwatch(void)
+{
+	now += 7;
+	return fake_stopwatch();
 }
 
 static uint64_t read_10(void)
 {
-	now += 10;
-	return now;
-}
-
-/* Costs 10 counts, but 30 in the timed loop number slow_loop. */
-static uint64_t read_with_a_hiccup(void)
-{
-	now += (loops + 1) / 2 == slow_loop ? 30 : 10;
+	now += now >= slow_from ? 30 : 10;
 	return now;
 }
 
@@ -41,32 +52,89 @@ static void a_steady_read(void **state)
 	struct batch_figure b;
 
 	(void)state;
-	now = loops = 0;
-	/* 1 GHz: a count is a ns. */
-	batch_measure(read_10, fake_stopwatch, 1e9, 1000000, &b);
+	reset();
+	/* 1 GHz: a count is a ns, a loop BATCH_LOOP_NS = 100000 counts. */
+	batch_measure(read_10, fake_stopwatch, 1e9, 10000000, &b);
 	assert_int_equal(b.runs, BATCH_RUNS);
-	/* Doubled until a loop of 8 reads of 10 lasts half of 200000. */
-	assert_int_equal(b.iterations, 2048);
+	/* Doubled until a loop of 8 reads of 10 lasts half of 100000. */
+	assert_int_equal(b.iterations, 1024);
+	/* A batch's 2000000 counts hold 24 loops of 81920 with reads (the
+	 * empty ones cost nothing here), then one more to reach them. */
+	assert_int_equal(b.loops, 25);
 	assert_true(b.ns_per_read == 10.0);
 	assert_true(b.ns_min == 10.0 && b.ns_max == 10.0);
-	batch_measure(read_10, fake_stopwatch, 2e9, 1000000, &b);
+	reset();
+	batch_measure(read_10, fake_stopwatch, 2e9, 10000000, &b);
 	assert_true(b.ns_per_read == 5.0);
 }
 
-/* One slow run moves the spread, not the median figure. */
-static void a_hiccup_moves_the_spread(void **state)
+/* The stopwatch's own cost is in every loop; the empty loops take it out. */
+static void the_empty_loops_are_subtracted(void **state)
 {
 	struct batch_figure b;
 
 	(void)state;
-	now = loops = 0;
-	/* Loops 1..12 size it (12 doublings to 2048), loop 13 is the first
-	 * timed run, 14 its empty loop, 15 the second run. */
-	slow_loop = 15;
-	batch_measure(read_with_a_hiccup, fake_stopwatch, 1e9, 1000000, &b);
+	reset();
+	batch_measure(read_10, costly_stopwatch, 1e9, 10000000, &b);
+	assert_true(b.ns_per_read == 10.0);
+	assert_true(b.ns_min == 10.0 && b.ns_max == 10.0);
+}
+
+/* A host that stalls now and then, in loops with reads and without alike,
+ * leaves every batch a clean loop of each kind: no figure moves. */
+static void hiccups_move_nothing(void **state)
+{
+	struct batch_figure b;
+
+	(void)state;
+	reset();
+	stall_every = 7;
+	stall = 500000;
+	batch_measure(read_10, fake_stopwatch, 1e9, 10000000, &b);
+	assert_int_equal(b.iterations, 1024);
+	assert_true(b.ns_per_read == 10.0);
+	assert_true(b.ns_min == 10.0 && b.ns_max == 10.0);
+	/* Stalls eat the budget, not the minimum of loops. */
+	assert_true(b.loops >= BATCH_MIN_LOOPS && b.loops < 25);
+}
+
+/* Reads that turn slow for the last batches move the spread, not the
+ * median figure. */
+static void a_slower_last_batch_moves_the_spread(void **state)
+{
+	struct batch_figure b;
+
+	(void)state;
+	reset();
+	/* Sizing takes 2 x 80 x (1 + 2 + ... + 1024) = 327520 counts and
+	 * each batch 25 x 81920 = 2048000: the fifth starts at 8519520, the
+	 * fourth has had its clean loops by 8500000. */
+	slow_from = 8500000;
+	batch_measure(read_10, fake_stopwatch, 1e9, 10000000, &b);
 	assert_true(b.ns_per_read == 10.0);
 	assert_true(b.ns_min == 10.0);
 	assert_true(b.ns_max == 30.0);
+}
+
+/* A budget too small for BATCH_MIN_LOOPS loops of BATCH_LOOP_NS shortens
+ * the loops, and still takes that minimum. */
+static void a_small_budget_keeps_the_minimum(void **state)
+{
+	struct batch_figure b;
+
+	(void)state;
+	reset();
+	/* 30000 / 30 = 1000 counts a loop: doubled to 8 x 8 reads (640). */
+	batch_measure(read_10, fake_stopwatch, 1e9, 30000, &b);
+	assert_int_equal(b.iterations, 8);
+	assert_true(b.ns_per_read == 10.0);
+	reset();
+	/* 1000 / 30 = 33 counts a loop: one iteration (80) is already more,
+	 * and 3 of them more than a batch's 200. */
+	batch_measure(read_10, fake_stopwatch, 1e9, 1000, &b);
+	assert_int_equal(b.iterations, 1);
+	assert_int_equal(b.loops, BATCH_MIN_LOOPS);
+	assert_true(b.ns_per_read == 10.0);
 }
 
 static void no_rate_no_figure(void **state)
@@ -74,7 +142,7 @@ static void no_rate_no_figure(void **state)
 	struct batch_figure b;
 
 	(void)state;
-	now = loops = 0;
+	reset();
 	batch_measure(read_10, fake_stopwatch, 0, 1000, &b);
 	assert_true(b.ns_per_read == 0.0);
 }
@@ -83,7 +151,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_steady_read),
-		cmocka_unit_test(a_hiccup_moves_the_spread),
+		cmocka_unit_test(the_empty_loops_are_subtracted),
+		cmocka_unit_test(hiccups_move_nothing),
+		cmocka_unit_test(a_slower_last_batch_moves_the_spread),
+		cmocka_unit_test(a_small_budget_keeps_the_minimum),
 		cmocka_unit_test(no_rate_no_figure),
 	};
 
