@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* The batch figure (see lib/batch.h). */
+#include <stdbool.h>
+
 #include "lib/batch.h"
-void (*batch_trace)(int loaded, uint64_t counts);
 
 #define BATCH_UNROLL	     8
 #define MAX_BATCH_ITERATIONS (1u << 24) /* 134 M reads: a bound, not a goal */
@@ -47,39 +48,26 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
 }
 
 /*
- * One batch: loops with reads and without, in turn (which goes first
- * alternates, so neither kind always follows the other), until they have
- * lasted @budget_counts, at least BATCH_MIN_LOOPS and at most
- * BATCH_MAX_LOOPS of each; the fastest of each kind.  Returns the loops of
- * each kind in *@loops.
+ * One pair for a batch: a loop with reads and one without, in the order
+ * @empty_first says, each kept if it is the batch's fastest of its kind.
+ * Returns the pair's counts.
  */
-static double time_batch(uint64_t (*read)(void), uint64_t (*stopwatch)(void),
-			 double stopwatch_hz, uint64_t iterations,
-			 uint64_t budget_counts, unsigned int *loops)
+static uint64_t time_pair(uint64_t (*read)(void), uint64_t (*stopwatch)(void),
+			  uint64_t iterations, bool empty_first,
+			  uint64_t *loaded, uint64_t *empty)
 {
-	uint64_t loaded = UINT64_MAX, empty = UINT64_MAX, spent = 0;
-	unsigned int i;
+	uint64_t with, without;
 
-	for (i = 0; i < BATCH_MAX_LOOPS &&
-		    (i < BATCH_MIN_LOOPS || spent < budget_counts);
-	     i++) {
-		uint64_t with, without;
-
-		if (i % 2) {
-			without =
-				time_loop(read_nothing, stopwatch, iterations);
-			with = time_loop(read, stopwatch, iterations);
-		} else {
-			with = time_loop(read, stopwatch, iterations);
-			without =
-				time_loop(read_nothing, stopwatch, iterations);
-		}
-		loaded = min_u64(loaded, with);
-		empty = min_u64(empty, without);
-		spent += with + without;
+	if (empty_first) {
+		without = time_loop(read_nothing, stopwatch, iterations);
+		with = time_loop(read, stopwatch, iterations);
+	} else {
+		with = time_loop(read, stopwatch, iterations);
+		without = time_loop(read_nothing, stopwatch, iterations);
 	}
-	*loops = i;
-	return batch_ns(loaded, empty, iterations, stopwatch_hz);
+	*loaded = min_u64(*loaded, with);
+	*empty = min_u64(*empty, without);
+	return with + without;
 }
 
 /* The median of BATCH_RUNS figures, sorting them in place. */
@@ -101,9 +89,10 @@ void batch_measure(uint64_t (*read)(void), uint64_t (*stopwatch)(void),
 		   double stopwatch_hz, uint64_t budget_counts,
 		   struct batch_figure *out)
 {
-	uint64_t iterations = 1, loop_counts;
+	uint64_t iterations = 1, loop_counts, spent = 0;
+	uint64_t loaded[BATCH_RUNS], empty[BATCH_RUNS];
 	double ns[BATCH_RUNS];
-	unsigned int i, loops;
+	unsigned int i, round;
 
 	/* A loop of BATCH_LOOP_NS, or shorter where the budget would not
 	 * hold BATCH_MIN_LOOPS of each kind per batch. */
@@ -119,14 +108,20 @@ void batch_measure(uint64_t (*read)(void), uint64_t (*stopwatch)(void),
 	       iterations < MAX_BATCH_ITERATIONS)
 		iterations *= 2;
 
-	out->loops = BATCH_MAX_LOOPS;
-	for (i = 0; i < BATCH_RUNS; i++) {
-		ns[i] = time_batch(read, stopwatch, stopwatch_hz, iterations,
-				   budget_counts / BATCH_RUNS, &loops);
-		if (loops < out->loops)
-			out->loops = loops;
-	}
+	/* Rounds of one pair per batch, which goes first alternating. */
+	for (i = 0; i < BATCH_RUNS; i++)
+		loaded[i] = empty[i] = UINT64_MAX;
+	for (round = 0; round < BATCH_MAX_LOOPS &&
+			(round < BATCH_MIN_LOOPS || spent < budget_counts);
+	     round++)
+		for (i = 0; i < BATCH_RUNS; i++)
+			spent += time_pair(read, stopwatch, iterations,
+					   (round + i) % 2, &loaded[i],
+					   &empty[i]);
+	for (i = 0; i < BATCH_RUNS; i++)
+		ns[i] = batch_ns(loaded[i], empty[i], iterations, stopwatch_hz);
 	out->runs = BATCH_RUNS;
+	out->loops = round;
 	out->iterations = iterations;
 	out->ns_per_read = median_of_runs(ns);
 	out->ns_min = ns[0];

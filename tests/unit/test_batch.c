@@ -5,6 +5,7 @@
  * empty loop costs nothing, and a host hiccup is a jump of the counter.
  */
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -17,13 +18,16 @@ static uint64_t now;
 static uint64_t stopwatch_reads;
 /* Every stall_every-th stopwatch read (0: none) first jumps by stall. */
 static uint64_t stall_every, stall;
-/* Reads cost 10 counts, or 30 once the counter has passed slow_from. */
-static uint64_t slow_from;
+/* Reads cost 10 counts, or 30 in the loops of batch slow_batch (-1: none). */
+static int slow_batch;
+/* The stopwatch reads of sizing: 11 sizes (1 to 1024 iterations), two loops
+ * each, two reads a loop. */
+#define SIZING_READS 44
 
 static void reset(void)
 {
 	now = stopwatch_reads = stall_every = stall = 0;
-	slow_from = UINT64_MAX;
+	slow_batch = -1;
 }
 
 static uint64_t fake_stopwatch(void)
@@ -41,9 +45,15 @@ static uint64_t costly_stopwatch(void)
 	return fake_stopwatch();
 }
 
+/* After sizing, each round is a pair of loops (4 stopwatch reads) for each
+ * batch in turn: during batch b's pair, (reads - 45) / 4 % BATCH_RUNS is b. */
 static uint64_t read_10(void)
 {
-	now += now >= slow_from ? 30 : 10;
+	bool slow = slow_batch >= 0 && stopwatch_reads > SIZING_READS &&
+		    (stopwatch_reads - SIZING_READS - 1) / 4 % BATCH_RUNS ==
+			    (uint64_t)slow_batch;
+
+	now += slow ? 30 : 10;
 	return now;
 }
 
@@ -58,14 +68,18 @@ static void a_steady_read(void **state)
 	assert_int_equal(b.runs, BATCH_RUNS);
 	/* Doubled until a loop of 8 reads of 10 lasts half of 100000. */
 	assert_int_equal(b.iterations, 1024);
-	/* A batch's 2000000 counts hold 24 loops of 81920 with reads (the
-	 * empty ones cost nothing here), then one more to reach them. */
+	/* The budget holds 24 rounds of 5 loops of 81920 with reads (the
+	 * empty ones cost nothing here), and one more to reach it. */
 	assert_int_equal(b.loops, 25);
 	assert_true(b.ns_per_read == 10.0);
 	assert_true(b.ns_min == 10.0 && b.ns_max == 10.0);
 	reset();
 	batch_measure(read_10, fake_stopwatch, 2e9, 10000000, &b);
 	assert_true(b.ns_per_read == 5.0);
+	/* However large the budget, no more rounds than BATCH_MAX_LOOPS. */
+	reset();
+	batch_measure(read_10, fake_stopwatch, 1e9, 1000000000, &b);
+	assert_int_equal(b.loops, BATCH_MAX_LOOPS);
 }
 
 /* The stopwatch's own cost is in every loop; the empty loops take it out. */
@@ -98,18 +112,15 @@ static void hiccups_move_nothing(void **state)
 	assert_true(b.loops >= BATCH_MIN_LOOPS && b.loops < 25);
 }
 
-/* Reads that turn slow for the last batches move the spread, not the
- * median figure. */
-static void a_slower_last_batch_moves_the_spread(void **state)
+/* Reads slow in every loop of one batch move the spread, not the median
+ * figure. */
+static void a_slow_batch_moves_the_spread(void **state)
 {
 	struct batch_figure b;
 
 	(void)state;
 	reset();
-	/* Sizing takes 2 x 80 x (1 + 2 + ... + 1024) = 327520 counts and
-	 * each batch 25 x 81920 = 2048000: the fifth starts at 8519520, the
-	 * fourth has had its clean loops by 8500000. */
-	slow_from = 8500000;
+	slow_batch = 3;
 	batch_measure(read_10, fake_stopwatch, 1e9, 10000000, &b);
 	assert_true(b.ns_per_read == 10.0);
 	assert_true(b.ns_min == 10.0);
@@ -124,13 +135,13 @@ static void a_small_budget_keeps_the_minimum(void **state)
 
 	(void)state;
 	reset();
-	/* 30000 / 30 = 1000 counts a loop: doubled to 8 x 8 reads (640). */
+	/* 30000 / 80 = 375 counts a loop: doubled to 4 x 8 reads (320). */
 	batch_measure(read_10, fake_stopwatch, 1e9, 30000, &b);
-	assert_int_equal(b.iterations, 8);
+	assert_int_equal(b.iterations, 4);
 	assert_true(b.ns_per_read == 10.0);
 	reset();
-	/* 1000 / 30 = 33 counts a loop: one iteration (80) is already more,
-	 * and 3 of them more than a batch's 200. */
+	/* 1000 / 80 = 12 counts a loop: one iteration (80) is already more,
+	 * and 8 of them more than a batch's 200. */
 	batch_measure(read_10, fake_stopwatch, 1e9, 1000, &b);
 	assert_int_equal(b.iterations, 1);
 	assert_int_equal(b.loops, BATCH_MIN_LOOPS);
@@ -153,7 +164,7 @@ int main(void)
 		cmocka_unit_test(a_steady_read),
 		cmocka_unit_test(the_empty_loops_are_subtracted),
 		cmocka_unit_test(hiccups_move_nothing),
-		cmocka_unit_test(a_slower_last_batch_moves_the_spread),
+		cmocka_unit_test(a_slow_batch_moves_the_spread),
 		cmocka_unit_test(a_small_budget_keeps_the_minimum),
 		cmocka_unit_test(no_rate_no_figure),
 	};
