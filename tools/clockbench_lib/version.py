@@ -14,7 +14,7 @@ import os
 import re
 import subprocess
 
-from . import guestopts, matrix, osreport, paths, report
+from . import guestopts, osreport, paths, report
 from .boot import RUN_SUMMARY_SCHEMA
 
 VERSION_FILE = "VERSION"    # relative to the repository root
@@ -85,6 +85,8 @@ def schema_version(schema_file, fallback, root=None):
 
 def version_text(root=None):
     """What `--version` prints: the version and revision, then one line per schema."""
+    # Here, not at the top: most commands never print this (cli.LAZY_COMMANDS).
+    from . import matrix  # pylint: disable=import-outside-toplevel
     root = root or paths.ROOT
     schemas = (
         (schema_version(report.SCHEMA_FILE, report.SCHEMA, root),
