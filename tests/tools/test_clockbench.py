@@ -345,7 +345,8 @@ class QemuCommands(unittest.TestCase):
         spec = qemu.BootSpec(boot="multiboot1", cmdline="verbose=1 x=2")
         self.assertEqual(qemu.build_qemu_command(spec, "qemu", "b/mb1.elf"), [
             "qemu", *COMMON, "-machine", "pc", "-accel", "tcg", "-cpu", "max", "-m", "64",
-            "-smp", "1", "-kernel", "b/mb1.elf", "-append", "verbose=1 x=2"])
+            "-smp", "1", "-bios", qemu.QBOOT_ROM, "-kernel", "b/mb1.elf", "-append",
+            "verbose=1 x=2"])
 
     def test_pvh_kvm(self):
         spec = qemu.BootSpec(boot="pvh", machine="q35", accel="kvm", smp=4, memory_mib=256)
@@ -367,17 +368,20 @@ class QemuCommands(unittest.TestCase):
             qemu.validate_spec(qemu.BootSpec(boot="xen", console="virtio"))
 
     def test_firmware(self):
-        """qboot starts a -kernel boot under KVM unless SeaBIOS is asked for; TCG and the
+        """qboot starts a -kernel boot under KVM and TCG unless SeaBIOS is asked for; the
         ISO boots keep QEMU's default; qboot cannot start an ISO."""
         def bios(**kwargs):
             command = qemu.build_qemu_command(qemu.BootSpec(**kwargs), "qemu", "b/x")
             return command[command.index("-bios") + 1] if "-bios" in command else None
         self.assertEqual(bios(accel="kvm"), qemu.QBOOT_ROM)
         self.assertIsNone(bios(accel="kvm", firmware="seabios"))
-        self.assertIsNone(bios(accel="tcg"))
-        self.assertEqual(bios(accel="tcg", firmware="qboot"), qemu.QBOOT_ROM)
+        self.assertEqual(bios(accel="tcg"), qemu.QBOOT_ROM)
+        self.assertEqual(bios(accel="tcg", boot="pvh"), qemu.QBOOT_ROM)
+        self.assertIsNone(bios(accel="tcg", firmware="seabios"))
         self.assertIsNone(bios(accel="kvm", boot="iso-bios"))
+        self.assertIsNone(bios(accel="tcg", boot="iso-bios"))
         self.assertIn("qboot", qemu.BootSpec(accel="kvm").describe())
+        self.assertIn("qboot", qemu.BootSpec(accel="tcg").describe())
         with self.assertRaisesRegex(outcome.RunnerError, "qboot starts only the -kernel boots"):
             qemu.validate_spec(qemu.BootSpec(boot="iso-bios", firmware="qboot"))
         with self.assertRaisesRegex(outcome.RunnerError, "firmware 'ovmf' is not one of"):
@@ -671,7 +675,7 @@ class CommandLine(unittest.TestCase):
                                    (0, 2, "ERROR")):
             result = self.clockbench("run", "--accel", "tcg", FAKE_QEMU_STATUS=str(status))
             self.assertEqual(result.returncode, code, result.stderr)
-            self.assertRegex(result.stdout, rf"clockbench run: {word} \(tcg pc multiboot1 -cpu max, "
+            self.assertRegex(result.stdout, rf"clockbench run: {word} \(tcg pc multiboot1 -cpu max qboot, "
                                             r"[0-9.]+ s\)\n$")
         self.assertNotIn("Traceback", result.stderr)
 

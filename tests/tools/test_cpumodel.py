@@ -288,7 +288,7 @@ class RunCommand(unittest.TestCase):
         self.assertIn("clockbench run: no CPU model starts under KVM here (-cpu host: QEMU "
                       "said \"qemu-system-x86_64: error: failed to set MSR 0x1d9 to 0x0\"); "
                       "using TCG", err)
-        self.assertIn("clockbench run: PASS (tcg pc multiboot1 -cpu max, ", out)
+        self.assertIn("clockbench run: PASS (tcg pc multiboot1 -cpu max qboot, ", out)
 
     def test_a_refused_model_of_the_users_is_quoted(self):
         status, _, err = self.run_cli("--accel", "kvm", "--cpu", "host", **REFUSES_HOST)

@@ -100,7 +100,7 @@ class InstallTest(unittest.TestCase):
         result = self.tool("run", "--accel", "tcg", "--", "verbose=1",
                            CLOCKBENCH_QEMU=FAKE_QEMU, FAKE_QEMU_REPORT=GOOD_LOG)
         self.assertEqual(result.returncode, 0, result.stderr)
-        self.assertRegex(result.stdout, r"clockbench run: PASS \(tcg pc multiboot1 -cpu max, ")
+        self.assertRegex(result.stdout, r"clockbench run: PASS \(tcg pc multiboot1 -cpu max qboot, ")
         self.assertIn('command line     "verbose=1"', result.stdout)
         log = os.path.join(self.home, ".cache", "clockbench", "build", "run", "last.log")
         self.assertTrue(os.path.isfile(log), tree(self.home))

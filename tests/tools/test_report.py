@@ -1092,6 +1092,7 @@ class TestsCfgReportKey(unittest.TestCase):
             "report-kvm": ("kvm", "pc", ["valid", "kvm_facts", "timing_facts"]),
             "console-uart": ("tcg", "pc", ["valid", "timing_facts"]),
             "console-uart-kvm": ("kvm", "pc", ["valid", "timing_facts"]),
+            "seabios-tcg": ("tcg", "pc", ["valid", "timing_facts"]),
             "seabios-kvm": ("kvm", "pc", ["valid", "timing_facts"]),
             "ports-trap": ("tcg", "pc", ["valid", "port_trap_facts"]),
             "ports-trap-kvm": ("kvm", "pc", ["valid", "port_trap_facts"]),
@@ -1227,7 +1228,7 @@ class WithFakeQemu(unittest.TestCase):
                 expected = f"build/run/last.log: {sentence}"
                 self.assertIn(f"clockbench run: {expected}\n", result.stderr)
                 self.assertNotIn("Traceback", result.stderr)
-                self.assertRegex(result.stdout, r"clockbench run: ERROR \(tcg pc multiboot1 -cpu max, ")
+                self.assertRegex(result.stdout, r"clockbench run: ERROR \(tcg pc multiboot1 -cpu max qboot, ")
                 summary = self.written("r.json")
                 self.assertEqual((summary["schema"], summary["verdict"], summary["reason"]),
                                  ("clockbench-run/0", "error", expected))
@@ -1256,7 +1257,7 @@ class WithFakeQemu(unittest.TestCase):
         result = self.tool("bench", "--no-build", "--env", "tcg", log="good.log")
         self.assertEqual(result.returncode, 0, result.stderr)
         lines = result.stdout.splitlines()
-        self.assertRegex(lines[0], r"^== tcg \(tcg pc multiboot1 -cpu max, --smp 1\): PASS; "
+        self.assertRegex(lines[0], r"^== tcg \(tcg pc multiboot1 -cpu max qboot, --smp 1\): PASS; "
                                    r"host: QEMU start to first line [0-9.]+ s, to verdict "
                                    r"[0-9.]+ s$")
         self.assertEqual(lines[2].split()[:6], ["clock", "p50", "ns", "p99", "ns", "batch"])
