@@ -6,7 +6,11 @@ tests.cfg report= checks, and tools/bench (with a fake QEMU).
 Run: /usr/bin/python3 -m unittest discover -s tests/tools -t .
 """
 
+import contextlib
 import copy
+import importlib.machinery
+import importlib.util
+import io
 import json
 import os
 import shutil
@@ -1270,6 +1274,53 @@ class WithFakeQemu(unittest.TestCase):
         self.assertEqual(result.returncode, 2)
         self.assertIn("   no table: build/bench/tcg.log: there is no JSON report",
                       result.stdout)
+
+
+def load_bench():
+    """tools/bench as a module (it has no .py suffix)."""
+    loader = importlib.machinery.SourceFileLoader("bench", os.path.join(ROOT, "tools", "bench"))
+    spec = importlib.util.spec_from_loader("bench", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+class BenchGoals(unittest.TestCase):
+    """bench's goal lines: the TCG goals from a run's report, and the KVM goals named as
+    not measured, with the reason, where KVM was skipped."""
+
+    def goals(self, results, skipped=None):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            met = load_bench().print_goals(results, None, skipped)
+        return met, out.getvalue().splitlines()
+
+    def tcg(self, batch_min_ns, batch_max_ns):
+        return {"verdict_s": 4.0, "document": {
+            "timing": {"timed": True, "phases_ms": {"print": 100.0}},
+            "clocks": [{"name": "hpet", "measured": True, "batch_ns_per_read": 100.0,
+                        "batch_ns_min": batch_min_ns, "batch_ns_max": batch_max_ns},
+                       {"name": "kvm_clock", "measured": False}]}}
+
+    def test_tcg_goals_and_kvm_skipped(self):
+        met, lines = self.goals({"tcg": self.tcg(98.0, 104.0)},
+                                {"kvm": "/dev/kvm: No such file or directory"})
+        self.assertTrue(met)
+        kvm = [line for line in lines if line.startswith("  kvm ")]
+        self.assertEqual(len(kvm), 3)
+        for line in kvm:
+            self.assertTrue(line.endswith("not measured: /dev/kvm: No such file or directory"),
+                            line)
+        self.assertRegex(lines[-2], r"^  tcg +printing / run .* 0\.025 +goal <= 0\.100 +met$")
+        self.assertRegex(lines[-1],
+                         r"^  tcg +batch \(max - min\) / median, worst clock +0\.060 +"
+                         r"goal <= 0\.100 +met +hpet$")
+
+    def test_a_wide_batch_spread_is_not_met(self):
+        met, lines = self.goals({"tcg": self.tcg(90.0, 130.0)})
+        self.assertFalse(met)
+        self.assertRegex(lines[-1], r" 0\.400 +goal <= 0\.100 +NOT met +hpet$")
+        self.assertFalse([line for line in lines if line.startswith("  kvm ")])
 
 
 if __name__ == "__main__":
