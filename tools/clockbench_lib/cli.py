@@ -159,8 +159,7 @@ def check_guest_options(command, spec):
 
 def prepare_run(args, spec):
     """Check dependencies and build (unless --no-build) the image `spec` needs, then the
-    guest options (and the table they are checked against)."""
-    qemu.validate_spec(spec)
+    guest options (and the table they are checked against).  `spec` is validated."""
     build = not args.no_build
     checked = checks_guest_options(spec, args.unchecked_options)
     qemu.check_dependencies(qemu.required_programs(spec, qemu.qemu_program(), build))
@@ -271,8 +270,6 @@ def cmd_run(args):
         skip = linux_kvm_skip(args, chosen.cpu)
         if skip and args.accel != "kvm":  # KVM was only the default: take TCG
             chosen, skip = AccelChoice("tcg", args.cpu, f"{skip}; using TCG"), None
-    if chosen.note:
-        say("run", chosen.note)
     spec = qemu.BootSpec(boot=args.boot, machine=args.machine or qemu.default_machine(args.boot),
                          accel=chosen.accel,
                          smp=args.smp,
@@ -284,6 +281,9 @@ def cmd_run(args):
                          console=args.console,
                          timeout_s=args.timeout or qemu.default_timeout_s(chosen.accel,
                                                                           args.boot))
+    qemu.validate_spec(spec)  # a bad option is the one sentence, before any note
+    if chosen.note:
+        say("run", chosen.note)
     timeout_s = spec.timeout_s
     log_shown = args.log or (paths.work_path(RUN_DIR, "last.log") if paths.installed()
                              else os.path.join(RUN_DIR, "last.log"))
