@@ -898,6 +898,11 @@ def add_compare_parser(subparsers):
                              "chosen)")
     parser.add_argument("--plot", metavar="DIR",
                         help="also write PNG and SVG plots (matplotlib) into DIR")
+    parser.add_argument("--html", metavar="FILE",
+                        help="also write one self-contained HTML report to FILE: the inputs, "
+                             "a line per finding, every table and the plots inline (no "
+                             "script, nothing fetched); plots go to a scratch folder unless "
+                             "--plot DIR is given")
     parser.add_argument("results", nargs="+", metavar="RESULTS",
                         help="matrix folders, report JSON files or console logs")
     parser.set_defaults(handler=compare.cmd_compare)

@@ -13,9 +13,10 @@ import json
 import os
 import statistics
 import sys
+import tempfile
 from dataclasses import dataclass, field
 
-from . import osreport, plot, report
+from . import html, osreport, plot, report
 from .boot import RUN_SUMMARY_SCHEMA
 from .console import quote
 from .matrix import MANIFEST, MANIFEST_SCHEMA
@@ -906,11 +907,54 @@ def cmd_compare(args):
         lines += [""] if lines else []
         lines += format_os_table(os_rows, inputs, markdown=args.format == "markdown")
     print("\n".join(lines), flush=True)
-    if args.plot:
+    messages = []
+    if getattr(args, "html", None):
+        messages = write_html_report(args, inputs)
+    elif args.plot:
         messages = plot.write_plots(inputs, ticks, args.plot)
-        if not has_ticks(inputs):
-            messages.append("no report has tick measurements (a 'ticks' section that "
-                            "applies), so the tick rate vs CPU stolen plot is not written.")
-        for message in messages:
-            print(f"clockbench compare: {message}", file=sys.stderr, flush=True)
+    if args.plot and not has_ticks(inputs):
+        messages.append("no report has tick measurements (a 'ticks' section that "
+                        "applies), so the tick rate vs CPU stolen plot is not written.")
+    for message in messages:
+        print(f"clockbench compare: {message}", file=sys.stderr, flush=True)
     return EXIT_PASS
+
+
+def findings(inputs, table, ticks, xen_rows, os_rows):
+    """The HTML report's findings, each a line written from the data (html.Finding)."""
+    flags_of = functools.partial(clock_flags, inputs)
+    return (html.trapped_findings(table, flags_of, _tsc_p50(table))
+            + html.warp_findings(inputs) + html.cross_cpu_findings(inputs)
+            + html.tick_findings(ticks) + html.xen_findings(table, xen_rows)
+            + html.os_findings(os_rows))
+
+
+def write_html_report(args, inputs):
+    """`--html FILE`: every table, the findings and the plots in one HTML file.  The plots
+    go to --plot DIR when given (and stay), else to a scratch folder.  Returns the lines
+    to tell the user."""
+    table = compare(inputs, args.baseline) if inputs.runs else []
+    ticks = compare_ticks(inputs, args.baseline)
+    xen_rows, os_rows = compare_xen(inputs), compare_os(inputs)
+    tables = [clock_table(table, inputs, args.baseline)] if table else []
+    tables += [tick_table(ticks, args.baseline)] if ticks else []
+    tables += [xen_table(xen_rows)] if xen_rows else []
+    tables += [os_table(os_rows)] if os_rows else []
+    envs = list(inputs.runs) + [env for env in inputs.os_runs if env not in inputs.runs]
+    report_ = html.Report(f"clockbench compare: {', '.join(envs)}", list(args.results),
+                          inputs, tables, notes(inputs, args.baseline) + os_notes(inputs, os_rows),
+                          findings(inputs, table, ticks, xen_rows, os_rows))
+    messages = []
+    with tempfile.TemporaryDirectory(prefix="clockbench-plots-") as scratch:
+        try:
+            report_.plots, report_.plot_notes = html.written_plots(inputs, ticks,
+                                                                   args.plot or scratch)
+        except RunnerError as error:
+            if args.plot:
+                raise
+            report_.plot_notes = [f"no plots: {error}"]
+        if args.plot:
+            messages += [f"wrote {path}" for item in report_.plots
+                         for path in (item.png, item.svg) if path]
+        html.write_html(args.html, report_)
+    return messages + report_.plot_notes + [f"wrote {args.html}"]
