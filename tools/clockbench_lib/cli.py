@@ -873,14 +873,17 @@ def add_compare_parser(subparsers):
         "compare", help="compare reports side by side across environments",
         description="Per clock and environment: p50 and p99 read cost, batch ns/read,\n"
                     "resolution, warps and max |drift|, as the median over runs with the\n"
-                    "min-max range, and cost ratios against the baseline environment.\n"
+                    "min-max range, the p50 against the same environment's tsc (x tsc),\n"
+                    "cost ratios against the baseline environment, and flags (trapped,\n"
+                    "warps).  A reason shared by environments or rates is one line.\n"
                     "Then, per tick source, rate and environment: interrupts a second, CPU\n"
                     "lost, cycles per interrupt (with ratios) and lateness p50.\n"
                     "RESULTS are matrix folders or single reports (JSON or console log).\n"
                     "docs/compare.md explains every column.",
         epilog="exit statuses:\n  0   the comparison was printed\n"
                "  2   an input is unreadable, truncated, malformed, of another schema\n"
-               "      version or missing a field: one sentence names the file and the fault\n"
+               "      version or missing a field, or --html's FILE cannot be written: one\n"
+               "      sentence names the file and the fault\n"
                f"{INTERRUPTED_EXITS}",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--baseline", default=compare.DEFAULT_BASELINE, metavar="ENV",
