@@ -732,7 +732,9 @@ def clock_table(table, inputs, baseline):
                 row = _row(cell, METRICS)
                 row.insert(4, _ratio_text(over_tsc(cell, tsc_p50)))
                 rows.append(Row(row + [", ".join(clock_flags(inputs, cell))], clock_name))
-    return Table("", columns, rows)
+    return Table(f"clocks: what one read costs (median over the runs, their range in "
+                 f"brackets), against the same environment's tsc and against {baseline}",
+                 columns, rows)
 
 
 def notes(inputs, baseline):

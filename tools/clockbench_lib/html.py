@@ -37,14 +37,17 @@ PLOT_QUESTIONS = {
 }
 
 STYLE = """
-body { font-family: sans-serif; margin: 1.5em; color: #111; max-width: 100em; }
+body { font-family: sans-serif; margin: 1.5em; color: #111; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.25em; border-bottom: 1px solid #bbb; }
 h3 { font-size: 1.05em; margin-bottom: 0.3em; }
-table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.85em; }
+table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.8em; }
 caption { text-align: left; font-weight: bold; padding: 0.3em 0; }
-th, td { border: 1px solid #ccc; padding: 0.2em 0.5em; vertical-align: top; }
-th { background: #eee; } td.num { text-align: right; white-space: nowrap; }
-td.flag { color: #a00; font-weight: bold; } td.missing { color: #666; font-style: italic; }
+th, td { border: 1px solid #ccc; padding: 0.15em 0.4em; vertical-align: top;
+         white-space: nowrap; }
+th { background: #eee; white-space: normal; } td.num { text-align: right; white-space: normal; }
+td.flag { color: #a00; font-weight: bold; white-space: normal; }
+td.missing { color: #555; font-style: italic; white-space: normal; }
+div.wide { overflow-x: auto; }
 tr.group td { border-top: 2px solid #888; }
 li { margin: 0.2em 0; } .meta { color: #444; } code { font-size: 0.95em; }
 figure { margin: 1em 0 2em; } figure img { max-width: 100%; border: 1px solid #ddd; }
@@ -61,6 +64,7 @@ class Plot:
     question: str
     png: str = None
     svg: str = None
+    caption: str = ""  # how to read it, when the plot says
 
 
 @dataclass
@@ -99,7 +103,7 @@ def written_plots(inputs, ticks, out_dir):
     for item in items:
         if hasattr(item, "png"):
             plots.append(Plot(item.title, getattr(item, "question", ""), item.png,
-                              getattr(item, "svg", None)))
+                              getattr(item, "svg", None), getattr(item, "caption", "")))
         elif isinstance(item, str) and item.startswith("wrote "):
             path = item[len("wrote "):]
             stem, ext = os.path.splitext(os.path.basename(path))
@@ -343,6 +347,8 @@ def _scalars(mapping, prefix=""):
         elif isinstance(value, list):
             if all(not isinstance(item, (dict, list)) for item in value):
                 yield f"{prefix}{key}", " ".join(str(item) for item in value)
+        elif isinstance(value, bool):
+            yield f"{prefix}{key}", "true" if value else "false"
         elif value is not None:
             yield f"{prefix}{key}", value
 
@@ -405,14 +411,15 @@ def document_html(report, now=None):
                 if finding.kind == kind]
         out.append("</ul>")
     out.append("<h2>Tables</h2>")
-    out += [table_html(table) for table in report.tables]
+    out += [f'<div class="wide">{table_html(table)}</div>' for table in report.tables]
     out.append("<h2>Plots</h2>")
     for item in report.plots:
         caption = item.title + (f": {item.question}" if item.question else "")
         if item.png:
+            how = f'<p class="meta">{_e(item.caption)}</p>' if item.caption else ""
             out.append(f'<figure><figcaption>{_e(caption)}</figcaption>'
                        f'<img alt="{_e(item.title)}" src="{_data_uri(item.png, "image/png")}">'
-                       f"</figure>")
+                       f"{how}</figure>")
     if report.plot_notes:
         out.append("<ul>" + "".join(f"<li>{_e(note)}</li>" for note in report.plot_notes)
                    + "</ul>")
