@@ -8,18 +8,23 @@ cell and one inline image per plot written, and its findings are computed from t
 Run: /usr/bin/python3 -m unittest tests.tools.test_compare_html
 """
 
+import argparse
 import base64
 import json
 import os
+import shutil
 import subprocess
 import tempfile
 import unittest
 from html.parser import HTMLParser
+from unittest import mock
 
 from tests.tools import CLOCKBENCH, FIXTURES, GOOD_LOG, PYTHON, ROOT
-from clockbench_lib import compare, html
+from clockbench_lib import compare, html, plot
+from clockbench_lib.outcome import RunnerError
 
 SAMPLE = os.path.join(FIXTURES, "matrix", "sample")
+LINUX = os.path.join(FIXTURES, "linux")
 HAVE_MATPLOTLIB = os.path.exists("/usr/lib/python3/dist-packages/matplotlib")
 
 
@@ -191,6 +196,61 @@ class HtmlUnitTest(unittest.TestCase):
         self.assertNotIn("<script>", text)
         self.assertIn("&lt;script&gt;", text)
         self.assertIn("<caption>a &lt;b&gt; &amp; c</caption>", text)
+
+
+    def test_plots_as_plot_py_returns_them(self):
+        """Today's "wrote PATH" lines and a (plots, messages) pair of objects with .title,
+        .question, .png and .svg both become one Plot per figure."""
+        lines = ["wrote /x/read-cost-cdf.png", "wrote /x/read-cost-cdf.svg",
+                 "wrote /x/tick-cost.png", "wrote /x/tick-cost.svg"]
+        with mock.patch.object(plot, "write_plots", return_value=lines):
+            plots, messages = html.written_plots(None, [], "/x")
+        self.assertEqual([(p.title, p.png, p.svg) for p in plots],
+                         [("Read cost", "/x/read-cost-cdf.png", "/x/read-cost-cdf.svg"),
+                          ("Tick cost", "/x/tick-cost.png", "/x/tick-cost.svg")])
+        self.assertEqual(messages, [])
+        item = argparse.Namespace(title="T", question="Q?", png="/y/a.png", svg="/y/a.svg",
+                                  caption="how to read it")
+        with mock.patch.object(plot, "write_plots", return_value=([item], ["not drawn: z"])):
+            plots, messages = html.written_plots(None, [], "/y")
+        self.assertEqual(plots, [html.Plot("T", "Q?", "/y/a.png", "/y/a.svg", "how to read it")])
+        self.assertEqual(messages, ["not drawn: z"])
+
+    def test_without_plots_the_page_says_why(self):
+        inputs = compare.load_inputs([GOOD_LOG])
+        with tempfile.TemporaryDirectory() as scratch:
+            path = os.path.join(scratch, "r.html")
+            args = argparse.Namespace(html=path, plot=None, baseline="tcg-pc",
+                                      results=[GOOD_LOG])
+            failure = RunnerError("--plot needs matplotlib: install the Debian package "
+                                  "python3-matplotlib (`make deps` installs it).")
+            with mock.patch.object(plot, "write_plots", side_effect=failure):
+                messages = compare.write_html_report(args, inputs)
+            _, parsed = parse(path)
+        self.assertIn(f"no plots: {failure}", messages)
+        self.assertIn(f"no plots: {failure}", parsed.items)
+        self.assertNotIn("img", [tag for tag, _ in parsed.tags])
+
+    def test_os_findings_from_real_captures(self):
+        """tcg-pc's and xen-hpet's reports beside the Linux captures of the same kind of
+        guest: the vDSO answers on tsc, the system call on Xen's clocksource."""
+        with tempfile.TemporaryDirectory() as scratch:
+            paths = []
+            for env, capture in (("tcg-pc", "linux-pc.log"), ("xen-hpet", "xen-linux-dom0.log")):
+                paths.append(os.path.join(scratch, f"{env}.json"))
+                shutil.copy(os.path.join(SAMPLE, env, "run-1.json"), paths[-1])
+                paths.append(os.path.join(scratch, f"{env}.os.log"))
+                shutil.copy(os.path.join(LINUX, capture), paths[-1])
+            rows = compare.compare_os(compare.load_inputs(paths))
+        lines = {(row.env, row.clocksource): finding.text
+                 for row, finding in zip(rows, html.os_findings(rows))}
+        xen = next(row for row in rows if (row.env, row.clocksource) == ("xen-hpet", "xen"))
+        self.assertEqual(xen.via, "syscall")
+        self.assertIn(f"took {xen.libc.median:.0f} ns, answered by the system call: no vDSO "
+                      f"fast path", lines["xen-hpet", "xen"])
+        self.assertIn(f"the OS adds {xen.added:.0f} ns to the raw xen_pvclock read",
+                      lines["xen-hpet", "xen"])
+        self.assertIn("answered by the vDSO", lines["tcg-pc", "tsc"])
 
 
 if __name__ == "__main__":

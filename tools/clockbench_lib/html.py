@@ -48,6 +48,8 @@ th { background: #eee; white-space: normal; } td.num { text-align: right; white-
 td.flag { color: #a00; font-weight: bold; white-space: normal; }
 td.missing { color: #555; font-style: italic; white-space: normal; }
 div.wide { overflow-x: auto; }
+table.inputs td { white-space: normal; overflow-wrap: anywhere; max-width: 40em; }
+table.inputs td:first-child { white-space: nowrap; }
 tr.group td { border-top: 2px solid #888; }
 li { margin: 0.2em 0; } .meta { color: #444; } code { font-size: 0.95em; }
 figure { margin: 1em 0 2em; } figure img { max-width: 100%; border: 1px solid #ddd; }
@@ -272,6 +274,12 @@ def xen_findings(clock_table, xen_rows):
     return lines
 
 
+# Where clockbench-user says libc's clock_gettime was answered, in words.
+VIA_WORDS = {"vdso": "answered by the vDSO, without entering the kernel",
+             "syscall": "answered by the system call: no vDSO fast path for this "
+                        "clocksource, every read enters the kernel"}
+
+
 def os_findings(os_rows):
     """A line per clocksource measured by clockbench-user: whether the vDSO answered
     clock_gettime, against the system call, and what the OS adds to the raw read."""
@@ -279,17 +287,14 @@ def os_findings(os_rows):
     for row in os_rows:
         if not row.libc:
             continue
-        text = (f"{row.env}: clock_gettime(CLOCK_MONOTONIC) on clocksource {row.clocksource} "
-                f"was answered by {row.via if row.via != '-' else 'an unknown path'} "
-                f"({_ns(row.libc.median)} ns")
+        via = VIA_WORDS.get(row.via, f"answered through {row.via}")
+        text = (f"{row.env}, clocksource {row.clocksource}: clock_gettime(CLOCK_MONOTONIC) "
+                f"through libc took {_ns(row.libc.median)} ns, {via}")
         if row.syscall:
-            text += f"; through the system call {_ns(row.syscall.median)} ns"
-        text += ")"
+            text += f" (the system call itself: {_ns(row.syscall.median)} ns)"
         if row.added is not None:
             text += (f"; the OS adds {_ns(row.added)} ns to the raw {row.raw_clock} read"
-                     + (f" ({row.ratio:.2f}×)" if row.ratio else ""))
-        if row.via == "syscall":
-            text += ": every read enters the kernel, no vDSO fast path for this clocksource"
+                     + (f" ({_times(row.ratio)})" if row.ratio else ""))
         lines.append(Finding("What the OS adds", text + "."))
     return lines
 
@@ -358,7 +363,7 @@ def inputs_html(report):
     when the reports carry it, what the runner recorded (runner)."""
     out = ["<ul>"]
     out += [f"<li>RESULTS argument: <code>{_e(source)}</code></li>" for source in report.sources]
-    out.append("</ul><table><thead><tr><th>env</th><th>runs</th><th>files</th>"
+    out.append("</ul><table class=\"inputs\"><thead><tr><th>env</th><th>runs</th><th>files</th>"
                "<th>the guest saw (env)</th><th>the runner recorded</th></tr></thead><tbody>")
     groups = list(report.inputs.runs.items()) + list(report.inputs.os_runs.items())
     for env, runs in groups:
