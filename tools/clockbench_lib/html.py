@@ -425,6 +425,9 @@ def document_html(report, now=None):
             out.append(f'<figure><figcaption>{_e(caption)}</figcaption>'
                        f'<img alt="{_e(item.title)}" src="{_data_uri(item.png, "image/png")}">'
                        f"{how}</figure>")
+    if not report.plots and not report.plot_notes:
+        out.append("<p>No plot: these reports hold nothing the plots draw (read costs, "
+                   "cross-CPU offsets, tick costs).</p>")
     if report.plot_notes:
         out.append("<ul>" + "".join(f"<li>{_e(note)}</li>" for note in report.plot_notes)
                    + "</ul>")
