@@ -121,9 +121,14 @@ class CompareTest(unittest.TestCase):
         self.assertIn("kvm-clock needs KVM", cell.missing_reason)
         self.assertIsNone(self.cell("kvm_clock", "kvm-pc").ratios["p50"])
         text = "\n".join(compare.format_table(list(self.table.items()), self.inputs, "tcg-pc"))
-        self.assertRegex(text, r"kvm_clock\s+tcg-pc\s+2\s+missing: no KVM signature")
+        # One line per clock and reason: the environments that share it are named together.
+        self.assertRegex(text, r"\nkvm_clock\s+tcg-pc, tcg-q35 \(2 runs each\): missing: no "
+                               r"KVM signature")
+        self.assertRegex(text, r"\nxen_pvclock\s+kvm-pc\s+2\s+missing: no Xen signature")
         # Under Xen the PM timer is denied, and xen_pvclock has no TCG baseline.
-        self.assertRegex(text, r"acpi_pm\s+xen-hpet\s+2\s+missing: denied by Xen")
+        self.assertRegex(text, r"\nacpi_pm\s+xen-hpet, xen-tsc \(2 runs each\): missing: "
+                               r"denied by Xen")
+        self.assertEqual(text.count("denied by Xen: port 0x608"), 1)
         self.assertIsNone(self.cell("xen_pvclock", "xen-hpet").ratios["p50"])
         self.assertFalse(self.cell("xen_pvclock", "xen-hpet").missing)
 
@@ -217,8 +222,8 @@ class TickCompareTest(unittest.TestCase):
                                               "(TSC-deadline timer) is clear")
         self.assertFalse(self.cell("tsc_deadline", 1000, "kvm-pc").missing)
         text = "\n".join(compare.format_tick_table(list(self.table.items()), "tcg-pc"))
-        self.assertRegex(text, r"tsc_deadline\s+1000\s+tcg-pc\s+2\s+missing: absent: not "
-                               r"offered")
+        self.assertRegex(text, r"\ntsc_deadline\s+all\s+tcg-pc, tcg-q35, xen-hpet, xen-tsc "
+                               r"\(2 runs each\): missing: absent: not offered")
         self.assertIn("stolen / tcg-pc", text)
 
     def test_reports_without_ticks(self):

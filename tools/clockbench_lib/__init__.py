@@ -17,6 +17,8 @@ Modules:
   boot      one boot from start to verdict (shared by `run` and `test`)
   matrix    `clockbench matrix`: every environment, N runs each, and a manifest
   compare   `clockbench compare`: reports side by side across environments
+  table     compare's one table writer: aligned text, Markdown (escaped) and CSV
   plot      compare's plots
+  html      compare --html: one self-contained HTML report with findings, tables, plots
   cli       the `run`, `test`, `parse`, `matrix` and `compare` subcommands
 """

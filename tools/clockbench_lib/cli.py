@@ -873,14 +873,17 @@ def add_compare_parser(subparsers):
         "compare", help="compare reports side by side across environments",
         description="Per clock and environment: p50 and p99 read cost, batch ns/read,\n"
                     "resolution, warps and max |drift|, as the median over runs with the\n"
-                    "min-max range, and cost ratios against the baseline environment.\n"
+                    "min-max range, the p50 against the same environment's tsc (x tsc),\n"
+                    "cost ratios against the baseline environment, and flags (trapped,\n"
+                    "warps).  A reason shared by environments or rates is one line.\n"
                     "Then, per tick source, rate and environment: interrupts a second, CPU\n"
                     "lost, cycles per interrupt (with ratios) and lateness p50.\n"
                     "RESULTS are matrix folders or single reports (JSON or console log).\n"
                     "docs/compare.md explains every column.",
         epilog="exit statuses:\n  0   the comparison was printed\n"
                "  2   an input is unreadable, truncated, malformed, of another schema\n"
-               "      version or missing a field: one sentence names the file and the fault\n"
+               "      version or missing a field, or --html's FILE cannot be written: one\n"
+               "      sentence names the file and the fault\n"
                f"{INTERRUPTED_EXITS}",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--baseline", default=compare.DEFAULT_BASELINE, metavar="ENV",
@@ -898,6 +901,11 @@ def add_compare_parser(subparsers):
                              "chosen)")
     parser.add_argument("--plot", metavar="DIR",
                         help="also write PNG and SVG plots (matplotlib) into DIR")
+    parser.add_argument("--html", metavar="FILE",
+                        help="also write one self-contained HTML report to FILE: the inputs, "
+                             "a line per finding, every table and the plots inline (no "
+                             "script, nothing fetched); plots go to a scratch folder unless "
+                             "--plot DIR is given")
     parser.add_argument("results", nargs="+", metavar="RESULTS",
                         help="matrix folders, report JSON files or console logs")
     parser.set_defaults(handler=compare.cmd_compare)

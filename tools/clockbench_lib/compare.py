@@ -8,20 +8,20 @@ are reduced to the median of the per-run values and their min-max range; ratios 
 medians against the baseline environment's medians.
 """
 
-import csv
 import functools
-import io
 import json
 import os
 import statistics
 import sys
+import tempfile
 from dataclasses import dataclass, field
 
-from . import osreport, plot, report
+from . import html, osreport, plot, report
 from .boot import RUN_SUMMARY_SCHEMA
 from .console import quote
 from .matrix import MANIFEST, MANIFEST_SCHEMA
 from .outcome import EXIT_PASS, RunnerError
+from .table import Column, Row, Table
 
 DEFAULT_BASELINE = "tcg-pc"
 # What ends the name of clockbench-user's document beside the image's of one environment.
@@ -361,31 +361,36 @@ XEN_HEADINGS = ("env", "guest", "runs", "xen_pvclock p50 ns", "tsc p50 ns",
                 "xen_pvclock / tsc", "rdtsc")
 
 
+XEN_TITLE = ("Xen guests: what a xen_pvclock and a tsc read cost (p50, median over the "
+             "runs), and their ratio")
+
+
+def xen_table(rows):
+    """The Xen guests' clock costs (a Table)."""
+    columns = [Column(heading, index in (0, 1, 6)) for index, heading in enumerate(XEN_HEADINGS)]
+    return Table(XEN_TITLE, columns, [
+        [row.env, row.guest, str(row.runs), _spread_text(row.pvclock), _spread_text(row.tsc),
+         "-" if row.ratio is None else _ratio_text(row.ratio.median), row.rdtsc]
+        for row in rows])
+
+
 def format_xen_table(rows, markdown=False):
     """The Xen guests' clock costs as aligned text columns or a Markdown table."""
-    title = ("Xen guests: what a xen_pvclock and a tsc read cost (p50, median over the "
-             "runs), and their ratio")
-    cells = [[row.env, row.guest, str(row.runs), _spread_text(row.pvclock),
-              _spread_text(row.tsc),
-              "-" if row.ratio is None else _ratio_text(row.ratio.median), row.rdtsc]
-             for row in rows]
-    return _aligned(title, XEN_HEADINGS, cells, {0, 1, 6}, markdown)
+    return xen_table(rows).lines("markdown" if markdown else "table")
 
 
 def format_xen_csv(rows):
     """The Xen guests' clock costs as CSV, numbers unformatted."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
     heading = ["env", "guest", "runs"]
     for name in ("xen_pvclock_p50_ns", "tsc_p50_ns", "xen_pvclock_over_tsc"):
         heading += [f"{name}_median", f"{name}_min", f"{name}_max"]
-    writer.writerow(heading + ["rdtsc"])
+    lines = []
     for row in rows:
         line = [row.env, row.guest, row.runs]
         for value in (row.pvclock, row.tsc, row.ratio):
             line += ["", "", ""] if value is None else [value.median, value.low, value.high]
-        writer.writerow(line + [row.rdtsc])
-    return out.getvalue().splitlines()
+        lines.append(line + [row.rdtsc])
+    return Table("", heading + ["rdtsc"], lines).csv()
 
 
 # ---------------------------------------------------------------------------- the OS layer
@@ -469,46 +474,38 @@ def os_notes(inputs, rows):
             if env not in inputs.runs]
 
 
-def _aligned(title, headings, cells, left, markdown):
-    """A table as aligned text columns (`left`: the indexes aligned left) or Markdown."""
-    if markdown:
-        return [title, "", "| " + " | ".join(headings) + " |",
-                "|" + "|".join(" --- " for _ in headings) + "|"] + [
-                    "| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |"
-                    for row in cells]
-    widths = [max(len(text) for text in column) for column in zip(headings, *cells)]
-    return [title] + ["  ".join(f"{c:<{w}}" if i in left else f"{c:>{w}}"
-                                for i, (c, w) in enumerate(zip(line, widths))).rstrip()
-                      for line in (headings, *cells)]
+OS_TITLE = (f"What the OS adds: clock_gettime({OS_CLOCK}) through libc against the raw "
+            f"read of the same counter (p50, median over the runs)")
+
+
+def os_table(rows):
+    """Raw against OS (a Table): what clock_gettime adds to the raw read, per clocksource."""
+    columns = [Column(heading, index in (0, 1, 2, 5)) for index, heading in enumerate(OS_HEADINGS)]
+    return Table(OS_TITLE, columns, [
+        [row.env, row.clocksource, row.raw_clock, _spread_text(row.raw),
+         _spread_text(row.libc), row.via, "-" if row.added is None else _number(row.added),
+         _ratio_text(row.ratio), _spread_text(row.syscall)] for row in rows])
 
 
 def format_os_table(rows, inputs, markdown=False):
-    """Raw against OS: what clock_gettime adds to the raw read, per clocksource."""
-    title = (f"What the OS adds: clock_gettime({OS_CLOCK}) through libc against the raw "
-             f"read of the same counter (p50, median over the runs)")
-    cells = [[row.env, row.clocksource, row.raw_clock, _spread_text(row.raw),
-              _spread_text(row.libc), row.via,
-              "-" if row.added is None else _number(row.added),
-              _ratio_text(row.ratio), _spread_text(row.syscall)] for row in rows]
-    return _aligned(title, OS_HEADINGS, cells, {0, 1, 2, 5}, markdown) + \
-        os_notes(inputs, rows)
+    """Raw against OS as aligned text columns or a Markdown table, then what it cannot
+    show."""
+    return os_table(rows).lines("markdown" if markdown else "table") + os_notes(inputs, rows)
 
 
 def format_os_csv(rows):
     """Raw against OS as CSV, numbers unformatted."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
     heading = ["env", "clocksource", "raw_clock"]
     for name in ("raw_p50_ns", "clock_gettime_p50_ns", "syscall_p50_ns"):
         heading += [f"{name}_median", f"{name}_min", f"{name}_max"]
-    writer.writerow(heading + ["via", "os_adds_ns", "os_over_raw"])
+    lines = []
     for row in rows:
         line = [row.env, row.clocksource, row.raw_clock]
         for value in (row.raw, row.libc, row.syscall):
             line += ["", "", ""] if value is None else [value.median, value.low, value.high]
-        writer.writerow(line + [row.via, "" if row.added is None else row.added,
-                                "" if row.ratio is None else row.ratio])
-    return out.getvalue().splitlines()
+        lines.append(line + [row.via, "" if row.added is None else row.added,
+                             "" if row.ratio is None else row.ratio])
+    return Table("", heading + ["via", "os_adds_ns", "os_over_raw"], lines).csv()
 
 
 # ---------------------------------------------------------------------------- tick costs
@@ -630,20 +627,114 @@ def _headings(subject, metrics, baseline):
     return headings
 
 
-def _row(cell, metrics):
-    """A table row: the subject, env, runs and each metric's spread (and ratio), or for a
-    missing cell the subject, env, runs and the reason."""
-    head = [*(str(part) for part in cell.subject), cell.env]
-    if cell.missing:
-        return head + [str(cell.runs), f"missing: {cell.missing_reason}"]
-    runs = str(cell.runs) if cell.measured_runs == cell.runs else \
+def _runs_text(cell):
+    return str(cell.runs) if cell.measured_runs == cell.runs else \
         f"{cell.measured_runs} of {cell.runs}"
-    row = head + [runs]
+
+
+def _row(cell, metrics):
+    """The cells of a measured cell's row: the subject, env, runs and each metric's spread
+    (and ratio)."""
+    row = [*(str(part) for part in cell.subject), cell.env, _runs_text(cell)]
     for metric, (_, _, _, with_ratio) in metrics.items():
         row.append(_spread_text(cell.metrics[metric]))
         if with_ratio:
             row.append(_ratio_text(cell.ratios[metric]))
     return row
+
+
+def _missing_row(subject, cells, group):
+    """One row for the missing `cells` of one subject that share one reason: the envs
+    named together, so that a reason repeated by every environment (or every rate) is one
+    line.  `subject` is the row's leading cells (the clock; the tick source and its rates)."""
+    envs = [cell.env for cell in cells]
+    runs = sorted({cell.runs for cell in cells})
+    runs_cell = ", ".join(str(count) for count in runs)
+    reason = f"missing: {cells[0].missing_reason}"
+    if len(cells) == 1:
+        return Row([*subject, envs[0], runs_cell, reason], group,
+                   lead=len(subject) + 2, text=reason)
+    each = f"{runs[0]} run{'s' if runs[0] != 1 else ''} each" if len(runs) == 1 else \
+        f"{runs_cell} runs"
+    return Row([*subject, ", ".join(envs), runs_cell, reason], group, lead=len(subject),
+               text=f"{', '.join(envs)} ({each}): {reason}")
+
+
+def _collapsed_missing(cells):
+    """The missing cells of `cells` grouped by reason, in order of first appearance:
+    [[Cell]]."""
+    by_reason = {}
+    for cell in cells:
+        if cell.missing:
+            by_reason.setdefault(cell.missing_reason, []).append(cell)
+    return list(by_reason.values())
+
+
+def clock_flags(inputs, cell):
+    """What a reader must not miss about one clock in one environment, as words: `trapped`
+    (its reads are intercepted or emulated: the report's `trapped`, in every run that timed
+    it or in some) and `warps` (it went backwards between CPUs, with the worst step)."""
+    trapped, timed, worst_warp_ns, warped = 0, 0, None, 0
+    for run in inputs.runs.get(cell.env, []):
+        clock = next((c for c in run.document["clocks"] if c["name"] == cell.subject[0]),
+                     None)
+        if clock and clock["present"] and clock.get("measured", True):
+            timed += 1
+            trapped += bool(clock.get("trapped"))
+        entry = _cross_cpu_entry(run.document, cell.subject[0])
+        if entry and entry.get("warps"):
+            warped += 1
+            worst = entry.get("worst_warp_ns")
+            if worst is not None:
+                worst_warp_ns = max(worst, worst_warp_ns or 0)
+    flags = []
+    if trapped:
+        flags.append("trapped" if trapped == timed else f"trapped in {trapped} of {timed}")
+    if warped:
+        flags.append("warps" + (f" (worst {_number(worst_warp_ns)} ns)"
+                                if worst_warp_ns is not None else ""))
+    return flags
+
+
+def _tsc_p50(table):
+    """env -> the median tsc p50 of that environment, where tsc was timed."""
+    cells = dict(table).get("tsc", [])
+    return {cell.env: cell.metrics["p50"].median for cell in cells
+            if not cell.missing and cell.metrics.get("p50")}
+
+
+def over_tsc(cell, tsc_p50):
+    """The cell's p50 over the tsc p50 of the same environment, or None."""
+    mine, theirs = cell.metrics.get("p50"), tsc_p50.get(cell.env)
+    return mine.median / theirs if mine and theirs else None
+
+
+def clock_table(table, inputs, baseline):
+    """The clocks table (a Table): per clock and environment the metrics, `× tsc` (the p50
+    over the same environment's tsc p50) after the p50 and its ratio, and the flags; one
+    row per clock and reason for the environments where the clock is missing."""
+    columns = [Column("clock", True), Column("env", True), Column("runs")]
+    for metric, (heading, unit, _, with_ratio) in METRICS.items():
+        columns.append(Column(f"{heading} {unit}".strip()))
+        if metric == "p50":
+            columns.append(Column("× tsc"))
+        if with_ratio:
+            columns.append(Column(f"{metric} / {baseline}"))
+    columns.append(Column("flags", True))
+    tsc_p50 = _tsc_p50(table)
+    rows = []
+    for clock_name, cells in table:
+        missing = {id(group[0]): group for group in _collapsed_missing(cells)}
+        for cell in cells:
+            if id(cell) in missing:
+                rows.append(_missing_row([clock_name], missing[id(cell)], clock_name))
+            elif not cell.missing:
+                row = _row(cell, METRICS)
+                row.insert(4, _ratio_text(over_tsc(cell, tsc_p50)))
+                rows.append(Row(row + [", ".join(clock_flags(inputs, cell))], clock_name))
+    return Table(f"clocks: what one read costs (median over the runs, their range in "
+                 f"brackets), against the same environment's tsc and against {baseline}",
+                 columns, rows)
 
 
 def notes(inputs, baseline):
@@ -658,35 +749,8 @@ def notes(inputs, baseline):
 
 
 def format_table(table, inputs, baseline, markdown=False):
-    """The comparison as aligned text columns or a Markdown table."""
-    headings = _headings(("clock",), METRICS, baseline)
-    rows = [_row(cell, METRICS) for _, cells in table for cell in cells]
-    lines = []
-    if markdown:
-        lines.append("| " + " | ".join(headings) + " |")
-        lines.append("|" + "|".join(" --- " for _ in headings) + "|")
-        for row in rows:
-            row = row + [""] * (len(headings) - len(row))
-            lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |")
-    else:
-        widths = [max([len(headings[i])] + [len(row[i]) for row in rows if len(row) > 4])
-                  for i in range(len(headings))]
-        widths[0] = max(widths[0], *(len(row[0]) for row in rows))
-        widths[1] = max(widths[1], *(len(row[1]) for row in rows))
-
-        def line(cells):
-            if len(cells) == 4:  # a missing clock: clock, env, runs, then the reason
-                return "  ".join([f"{cells[0]:<{widths[0]}}", f"{cells[1]:<{widths[1]}}",
-                                  f"{cells[2]:>{widths[2]}}", cells[3]])
-            return "  ".join(f"{c:<{w}}" if i < 2 else f"{c:>{w}}"
-                             for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
-        lines.append(line(headings))
-        previous = None
-        for row in rows:
-            if previous is not None and row[0] != previous:
-                lines.append("")
-            previous = row[0]
-            lines.append(line(row))
+    """The comparison as aligned text columns or a Markdown table, then the notes."""
+    lines = clock_table(table, inputs, baseline).lines("markdown" if markdown else "table")
     extra = notes(inputs, baseline)
     if extra:
         lines.append("")
@@ -694,55 +758,59 @@ def format_table(table, inputs, baseline, markdown=False):
     return lines
 
 
+TICK_TITLE = ("tick costs: each source at each rate on CPU 0, CPU lost by a work loop "
+              "(docs/report-format.md, ticks)")
+
+
+def tick_table(table, baseline):
+    """The tick costs (a Table): per source, rate and environment the metrics; per source,
+    one row per reason for what was not measured, naming the rates (`all` for every rate of
+    the source) and the environments it holds for."""
+    columns = [Column("source", True), Column("rate Hz"), Column("env", True), Column("runs")]
+    columns += [Column(heading) for heading in _headings((), TICK_METRICS, baseline)[2:]]
+    rows = []
+    sources = list(dict.fromkeys(source for (source, _), _ in table))
+    for source in sources:
+        rates = [(rate, cells) for (name, rate), cells in table if name == source]
+        missing = {}  # reason -> env -> [rate]
+        for rate, cells in rates:
+            for cell in cells:
+                if cell.missing:
+                    missing.setdefault(cell.missing_reason, {}).setdefault(
+                        cell.env, []).append((rate, cell))
+                else:
+                    rows.append(Row(_row(cell, TICK_METRICS), source))
+        every_rate = [rate for rate, _ in rates]
+        for per_env in missing.values():
+            by_rates = {}  # the rates an env misses for this reason -> its cells
+            for env_cells in per_env.values():
+                key = tuple(rate for rate, _ in env_cells)
+                by_rates.setdefault(key, []).append(env_cells[0][1])
+            for key, cells in by_rates.items():
+                rates_text = "all" if list(key) == every_rate and len(key) > 1 else \
+                    ", ".join(str(rate) for rate in key)
+                rows.append(_missing_row([source, rates_text], cells, source))
+    return Table(TICK_TITLE, columns, rows)
+
+
 def format_tick_table(table, baseline, markdown=False):
     """The tick costs as aligned text columns or a Markdown table (a title line first)."""
-    headings = _headings(("source", "rate Hz"), TICK_METRICS, baseline)
-    rows = [_row(cell, TICK_METRICS) for _, cells in table for cell in cells]
-    title = ("tick costs: each source at each rate on CPU 0, CPU lost by a work loop "
-             "(docs/report-format.md, ticks)")
-    if markdown:
-        lines = [title, "", "| " + " | ".join(headings) + " |",
-                 "|" + "|".join(" --- " for _ in headings) + "|"]
-        for row in rows:
-            row = row + [""] * (len(headings) - len(row))
-            lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |")
-        return lines
-    full = [row for row in rows if len(row) == len(headings)]
-    widths = [max([len(headings[i])] + [len(row[i]) for row in full])
-              for i in range(len(headings))]
-    for i in range(3):
-        widths[i] = max([widths[i]] + [len(row[i]) for row in rows])
-
-    def line(cells):
-        if len(cells) != len(headings):  # missing: source, rate, env, runs, the reason
-            return "  ".join([f"{cells[0]:<{widths[0]}}", f"{cells[1]:>{widths[1]}}",
-                              f"{cells[2]:<{widths[2]}}", f"{cells[3]:>{widths[3]}}",
-                              cells[4]])
-        return "  ".join(f"{c:<{w}}" if i in (0, 2) else f"{c:>{w}}"
-                         for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
-    lines = [title, line(headings)]
-    previous = None
-    for row in rows:
-        if previous is not None and row[0] != previous:
-            lines.append("")
-        previous = row[0]
-        lines.append(line(row))
-    return lines
+    return tick_table(table, baseline).lines("markdown" if markdown else "table")
 
 
-def _csv(table, heading, metrics, names, baseline):
+def _csv(table, heading, metrics, names, baseline, extra=()):
     """`table` as CSV lines, numbers unformatted: the `heading` columns (the subject, env,
     runs, runs measured, missing_reason), then per metric of `metrics` its median, min and
-    max (and ratio), named by `names[metric]`: (the values' prefix, the ratio's)."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    max (and ratio), named by `names[metric]`: (the values' prefix, the ratio's), then the
+    `extra` columns: (heading, function of a cell)."""
     heading = list(heading)
     for metric, (_, _, _, with_ratio) in metrics.items():
         value_name, ratio_name = names[metric]
         heading += [f"{value_name}_median", f"{value_name}_min", f"{value_name}_max"]
         if with_ratio:
             heading.append(f"{ratio_name}_ratio_to_{baseline}")
-    writer.writerow(heading)
+    heading += [name for name, _ in extra]
+    rows = []
     for _, cells in table:
         for cell in cells:
             row = [*cell.subject, cell.env, cell.runs, cell.measured_runs,
@@ -753,8 +821,8 @@ def _csv(table, heading, metrics, names, baseline):
                 if with_ratio:
                     ratio = cell.ratios[metric]
                     row.append("" if ratio is None else round(ratio, 4))
-            writer.writerow(row)
-    return out.getvalue().splitlines()
+            rows.append(row + [value_of(cell) for _, value_of in extra])
+    return Table("", heading, rows).csv()
 
 
 # The tick CSV's name of each metric's columns.
@@ -771,16 +839,24 @@ def format_tick_csv(table, baseline):
                 TICK_FIGURES, names, baseline)
 
 
-def format_csv(table, baseline):
+def format_csv(table, baseline, inputs=None):
     """The comparison as CSV: one row per clock and environment, numbers unformatted.
     Its present_runs are the cells' measured_runs: the runs where the clock was present
-    and timed."""
+    and timed.  Then p50_over_tsc (the × tsc column) and, with `inputs`, flags."""
     names = {}
     for metric, (_, unit, _, _) in METRICS.items():
         suffix = f"_{unit.replace('/', '_per_')}" if unit else ""
         names[metric] = (f"{metric}{suffix}", metric)
+    tsc_p50 = _tsc_p50(table)
+
+    def ratio(cell):
+        value = over_tsc(cell, tsc_p50)
+        return "" if value is None else round(value, 4)
+    extra = [("p50_over_tsc", ratio)]
+    if inputs is not None:
+        extra.append(("flags", lambda cell: "; ".join(clock_flags(inputs, cell))))
     return _csv(table, ("clock", "env", "runs", "present_runs", "missing_reason"), METRICS,
-                names, baseline)
+                names, baseline, extra)
 
 
 def cmd_compare(args):
@@ -808,7 +884,7 @@ def cmd_compare(args):
     if which in ("all", "clocks") and inputs.runs:
         table = compare(inputs, args.baseline)
         if args.format == "csv":
-            lines = format_csv(table, args.baseline)
+            lines = format_csv(table, args.baseline, inputs)
         else:
             lines = format_table(table, inputs, args.baseline,
                                  markdown=args.format == "markdown")
@@ -833,11 +909,54 @@ def cmd_compare(args):
         lines += [""] if lines else []
         lines += format_os_table(os_rows, inputs, markdown=args.format == "markdown")
     print("\n".join(lines), flush=True)
-    if args.plot:
+    messages = []
+    if getattr(args, "html", None):
+        messages = write_html_report(args, inputs)
+    elif args.plot:
         messages = plot.write_plots(inputs, ticks, args.plot)
-        if not has_ticks(inputs):
-            messages.append("no report has tick measurements (a 'ticks' section that "
-                            "applies), so the tick rate vs CPU stolen plot is not written.")
-        for message in messages:
-            print(f"clockbench compare: {message}", file=sys.stderr, flush=True)
+    if args.plot and not has_ticks(inputs):
+        messages.append("no report has tick measurements (a 'ticks' section that "
+                        "applies), so the tick rate vs CPU stolen plot is not written.")
+    for message in messages:
+        print(f"clockbench compare: {message}", file=sys.stderr, flush=True)
     return EXIT_PASS
+
+
+def findings(inputs, table, ticks, xen_rows, os_rows):
+    """The HTML report's findings, each a line written from the data (html.Finding)."""
+    flags_of = functools.partial(clock_flags, inputs)
+    return (html.trapped_findings(table, flags_of, _tsc_p50(table))
+            + html.warp_findings(inputs) + html.cross_cpu_findings(inputs)
+            + html.tick_findings(ticks) + html.xen_findings(table, xen_rows)
+            + html.os_findings(os_rows))
+
+
+def write_html_report(args, inputs):
+    """`--html FILE`: every table, the findings and the plots in one HTML file.  The plots
+    go to --plot DIR when given (and stay), else to a scratch folder.  Returns the lines
+    to tell the user."""
+    table = compare(inputs, args.baseline) if inputs.runs else []
+    ticks = compare_ticks(inputs, args.baseline)
+    xen_rows, os_rows = compare_xen(inputs), compare_os(inputs)
+    tables = [clock_table(table, inputs, args.baseline)] if table else []
+    tables += [tick_table(ticks, args.baseline)] if ticks else []
+    tables += [xen_table(xen_rows)] if xen_rows else []
+    tables += [os_table(os_rows)] if os_rows else []
+    envs = list(inputs.runs) + [env for env in inputs.os_runs if env not in inputs.runs]
+    report_ = html.Report(f"clockbench compare: {', '.join(envs)}", list(args.results),
+                          inputs, tables, notes(inputs, args.baseline) + os_notes(inputs, os_rows),
+                          findings(inputs, table, ticks, xen_rows, os_rows))
+    messages = []
+    with tempfile.TemporaryDirectory(prefix="clockbench-plots-") as scratch:
+        try:
+            report_.plots, report_.plot_notes = html.written_plots(inputs, ticks,
+                                                                   args.plot or scratch)
+        except RunnerError as error:
+            if args.plot:
+                raise
+            report_.plot_notes = [f"no plots: {error}"]
+        if args.plot:
+            messages += [f"wrote {path}" for item in report_.plots
+                         for path in (item.png, item.svg) if path]
+        html.write_html(args.html, report_)
+    return messages + report_.plot_notes + [f"wrote {args.html}"]
