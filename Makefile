@@ -393,7 +393,7 @@ unit-tests: $(UNIT_BINS)
 # test_os_layer.py runs clockbench-user on this host (`tools/clockbench host`).
 # test_guestopts.py compares the runner's option checks with the image's parser, run on
 # this host by build/host/guest-options.
-tool-tests: $(BUILD)/host/test_report $(BUILD)/host/test_user_report $(USER_PROGRAM) \
+tool-tests: $(BUILD)/host/test_report $(BUILD)/host/test_user_report $(BUILD)/host/test_hist $(USER_PROGRAM) \
 		$(GUEST_OPTIONS)
 	@$(PYTHON) -m unittest discover -s tests/tools -t .
 
