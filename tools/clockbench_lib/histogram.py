@@ -16,10 +16,23 @@ the over-range samples returns `limit`, one among the under-range ones `-limit`
 (or the minimum when known).
 """
 
+import json
+import re
+
 from .outcome import RunnerError
 
 MAX_SUB_BITS = 16     # far beyond the guest's 5: a bigger one is not a histogram of ours
 MAX_LIMIT_BITS = 63
+
+
+# A [low, count] pair as json.dumps(indent=2) spreads it over four lines.
+_SPREAD_PAIR = re.compile(r"\[\s*(-?\d+),\s*(-?\d+)\s*\]")
+
+
+def dumps(document):
+    """`document` as pretty JSON (indent 2), with each histogram bucket [low, count] kept on
+    one line: spread out, a report's buckets would take four lines each."""
+    return _SPREAD_PAIR.sub(r"[\1, \2]", json.dumps(document, indent=2))
 
 
 def width_at(low, sub_bits):
