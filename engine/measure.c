@@ -20,7 +20,6 @@
 #define EMPTY_SAMPLES 10000 /* empty brackets measured once per run */
 /* Reads whose extended values are kept to compare in ns after the loop. */
 #define RESOLUTION_KEPT_READS 20000
-#define PILOT_READS	      16 /* to estimate a read's cost before sizing */
 #define MIN_RESOLUTION_READS  1000
 #define MAX_RESOLUTION_READS  1000000
 #define CONVERSION_ITERATIONS 20000
@@ -90,50 +89,37 @@ static uint64_t bracketed_read(const struct clock *c)
 
 /*
  * Every bracketed read goes into the clock's histograms, so the count is
- * set by the budget (or samples=) alone and memory stays the same.
- * False when the heap could not hold the histograms (it holds 4 MiB; all
- * clocks' take 230 KiB at most).
+ * set by the budget (or samples=) alone and memory stays the same: reads
+ * go on until the budget is spent (at least MIN_SAMPLES), or for the count
+ * asked for.  False when the heap could not hold the histograms (it holds
+ * 4 MiB; all clocks' take 230 KiB at most).
  */
 static bool measure_per_read(struct clock_result *r, uint64_t budget_cycles,
 			     unsigned int fixed_samples)
 {
 	const struct clock *c = r->clock;
-	uint64_t pilot[PILOT_READS], start, estimate;
 	struct read_hists *h = malloc(sizeof(*h));
-	size_t i, n;
+	uint64_t start;
+	unsigned int i;
 
 	if (!h)
 		return false;
 	hist_init(&h->cycles);
 	hist_init(&h->ns);
-	for (i = 0; i < PILOT_READS; i++)
-		pilot[i] = bracketed_read(c) + empty_bracket.p50;
-	stats_summarize(pilot, PILOT_READS, &r->read_cycles);
-	estimate = r->read_cycles.p50 ? r->read_cycles.p50 : 1;
-
-	/* A count asked for is taken as given (options.c bounds it); one
-	 * from the budget gets at least MIN_SAMPLES. */
-	n = budget_cycles / estimate;
-	if (n < MIN_SAMPLES)
-		n = MIN_SAMPLES;
-	if (fixed_samples)
-		n = fixed_samples;
-	/* The estimate may be off (a hypervisor hiccup): stop at twice the
-	 * budget whatever it said, unless the count was asked for. */
 	start = tsc_read_ordered();
-	for (i = 0; i < n; i++) {
+	for (i = 0; fixed_samples ? i < fixed_samples : i < UINT32_MAX; i++) {
 		uint64_t cycles = bracketed_read(c);
 
 		hist_record(&h->cycles, (int64_t)cycles);
 		hist_record(&h->ns,
 			    (int64_t)(cycles_to_ns((double)cycles) + 0.5));
-		if (!fixed_samples && i >= MIN_SAMPLES &&
-		    tsc_read_ordered() - start > 2 * budget_cycles) {
+		if (!fixed_samples && i + 1 >= MIN_SAMPLES &&
+		    tsc_read_ordered() - start > budget_cycles) {
 			i++;
 			break;
 		}
 	}
-	r->samples = (unsigned int)i;
+	r->samples = i;
 	hist_summarize(&h->cycles, &r->read_cycles);
 	hist_summarize(&h->ns, &r->read_ns);
 	r->read_hists = h;

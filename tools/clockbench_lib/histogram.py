@@ -25,14 +25,18 @@ MAX_SUB_BITS = 16     # far beyond the guest's 5: a bigger one is not a histogra
 MAX_LIMIT_BITS = 63
 
 
-# A [low, count] pair as json.dumps(indent=2) spreads it over four lines.
-_SPREAD_PAIR = re.compile(r"\[\s*(-?\d+),\s*(-?\d+)\s*\]")
+# A list of [low, count] pairs as json.dumps(indent=2) spreads it, four lines a pair.
+_SPREAD_PAIRS = re.compile(r"\[(?:\s*\[\s*-?\d+,\s*-?\d+\s*\],?)+\s*\]")
+_PAIR = re.compile(r"\[\s*(-?\d+),\s*(-?\d+)\s*\]")
 
 
 def dumps(document):
-    """`document` as pretty JSON (indent 2), with each histogram bucket [low, count] kept on
-    one line: spread out, a report's buckets would take four lines each."""
-    return _SPREAD_PAIR.sub(r"[\1, \2]", json.dumps(document, indent=2))
+    """`document` as pretty JSON (indent 2), with each histogram's buckets on one line:
+    spread out, a report's buckets would take four lines each."""
+    def one_line(match):
+        return "[" + ", ".join(f"[{low}, {count}]"
+                               for low, count in _PAIR.findall(match.group(0)[1:])) + "]"
+    return _SPREAD_PAIRS.sub(one_line, json.dumps(document, indent=2))
 
 
 def width_at(low, sub_bits):
