@@ -592,7 +592,6 @@ def check_histogram_facts(document):
 
 CHECKS = {
     "valid": check_valid,
-    "histogram_facts": check_histogram_facts,
     "tcg_facts": check_tcg_facts,
     "kvm_facts": check_kvm_facts,
     "xen_pv_facts": check_xen_pv_facts,
@@ -605,6 +604,7 @@ CHECKS = {
     "timing_facts": check_timing_facts,
     "port_trap_facts": check_port_trap_facts,
     "ticks_facts": check_ticks_facts,
+    "histogram_facts": check_histogram_facts,
 }
 
 
