@@ -123,7 +123,7 @@ static void numbers_within_bounds(void **state)
 	assert_int_equal(
 		options_parse("samples=1000001", &opts, err, sizeof(err)), -1);
 	assert_string_equal(err, "option 'samples': '1000001' is not valid "
-				 "(expected a whole number from 0 to 20000)");
+				 "(expected a whole number from 0 to 1000000)");
 	assert_int_equal(options_parse("budget_ms=99", &opts, err, sizeof(err)),
 			 -1);
 	assert_int_equal(options_parse("budget_ms=", &opts, err, sizeof(err)),
