@@ -1080,14 +1080,16 @@ class TestsCfgReportKey(unittest.TestCase):
                                                 "xen_pv_domu_facts, xen_pvh_domu_facts, "
                                                 "xen_hvm_domu_facts, smp_facts, "
                                                 "single_cpu_facts, timing_facts, "
-                                                "port_trap_facts, ticks_facts).")
+                                                "port_trap_facts, ticks_facts, "
+                                                "histogram_facts).")
 
     def test_repository_report_tests(self):
         tests = testlist.load_tests_cfg(os.path.join(ROOT, testlist.TESTS_CFG))
         found = {t.name: (t.spec.accel, t.spec.machine, t.report) for t in tests
                  if isinstance(t, testlist.BootTest) and t.report}
         self.assertEqual(found, {
-            "report-pc": ("tcg", "pc", ["valid", "tcg_facts", "timing_facts"]),
+            "report-pc": ("tcg", "pc", ["valid", "tcg_facts", "timing_facts",
+                                        "histogram_facts"]),
             "report-q35": ("tcg", "q35", ["valid", "tcg_facts", "timing_facts"]),
             "report-kvm": ("kvm", "pc", ["valid", "kvm_facts", "timing_facts"]),
             "console-uart": ("tcg", "pc", ["valid", "timing_facts"]),
@@ -1099,12 +1101,13 @@ class TestsCfgReportKey(unittest.TestCase):
             "acpi-madt-no-cpus": ("tcg", "pc", ["valid", "single_cpu_facts"]),
             "acpi-ioapic-dead": ("tcg", "pc", ["valid"]),
             "acpi-ioapic-dead-first": ("tcg", "pc", ["valid"]),
-            "smp-2": ("tcg", "pc", ["valid", "smp_facts"]),
+            "smp-2": ("tcg", "pc", ["valid", "smp_facts", "histogram_facts"]),
             "smp-4": ("tcg", "pc", ["valid", "smp_facts"]),
             "smp-2-kvm": ("kvm", "pc", ["valid", "smp_facts"]),
             "xen-report-1": ("tcg", "pc", ["valid", "xen_pv_facts", "single_cpu_facts",
                                            "timing_facts"]),
-            "xen-report-2": ("tcg", "pc", ["valid", "xen_pv_facts", "smp_facts"]),
+            "xen-report-2": ("tcg", "pc", ["valid", "xen_pv_facts", "smp_facts",
+                                           "histogram_facts"]),
             "xen-hpet": ("tcg", "pc", ["valid", "xen_pv_facts", "smp_facts"]),
             "xen-tsc": ("tcg", "pc", ["valid", "xen_pv_facts", "smp_facts"]),
             "xen-ticks": ("tcg", "pc", ["valid", "xen_pv_facts", "ticks_facts"]),
@@ -1119,7 +1122,7 @@ class TestsCfgReportKey(unittest.TestCase):
             "xen-pvh-domu-2": ("tcg", "pc", ["valid", "xen_pvh_domu_facts", "smp_facts"]),
             "xen-hvm-domu-1": ("tcg", "pc", ["valid", "xen_hvm_domu_facts",
                                               "single_cpu_facts"]),
-            "ticks-pc": ("tcg", "pc", ["valid", "ticks_facts"]),
+            "ticks-pc": ("tcg", "pc", ["valid", "ticks_facts", "histogram_facts"]),
             "ticks-q35": ("tcg", "q35", ["valid", "ticks_facts"]),
             "ticks-kvm": ("kvm", "pc", ["valid", "ticks_facts", "kvm_facts"]),
             "ticks-hpet-off": ("tcg", "pc", ["valid", "ticks_facts"]),
