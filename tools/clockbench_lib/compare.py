@@ -834,10 +834,9 @@ def cmd_compare(args):
         lines += format_os_table(os_rows, inputs, markdown=args.format == "markdown")
     print("\n".join(lines), flush=True)
     if args.plot:
-        messages = plot.write_plots(inputs, ticks, args.plot)
-        if not has_ticks(inputs):
-            messages.append("no report has tick measurements (a 'ticks' section that "
-                            "applies), so the tick rate vs CPU stolen plot is not written.")
+        written, messages = plot.write_plots(inputs, ticks, args.plot)
+        messages = [f"wrote {path}" for item in written for path in (item.png, item.svg)] \
+            + messages
         for message in messages:
             print(f"clockbench compare: {message}", file=sys.stderr, flush=True)
     return EXIT_PASS
