@@ -145,8 +145,17 @@ def _floored(value_ns, where, floored):
 def _floor_caption(floored):
     if not floored:
         return ""
-    return (f" Drawn at {FLOOR_NS:g} ns, the floor of the log axis, because the report "
-            f"has less (0 ns: below the empty bracket): {', '.join(floored)}.")
+    return (f" Costs under {FLOOR_NS:g} ns are drawn at {FLOOR_NS:g} ns, the floor of the "
+            f"log axis (a read no slower than the empty bracket is reported as 0 ns): "
+            f"{', '.join(floored)}.")
+
+
+def _footnote(figure, text):
+    """`text` under the figure's axes, in the saved image too (bbox_inches="tight" takes
+    it in), so that a PNG on its own says what its caption says."""
+    if text:
+        figure.text(0.0, -0.01, text.strip(), ha="left", va="top", fontsize="small",
+                    wrap=True, color="#444444")
 
 
 # ---------------------------------------------------------------------------- read cost
@@ -234,6 +243,7 @@ def build_read_cost(figure_class, inputs):
     caption = ("Each clock on one log axis; per environment the p50 marker, a bar to p99 "
                "(medians over its runs) and a dotted line to the slowest read of any run "
                "(hollow). The minimum is left out." + _floor_caption(floored))
+    _footnote(figure, _floor_caption(floored))
     return Drawn("read-cost", "Read cost of every clock", question, caption, figure)
 
 
@@ -356,6 +366,7 @@ def build_percentiles(figure_class, inputs, name):
                     f"its six points (min, p50, p90, p99, p99.9, max) are drawn, joined by "
                     f"dotted lines that are not measurements.")
     caption += _floor_caption(floored)
+    _footnote(figure, _floor_caption(floored))
     return Drawn(f"percentiles-{_file_part(name)}", f"Percentiles of {name}", question, caption, figure)
 
 
