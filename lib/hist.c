@@ -4,6 +4,7 @@
 
 #include "lib/hist.h"
 #include "lib/json.h"
+#include "lib/stats.h"
 
 #define SUB_COUNT (1u << HIST_SUB_BITS)
 
@@ -162,5 +163,38 @@ void json_hist(struct json_writer *w, const char *key, const struct hist *h)
 		json_array_end(w);
 	}
 	json_array_end(w);
+	json_object_end(w);
+}
+
+static uint64_t non_negative(int64_t v)
+{
+	return v < 0 ? 0 : (uint64_t)v;
+}
+
+void hist_summarize(const struct hist *h, struct stats_summary *out)
+{
+	*out = (struct stats_summary){ .n = h->total };
+	if (h->total == 0)
+		return;
+	out->min = non_negative(h->min);
+	out->p50 = non_negative(hist_percentile(h, 500));
+	out->p90 = non_negative(hist_percentile(h, 900));
+	out->p99 = non_negative(hist_percentile(h, 990));
+	out->p999 = non_negative(hist_percentile(h, 999));
+	out->max = non_negative(h->max);
+	out->mean = h->sum / (double)h->total;
+}
+
+void json_hist_distribution(struct json_writer *w, const char *key,
+			    const struct hist *h)
+{
+	json_object_begin(w, key);
+	json_int(w, "min", h->min);
+	json_int(w, "p50", hist_percentile(h, 500));
+	json_int(w, "p90", hist_percentile(h, 900));
+	json_int(w, "p99", hist_percentile(h, 990));
+	json_int(w, "p999", hist_percentile(h, 999));
+	json_int(w, "max", h->max);
+	json_hist(w, "hist", h);
 	json_object_end(w);
 }

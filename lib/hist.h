@@ -81,6 +81,12 @@ struct hist_bucket {
 bool hist_next_bucket(const struct hist *h, unsigned int *cursor,
 		      struct hist_bucket *out);
 
+/** The summary lib/stats.h keeps of unsigned samples, from @h: count, min,
+ * max and mean exact, percentiles as hist_percentile() (negative values,
+ * which unsigned samples never give, read as 0). */
+struct stats_summary;
+void hist_summarize(const struct hist *h, struct stats_summary *out);
+
 struct json_writer;
 
 /**
@@ -90,5 +96,12 @@ struct json_writer;
  * (docs/report-format.md).
  */
 void json_hist(struct json_writer *w, const char *key, const struct hist *h);
+
+/**
+ * A distribution object {min, p50, p90, p99, p999, max, hist} of @h under
+ * @key, every figure from @h (what hist_summarize() gives, signed).
+ */
+void json_hist_distribution(struct json_writer *w, const char *key,
+			    const struct hist *h);
 
 #endif

@@ -142,6 +142,18 @@ class Synthetic(unittest.TestCase):
             histogram.Histogram.from_json(encode([1])).quantile(1.5)
 
 
+class Dumps(unittest.TestCase):
+    """The runner's --json file keeps each histogram's buckets on one line."""
+
+    def test_buckets_on_one_line_and_the_same_document(self):
+        document = {"clocks": [{"read_ns": {"min": 5, "hist": encode([5, 70, -3000])}}],
+                    "other": [[1, [2]], []]}
+        text = histogram.dumps(document)
+        self.assertEqual(json.loads(text), document)
+        self.assertIn('"buckets": [[-3007, 1], [5, 1], [70, 1]]', text)
+        self.assertIn('"other": [\n', text)
+
+
 class Malformed(unittest.TestCase):
     """A broken "hist" member: one sentence, RunnerError."""
 

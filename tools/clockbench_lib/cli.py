@@ -4,7 +4,6 @@
 import argparse
 import concurrent.futures
 import datetime
-import json
 import os
 import re
 import shlex
@@ -13,8 +12,8 @@ import sys
 import threading
 from dataclasses import dataclass, replace
 
-from . import (compare, console, cpumodel, guestopts, host, kvmprobe, linux, matrix,
-               osreport, paths, qemu, report, testreport, version, xen)
+from . import (compare, console, cpumodel, guestopts, histogram, host, kvmprobe, linux,
+               matrix, osreport, paths, qemu, report, testreport, version, xen)
 from .boot import (RUN_SUMMARY_SCHEMA, BootOutcome, boot_once, build_images, check_image,
                    command_lines)
 from .console import parse_report
@@ -124,13 +123,11 @@ def echo_console(line, stream):
 def write_json(path, document):
     """Write `document` as pretty JSON to `path` ('-': standard output)."""
     if path == "-":
-        json.dump(document, sys.stdout, indent=2)
-        print(flush=True)
+        print(histogram.dumps(document), flush=True)
         return
     try:
         with open(path, "w", encoding="utf-8") as out:
-            json.dump(document, out, indent=2)
-            out.write("\n")
+            out.write(histogram.dumps(document) + "\n")
     except OSError as error:
         raise RunnerError(f"cannot write {path}: {error.strerror}.") from None
 

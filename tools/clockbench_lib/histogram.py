@@ -16,10 +16,27 @@ the over-range samples returns `limit`, one among the under-range ones `-limit`
 (or the minimum when known).
 """
 
+import json
+import re
+
 from .outcome import RunnerError
 
 MAX_SUB_BITS = 16     # far beyond the guest's 5: a bigger one is not a histogram of ours
 MAX_LIMIT_BITS = 63
+
+
+# A list of [low, count] pairs as json.dumps(indent=2) spreads it, four lines a pair.
+_SPREAD_PAIRS = re.compile(r"\[(?:\s*\[\s*-?\d+,\s*-?\d+\s*\],?)+\s*\]")
+_PAIR = re.compile(r"\[\s*(-?\d+),\s*(-?\d+)\s*\]")
+
+
+def dumps(document):
+    """`document` as pretty JSON (indent 2), with each histogram's buckets on one line:
+    spread out, a report's buckets would take four lines each."""
+    def one_line(match):
+        return "[" + ", ".join(f"[{low}, {count}]"
+                               for low, count in _PAIR.findall(match.group(0)[1:])) + "]"
+    return _SPREAD_PAIRS.sub(one_line, json.dumps(document, indent=2))
 
 
 def width_at(low, sub_bits):

@@ -16,7 +16,7 @@ import json
 import os
 from dataclasses import dataclass, replace
 
-from . import cpumodel, guestopts, hostinfo, paths, qemu, report, testlist, xen
+from . import cpumodel, guestopts, histogram, hostinfo, paths, qemu, report, testlist, xen
 from .boot import boot_once, build_images, check_image
 from .outcome import EXIT_FAIL, EXIT_PASS, RunnerError
 
@@ -286,8 +286,7 @@ def run_once(env, number, out_dir, timeout_s, cpu="", cpu_choice=None, before=No
             entry["verdict"], entry["reason"] = "error", str(error)
         else:
             with open(json_path, "w", encoding="utf-8") as out:
-                json.dump(dict(document, runner=outcome.runner_json()), out, indent=2)
-                out.write("\n")
+                out.write(histogram.dumps(dict(document, runner=outcome.runner_json())) + "\n")
             entry["json"] = os.path.relpath(json_path, out_dir)
     return entry
 

@@ -8,7 +8,7 @@ nominal frequency), not slow machines.  The boots that run clockbench-user (the 
 boots) have their own checks, OS_CHECKS, of its clockbench-os/1 document.
 """
 
-from . import jsonmatch, osreport, report
+from . import histogram, jsonmatch, osreport, report
 from .outcome import RunnerError
 
 HPET_QEMU_HZ = 100_000_000    # QEMU's HPET: period 10,000,000 fs
@@ -529,8 +529,70 @@ def check_ticks_facts(document):
     return problems
 
 
+def _histogram_agrees(distribution, field, total):
+    """Problems unless `distribution` carries a histogram of `total` samples (None: any
+    number) whose nearest-rank quantiles are the distribution's percentiles."""
+    if not isinstance(distribution, dict) or "hist" not in distribution:
+        return [f"{field} carries no histogram"]
+    try:
+        hist = histogram.of(distribution)
+    except RunnerError as error:
+        return [f"{field}.hist: {error}"]
+    if total is not None and hist.total != total:
+        return [f"{field}.hist counts {hist.total} samples, not {total}"]
+    problems = []
+    for key, q in (("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("p999", 0.999)):
+        if hist.quantile(q) != distribution[key]:
+            problems.append(f"{field}.{key} is {distribution[key]}, but its histogram "
+                            f"says {hist.quantile(q)}")
+    if hist.buckets and not hist.under and \
+            not hist.buckets[0][0] <= distribution["min"] < hist.buckets[0][1]:
+        problems.append(f"{field}.min {distribution['min']} is not in its histogram's "
+                        f"lowest bucket")
+    if hist.buckets and not hist.over and \
+            not hist.buckets[-1][0] <= distribution["max"] < hist.buckets[-1][1]:
+        problems.append(f"{field}.max {distribution['max']} is not in its histogram's "
+                        f"highest bucket")
+    return problems
+
+
+def check_histogram_facts(document):
+    """histogram_facts: every measured clock's read_cycles and read_ns, every tick rate's
+    handler_cycles and lateness_ns, every cross-CPU offset's bracket_offsets_ns carry a
+    histogram of every sample (samples, records) whose quantiles are the percentiles
+    printed."""
+    problems = []
+    for clock in _present(document):
+        if clock.get("samples") is None:
+            continue
+        for key in ("read_cycles", "read_ns"):
+            problems += _histogram_agrees(clock[key], f"clocks[{clock['name']}].{key}",
+                                          clock["samples"])
+    ticks = document.get("ticks") or {}
+    for source in ticks.get("sources", []):
+        for rate in source["rates"]:
+            if rate["state"] != "measured" or not rate["records"]:
+                continue
+            where = f"ticks.sources[{source['name']}].rates[{rate['requested_hz']}]"
+            problems += _histogram_agrees(rate["handler_cycles"], f"{where}.handler_cycles",
+                                          rate["records"])
+            if rate["lateness_ns"] is not None:
+                problems += _histogram_agrees(rate["lateness_ns"], f"{where}.lateness_ns",
+                                              rate["records"])
+    cross = document.get("cross_cpu") or {}
+    for clock in cross.get("clocks", []):
+        for offset in clock["offsets"]:
+            if offset["offset_ns"] is not None:
+                problems += _histogram_agrees(
+                    offset.get("bracket_offsets_ns"),
+                    f"cross_cpu.clocks[{clock['clock']}].offsets[{offset['cpu']}]"
+                    ".bracket_offsets_ns", None)
+    return problems[:MAX_PROBLEMS_SHOWN]
+
+
 CHECKS = {
     "valid": check_valid,
+    "histogram_facts": check_histogram_facts,
     "tcg_facts": check_tcg_facts,
     "kvm_facts": check_kvm_facts,
     "xen_pv_facts": check_xen_pv_facts,
