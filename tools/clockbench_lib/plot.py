@@ -702,7 +702,7 @@ def _canvas(figure):
 
 
 def _tick_panel(figure, axis, ticks, source, envs, styles):
-    xs_low, xs_high, ys_low, ys_high, labels = [], [], [], [], []
+    xs_low, xs_high, ys_low, ys_high, labels, markers = [], [], [], [], [], []
     for env in envs:
         points = _tick_points(ticks, source, env)
         if not points:
@@ -724,6 +724,7 @@ def _tick_panel(figure, axis, ticks, source, envs, styles):
             axis.plot([x], [y], linestyle="none", marker=style.marker, color=style.colour,
                       markerfacecolor="white" if hollow else style.colour, markersize=6)
         labels += [(x, y, text, style.colour) for x, y, text in _undelivered_labels(points)]
+        markers += list(zip(xs, ys))
         xs_low += [rate.low for rate in rates]
         xs_high += [rate.high for rate in rates]
         ys_low += [lost.low for lost in losses]
@@ -751,7 +752,16 @@ def _tick_panel(figure, axis, ticks, source, envs, styles):
     axis.set_xlim(min(xs_low) / 2.5, max(xs_high) * 2.5)
     axis.set_ylim(min(-12.0, min(ys_low) - 8.0) - 7.0 * len(missing),
                   max(112.0, max(ys_high) + 14.0))
+    taken += [_marker_box(axis, x, y) for x, y in markers]
     _place_labels(figure, axis, labels, taken)
+
+
+def _marker_box(axis, x, y, half_px=5.0):
+    """The box a marker at (x, y) covers in display coordinates, for labels to avoid."""
+    from matplotlib.transforms import Bbox  # pylint: disable=import-outside-toplevel
+    centre_x, centre_y = axis.transData.transform((x, y))
+    return Bbox.from_extents(centre_x - half_px, centre_y - half_px, centre_x + half_px,
+                             centre_y + half_px)
 
 
 # ---------------------------------------------------------------------------- writing
