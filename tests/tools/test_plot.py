@@ -323,6 +323,15 @@ class OtherInputs(unittest.TestCase):
             with self.assertRaisesRegex(RunnerError, "cannot create .*a-file/plots: "):
                 plot.write_plots(inputs, [], os.path.join(blocked, "plots"))
 
+    def test_only_environments_with_data_in_a_legend(self):
+        inputs = compare.load_inputs([GOOD_LOG, SMP_LOG])
+        drawn = plot.build_cross_cpu(plot._figure_class(),  # pylint: disable=protected-access
+                                     inputs)
+        legend = drawn.figure.axes[2].get_legend()
+        self.assertEqual([text.get_text() for text in legend.get_texts()], ["smp"])
+        # smp keeps the colour it has in the figures where good comes first.
+        self.assertEqual(legend.legendHandles[0].get_color(), "#ff7f0e")
+
     def test_clock_names_are_safe_in_file_names(self):
         self.assertEqual(plot._file_part("../x y/z"),  # pylint: disable=protected-access
                          "_x_y_z")

@@ -98,7 +98,8 @@ class Style:
 
 
 def _styles(envs):
-    """Environment -> Style, the same in every figure: colour and marker both differ, so
+    """Environment -> Style, the same in every figure (`envs` is every environment of the
+    inputs, also where a figure draws only some): colour and marker both differ, so
     environments stay apart in grey print too."""
     palette = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
                "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
@@ -191,8 +192,9 @@ def build_read_cost(figure_class, inputs):
     clocks = clock_names(inputs)
     if not clocks:
         return None
-    envs = list(inputs.runs)
-    styles = _styles(envs)
+    styles = _styles(list(inputs.runs))
+    envs = [env for env, runs in inputs.runs.items()
+            if any(_timed_clock(run, name) for run in runs for name in clocks)]
     offsets = dict(zip(envs, _row_offsets(len(envs))))
     figure = figure_class(figsize=(10, 0.55 * len(envs) * len(clocks) / 2.5 + 2.2))
     axis = figure.subplots()
@@ -455,8 +457,9 @@ def build_cross_cpu(figure_class, inputs):
     rows = _cross_rows(inputs)
     if not rows:
         return None
-    envs = list(inputs.runs)
-    styles = _styles(envs)
+    styles = _styles(list(inputs.runs))
+    envs = [env for env, runs in inputs.runs.items()
+            if any(_cross_entries(run) for run in runs)]
     index = {row: position for position, row in enumerate(rows)}
     env_offsets = dict(zip(envs, _row_offsets(len(envs), band=0.72)))
     run_step = 0.72 / max(1, len(envs)) / 2.5
@@ -657,8 +660,9 @@ def build_ticks(figure_class, inputs, ticks):
     sources = _tick_sources(ticks)
     if not sources:
         return None
-    envs = list(inputs.runs)
-    styles = _styles(envs)
+    styles = _styles(list(inputs.runs))
+    envs = [env for env in inputs.runs if any(_tick_points(ticks, source, env)
+                                              for source in sources)]
     columns = min(3, len(sources))
     rows = math.ceil(len(sources) / columns)
     figure = figure_class(figsize=(5.4 * columns, 4.4 * rows + 0.8))
