@@ -330,7 +330,9 @@ class OtherInputs(unittest.TestCase):
         legend = drawn.figure.axes[2].get_legend()
         self.assertEqual([text.get_text() for text in legend.get_texts()], ["smp"])
         # smp keeps the colour it has in the figures where good comes first.
-        self.assertEqual(legend.legendHandles[0].get_color(), "#ff7f0e")
+        # legend_handles from matplotlib 3.7, legendHandles before (Debian 12 has 3.6).
+        handles = getattr(legend, "legend_handles", None) or legend.legendHandles
+        self.assertEqual(handles[0].get_color(), "#ff7f0e")
 
     def test_clock_names_are_safe_in_file_names(self):
         self.assertEqual(plot._file_part("../x y/z"),  # pylint: disable=protected-access
