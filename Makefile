@@ -334,7 +334,7 @@ matrix-check: images $(BUILD)/xen-4.17-amd64
 		--plot $(MATRIX_CHECK)/plots > $(MATRIX_CHECK)/compare.txt
 	@grep -q 'p50 / tcg-pc' $(MATRIX_CHECK)/compare.txt && \
 	grep -qE '^xen_pvclock +xen-hpet +1 +[0-9]' $(MATRIX_CHECK)/compare.txt && \
-	for f in read-cost-cdf cross-cpu tick-cost; do \
+	for f in read-cost percentiles-tsc percentiles-xen_pvclock cross-cpu tick-cost; do \
 		test -s $(MATRIX_CHECK)/plots/$$f.png && \
 		test -s $(MATRIX_CHECK)/plots/$$f.svg || exit 1; done && \
 	echo "matrix-check: tcg-pc and xen-hpet compared; plots written" || \

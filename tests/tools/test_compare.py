@@ -295,11 +295,13 @@ class EndToEndTest(unittest.TestCase):
             self.assertIn("p50 / tcg-pc", result.stdout)
             self.assertRegex(result.stdout, r"tick costs: .*\n.*stolen / tcg-pc")
             self.assertRegex(result.stdout, r"hpet\s+10000\s+kvm-pc\s+2\s+\S+")
-            for stem in ("read-cost-cdf", "cross-cpu", "tick-cost"):
+            for stem in ("read-cost", "percentiles-tsc", "percentiles-xen_pvclock",
+                         "cross-cpu", "tick-cost"):
                 for ext in ("png", "svg"):
                     path = os.path.join(plots, f"{stem}.{ext}")
                     self.assertTrue(os.path.getsize(path) > 1000, path)
             self.assertNotIn("not written", result.stderr)
+            self.assertIn(f"clockbench compare: wrote {plots}/tick-cost.svg", result.stderr)
 
     def test_plots_without_ticks_say_so(self):
         with tempfile.TemporaryDirectory() as plots:
@@ -307,7 +309,7 @@ class EndToEndTest(unittest.TestCase):
                               "--plot", plots)
             self.assertEqual(result.returncode, 0, result.stderr)
             self.assertIn("no report has tick measurements (a 'ticks' section that "
-                          "applies), so the tick rate vs CPU stolen plot is not written.",
+                          "applies), so the tick-cost plot is not written.",
                           result.stderr)
             self.assertFalse(os.path.exists(os.path.join(plots, "tick-cost.png")))
 

@@ -199,18 +199,10 @@ class HtmlUnitTest(unittest.TestCase):
 
 
     def test_plots_as_plot_py_returns_them(self):
-        """Today's "wrote PATH" lines and a (plots, messages) pair of objects with .title,
-        .question, .png and .svg both become one Plot per figure."""
-        lines = ["wrote /x/read-cost-cdf.png", "wrote /x/read-cost-cdf.svg",
-                 "wrote /x/tick-cost.png", "wrote /x/tick-cost.svg"]
-        with mock.patch.object(plot, "write_plots", return_value=lines):
-            plots, messages = html.written_plots(None, [], "/x")
-        self.assertEqual([(p.title, p.png, p.svg) for p in plots],
-                         [("Read cost", "/x/read-cost-cdf.png", "/x/read-cost-cdf.svg"),
-                          ("Tick cost", "/x/tick-cost.png", "/x/tick-cost.svg")])
-        self.assertEqual(messages, [])
-        item = argparse.Namespace(title="T", question="Q?", png="/y/a.png", svg="/y/a.svg",
-                                  caption="how to read it")
+        """plot.write_plots's (PlotFile list, messages) becomes one Plot per figure, with
+        its title, question, files and caption, and the messages kept."""
+        item = plot.PlotFile(stem="a", title="T", question="Q?", caption="how to read it",
+                             png="/y/a.png", svg="/y/a.svg")
         with mock.patch.object(plot, "write_plots", return_value=([item], ["not drawn: z"])):
             plots, messages = html.written_plots(None, [], "/y")
         self.assertEqual(plots, [html.Plot("T", "Q?", "/y/a.png", "/y/a.svg", "how to read it")])

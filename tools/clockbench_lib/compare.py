@@ -913,10 +913,9 @@ def cmd_compare(args):
     if getattr(args, "html", None):
         messages = write_html_report(args, inputs)
     elif args.plot:
-        messages = plot.write_plots(inputs, ticks, args.plot)
-    if args.plot and not has_ticks(inputs):
-        messages.append("no report has tick measurements (a 'ticks' section that "
-                        "applies), so the tick rate vs CPU stolen plot is not written.")
+        written, messages = plot.write_plots(inputs, ticks, args.plot)
+        messages = [f"wrote {path}" for item in written for path in (item.png, item.svg)] \
+            + messages
     for message in messages:
         print(f"clockbench compare: {message}", file=sys.stderr, flush=True)
     return EXIT_PASS

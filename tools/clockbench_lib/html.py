@@ -12,7 +12,6 @@ same offline.  Standard library only; every text from a report goes through html
 import base64
 import datetime
 import html
-import os
 from dataclasses import dataclass, field
 
 from . import plot
@@ -27,14 +26,6 @@ DRIFT_STANDARD_ERRORS = 3
 # Below this fraction of the rate asked for, a tick rate was not delivered (the report's
 # `reached` is within 10 %).
 DELIVERED_FRACTION = 0.9
-
-# The plots plot.py writes today, by file stem: the question each answers.
-PLOT_QUESTIONS = {
-    "read-cost-cdf": ("Read cost", "What does one read of each clock cost, per environment?"),
-    "cross-cpu": ("Cross-CPU offsets and drift",
-                  "Do the CPUs agree on each clock, and does the difference grow?"),
-    "tick-cost": ("Tick cost", "What does each timer interrupt rate cost the guest's CPU?"),
-}
 
 STYLE = """
 body { font-family: sans-serif; margin: 1.5em; color: #111; }
@@ -94,28 +85,12 @@ class Report:
 # ---------------------------------------------------------------------------- plots
 
 def written_plots(inputs, ticks, out_dir):
-    """Write the plots into `out_dir` with plot.write_plots and return ([Plot], [message]).
-
-    The one place that knows what write_plots returns: today lines "wrote PATH" (a PNG
-    and an SVG per plot, named by stem); objects with .title, .question, .png and .svg,
-    or a (plots, messages) pair of them, are taken as they are."""
-    result = plot.write_plots(inputs, ticks, out_dir)
-    items, messages = (result if isinstance(result, tuple) else (result, []))
-    plots, by_stem, messages = [], {}, list(messages)
-    for item in items:
-        if hasattr(item, "png"):
-            plots.append(Plot(item.title, getattr(item, "question", ""), item.png,
-                              getattr(item, "svg", None), getattr(item, "caption", "")))
-        elif isinstance(item, str) and item.startswith("wrote "):
-            path = item[len("wrote "):]
-            stem, ext = os.path.splitext(os.path.basename(path))
-            by_stem.setdefault(stem, {})[ext.lstrip(".")] = path
-        else:
-            messages.append(str(item))
-    for stem, files in by_stem.items():
-        title, question = PLOT_QUESTIONS.get(stem, (stem, ""))
-        plots.append(Plot(title, question, files.get("png"), files.get("svg")))
-    return plots, messages
+    """Write the plots into `out_dir` with plot.write_plots and return ([Plot], [message]):
+    one Plot per figure, from plot.PlotFile's title, question, files and caption."""
+    written, messages = plot.write_plots(inputs, ticks, out_dir)
+    plots = [Plot(item.title, item.question, item.png, item.svg, item.caption)
+             for item in written]
+    return plots, list(messages)
 
 
 # ---------------------------------------------------------------------------- findings
