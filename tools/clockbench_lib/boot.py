@@ -168,6 +168,7 @@ def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.e
     files = qemu.prepare_boot_files(spec, work_dir)
     command = qemu.build_qemu_command(spec, qemu.qemu_program(environ), image, files,
                                       hypervisor)
+    runinfo.qemu_version(command[0])  # asked now, so that an interrupted run has it
     if before:
         before(spec, command)
     started = runinfo.utc_now()

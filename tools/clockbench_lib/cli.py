@@ -367,13 +367,15 @@ def evaluate_boot_test(test, verdict, reason, lines, log_name="the log"):
     return state, "; ".join(problems) if problems else None
 
 
-def judge_boot_test(test, verdict, reason, lines, log_name="the log"):
+def judge_boot_test(test, verdict, reason, lines, log_name="the log", record=None):
     """Judge a boot against its tests.cfg line: returns (state, the problems in words).
 
     A guest SKIP that the line did not expect makes the test a skip; otherwise the
     verdict must equal expect=, every match= / no nomatch= regex must be found, and the
-    guest's JSON report must pass every report= check (`log_name` names the log).  A
-    verdict that comes with a reason (Xen saying dom0 crashed) gives it when it is wrong.
+    guest's JSON report must pass every report= check (`log_name` names the log); with
+    `record` (the outcome's BootOutcome.record), json= sees the run's record, runner
+    member and all.  A verdict that comes with a reason (Xen saying dom0 crashed) gives
+    it when it is wrong.
     """
     if verdict in ("error", "hang"):
         return "not ok", [reason]
@@ -394,7 +396,7 @@ def judge_boot_test(test, verdict, reason, lines, log_name="the log"):
             problems.append(f"/{pattern}/ must not match but matched: "
                             f"{console.quote(found.strip())}")
     problems += run_report_checks(test.report, lines, log_name, test.json,
-                                  test.spec.runs_user)
+                                  test.spec.runs_user, record)
     return ("not ok" if problems else "ok"), problems
 
 
@@ -431,7 +433,7 @@ def run_boot_test(test, before=None):
         seconds += outcome.seconds
         log_shown = os.path.join(TESTS_DIR, log_name)
         state, problems = judge_boot_test(test, outcome.verdict, outcome.reason,
-                                          outcome.lines, log_shown)
+                                          outcome.lines, log_shown, outcome.record)
         names = console.parse_check_names(outcome.lines)
         if state == "ok" and first_names is not None:
             differ = names_differ(first_names, names, boot)

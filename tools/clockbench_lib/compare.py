@@ -48,11 +48,16 @@ class Comparable:
     cpu: str
     hypervisor: str
 
+    host_cpu: str = None  # the host's CPU model where the input says it (a manifest)
+
     @property
     def host_words(self):
-        """The host in words: its name, or that the input names none."""
-        return (f"an unnamed host ({self.host[len('input:'):]})"
-                if self.host.startswith("input:") else self.host)
+        """The host in words: its name, or that the input names none (and its CPU, when
+        the input says it)."""
+        if not self.host.startswith("input:"):
+            return self.host
+        cpu = f"CPU {self.host_cpu}; " if self.host_cpu else ""
+        return f"an unnamed host ({cpu}{self.host[len('input:'):]})"
 
 
 @dataclass
@@ -178,6 +183,7 @@ class Pending:
     host: str = None
     input_path: str = ""
     accel: str = None   # the manifest's, for reports whose runner member does not say
+    host_cpu: str = None  # the manifest's host CPU model
 
 
 def _manifest_host(manifest):
@@ -208,7 +214,7 @@ def load_matrix(folder, inputs, pending, label=None):
     if manifest["schema"] not in (MANIFEST_SCHEMA, MANIFEST_SCHEMA_0):
         raise RunnerError(f"{path}: manifest schema is {quote(json.dumps(manifest['schema']))}; "
                           f"this tool reads {MANIFEST_SCHEMA} and {MANIFEST_SCHEMA_0}.")
-    host_name, _ = _manifest_host(manifest)
+    host_name, host_cpu = _manifest_host(manifest)
     environments = manifest.get("environments")
     if not isinstance(environments, list):
         raise _manifest_error(path, "'environments' is missing or not a list")
@@ -234,7 +240,7 @@ def load_matrix(folder, inputs, pending, label=None):
                 reason = no_report_reason(document)
                 if reason is None:
                     pending.append(Pending(env["name"], source, document, label, host_name,
-                                           folder, env.get("accel")))
+                                           folder, env.get("accel"), host_cpu))
                     continue
             inputs.failed.append((shown, os.path.join(folder, run.get("log") or "?"), reason))
 
@@ -254,12 +260,17 @@ def comparable(item):
     hypervisor = env.get("hypervisor")
     accel = runner.get("accel") or item.accel or {"TCG": "tcg", "KVM": "kvm"}.get(hypervisor)
     return Comparable(item.label, item.env, host_name or f"input:{item.input_path}",
-                      str(accel or "?"), str(env.get("cpu") or "?"), str(hypervisor or "?"))
+                      str(accel or "?"), str(env.get("cpu") or "?"), str(hypervisor or "?"),
+                      None if host_name else item.host_cpu)
 
 
 # The facts that keep two rows of one name apart, in the order their differences are told.
 _FACTS = (("host", "hosts"), ("accel", "accelerators"), ("cpu", "CPU models"),
           ("hypervisor", "hypervisors"))
+
+
+# Which fact names rows apart, first that tells them all apart: tcg-pc@kvm, tcg-pc@host-b.
+_SUFFIX_FACTS = ("accel", "host", "hypervisor", "cpu")
 
 
 def _suffix_value(key, fact):
@@ -270,17 +281,20 @@ def _suffix_value(key, fact):
 
 
 def _apart_sentence(name, keys, labels):
-    """The sentence saying why rows of one environment name are kept apart."""
-    differing = [words for fact, words in _FACTS if len({getattr(k, fact) for k in keys}) > 1]
-    parts = []
-    for key, label in zip(keys, labels):
-        parts.append(f"{label} (from {key.host_words}, {key.accel}, {key.hypervisor}, "
-                     f"CPU {quote(key.cpu, 40)})")
-    unnamed = any(key.host.startswith("input:") for key in keys)
-    why = "different " + ", ".join(differing) if differing else "different inputs"
-    if unnamed and "hosts" in differing:
-        why += " (an input that names no host, as older reports do, is its own host)"
-    return f"{name}: {' and '.join(parts)} are kept apart: {why}."
+    """The sentence saying why rows of one environment name are kept apart: where each
+    came from, and every fact that differs (with the values, but for hosts)."""
+    froms = " and ".join(f"{name} from {key.host_words}" for key in keys)
+    reasons = []
+    for fact, words in _FACTS:
+        values = list(dict.fromkeys(getattr(key, fact) for key in keys))
+        if len(values) > 1:
+            shown = "" if fact == "host" else f" ({', '.join(quote(v, 80) for v in values)})"
+            reasons.append(f"different {words}{shown}")
+    why = "; ".join(reasons) or "different inputs"
+    if any(key.host.startswith("input:") for key in keys) and len(
+            {key.host for key in keys}) > 1:
+        why += " (an input that names no host, as reports before clockbench/2 do, counts as a host of its own)"
+    return f"{froms} are kept apart as {', '.join(labels)}: {why}."
 
 
 def _base_name(key):
@@ -292,7 +306,8 @@ def _base_name(key):
 def _labels(keys):
     """A display label per Comparable (in order): the environment's name (LABEL for a
     labelled single file, ENV@LABEL for a labelled folder's environment), and where
-    several share it, @ the first fact that tells them apart, else #N."""
+    several share it, @ the first of _SUFFIX_FACTS that tells them apart (a host that
+    has no name by its input's file or folder name), else #N."""
     base = {key: _base_name(key) for key in keys}
     labels = {}
     for name in dict.fromkeys(base.values()):
@@ -300,7 +315,7 @@ def _labels(keys):
         if len(same) == 1:
             labels[same[0]] = name
             continue
-        fact = next((fact for fact, _ in _FACTS
+        fact = next((fact for fact in _SUFFIX_FACTS
                      if len({_suffix_value(k, fact) for k in same}) == len(same)), None)
         for number, key in enumerate(same, start=1):
             labels[key] = (f"{name}@{_suffix_value(key, fact)}" if fact

@@ -92,7 +92,8 @@ def _report_block(lines, source, framing=IMAGE_FRAMING):
     begins = [index for index, line in enumerate(lines) if line.strip() == framing.begin]
     if not begins:
         raise RunnerError(f"{source}: there is no JSON report (no '{framing.begin}' line): the "
-                          f"guest stopped before printing it, or predates {framing.schema}")
+                          f"guest stopped before printing it, or predates "
+                          f"{REPORT_SCHEMA_1 if framing is IMAGE_FRAMING else framing.schema}")
     block = []
     prefix = framing.prefix
     for index in range(begins[-1] + 1, len(lines)):
@@ -278,7 +279,7 @@ def _error_message(error):
     else:
         message = error.message
     schema_path = list(error.absolute_schema_path)
-    if "then" in schema_path:
+    if "then" in schema_path and schema_path[0] != "allOf":  # not the document's own
         # The clock schema's allOf holds one if/then per kind of clock.
         branch = schema_path[schema_path.index("then") - 1]
         message += _CLOCK_BRANCH_WORDS.get(branch, "")

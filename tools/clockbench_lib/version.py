@@ -13,7 +13,11 @@ import json
 import os
 
 from . import guestopts, matrix, osreport, paths, report
-from .revision import project_version, revision
+from .revision import REVISION_FILE, VERSION_HEADER, project_version, revision
+
+__all__ = ["REVISION_FILE", "VERSION_HEADER", "project_version", "revision", "schema_version",
+           "version_text"]
+
 
 def schema_version(schema_file, fallback, root=None):
     """The "schema" constant a schema in docs/ requires (e.g. "clockbench/1"); `fallback`,
