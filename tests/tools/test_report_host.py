@@ -44,7 +44,7 @@ class HostReport(unittest.TestCase):
                 self.assertEqual(reportchecks.CHECKS[check](self.document), [])
 
     def test_what_it_says(self):
-        self.assertEqual(self.document["schema"], "clockbench/1")
+        self.assertEqual(self.document["schema"], "clockbench/2")
         self.assertEqual(self.document["verdict"], "pass")
         self.assertEqual(self.document["checks"]["errors"], 0)
         names = [clock["name"] for clock in self.document["clocks"]]

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Facts a boot test requires of the guest's JSON report: tests.cfg's `report=NAME`.
 
-Each check takes a schema-valid clockbench/1 document and returns a list of problems,
+Each check takes a schema-valid clockbench/2 (or /1) document and returns a list of problems,
 each one sentence (empty: the check holds).  The bounds are deliberately generous: they
 catch wrong behaviour (a clock that runs backwards, percentiles out of order, a wrong
 nominal frequency), not slow machines.  The boots that run clockbench-user (the linux

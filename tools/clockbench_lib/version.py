@@ -20,7 +20,7 @@ __all__ = ["REVISION_FILE", "VERSION_HEADER", "project_version", "revision", "sc
 
 
 def schema_version(schema_file, fallback, root=None):
-    """The "schema" constant a schema in docs/ requires (e.g. "clockbench/1"); `fallback`,
+    """The "schema" constant a schema in docs/ requires (e.g. "clockbench/2"); `fallback`,
     the runner's own name for it, when the file cannot be read."""
     try:
         with open(os.path.join(root or paths.ROOT, schema_file), encoding="utf-8") as text:
