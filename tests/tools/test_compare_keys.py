@@ -222,7 +222,8 @@ class OlderSchemas(Scratch):
     def test_a_run_summary_is_a_run_without_a_report(self):
         document = compare.load_record(RUN_SUMMARY)
         self.assertEqual(document["schema"], report.RUN_SUMMARY_SCHEMA_0)
-        self.assertRegex(compare.no_report_reason(document), r"^verdict hang: hang: no verdict after 60 s")
+        self.assertRegex(compare.no_report_reason(document),
+                         r"^verdict hang: hang: no verdict after 60 s")
         # In a matrix folder it is noted as a run that gave no report.
         folder = self.copy(AMD, "mx")
         shutil.copy(RUN_SUMMARY, os.path.join(folder, "tcg-pc", "run-2.json"))

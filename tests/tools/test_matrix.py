@@ -273,6 +273,12 @@ class OutFolder(PassThrough):
                                                     r"host's runs"):
             self.matrix("--env", "tcg-pc", "--add")
 
+    def test_add_needs_out(self):
+        args = cli.build_parser().parse_args(["matrix", "--no-build", "--add"])
+        with self.assertRaisesRegex(RunnerError, "--add adds runs to the matrix folder --out "
+                                                 "names: give --out DIR"):
+            matrix.cmd_matrix(args)
+
     def test_add_needs_a_matrix_folder(self):
         os.makedirs(os.path.join(self.root, "mx"))
         with open(os.path.join(self.root, "mx", "notes.txt"), "w", encoding="utf-8") as out:

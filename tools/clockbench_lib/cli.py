@@ -908,8 +908,10 @@ def add_compare_parser(subparsers):
                f"{INTERRUPTED_EXITS}",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--baseline", default=compare.DEFAULT_BASELINE, metavar="ENV",
-                        help=f"environment ratios are against (default: "
-                             f"{compare.DEFAULT_BASELINE})")
+                        help=f"the row ratios (and --fail-above) are against, named as "
+                             f"the table names it: kvm-pc, tcg-pc@host-b (default: "
+                             f"{compare.DEFAULT_BASELINE}; when it is not among the rows, "
+                             f"a line on stderr lists them)")
     parser.add_argument("--label", action="append", metavar="NAME=PATH",
                         help="name the input PATH (one of RESULTS, as written) NAME: a "
                              "single report's row is then NAME, a matrix folder's rows "

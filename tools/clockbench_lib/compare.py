@@ -293,7 +293,8 @@ def _apart_sentence(name, keys, labels):
     why = "; ".join(reasons) or "different inputs"
     if any(key.host.startswith("input:") for key in keys) and len(
             {key.host for key in keys}) > 1:
-        why += " (an input that names no host, as reports before clockbench/2 do, counts as a host of its own)"
+        why += (" (an input that names no host, as reports before clockbench/2 do, counts "
+                "as a host of its own)")
     return f"{froms} are kept apart as {', '.join(labels)}: {why}."
 
 

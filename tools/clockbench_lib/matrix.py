@@ -491,6 +491,8 @@ def cmd_matrix(args):
     started = runinfo.utc_now()
     out_dir = os.path.abspath(args.out or default_out_dir(started))
     add = getattr(args, "add", False)
+    if add and not args.out:
+        raise RunnerError("--add adds runs to the matrix folder --out names: give --out DIR.")
     adding = _check_out_dir(out_dir, add)
     chosen = [with_command_line(env, " ".join(args.guest_options), args.xen_args, args.cpu,
                                 args.smp)
