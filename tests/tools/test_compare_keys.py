@@ -219,6 +219,17 @@ class OlderSchemas(Scratch):
         self.assertEqual((run.key.accel, run.key.hypervisor, run.key.host),
                          ("kvm", "KVM", f"input:{path}"))
 
+    def test_parse_reads_both_guests(self):
+        old = report.load_report_file(os.path.join(SAMPLE, "tcg-pc", "run-1.log"))
+        new = report.load_report_file(os.path.join(AMD, "tcg-pc", "run-1.log"))
+        self.assertEqual((old["schema"], new["schema"]), ("clockbench/1", "clockbench/2"))
+        self.assertNotIn("runner", new)  # the guest's own report: the host adds it
+        for path in (os.path.join(SAMPLE, "tcg-pc", "run-1.log"),
+                     os.path.join(AMD, "tcg-pc", "run-1.json")):
+            result = run_tool("parse", path) if path.endswith(".log") else \
+                run_tool("compare", "--table", "clocks", path)
+            self.assertEqual(result.returncode, 0, result.stderr)
+
     def test_a_run_summary_is_a_run_without_a_report(self):
         document = compare.load_record(RUN_SUMMARY)
         self.assertEqual(document["schema"], report.RUN_SUMMARY_SCHEMA_0)
