@@ -59,7 +59,7 @@ class HostReport(unittest.TestCase):
                 {"clocks": [pit]}), [])
 
     def test_what_it_says(self):
-        self.assertEqual(self.document["schema"], "clockbench/1")
+        self.assertEqual(self.document["schema"], "clockbench/2")
         self.assertEqual(self.document["verdict"], "pass")
         self.assertEqual(self.document["checks"]["errors"], 0)
         names = [clock["name"] for clock in self.document["clocks"]]

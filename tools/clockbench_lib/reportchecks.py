@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Facts a boot test requires of the guest's JSON report: tests.cfg's `report=NAME`.
 
-Each check takes a schema-valid clockbench/1 document and returns a list of problems,
+Each check takes a schema-valid clockbench/2 (or /1) document and returns a list of problems,
 each one sentence (empty: the check holds).  The bounds are deliberately generous: they
 catch wrong behaviour (a clock that runs backwards, percentiles out of order, a wrong
 nominal frequency), not slow machines.  The boots that run clockbench-user (the linux
@@ -743,10 +743,12 @@ def checks_for(user):
     return OS_CHECKS if user else CHECKS
 
 
-def run_report_checks(names, lines, source, expectations=(), user=False):
+def run_report_checks(names, lines, source, expectations=(), user=False, record=None):
     """Load the report from console `lines` and run the checks `names` and the json=
     `expectations` (jsonmatch) on it: the image's report, or with `user` clockbench-user's
-    document and OS_CHECKS.
+    document and OS_CHECKS.  With `record` (boot.BootOutcome.record of the run), the
+    image's report is checked as the run's record `run --json` writes, runner member and
+    all, validated as such (json='runner.accel == "tcg"').
 
     Returns problem sentences, each naming its check; a report that cannot be loaded is
     one problem, whichever checks were asked for.
@@ -756,6 +758,9 @@ def run_report_checks(names, lines, source, expectations=(), user=False):
     try:
         document = (osreport.load_os_report(lines, source) if user
                     else report.load_report(lines, source))
+        if record and not user:
+            document = record(dict(document, schema=report.SCHEMA))
+            report.validate_document(document, f"{source} (the run's record)")
     except RunnerError as error:
         asked = ([f"report={'/'.join(names)}"] if names else []) + \
             [f"json={expectation.text}" for expectation in expectations]
