@@ -334,7 +334,7 @@ matrix-check: images $(BUILD)/xen-4.17-amd64
 		--plot $(MATRIX_CHECK)/plots > $(MATRIX_CHECK)/compare.txt
 	@grep -q 'p50 / tcg-pc' $(MATRIX_CHECK)/compare.txt && \
 	grep -qE '^xen_pvclock +xen-hpet +1 +[0-9]' $(MATRIX_CHECK)/compare.txt && \
-	for f in read-cost-cdf cross-cpu tick-cost; do \
+	for f in read-cost percentiles-tsc percentiles-xen_pvclock cross-cpu tick-cost; do \
 		test -s $(MATRIX_CHECK)/plots/$$f.png && \
 		test -s $(MATRIX_CHECK)/plots/$$f.svg || exit 1; done && \
 	echo "matrix-check: tcg-pc and xen-hpet compared; plots written" || \
@@ -393,7 +393,7 @@ unit-tests: $(UNIT_BINS)
 # test_os_layer.py runs clockbench-user on this host (`tools/clockbench host`).
 # test_guestopts.py compares the runner's option checks with the image's parser, run on
 # this host by build/host/guest-options.
-tool-tests: $(BUILD)/host/test_report $(BUILD)/host/test_user_report $(USER_PROGRAM) \
+tool-tests: $(BUILD)/host/test_report $(BUILD)/host/test_user_report $(BUILD)/host/test_hist $(USER_PROGRAM) \
 		$(GUEST_OPTIONS)
 	@$(PYTHON) -m unittest discover -s tests/tools -t .
 
@@ -416,7 +416,7 @@ FUZZ_SECONDS ?= 180
 FUZZ_SMOKE_SECONDS ?= 5
 # FUZZ_TARGETS="acpi options" on the command line builds and fuzzes only those.
 FUZZ_TARGETS := acpi boot_mb1 boot_mb2 boot_pvh boot_xen_pv options pvclock \
-	xen xen_console cpuid
+	xen xen_console cpuid hist
 # Per target: the source in tests/fuzz/ (default fuzz_TARGET.c), the unit
 # tests whose sources it links (default TARGET), and its -D flags.  A boot
 # target goes on to parse the options and open ACPI as the kernel does.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* Cross-CPU measurements: warps, offsets with error bounds, drift. */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/stopwatch.h"
@@ -186,9 +188,10 @@ static int64_t signed_ns(const struct clock *c, uint64_t from, uint64_t to)
 	return (int64_t)clock_ns(c, forward);
 }
 
-/* The best of OFFSET_BRACKETS brackets of CPU @cpu's @c against CPU 0's. */
+/* The best of OFFSET_BRACKETS brackets of CPU @cpu's @c against CPU 0's;
+ * each valid bracket's estimate also into @all (when not NULL). */
 static bool offset_round(const struct clock *c, unsigned int cpu,
-			 struct skew_offset *out)
+			 struct skew_offset *out, struct hist *all)
 {
 	struct skew_bracket b[OFFSET_BRACKETS];
 	struct probe *p = &probes[cpu];
@@ -223,6 +226,10 @@ static bool offset_round(const struct clock *c, unsigned int cpu,
 		b[n].local_before_ns = 0;
 		b[n].remote_ns = signed_ns(c, before, p->value);
 		b[n].local_after_ns = signed_ns(c, before, after);
+		if (all && b[n].local_after_ns >= 0)
+			hist_record(all,
+				    llround((double)b[n].remote_ns -
+					    (double)b[n].local_after_ns / 2));
 		n++;
 	}
 	return skew_best_offset(b, n, out) == 0;
@@ -244,6 +251,17 @@ static void measure_offsets(unsigned int drift_ms)
 			on_cpu_post(cpu, responder, NULL);
 	}
 	barrier_wait(&responders_ready, WORK_TIMEOUT_MS);
+	for (k = 0; k < xr->nr; k++)
+		for (cpu = 1; cpu < ncpu; cpu++) {
+			struct hist *h;
+
+			if (!smp_cpu(cpu)->online)
+				continue;
+			h = malloc(sizeof(*h));
+			if (h)
+				hist_init(h);
+			xr->clocks[k].cpu[cpu].bracket_offsets_ns = h;
+		}
 	start = tsc_read();
 	for (round = 0; round < DRIFT_ROUNDS; round++) {
 		uint64_t due =
@@ -261,7 +279,8 @@ static void measure_offsets(unsigned int drift_ms)
 					&o[k][cpu][pc->drift_samples];
 
 				if (!smp_cpu(cpu)->online ||
-				    !offset_round(x->clock, cpu, r))
+				    !offset_round(x->clock, cpu, r,
+						  pc->bracket_offsets_ns))
 					continue;
 				t[k][cpu][pc->drift_samples++] =
 					(double)(tsc_read() - start) * 1e9 /

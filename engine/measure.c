@@ -4,6 +4,7 @@
  * lfence; rdtsc, turned into ns with the TSC frequency the TSC probe found.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/cpu.h"
@@ -15,9 +16,10 @@
 #include "lib/progress.h"
 #include "lib/options.h"
 
-#define MIN_SAMPLES	      200   /* fewer make the percentiles coarse */
-#define EMPTY_SAMPLES	      10000 /* empty brackets measured once per run */
-#define PILOT_READS	      16 /* to estimate a read's cost before sizing */
+#define MIN_SAMPLES   200   /* fewer make the percentiles coarse */
+#define EMPTY_SAMPLES 10000 /* empty brackets measured once per run */
+/* Reads whose extended values are kept to compare in ns after the loop. */
+#define RESOLUTION_KEPT_READS 20000
 #define MIN_RESOLUTION_READS  1000
 #define MAX_RESOLUTION_READS  1000000
 #define CONVERSION_ITERATIONS 20000
@@ -35,7 +37,8 @@
 #define SHARE_RESOLUTION 0.25
 #define SHARE_BATCH	 0.20
 
-static uint64_t samples[MEASURE_MAX_SAMPLES];
+/* The empty brackets, then each clock's first extended values. */
+static uint64_t samples[RESOLUTION_KEPT_READS];
 /* The run's: the empty bracket every read is corrected by, and the
  * clock rates are measured against. */
 static struct stats_summary empty_bracket;
@@ -84,41 +87,43 @@ static uint64_t bracketed_read(const struct clock *c)
 	return t1 - t0 > empty_bracket.p50 ? t1 - t0 - empty_bracket.p50 : 0;
 }
 
-static void measure_per_read(struct clock_result *r, uint64_t budget_cycles,
+/*
+ * Every bracketed read goes into the clock's histograms, so the count is
+ * set by the budget (or samples=) alone and memory stays the same: reads
+ * go on until the budget is spent (at least MIN_SAMPLES), or for the count
+ * asked for.  False when the heap could not hold the histograms (it holds
+ * 4 MiB; all clocks' take 230 KiB at most).
+ */
+static bool measure_per_read(struct clock_result *r, uint64_t budget_cycles,
 			     unsigned int fixed_samples)
 {
 	const struct clock *c = r->clock;
-	uint64_t pilot[PILOT_READS], start, estimate;
-	size_t i, n;
+	struct read_hists *h = malloc(sizeof(*h));
+	uint64_t start;
+	unsigned int i;
 
-	for (i = 0; i < PILOT_READS; i++)
-		pilot[i] = bracketed_read(c) + empty_bracket.p50;
-	stats_summarize(pilot, PILOT_READS, &r->read_cycles);
-	estimate = r->read_cycles.p50 ? r->read_cycles.p50 : 1;
-
-	/* A count asked for is taken as given (options.c bounds it); one
-	 * from the budget gets at least MIN_SAMPLES. */
-	n = budget_cycles / estimate;
-	if (n < MIN_SAMPLES)
-		n = MIN_SAMPLES;
-	if (fixed_samples)
-		n = fixed_samples;
-	if (n > MEASURE_MAX_SAMPLES)
-		n = MEASURE_MAX_SAMPLES;
-	/* The estimate may be off (a hypervisor hiccup): stop at twice the
-	 * budget whatever it said, unless the count was asked for. */
+	if (!h)
+		return false;
+	hist_init(&h->cycles);
+	hist_init(&h->ns);
 	start = tsc_read_ordered();
-	for (i = 0; i < n; i++) {
-		samples[i] = bracketed_read(c);
-		if (!fixed_samples && i >= MIN_SAMPLES &&
-		    tsc_read_ordered() - start > 2 * budget_cycles)
+	for (i = 0; fixed_samples ? i < fixed_samples : i < UINT32_MAX; i++) {
+		uint64_t cycles = bracketed_read(c);
+
+		hist_record(&h->cycles, (int64_t)cycles);
+		hist_record(&h->ns,
+			    (int64_t)(cycles_to_ns((double)cycles) + 0.5));
+		if (!fixed_samples && i + 1 >= MIN_SAMPLES &&
+		    tsc_read_ordered() - start > budget_cycles) {
+			i++;
 			break;
+		}
 	}
-	r->samples = (unsigned int)i;
-	stats_summarize(samples, i, &r->read_cycles);
-	for (n = 0; n < i; n++)
-		samples[n] = (uint64_t)(cycles_to_ns((double)samples[n]) + 0.5);
-	stats_summarize(samples, i, &r->read_ns);
+	r->samples = i;
+	hist_summarize(&h->cycles, &r->read_cycles);
+	hist_summarize(&h->ns, &r->read_ns);
+	r->read_hists = h;
+	return true;
 }
 
 /* Reads back to back: resolution, stalls, update rate, backward steps. */
@@ -175,7 +180,7 @@ static void measure_resolution(struct clock_result *r, uint64_t budget_cycles)
 			if (!min_step || step < min_step)
 				min_step = step;
 		}
-		if (stored < MEASURE_MAX_SAMPLES)
+		if (stored < RESOLUTION_KEPT_READS)
 			samples[stored++] = extended;
 		prev = now;
 		t_prev = t_now;
@@ -346,8 +351,13 @@ void measure_all(const struct measure_options *opts, struct measure_result *out)
 			 r->clock->name,
 			 (unsigned int)(cycles_to_ns((double)share) / 1e6) +
 				 opts->rate_ms);
-		measure_per_read(r, (uint64_t)(share * SHARE_PER_READ),
-				 opts->samples);
+		if (!measure_per_read(r, (uint64_t)(share * SHARE_PER_READ),
+				      opts->samples)) {
+			progress("%s not measured: the heap has no room for "
+				 "its histograms",
+				 r->clock->name);
+			continue;
+		}
 		measure_resolution(r, (uint64_t)(share * SHARE_RESOLUTION));
 		measure_batch(r, (uint64_t)(share * SHARE_BATCH));
 		measure_conversion(r);

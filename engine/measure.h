@@ -15,6 +15,7 @@
 #include "base/platform.h"
 #include "lib/batch.h"
 #include "lib/clock.h"
+#include "lib/hist.h"
 #include "engine/clocks.h"
 #include "lib/stats.h"
 
@@ -24,12 +25,22 @@ struct measure_options {
 	unsigned int rate_ms; /* reference time for each rate measurement */
 };
 
+/* Every bracketed read of one clock, empty bracket subtracted, in constant
+ * memory (lib/hist.h): about 14 KiB, taken from the heap once per clock
+ * measured (16 clocks at most: 230 KiB of base/libc.h's 4 MiB). */
+struct read_hists {
+	struct hist cycles, ns;
+};
+
 struct clock_result {
 	const struct clock *clock;
 	bool measured;
-	unsigned int samples;
-	struct stats_summary read_cycles; /* empty bracket subtracted */
+	unsigned int samples; /* every bracketed read: the budget sets it */
+	/* From the histograms (percentiles within lib/hist.h's bound, min
+	 * and max exact). */
+	struct stats_summary read_cycles;
 	struct stats_summary read_ns;
+	const struct read_hists *read_hists; /* NULL unless measured */
 	/* The batch figure (lib/batch.h): the median of BATCH_RUNS batches,
 	 * each its fastest loop of reads less its fastest loop without, and
 	 * the fastest and slowest batch. */

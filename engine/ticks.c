@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/stopwatch.h"
@@ -227,6 +228,41 @@ static void lateness(const struct tick_source *s, struct tick_rate_result *r,
 }
 
 /*
+ * The handler's cycles and the lateness of every record into histograms,
+ * the report's figures then from them, as the clocks' are (lateness() has
+ * left the records' lateness in ns in scratch.i).
+ */
+static void record_hists(struct tick_rate_result *r, uint64_t n)
+{
+	struct tick_hists *h = malloc(sizeof(*h));
+	uint64_t i;
+
+	if (!h)
+		return;
+	hist_init(&h->handler_cycles);
+	hist_init(&h->lateness_ns);
+	for (i = 0; i < n; i++) {
+		hist_record(
+			&h->handler_cycles,
+			(int64_t)(records[i].exit_tsc - records[i].entry_tsc));
+		if (r->lateness_known)
+			hist_record(&h->lateness_ns, scratch.i[i]);
+	}
+	hist_summarize(&h->handler_cycles, &r->handler_cycles);
+	if (r->lateness_known)
+		r->lateness_ns = (struct tick_spread){
+			.n = h->lateness_ns.total,
+			.min = h->lateness_ns.min,
+			.p50 = hist_percentile(&h->lateness_ns, 500),
+			.p90 = hist_percentile(&h->lateness_ns, 900),
+			.p99 = hist_percentile(&h->lateness_ns, 990),
+			.p999 = hist_percentile(&h->lateness_ns, 999),
+			.max = h->lateness_ns.max,
+		};
+	r->hists = h;
+}
+
+/*
  * Interrupts a second: from the first to the last interrupt that entered
  * within the window, (k - 1) / their distance, which does not depend on
  * where the window cut the period; over the whole window when fewer than
@@ -288,6 +324,7 @@ static void summarize(const struct tick_source *s, struct tick_rate_result *r,
 		scratch.u[i] = records[i].exit_tsc - records[i].entry_tsc;
 	stats_summarize(scratch.u, n, &r->handler_cycles);
 	lateness(s, r, n);
+	record_hists(r, n);
 	if (r->gave_up)
 		snprintf(r->problem, sizeof(r->problem),
 			 "the interrupts left the work loop no time: ring 0 "

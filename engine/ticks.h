@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "lib/clock.h"
+#include "lib/hist.h"
 #include "lib/options.h"
 #include "lib/stats.h"
 #include "lib/tick_source.h"
@@ -30,6 +31,12 @@
 
 /** The tick sources, NULL-terminated, in report order. */
 struct tick_source *const *tick_sources_all(void);
+
+/* Every recorded interrupt of one rate in constant memory (lib/hist.h),
+ * about 14 KiB from the heap per rate measured. */
+struct tick_hists {
+	struct hist handler_cycles, lateness_ns;
+};
 
 /* One source at one rate. */
 struct tick_rate_result {
@@ -59,6 +66,11 @@ struct tick_rate_result {
 	struct stats_summary handler_cycles; /* entry to exit, per record */
 	bool lateness_known;		     /* see tick_start.no_expiries */
 	struct tick_spread lateness_ns;	     /* per record */
+	/* The two above as histograms, and the figures above taken from
+	 * them; NULL when the heap had no room (then the figures are the
+	 * records' exact ones).  lateness_ns's is empty unless
+	 * lateness_known. */
+	const struct tick_hists *hists;
 	double grid_uncertainty_ns; /* periodic: how early the grid may be
 				     * at the last record; 0 one-shot */
 	uint64_t skipped;	    /* one-shot: expiries passed over */

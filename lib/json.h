@@ -16,7 +16,8 @@
 
 #include "lib/stats.h"
 
-#define JSON_MAX_DEPTH 8
+/* A tick rate's histogram bucket sits ten deep. */
+#define JSON_MAX_DEPTH 12
 
 struct json_writer {
 	void (*emit)(void *ctx, const char *text, size_t len);

@@ -3,7 +3,7 @@
  * report/run.h, docs/report-format.md). */
 #include "report/run.h"
 
-#define REPORT_SCHEMA "clockbench/1"
+#define REPORT_SCHEMA "clockbench/2"
 
 /* The document's nesting depth up to which each member starts a line:
  * a handful of lines, one per clock. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/figure.h"
+#include "lib/hist.h"
 #include "report/run.h"
 
 /* How far a measured rate may stray from nominal before a check fails:
@@ -324,8 +325,14 @@ static void json_clock(const struct run_report *run, struct json_writer *w,
 		json_array_end(w);
 	}
 	json_uint_if(w, "samples", m, r->samples);
-	json_stats(w, "read_cycles", &r->read_cycles, m);
-	json_stats(w, "read_ns", &r->read_ns, m);
+	if (m && r->read_hists) {
+		json_hist_distribution(w, "read_cycles",
+				       &r->read_hists->cycles);
+		json_hist_distribution(w, "read_ns", &r->read_hists->ns);
+	} else {
+		json_stats(w, "read_cycles", &r->read_cycles, m);
+		json_stats(w, "read_ns", &r->read_ns, m);
+	}
 	json_double_if(w, "batch_ns_per_read", m, r->batch_ns_per_read);
 	json_double_if(w, "batch_ns_min", m, r->batch_ns_min);
 	json_double_if(w, "batch_ns_max", m, r->batch_ns_max);

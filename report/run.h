@@ -137,7 +137,7 @@ typedef void (*report_json_member)(const struct run_report *run,
 				   struct json_writer *w);
 
 /**
- * The JSON document ("clockbench/1", docs/report-format.md) of @run: its
+ * The JSON document ("clockbench/2", docs/report-format.md) of @run: its
  * schema name, the @nr writers of @members in order, and @checks' counts
  * and verdict, written to @sink.  Returns false when the JSON writer found
  * it malformed.

@@ -328,8 +328,16 @@ static void json_rate(struct json_writer *w, const struct tick_rate_result *r)
 		    r->baseline_cycles_per_chunk);
 	json_double(w, "quiet_cycles_per_chunk", r->quiet_cycles_per_chunk);
 	json_uint(w, "records", r->recorded);
-	json_stats(w, "handler_cycles", &r->handler_cycles, r->recorded);
-	if (r->recorded && r->lateness_known)
+	if (r->recorded && r->hists)
+		json_hist_distribution(w, "handler_cycles",
+				       &r->hists->handler_cycles);
+	else
+		json_stats(w, "handler_cycles", &r->handler_cycles,
+			   r->recorded);
+	if (r->recorded && r->lateness_known && r->hists)
+		json_hist_distribution(w, "lateness_ns",
+				       &r->hists->lateness_ns);
+	else if (r->recorded && r->lateness_known)
 		json_spread(w, "lateness_ns", &r->lateness_ns);
 	else
 		json_null(w, "lateness_ns");

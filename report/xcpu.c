@@ -133,6 +133,10 @@ void report_xcpu_json(const struct run_report *run, struct json_writer *w)
 				       pc->offset.offset_ns);
 			json_double_if(w, "uncertainty_ns", pc->offset_ok,
 				       pc->offset.uncertainty_ns);
+			if (pc->bracket_offsets_ns &&
+			    pc->bracket_offsets_ns->total)
+				json_hist_distribution(w, "bracket_offsets_ns",
+						       pc->bracket_offsets_ns);
 			json_object_end(w);
 		}
 		json_array_end(w);

@@ -35,6 +35,7 @@ with QEMU's doubled commas made single.  Environment:
                      KTAP summary, as a runaway guest would
   FAKE_QEMU_RANDOM   if set, a number of random bytes printed there (seeded: the same
                      bytes every time), then a line break
+`--version` alone prints a version line as QEMU does, and exits 0.
 On SIGTERM it does what QEMU does: "qemu-system-x86_64: terminating on signal 15 from pid
 N (NAME)" on stderr, N the sender, then exit status 0.
 With -S it starts no guest: it reads the monitor's commands from stdin and exits 0 at
@@ -53,6 +54,7 @@ import sys
 import threading
 import time
 
+VERSION_LINE = "QEMU emulator version 7.2.0 (fake_qemu.py, the runner's tests)"
 FINALS = {3: "clockbench: PASS", 5: "clockbench: FAIL", 7: "clockbench: SKIP",
           9: "clockbench: ERROR"}
 # What the image says after its verdict for each exit= that does not use isa-debug-exit
@@ -187,6 +189,9 @@ def print_burst():
 
 def main():
     """Print the fake console and exit."""
+    if sys.argv[1:] == ["--version"]:  # as QEMU answers it: the runner records it
+        print(VERSION_LINE)
+        sys.exit(0)
     stop_on_sigterm()
     if os.environ.get("FAKE_QEMU_PID_FILE"):
         with open(os.environ["FAKE_QEMU_PID_FILE"], "w", encoding="utf-8") as out:

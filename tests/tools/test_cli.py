@@ -62,7 +62,8 @@ class Version(scratch.ToolCase):
         self.assertEqual(self.clockbench("--version").stdout.splitlines()[0],
                          "clockbench 9.8.7 (v9.8.7-3-gdef5678)")
         # Schemas read from docs/ as the scratch tree holds them.
-        self.assertIn("  clockbench/1 ", self.clockbench("--version").stdout)
+        self.assertIn("  clockbench/2 ", self.clockbench("--version").stdout)
+        self.assertIn("  clockbench/1, clockbench-run/0 ", self.clockbench("--version").stdout)
 
     def test_the_makefile_reads_the_same_file(self):
         result = subprocess.run(["make", "-C", ROOT, "-s", "--no-print-directory",

@@ -69,7 +69,7 @@ class MatrixTest(unittest.TestCase):
     def test_fixture_manifest_records_host_versions_and_commands(self):
         with open(os.path.join(SAMPLE, matrix.MANIFEST), encoding="utf-8") as source:
             manifest = json.load(source)
-        self.assertEqual(manifest["schema"], matrix.MANIFEST_SCHEMA)
+        self.assertEqual(manifest["schema"], matrix.MANIFEST_SCHEMA_0)  # an older matrix's
         self.assertTrue(manifest["xen_version"].startswith("4.17"))
         self.assertTrue(manifest["qemu_version"].startswith("QEMU emulator version"))
         runs = [run for env in manifest["environments"] for run in env["runs"]]
@@ -121,9 +121,14 @@ class CompareTest(unittest.TestCase):
         self.assertIn("kvm-clock needs KVM", cell.missing_reason)
         self.assertIsNone(self.cell("kvm_clock", "kvm-pc").ratios["p50"])
         text = "\n".join(compare.format_table(list(self.table.items()), self.inputs, "tcg-pc"))
-        self.assertRegex(text, r"kvm_clock\s+tcg-pc\s+2\s+missing: no KVM signature")
+        # One line per clock and reason: the environments that share it are named together.
+        self.assertRegex(text, r"\nkvm_clock\s+tcg-pc, tcg-q35 \(2 runs each\): missing: no "
+                               r"KVM signature")
+        self.assertRegex(text, r"\nxen_pvclock\s+kvm-pc\s+2\s+missing: no Xen signature")
         # Under Xen the PM timer is denied, and xen_pvclock has no TCG baseline.
-        self.assertRegex(text, r"acpi_pm\s+xen-hpet\s+2\s+missing: denied by Xen")
+        self.assertRegex(text, r"\nacpi_pm\s+xen-hpet, xen-tsc \(2 runs each\): missing: "
+                               r"denied by Xen")
+        self.assertEqual(text.count("denied by Xen: port 0x608"), 1)
         self.assertIsNone(self.cell("xen_pvclock", "xen-hpet").ratios["p50"])
         self.assertFalse(self.cell("xen_pvclock", "xen-hpet").missing)
 
@@ -217,8 +222,8 @@ class TickCompareTest(unittest.TestCase):
                                               "(TSC-deadline timer) is clear")
         self.assertFalse(self.cell("tsc_deadline", 1000, "kvm-pc").missing)
         text = "\n".join(compare.format_tick_table(list(self.table.items()), "tcg-pc"))
-        self.assertRegex(text, r"tsc_deadline\s+1000\s+tcg-pc\s+2\s+missing: absent: not "
-                               r"offered")
+        self.assertRegex(text, r"\ntsc_deadline\s+all\s+tcg-pc, tcg-q35, xen-hpet, xen-tsc "
+                               r"\(2 runs each\): missing: absent: not offered")
         self.assertIn("stolen / tcg-pc", text)
 
     def test_reports_without_ticks(self):
@@ -247,9 +252,11 @@ class MalformedTest(unittest.TestCase):
     CASES = {
         "truncated.log": "the report ends before 'clockbench-json end' (truncated log?)",
         "bad.json": "not valid JSON: Expecting ',' delimiter (line 3, column 3)",
-        "wrong-schema.json": "report schema is 'clockbench/9'; this tool reads clockbench/1",
+        "wrong-schema.json": "report schema is 'clockbench/9'; this tool reads clockbench/2 "
+                             "(and clockbench/1 reports)",
         "missing-field.json": "clocks[0]: 'read_ns' is a required property",
-        "run-summary.json": "this is the runner's summary of a run that printed no report",
+        "run-summary.json": "this records a run that gave no report (clockbench-run/0, "
+                            "verdict hang: hang: no verdict after 60 s",
     }
 
     def test_sentences(self):
@@ -290,11 +297,13 @@ class EndToEndTest(unittest.TestCase):
             self.assertIn("p50 / tcg-pc", result.stdout)
             self.assertRegex(result.stdout, r"tick costs: .*\n.*stolen / tcg-pc")
             self.assertRegex(result.stdout, r"hpet\s+10000\s+kvm-pc\s+2\s+\S+")
-            for stem in ("read-cost-cdf", "cross-cpu", "tick-cost"):
+            for stem in ("read-cost", "percentiles-tsc", "percentiles-xen_pvclock",
+                         "cross-cpu", "tick-cost"):
                 for ext in ("png", "svg"):
                     path = os.path.join(plots, f"{stem}.{ext}")
                     self.assertTrue(os.path.getsize(path) > 1000, path)
             self.assertNotIn("not written", result.stderr)
+            self.assertIn(f"clockbench compare: wrote {plots}/tick-cost.svg", result.stderr)
 
     def test_plots_without_ticks_say_so(self):
         with tempfile.TemporaryDirectory() as plots:
@@ -302,7 +311,7 @@ class EndToEndTest(unittest.TestCase):
                               "--plot", plots)
             self.assertEqual(result.returncode, 0, result.stderr)
             self.assertIn("no report has tick measurements (a 'ticks' section that "
-                          "applies), so the tick rate vs CPU stolen plot is not written.",
+                          "applies), so the tick-cost plot is not written.",
                           result.stderr)
             self.assertFalse(os.path.exists(os.path.join(plots, "tick-cost.png")))
 

@@ -28,8 +28,8 @@ CMDLINES = (
     "sample=100", "exits=halt", "exit=hal", "exit=halted", "exit=", "verbose=7", "verbose",
     "=1", "verbose=1 verbose=0", "budget_ms=100", "budget_ms=99", "budget_ms=600000",
     "budget_ms=600001", "budget_ms=", "budget_ms=1e3", "budget_ms=-5", "budget_ms=0100",
-    "budget_ms=99999999999999999999", "budget_ms=\u00b2", "samples=0", "samples=20000",
-    "samples=20001", "hold_ap=255", "hold_ap=256", "tick_rates=", "tick_rates=1000,50",
+    "budget_ms=99999999999999999999", "budget_ms=\u00b2", "samples=0", "samples=1000000",
+    "samples=1000001", "hold_ap=255", "hold_ap=256", "tick_rates=", "tick_rates=1000,50",
     "tick_rates=1000000", "tick_rates=1000001", "tick_rates=0", "tick_rates=1,",
     "tick_rates=,1", "tick_rates=1,,2", "tick_rates=100,x", "tick_rates=1,2,3,4,5,6,7,8",
     "tick_rates=1,2,3,4,5,6,7,8,9", "tick_ms=9", "tick_ms=10 rate_ms=10 warp_ms=1",
@@ -89,7 +89,7 @@ class TheImagesTable(unittest.TestCase):
         self.assertEqual((self.table["verbose"].kind, self.table["verbose"].default),
                          ("bool", "0"))
         samples = self.table["samples"]
-        self.assertEqual((samples.kind, samples.minimum, samples.maximum), ("number", 0, 20000))
+        self.assertEqual((samples.kind, samples.minimum, samples.maximum), ("number", 0, 1000000))
         rates = self.table["tick_rates"]
         self.assertEqual((rates.kind, rates.max_items, rates.default),
                          ("list", 8, "100,1000,10000,100000"))
@@ -172,7 +172,7 @@ class Check(unittest.TestCase):
         self.assertEqual(self.problem("help=1 help=0"), "guest option 'help' is given twice")
         self.assertTrue(self.problem("zzz=1").startswith(
             "unknown guest option 'zzz' (known: exit, fault, port_io, "))
-        self.assertIsNone(self.problem("exit=halt samples=20000 tick_rates="))
+        self.assertIsNone(self.problem("exit=halt samples=1000000 tick_rates="))
 
     def test_check_cmdline(self):
         with self.assertRaises(RunnerError) as caught:
@@ -185,7 +185,7 @@ class Check(unittest.TestCase):
 
     def test_help_lines(self):
         lines = guestopts.help_lines(self.table)
-        self.assertIn("  samples     0 to 20000 (default 0)", lines)
+        self.assertIn("  samples     0 to 1000000 (default 0)", lines)
         self.assertIn("  exit        auto, isa, acpi, reset or halt (default auto)", lines)
         self.assertTrue(all(len(line) <= 90 for line in lines))
         self.assertIn("make guest-options", guestopts.help_lines(None)[0])
@@ -261,7 +261,7 @@ class CommandLine(scratch.ToolCase):
                     os.path.join(self.root, guestopts.OPTIONS_FILE))
         result = self.clockbench("run", "--help")
         self.assertEqual(result.returncode, 0, result.stderr)
-        self.assertIn("\n  samples     0 to 20000 (default 0)\n", result.stdout)
+        self.assertIn("\n  samples     0 to 1000000 (default 0)\n", result.stdout)
         self.assertIn("\n  tick_rates  up to 8 of 1 to 1000000, comma-separated (default "
                       "100,1000,10000,100000)\n", result.stdout)
 

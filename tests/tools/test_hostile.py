@@ -236,7 +236,7 @@ class MalformedDocuments(RunnerTree):
         document["schema"] = "s" * 100_000
         self.assert_one_sentence(
             self.clockbench("compare", self.write("s.json", json.dumps(document))),
-            "report schema is 'sssss", "; this tool reads clockbench/1")
+            "report schema is 'sssss", "; this tool reads clockbench/2")
         text = '{"k' + "k" * 5000 + '": 1, "k' + "k" * 5000 + '": 2}'
         self.assert_one_sentence(self.clockbench("parse", self.report_log("k.log", text)),
                                  "appears twice in one object")
@@ -305,14 +305,18 @@ class SignalsFromOutside(RunnerTree):
                 self.assertEqual(runner.returncode, status, stderr)
                 self.assertNotIn("Traceback", stderr)
                 document = self.read_json("r.json")
-                self.assertEqual(document["schema"], boot.RUN_SUMMARY_SCHEMA)
+                self.assertEqual(document["schema"], report.SCHEMA)
+                report.validate_document(document, "r.json")
                 self.assertEqual(document["verdict"], "error")
                 self.assertRegex(document["reason"],
                                  rf"^interrupted by {sig.name} after [0-9.]+ s, before the "
                                  r"run ended; last line seen: ")
-                self.assertEqual(document["env"]["cmdline"], "verbose=1")
-                self.assertEqual(document["checks"]["passed"], 1)
+                self.assertNotIn("env", document)  # the guest's members: it printed no report
+                self.assertEqual(document["console"]["env"]["cmdline"], "verbose=1")
+                self.assertEqual(document["console"]["checks"]["passed"], 1)
                 self.assertEqual(document["runner"]["qemu_command"][-1], "verbose=1")
+                self.assertLessEqual(document["runner"]["started_utc"],
+                                     document["runner"]["ended_utc"])
                 self.wait_for(lambda: b") Z " in (self.read_bytes(f"/proc/{qemu_pid}/stat")
                                                    or b") Z "),
                               "end of the fake QEMU", 10)

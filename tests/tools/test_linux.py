@@ -431,7 +431,8 @@ class RunWithFakeQemu(unittest.TestCase):
                       "the console said 'clockbench-user: PASS'", result.stderr)
         with open(os.path.join(self.root, "os.json"), encoding="utf-8") as written:
             summary = json.load(written)
-        self.assertEqual((summary["schema"], summary["verdict"]), ("clockbench-run/0", "error"))
+        self.assertEqual((summary["schema"], summary["verdict"]), (report.SCHEMA, "error"))
+        self.assertFalse(report.has_guest_report(summary))
         self.assertEqual(summary["runner"]["environment"], "tcg-pc")
 
     def test_a_document_of_another_verdict(self):

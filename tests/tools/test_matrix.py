@@ -15,7 +15,7 @@ import unittest
 from unittest import mock
 
 from tests.tools import FAKE_QEMU, GOOD_LOG, PYTHON, scratch
-from clockbench_lib import cli, matrix, paths, qemu, xen
+from clockbench_lib import cli, compare, matrix, paths, qemu, report, runinfo, xen
 from clockbench_lib.outcome import RunnerError
 
 ENV_FILE = """\
@@ -142,12 +142,15 @@ class PassThrough(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.root)
 
-    def matrix(self, *argv):
+    def matrix(self, *argv, **fake):
         """Run `clockbench matrix --no-build --repeats 1 ARGV` in the scratch tree with the
-        fake QEMU, every environment runnable; returns (status, manifest)."""
-        args = cli.build_parser().parse_args(["matrix", "--no-build", "--repeats", "1",
-                                              "--out", os.path.join(self.root, "mx"), *argv])
-        with mock.patch.dict(os.environ, fake_environ(REPORT=GOOD_LOG)), \
+        fake QEMU (printing good.log's report, unless `fake` sets its FAKE_QEMU_*), every
+        environment runnable; returns (status, manifest)."""
+        argv = ["matrix", "--no-build", "--repeats", "1", "--out",
+                os.path.join(self.root, "mx"), *argv]
+        args = cli.build_parser().parse_args(argv)
+        with mock.patch.dict(os.environ, fake_environ(**(fake or {"REPORT": GOOD_LOG}))), \
+                mock.patch.object(runinfo, "_ARGV", ["clockbench", *argv]), \
                 mock.patch.object(paths, "ROOT", self.root), \
                 mock.patch.object(matrix, "skip_reason", lambda env, **_: None), \
                 mock.patch.object(xen, "installed_version", return_value="4.17.7+13-1"), \
@@ -205,6 +208,83 @@ class PassThrough(unittest.TestCase):
                          (matrix.MATRIX_SMP, "", "max"))
         self.assertEqual(self.command(tcg)[self.command(tcg).index("-append") + 1], "")
         self.assertTrue(hpet["xen_options"].endswith("noreboot clocksource=hpet"))
+
+
+class OutFolder(PassThrough):
+    """A matrix never hides or overwrites earlier results: a folder with files in it is
+    refused unless --add, which keeps every earlier run and numbers the new ones on."""
+
+    def test_options_reach_every_environment(self):
+        pass  # PassThrough's, not run twice
+
+    def test_without_options_the_environments_are_their_own(self):
+        pass  # likewise
+
+    def read(self, *parts):
+        with open(os.path.join(self.root, "mx", *parts), "rb") as source:
+            return source.read()
+
+    def test_a_non_empty_out_is_refused_then_added_to(self):
+        status, first = self.matrix("--env", "tcg-pc", "--repeats", "2")
+        self.assertEqual(status, 0)
+        earlier = {name: self.read("tcg-pc", name) for name in ("run-1.json", "run-2.json",
+                                                                 "run-1.log")}
+        with self.assertRaisesRegex(RunnerError, r"mx is not empty \(manifest\.json, "
+                                                 r"tcg-pc\): --add adds this matrix's runs"):
+            self.matrix("--env", "tcg-pc", "xen-hpet")
+        self.assertEqual(self.read(matrix.MANIFEST).decode(),
+                         json.dumps(first, indent=2) + "\n")  # untouched
+        # Added to, the second time with a run that gives no report.
+        status, manifest = self.matrix("--env", "tcg-pc", "xen-hpet", "--add", STATUS="3")
+        self.assertEqual(status, 1)
+        for name, content in earlier.items():
+            self.assertEqual(self.read("tcg-pc", name), content)
+        tcg, hpet = manifest["environments"]
+        self.assertEqual([(run["run"], run["invocation"], run["report"]) for run in tcg["runs"]],
+                         [(1, 1, True), (2, 1, True), (3, 2, False)])
+        self.assertEqual([(run["run"], run["invocation"]) for run in hpet["runs"]], [(1, 2)])
+        self.assertEqual([inv["number"] for inv in manifest["invocations"]], [1, 2])
+        self.assertIn("--add", manifest["invocations"][1]["argv"])
+        self.assertEqual(manifest["host"], runinfo.host_facts())
+        # Every run has its record; the one without a report validates as such.
+        record = json.loads(self.read("tcg-pc", "run-3.json"))
+        report.validate_document(record, "run-3.json")
+        self.assertFalse(report.has_guest_report(record))
+        self.assertEqual(record["runner"]["environment"], "tcg-pc")
+        # compare reads the three: two measured runs, one noted as giving no report.
+        inputs = compare.load_inputs([os.path.join(self.root, "mx")])
+        self.assertEqual({env: len(runs) for env, runs in inputs.runs.items()},
+                         {"tcg-pc": 2})
+        self.assertEqual([(env, os.path.basename(source)) for env, source, _ in inputs.failed],
+                         [("tcg-pc", "run-3.log"), ("xen-hpet", "run-1.log")])
+
+    def test_add_refuses_another_setup_of_a_name(self):
+        self.matrix("--env", "tcg-pc")
+        with self.assertRaisesRegex(RunnerError, r"--add: tcg-pc in .*mx was run otherwise "
+                                                 r"\(smp 2 before, 3 now\)"):
+            self.matrix("--env", "tcg-pc", "--smp", "3", "--add")
+
+    def test_add_refuses_another_hosts_folder(self):
+        self.matrix("--env", "tcg-pc")
+        other = dict(runinfo.host_facts(), name="another-host")
+        with mock.patch.object(runinfo, "host_facts", return_value=other), \
+                self.assertRaisesRegex(RunnerError, r"holds runs of .*, and this is "
+                                                    r"another-host .*one folder holds one "
+                                                    r"host's runs"):
+            self.matrix("--env", "tcg-pc", "--add")
+
+    def test_add_needs_out(self):
+        args = cli.build_parser().parse_args(["matrix", "--no-build", "--add"])
+        with self.assertRaisesRegex(RunnerError, "--add adds runs to the matrix folder --out "
+                                                 "names: give --out DIR"):
+            matrix.cmd_matrix(args)
+
+    def test_add_needs_a_matrix_folder(self):
+        os.makedirs(os.path.join(self.root, "mx"))
+        with open(os.path.join(self.root, "mx", "notes.txt"), "w", encoding="utf-8") as out:
+            out.write("mine\n")
+        with self.assertRaisesRegex(RunnerError, "--add: .*mx has no manifest.json"):
+            self.matrix("--env", "tcg-pc", "--add")
 
 
 if __name__ == "__main__":

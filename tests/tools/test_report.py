@@ -19,8 +19,8 @@ import tempfile
 import textwrap
 import unittest
 
-from tests.tools import CLOCKBENCH, FAKE_QEMU, FIXTURES, PYTHON, ROOT, scratch
-from clockbench_lib import cli, report, reportchecks, testlist
+from tests.tools import CLOCKBENCH, FAKE_QEMU, FIXTURES, PYTHON, ROOT, fake_qemu, scratch
+from clockbench_lib import cli, report, reportchecks, runinfo, testlist
 from clockbench_lib.outcome import RunnerError
 
 # Each malformed fixture and the sentence `parse` must say about it (after "LOG: ").
@@ -28,7 +28,8 @@ MALFORMED = {
     "truncated.log": "the report ends before 'clockbench-json end' (truncated log?)",
     "bad-json.log": "the report is not valid JSON: Expecting ',' delimiter "
                     "(log line 36, column 8)",
-    "wrong-schema.log": "report schema is 'clockbench/2'; this tool reads clockbench/1",
+    "wrong-schema.log": "report schema is 'clockbench/3'; this tool reads clockbench/2 (and "
+                        "clockbench/1 reports)",
     "missing-field.log": "clocks[3]: 'read_ns' is a required property",
     "no-report.log": "there is no JSON report (no 'clockbench-json begin' line): the guest "
                      "stopped before printing it, or predates clockbench/1",
@@ -426,7 +427,7 @@ class Validation(unittest.TestCase):
         self.assert_invalid(lambda d: d["clocks"][1]["read_ns"].pop("p999"),
                             "clocks[1].read_ns: 'p999' is a required property")
         self.assert_invalid(lambda d: d.update(verdict="PASS"),
-                            "verdict: 'PASS' is not one of ['pass', 'fail', 'skip', 'error']")
+                            "verdict: 'PASS' is not one of ['pass', 'fail', 'skip', 'error', 'hang']")
         self.assert_invalid(lambda d: d["env"].update(boot="floppy"),
                             "env.boot: 'floppy' is not one of ['multiboot1', 'multiboot2', "
                             "'pvh', 'xen-pv']")
@@ -440,10 +441,12 @@ class Validation(unittest.TestCase):
                             "clocks: has 0 entries, expected at least 1")
 
     def test_schema_version(self):
-        self.assert_invalid(lambda d: d.update(schema="clockbench/2"),
-                            "report schema is 'clockbench/2'; this tool reads clockbench/1")
+        self.assert_invalid(lambda d: d.update(schema="clockbench/3"),
+                            "report schema is 'clockbench/3'; this tool reads clockbench/2 "
+                            "(and clockbench/1 reports)")
         self.assert_invalid(lambda d: d.update(schema=1),
-                            "report schema is 1; this tool reads clockbench/1")
+                            "report schema is 1; this tool reads clockbench/2 (and clockbench/1 "
+                            "reports)")
 
     def test_missing_jsonschema_names_the_package(self):
         code = textwrap.dedent(f"""\
@@ -1084,14 +1087,16 @@ class TestsCfgReportKey(unittest.TestCase):
                                                 "xen_pv_domu_facts, xen_pvh_domu_facts, "
                                                 "xen_hvm_domu_facts, smp_facts, "
                                                 "single_cpu_facts, timing_facts, "
-                                                "port_trap_facts, ticks_facts).")
+                                                "port_trap_facts, ticks_facts, "
+                                                "histogram_facts).")
 
     def test_repository_report_tests(self):
         tests = testlist.load_tests_cfg(os.path.join(ROOT, testlist.TESTS_CFG))
         found = {t.name: (t.spec.accel, t.spec.machine, t.report) for t in tests
                  if isinstance(t, testlist.BootTest) and t.report}
         self.assertEqual(found, {
-            "report-pc": ("tcg", "pc", ["valid", "tcg_facts", "timing_facts"]),
+            "report-pc": ("tcg", "pc", ["valid", "tcg_facts", "timing_facts",
+                                        "histogram_facts"]),
             "report-q35": ("tcg", "q35", ["valid", "tcg_facts", "timing_facts"]),
             "report-kvm": ("kvm", "pc", ["valid", "kvm_facts", "timing_facts"]),
             "console-uart": ("tcg", "pc", ["valid", "timing_facts"]),
@@ -1104,12 +1109,13 @@ class TestsCfgReportKey(unittest.TestCase):
             "acpi-madt-no-cpus": ("tcg", "pc", ["valid", "single_cpu_facts"]),
             "acpi-ioapic-dead": ("tcg", "pc", ["valid"]),
             "acpi-ioapic-dead-first": ("tcg", "pc", ["valid"]),
-            "smp-2": ("tcg", "pc", ["valid", "smp_facts"]),
+            "smp-2": ("tcg", "pc", ["valid", "smp_facts", "histogram_facts"]),
             "smp-4": ("tcg", "pc", ["valid", "smp_facts"]),
             "smp-2-kvm": ("kvm", "pc", ["valid", "smp_facts"]),
             "xen-report-1": ("tcg", "pc", ["valid", "xen_pv_facts", "single_cpu_facts",
                                            "timing_facts"]),
-            "xen-report-2": ("tcg", "pc", ["valid", "xen_pv_facts", "smp_facts"]),
+            "xen-report-2": ("tcg", "pc", ["valid", "xen_pv_facts", "smp_facts",
+                                           "histogram_facts"]),
             "xen-hpet": ("tcg", "pc", ["valid", "xen_pv_facts", "smp_facts"]),
             "xen-tsc": ("tcg", "pc", ["valid", "xen_pv_facts", "smp_facts"]),
             "xen-ticks": ("tcg", "pc", ["valid", "xen_pv_facts", "ticks_facts"]),
@@ -1124,7 +1130,7 @@ class TestsCfgReportKey(unittest.TestCase):
             "xen-pvh-domu-2": ("tcg", "pc", ["valid", "xen_pvh_domu_facts", "smp_facts"]),
             "xen-hvm-domu-1": ("tcg", "pc", ["valid", "xen_hvm_domu_facts",
                                               "single_cpu_facts"]),
-            "ticks-pc": ("tcg", "pc", ["valid", "ticks_facts"]),
+            "ticks-pc": ("tcg", "pc", ["valid", "ticks_facts", "histogram_facts"]),
             "ticks-q35": ("tcg", "q35", ["valid", "ticks_facts"]),
             "ticks-kvm": ("kvm", "pc", ["valid", "ticks_facts", "kvm_facts"]),
             "ticks-hpet-off": ("tcg", "pc", ["valid", "ticks_facts"]),
@@ -1201,21 +1207,37 @@ class WithFakeQemu(unittest.TestCase):
                            "r.json", log="good.log")
         self.assertEqual(result.returncode, 0, result.stderr)
         written = self.written("r.json")
-        report.validate_document(written, "r.json")  # the schema knows the host's key
+        report.validate_document(written, "r.json")  # the schema knows the host's keys
         runner = written.pop("runner")
-        self.assertEqual(written, _GOOD)
+        # The guest's clockbench/1 report (good.log), in a clockbench/2 record.
+        self.assertEqual((written.pop("reason"), written.pop("qemu_status"),
+                          written.pop("xen")), (None, 3, None))
+        self.assertEqual(written, dict(_GOOD, schema=report.SCHEMA))
         self.assertEqual((runner["accel"], runner["cpu"], runner["cpu_choice"]),
                          ("tcg", "max", None))
         self.assertEqual(runner["qemu_command"][0], FAKE_QEMU)
+        self.assertEqual(runner["qemu_version"], fake_qemu.VERSION_LINE)
+        self.assertEqual(runner["host"], runinfo.host_facts())
+        self.assertIsNone(runner["xen_version"])
+        self.assertEqual(runner["argv"][1:], ["run", "--accel", "tcg", "--no-build", "--json",
+                                              "r.json"])
+        self.assertRegex(runner["revision"], r"^\S+ \(.+\)$")
+        self.assertLessEqual(runner["started_utc"], runner["ended_utc"])
         self.assertEqual(result.stderr, "fake qemu: exiting\n")
 
-    def test_run_json_without_report_writes_the_summary(self):
+    def test_run_json_without_report_writes_the_record_without_it(self):
         result = self.tool("clockbench", "run", "--accel", "tcg", "--no-build", "--json",
                            "r.json")
         self.assertEqual(result.returncode, 0, result.stderr)
-        self.assertEqual(self.written("r.json")["schema"], "clockbench-run/0")
-        self.assertIn("clockbench run: the guest printed no JSON report; the --json file holds "
-                      "the runner's summary (clockbench-run/0).", result.stderr)
+        written = self.written("r.json")
+        report.validate_document(written, "r.json")
+        self.assertEqual((written["schema"], written["verdict"], written["reason"]),
+                         (report.SCHEMA, "pass", "the guest printed no JSON report"))
+        self.assertFalse(report.has_guest_report(written))
+        self.assertEqual(written["console"]["checks"]["passed"], 1)
+        self.assertEqual(written["runner"]["host"]["name"], runinfo.host_facts()["name"])
+        self.assertIn("clockbench run: the guest printed no JSON report; the --json file "
+                      "records the run without it.", result.stderr)
 
     def test_run_json_with_a_broken_report_is_an_error(self):
         for name, sentence in MALFORMED.items():
@@ -1235,7 +1257,9 @@ class WithFakeQemu(unittest.TestCase):
                 self.assertRegex(result.stdout, r"clockbench run: ERROR \(tcg pc multiboot1 -cpu max qboot, ")
                 summary = self.written("r.json")
                 self.assertEqual((summary["schema"], summary["verdict"], summary["reason"]),
-                                 ("clockbench-run/0", "error", expected))
+                                 (report.SCHEMA, "error", expected))
+                report.validate_document(summary, "r.json")
+                self.assertFalse(report.has_guest_report(summary))
 
     def test_boot_test_with_report_checks(self):
         with open(os.path.join(self.root, testlist.TESTS_CFG), "w", encoding="utf-8") as cfg:

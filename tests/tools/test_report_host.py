@@ -14,7 +14,7 @@ import tempfile
 import unittest
 
 from tests.tools import ROOT
-from clockbench_lib import paths, report, reportchecks
+from clockbench_lib import histogram, paths, report, reportchecks
 
 PROGRAM = os.path.join(ROOT, paths.BUILD_DIR, "host", "test_report")
 
@@ -43,8 +43,23 @@ class HostReport(unittest.TestCase):
             with self.subTest(check=check):
                 self.assertEqual(reportchecks.CHECKS[check](self.document), [])
 
+    def test_the_pit_carries_its_histograms(self):
+        # test_report.c keeps the PIT's 20,000 reads in histograms, the others as
+        # bare figures (as older reports have them).
+        pit = next(c for c in self.document["clocks"] if c["name"] == "pit")
+        tsc = next(c for c in self.document["clocks"] if c["name"] == "tsc")
+        self.assertIsNone(histogram.of(tsc["read_ns"]))
+        for key in ("read_cycles", "read_ns"):
+            hist = histogram.of(pit[key])
+            self.assertEqual(hist.total, pit["samples"])
+            self.assertEqual(sum(count for _, _, count in hist.buckets), 20000)
+            for name, q in (("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("p999", 0.999)):
+                self.assertEqual(hist.quantile(q), pit[key][name], (key, name))
+            self.assertEqual(reportchecks.check_histogram_facts(
+                {"clocks": [pit]}), [])
+
     def test_what_it_says(self):
-        self.assertEqual(self.document["schema"], "clockbench/1")
+        self.assertEqual(self.document["schema"], "clockbench/2")
         self.assertEqual(self.document["verdict"], "pass")
         self.assertEqual(self.document["checks"]["errors"], 0)
         names = [clock["name"] for clock in self.document["clocks"]]

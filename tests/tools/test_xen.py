@@ -466,7 +466,9 @@ class WithFakeQemu(unittest.TestCase):
         summary = self.written("r.json")
         self.assertEqual((summary["verdict"], summary["qemu_status"]), ("fail", None))
         self.assertLess(summary["runner"]["seconds"], 10)  # not Xen's 5 s, not the timeout
-        self.assertEqual(summary["env"]["boot"], "xen-pv")
+        self.assertEqual(summary["console"]["env"]["boot"], "xen-pv")
+        self.assertNotIn("env", summary)  # the guest's members: it printed no report
+        self.assertEqual(summary["runner"]["xen_version"], xen.installed_version())
         self.assertEqual(summary["xen"]["platform_timer"], "HPET")
         self.assertEqual(summary["xen"]["end"]["kind"], "crashed")
         self.assertEqual(summary["xen"]["options"],

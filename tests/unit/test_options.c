@@ -113,16 +113,17 @@ static void numbers_within_bounds(void **state)
 	assert_int_equal(opts.budget_ms, 1500);
 	assert_int_equal(opts.samples, 0);
 	assert_int_equal(opts.rate_ms, 100);
-	assert_int_equal(options_parse("budget_ms=250 samples=20000 rate_ms=10",
-				       &opts, err, sizeof(err)),
-			 0);
+	assert_int_equal(
+		options_parse("budget_ms=250 samples=1000000 rate_ms=10", &opts,
+			      err, sizeof(err)),
+		0);
 	assert_int_equal(opts.budget_ms, 250);
-	assert_int_equal(opts.samples, 20000);
+	assert_int_equal(opts.samples, 1000000);
 	assert_int_equal(opts.rate_ms, 10);
 	assert_int_equal(
-		options_parse("samples=20001", &opts, err, sizeof(err)), -1);
-	assert_string_equal(err, "option 'samples': '20001' is not valid "
-				 "(expected a whole number from 0 to 20000)");
+		options_parse("samples=1000001", &opts, err, sizeof(err)), -1);
+	assert_string_equal(err, "option 'samples': '1000001' is not valid "
+				 "(expected a whole number from 0 to 1000000)");
 	assert_int_equal(options_parse("budget_ms=99", &opts, err, sizeof(err)),
 			 -1);
 	assert_int_equal(options_parse("budget_ms=", &opts, err, sizeof(err)),
@@ -238,7 +239,7 @@ static void table_as_json(void **state)
 					  "\"default\": \"0\""));
 	assert_non_null(strstr(json_text,
 			       "{\"name\": \"samples\",\"kind\": "
-			       "\"number\",\"min\": 0,\"max\": 20000,"
+			       "\"number\",\"min\": 0,\"max\": 1000000,"
 			       "\"default\": \"0\""));
 	assert_non_null(strstr(json_text,
 			       "{\"name\": \"tick_rates\",\"kind\": "

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """One boot from image to verdict, shared by `clockbench run` and `clockbench test`."""
 
+import datetime
 import os
 import re
 import shlex
@@ -8,12 +9,10 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
-from . import linux, osreport, paths, qemu, xen
+from . import linux, osreport, paths, qemu, report, runinfo, xen
 from .console import HALT_LINE, parse_report, quote
 from .outcome import RunnerError, Terminated, judge, status_verdict
 from .process import run_process
-
-RUN_SUMMARY_SCHEMA = "clockbench-run/0"  # what `run --json` writes when there is no report
 
 
 @dataclass
@@ -31,8 +30,13 @@ class BootOutcome:
     xen_facts: xen.XenFacts = None  # what Xen's own lines said (xen boot path only)
     cpu_choice: str = None          # why this -cpu model, when the runner chose it
 
+    started: datetime.datetime = None  # when the runner began this boot (UTC)
+    ended: datetime.datetime = None    # when it was judged
+
     def runner_json(self):
-        """How the host booted this run: the "runner" object of both --json documents."""
+        """Where and how the host booted this run: the "runner" member of its record."""
+        ended = self.ended or runinfo.utc_now()
+        started = self.started or ended - datetime.timedelta(seconds=self.seconds)
         return {
             "accel": self.spec.accel,
             "machine": self.spec.machine,
@@ -44,20 +48,31 @@ class BootOutcome:
             "qemu_command": self.command,
             "seconds": round(self.seconds, 3),
             "environment": self.spec.environment,
+            "host": runinfo.host_facts(),
+            "qemu_version": runinfo.qemu_version(self.command[0] if self.command
+                                                 else qemu.qemu_program()),
+            "xen_version": runinfo.xen_version() if self.spec.xen_boot else None,
+            "revision": runinfo.clockbench_revision(),
+            "argv": runinfo.argv(),
+            "started_utc": runinfo.iso_utc(started),
+            "ended_utc": runinfo.iso_utc(ended),
         }
 
-    def to_json(self):
-        """The `--json` object when the guest printed no report (schema clockbench-run/0)."""
-        return {
-            "schema": RUN_SUMMARY_SCHEMA,
-            "env": self.report["env"],
-            "verdict": self.verdict,
-            "reason": self.reason,
-            "qemu_status": self.qemu_status,
-            "checks": self.report["checks"],
-            "runner": self.runner_json(),
-            "xen": self.xen_facts.to_json() if self.xen_facts else None,
-        }
+    def record(self, document=None, reason=None):
+        """The run's record (schema clockbench/2): the guest's validated report `document`
+        when there is one, else what the runner knows (the console's environment line and
+        KTAP counts under "console"), with the runner's verdict, reason (`reason` in place
+        of the outcome's, which a clean verdict lacks), QEMU's status, Xen's facts and the
+        "runner" member."""
+        record = dict(document) if document else {"schema": report.SCHEMA}
+        if not document:
+            record["console"] = {"env": self.report["env"], "checks": self.report["checks"]}
+        reason = reason or self.reason or (None if document else "the run gave no report")
+        record.update(verdict=self.verdict, reason=reason,
+                      qemu_status=self.qemu_status,
+                      xen=self.xen_facts.to_json() if self.xen_facts else None,
+                      runner=self.runner_json())
+        return record
 
 
 def build_images(root, images):
@@ -112,7 +127,8 @@ def interrupted_outcome(spec, command, stop):
                        reason=interrupted_reason(stop.signal_name, result.seconds,
                                                  result.last_line),
                        qemu_status=None, seconds=result.seconds, lines=result.lines,
-                       report=parse_report(result.console_lines), command=command)
+                       report=parse_report(result.console_lines), command=command,
+                       started=stop.started, ended=runinfo.utc_now())
 
 
 def end_lines(spec):
@@ -152,11 +168,14 @@ def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.e
     files = qemu.prepare_boot_files(spec, work_dir)
     command = qemu.build_qemu_command(spec, qemu.qemu_program(environ), image, files,
                                       hypervisor)
+    runinfo.qemu_version(command[0])  # asked now, so that an interrupted run has it
     if before:
         before(spec, command)
+    started = runinfo.utc_now()
     try:
         result = run_process(command, timeout_s, log_path, echo, end_line=end_lines(spec))
     except Terminated as stop:
+        stop.started = started
         if stop.process_result is not None:
             stop.outcome = interrupted_outcome(spec, command, stop)
         raise
@@ -195,4 +214,5 @@ def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.e
             reason += ": " + said
     return BootOutcome(spec=spec, verdict=verdict, reason=reason, qemu_status=result.status,
                        seconds=result.seconds, lines=result.lines, report=report,
-                       command=command, xen_facts=facts)
+                       command=command, xen_facts=facts, started=started,
+                       ended=runinfo.utc_now())

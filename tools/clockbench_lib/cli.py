@@ -4,7 +4,6 @@
 import argparse
 import concurrent.futures
 import datetime
-import json
 import os
 import re
 import shlex
@@ -13,10 +12,9 @@ import sys
 import threading
 from dataclasses import dataclass, replace
 
-from . import (console, cpumodel, guestopts, host, kvmprobe, linux, osreport, paths, qemu,
-               report, testreport, version, xen)
-from .boot import (RUN_SUMMARY_SCHEMA, BootOutcome, boot_once, build_images, check_image,
-                   command_lines)
+from . import (console, cpumodel, guestopts, histogram, host, kvmprobe, linux, osreport,
+               paths, qemu, report, runinfo, testreport, version, xen)
+from .boot import BootOutcome, boot_once, build_images, check_image, command_lines
 from .console import parse_report
 from .outcome import (EXIT_ERROR, EXIT_FAIL, EXIT_INTERRUPTED, EXIT_PASS, EXIT_TABLE,
                       INTERRUPTED_EXITS, STOP_SIGNALS, VERDICT_EXIT, RunnerError,
@@ -124,13 +122,11 @@ def echo_console(line, stream):
 def write_json(path, document):
     """Write `document` as pretty JSON to `path` ('-': standard output)."""
     if path == "-":
-        json.dump(document, sys.stdout, indent=2)
-        print(flush=True)
+        print(histogram.dumps(document), flush=True)
         return
     try:
         with open(path, "w", encoding="utf-8") as out:
-            json.dump(document, out, indent=2)
-            out.write("\n")
+            out.write(histogram.dumps(document) + "\n")
     except OSError as error:
         raise RunnerError(f"cannot write {path}: {error.strerror}.") from None
 
@@ -159,8 +155,7 @@ def check_guest_options(command, spec):
 
 def prepare_run(args, spec):
     """Check dependencies and build (unless --no-build) the image `spec` needs, then the
-    guest options (and the table they are checked against)."""
-    qemu.validate_spec(spec)
+    guest options (and the table they are checked against).  `spec` is validated."""
     build = not args.no_build
     checked = checks_guest_options(spec, args.unchecked_options)
     qemu.check_dependencies(qemu.required_programs(spec, qemu.qemu_program(), build))
@@ -175,25 +170,28 @@ def prepare_run(args, spec):
 
 
 def run_json_document(outcome, log_shown):
-    """What `run --json` writes: the guest's JSON report, or the runner's summary.
+    """What `run --json` writes: the run's record (clockbench/2), with the guest's JSON
+    report in it when the run ended with the guest's verdict and the guest printed one.
 
-    The report when the run ended with the guest's verdict and the guest printed one;
-    otherwise (a fault, hang or error before or during the report, an older guest) the
-    runner's clockbench-run/0 summary.  A report that is there but broken makes the run
+    Otherwise (a fault, hang or error before or during the report, an older guest) the
+    record holds what the runner knows.  A report that is there but broken makes the run
     an error, with the sentence saying what is wrong as its reason.
     """
     if outcome.verdict in ("pass", "fail", "skip") and report.has_report(outcome.lines):
         try:
-            document = dict(report.load_report(outcome.lines, log_shown),
-                            runner=outcome.runner_json())
-            report.validate_document(document, log_shown)
-            return document
+            document = report.load_report(outcome.lines, log_shown)
+            if document["schema"] != report.SCHEMA:  # an older guest's clockbench/1
+                document = dict(document, schema=report.SCHEMA)
+            record = outcome.record(document)
+            report.validate_document(record, log_shown)
+            return record
         except RunnerError as error:
             outcome.verdict, outcome.reason = "error", str(error)
     elif outcome.verdict in ("pass", "fail", "skip"):
-        say("run", f"the guest printed no JSON report; the --json file holds the runner's "
-                   f"summary ({RUN_SUMMARY_SCHEMA}).")
-    return outcome.to_json()
+        say("run", "the guest printed no JSON report; the --json file records the run "
+                   "without it.")
+        return outcome.record(reason="the guest printed no JSON report")
+    return outcome.record()
 
 
 def user_document(outcome, log_shown, required):
@@ -209,8 +207,8 @@ def user_document(outcome, log_shown, required):
         return None
     if not osreport.has_os_report(outcome.lines):
         if required:
-            say("run", f"{linux.PROGRAM} printed no JSON document; the --json file holds "
-                       f"the runner's summary ({RUN_SUMMARY_SCHEMA}).")
+            say("run", f"{linux.PROGRAM} printed no JSON document; the --json file records "
+                       f"the run without it ({report.SCHEMA}).")
         return None
     try:
         document = osreport.load_os_report(outcome.lines, log_shown)
@@ -271,8 +269,6 @@ def cmd_run(args):
         skip = linux_kvm_skip(args, chosen.cpu)
         if skip and args.accel != "kvm":  # KVM was only the default: take TCG
             chosen, skip = AccelChoice("tcg", args.cpu, f"{skip}; using TCG"), None
-    if chosen.note:
-        say("run", chosen.note)
     spec = qemu.BootSpec(boot=args.boot, machine=args.machine or qemu.default_machine(args.boot),
                          accel=chosen.accel,
                          smp=args.smp,
@@ -284,6 +280,9 @@ def cmd_run(args):
                          console=args.console,
                          timeout_s=args.timeout or qemu.default_timeout_s(chosen.accel,
                                                                           args.boot))
+    qemu.validate_spec(spec)  # a bad option is the one sentence, before any note
+    if chosen.note:
+        say("run", chosen.note)
     timeout_s = spec.timeout_s
     log_shown = args.log or (paths.work_path(RUN_DIR, "last.log") if paths.installed()
                              else os.path.join(RUN_DIR, "last.log"))
@@ -304,7 +303,7 @@ def cmd_run(args):
         if args.json:
             failed = error_outcome(spec, str(error))
             failed.cpu_choice = chosen.cpu_reason
-            write_json(args.json, failed.to_json())
+            write_json(args.json, failed.record())
         raise
     except Terminated as stop:
         if args.json:  # what the boot had seen, if it had started
@@ -312,14 +311,16 @@ def cmd_run(args):
             stopped = stop.outcome or error_outcome(
                 spec, f"interrupted by {stop.signal_name} before the run ended")
             stopped.cpu_choice = chosen.cpu_reason
-            write_json(args.json, stopped.to_json())
+            write_json(args.json, stopped.record())
         raise
     outcome.cpu_choice = chosen.cpu_reason
     os_document = (user_document(outcome, log_shown, bool(args.json)) if spec.runs_user
                    else None)
     document = None
     if args.json:
-        document = os_document or (outcome.to_json() if spec.runs_user else
+        document = os_document or (outcome.record(reason=outcome.reason or f"{linux.PROGRAM} "
+                                                  f"printed no JSON document")
+                                   if spec.runs_user else
                                    run_json_document(outcome, log_shown))
     if outcome.reason:
         say("run", outcome.reason)
@@ -363,13 +364,15 @@ def evaluate_boot_test(test, verdict, reason, lines, log_name="the log"):
     return state, "; ".join(problems) if problems else None
 
 
-def judge_boot_test(test, verdict, reason, lines, log_name="the log"):
+def judge_boot_test(test, verdict, reason, lines, log_name="the log", record=None):
     """Judge a boot against its tests.cfg line: returns (state, the problems in words).
 
     A guest SKIP that the line did not expect makes the test a skip; otherwise the
     verdict must equal expect=, every match= / no nomatch= regex must be found, and the
-    guest's JSON report must pass every report= check (`log_name` names the log).  A
-    verdict that comes with a reason (Xen saying dom0 crashed) gives it when it is wrong.
+    guest's JSON report must pass every report= check (`log_name` names the log); with
+    `record` (the outcome's BootOutcome.record), json= sees the run's record, runner
+    member and all.  A verdict that comes with a reason (Xen saying dom0 crashed) gives
+    it when it is wrong.
     """
     if verdict in ("error", "hang"):
         return "not ok", [reason]
@@ -390,7 +393,7 @@ def judge_boot_test(test, verdict, reason, lines, log_name="the log"):
             problems.append(f"/{pattern}/ must not match but matched: "
                             f"{console.quote(found.strip())}")
     problems += run_report_checks(test.report, lines, log_name, test.json,
-                                  test.spec.runs_user)
+                                  test.spec.runs_user, record)
     return ("not ok" if problems else "ok"), problems
 
 
@@ -427,7 +430,7 @@ def run_boot_test(test, before=None):
         seconds += outcome.seconds
         log_shown = os.path.join(TESTS_DIR, log_name)
         state, problems = judge_boot_test(test, outcome.verdict, outcome.reason,
-                                          outcome.lines, log_shown)
+                                          outcome.lines, log_shown, outcome.record)
         names = console.parse_check_names(outcome.lines)
         if state == "ok" and first_names is not None:
             differ = names_differ(first_names, names, boot)
@@ -724,18 +727,21 @@ def add_run_parser(subparsers):
     parser.add_argument("--log", metavar="FILE",
                         help=f"where to save the console (default: {RUN_DIR}/last.log)")
     parser.add_argument("--json", metavar="FILE",
-                        help=f"write the guest's JSON report ('-': to standard output, the "
+                        help="write the run's record ('-': to standard output, the "
                              "console and the runner's lines then going to stderr; schema "
-                             f"{report.SCHEMA}, see "
-                             "docs/report-format.md), checked against "
-                             f"{report.SCHEMA_FILE}, when the run ended with a verdict "
-                             "and the guest printed one; otherwise (a fault, hang or "
-                             "error before the report, an older guest, a run interrupted by a "
-                             "signal) the runner's "
-                             f"summary (schema {RUN_SUMMARY_SCHEMA}). A report that is there "
+                             f"{report.SCHEMA}, see docs/report-format.md, checked against "
+                             f"{report.SCHEMA_FILE}): the guest's JSON report when the run "
+                             "ended with a verdict and the guest printed one, and always "
+                             "the verdict, the reason and 'runner' (host name, CPU and "
+                             "kernel, QEMU and Xen versions, accelerator, -cpu model, "
+                             "machine, boot path, the QEMU command, clockbench's revision, "
+                             "this command line, start and end time). A run without a "
+                             "report (a fault, hang or error before it, a run interrupted "
+                             "by a signal) is the same document without the guest's "
+                             "members. A report that is there "
                              "but broken ends the run as an error (exit 2). For --boot xen "
-                             "the summary also holds what Xen's own lines said (version, "
-                             "options, platform timer, TSC lines, how dom0 ended). For "
+                             "the record also holds what Xen's own lines said (version, "
+"options, platform timer, TSC lines, how dom0 ended). For "
                              f"linux, xen-linux-dom0 and xen-linux-pv-domu: "
                              f"{linux.PROGRAM}'s document "
                              f"(schema {osreport.OS_SCHEMA}, checked against "
@@ -842,18 +848,21 @@ def add_matrix_parser(subparsers):
                     "QEMU boots the multiboot1 image; in xen-* Xen 4.17 (under TCG) boots the\n"
                     "PV image as its dom0. Ones this machine cannot run (KVM unusable; Xen not\n"
                     "installed, or its PV image missing) are listed as skipped with the reason.\n"
-                    "Each run leaves DIR/ENV/run-K.log and, with a valid report,\n"
-                    "DIR/ENV/run-K.json; "
-                    f"DIR/{matrix.MANIFEST} records the host, the QEMU and Xen\n"
-                    "versions, the date, every QEMU command line and, for Xen, its options and\n"
-                    "the platform timer it chose. A failed run is recorded with its reason and\n"
-                    "the matrix goes on. Guest options (after --), --cpu, --smp and --xen-args\n"
+                    "Each run leaves DIR/ENV/run-K.log and its record DIR/ENV/run-K.json (the\n"
+                    "guest's report, when it gave one, and the runner member: host, versions,\n"
+                    "QEMU command, times); "
+                    f"DIR/{matrix.MANIFEST} records the host (name, CPU, kernel),\n"
+                    "the QEMU and Xen versions, each invocation, every QEMU command line and,\n"
+                    "for Xen, its options and the platform timer it chose. A failed run is\n"
+                    "recorded with its reason and the matrix goes on. A DIR with files in it is\n"
+                    "refused unless --add. Guest options (after --), --cpu, --smp and --xen-args\n"
                     "apply to every environment; --env-file adds environments. docs/compare.md.",
         epilog=f"{matrix.ENV_FILE_HELP}\n\n"
                "exit statuses:\n  0   every run gave a report\n"
                "  1   some run gave none (see the manifest)\n"
                "  2   the matrix could not start (missing QEMU or image, unwritable DIR,\n"
-               "      a bad environment file line, named FILE:LINE)\n"
+               "      DIR not empty without --add, a bad environment file line, named\n"
+               "      FILE:LINE)\n"
                f"{INTERRUPTED_EXITS}; QEMU is killed too, and the manifest\n"
                "                keeps the runs that ended",
         formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -861,7 +870,14 @@ def add_matrix_parser(subparsers):
                         metavar="N", help=f"runs per environment (default: "
                                           f"{matrix.DEFAULT_REPEATS})")
     parser.add_argument("--out", metavar="DIR",
-                        help=f"results folder (default: {matrix.RESULTS_DIR}/<UTC date-time>)")
+                        help=f"results folder, new or empty unless --add (default: "
+                             f"{matrix.RESULTS_DIR}/<UTC date-time>)")
+    parser.add_argument("--add", action="store_true",
+                        help="add this matrix's runs to the matrix folder --out names: its "
+                             "earlier runs stay, run numbers go on from the last, and the "
+                             "manifest says which invocation made each run (refused when "
+                             "the folder holds another host's runs, or an environment of the "
+                             "same name run otherwise)")
     parser.add_argument("-v", "--verbose", action="store_const", dest="announce",
                         const=command_announcer("matrix"),
                         help="print each boot's QEMU command (and Xen's command line) on "
@@ -895,19 +911,39 @@ def add_compare_parser(subparsers):
         "compare", help=LAZY_COMMANDS["compare"],
         description="Per clock and environment: p50 and p99 read cost, batch ns/read,\n"
                     "resolution, warps and max |drift|, as the median over runs with the\n"
-                    "min-max range, and cost ratios against the baseline environment.\n"
+                    "min-max range, the p50 against the same environment's tsc (x tsc),\n"
+                    "cost ratios against the baseline environment, and flags (trapped,\n"
+                    "warps).  A reason shared by environments or rates is one line.\n"
                     "Then, per tick source, rate and environment: interrupts a second, CPU\n"
                     "lost, cycles per interrupt (with ratios) and lateness p50.\n"
                     "RESULTS are matrix folders or single reports (JSON or console log).\n"
+                    "Runs are merged only when they share the environment's name, host,\n"
+                    "accelerator, guest CPU model and hypervisor (and --label); others are\n"
+                    "separate rows (tcg-pc@host-a, tcg-pc@host-b) and a note says why.\n"
                     "docs/compare.md explains every column.",
-        epilog="exit statuses:\n  0   the comparison was printed\n"
+        epilog="exit statuses:\n  0   the comparison was printed (with --fail-above: and no\n"
+               "      clock is above the limit)\n"
+               "  1   --fail-above: some clock is above the limit (one line each)\n"
                "  2   an input is unreadable, truncated, malformed, of another schema\n"
-               "      version or missing a field: one sentence names the file and the fault\n"
+               "      version or missing a field, or --html's FILE cannot be written: one\n"
+               "      sentence names the file and the fault\n"
                f"{INTERRUPTED_EXITS}",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--baseline", default=compare.DEFAULT_BASELINE, metavar="ENV",
-                        help=f"environment ratios are against (default: "
-                             f"{compare.DEFAULT_BASELINE})")
+                        help=f"the row ratios (and --fail-above) are against, named as "
+                             f"the table names it: kvm-pc, tcg-pc@host-b (default: "
+                             f"{compare.DEFAULT_BASELINE}; when it is not among the rows, "
+                             f"a line on stderr lists them)")
+    parser.add_argument("--label", action="append", metavar="NAME=PATH",
+                        help="name the input PATH (one of RESULTS, as written) NAME: a "
+                             "single report's row is then NAME, a matrix folder's rows "
+                             "ENV@NAME, and a labelled input is never merged with another "
+                             "(repeatable)")
+    parser.add_argument("--fail-above", type=positive_float, metavar="RATIO",
+                        help="exit 1 when a clock's p50 read cost in some environment, at "
+                             "its smallest over its runs, is more than RATIO times the "
+                             "baseline's largest over its runs, naming each on stderr "
+                             "(a regression gate: docs/compare.md)")
     parser.add_argument("--format", choices=compare.FORMATS, default="table",
                         help="output format (default: table)")
     parser.add_argument("--table", choices=("all", "clocks", "ticks", "xen", "os"),
@@ -920,6 +956,11 @@ def add_compare_parser(subparsers):
                              "chosen)")
     parser.add_argument("--plot", metavar="DIR",
                         help="also write PNG and SVG plots (matplotlib) into DIR")
+    parser.add_argument("--html", metavar="FILE",
+                        help="also write one self-contained HTML report to FILE: the inputs, "
+                             "a line per finding, every table and the plots inline (no "
+                             "script, nothing fetched); plots go to a scratch folder unless "
+                             "--plot DIR is given")
     parser.add_argument("results", nargs="+", metavar="RESULTS",
                         help="matrix folders, report JSON files or console logs")
     parser.set_defaults(handler=compare.cmd_compare)
@@ -991,6 +1032,7 @@ def main(argv=None):
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_ERROR
+    runinfo.set_argv([sys.argv[0], *argv])
     for signal_number in STOP_SIGNALS:
         signal.signal(signal_number, raise_terminated)
     try:

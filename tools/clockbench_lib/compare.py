@@ -3,25 +3,28 @@
 
 Inputs are matrix folders (DIR/manifest.json, DIR/ENV/run-K.json) or single reports (a
 JSON file or a console log).  Every report is validated by report.py; anything wrong is one
-RunnerError sentence naming the file.  Per clock and environment the figures of all runs
-are reduced to the median of the per-run values and their min-max range; ratios are
-medians against the baseline environment's medians.
+RunnerError sentence naming the file.  Runs are grouped by what makes them comparable
+(Comparable: the input's label, the environment's name, the host, the accelerator, the
+guest's CPU model and hypervisor): runs that differ in any are never merged, and each
+group is one row, named by its environment and, where two groups share a name, what tells
+them apart (tcg-pc@host-a).  Per clock and group the figures of all runs are reduced to the
+median of the per-run values and their min-max range; ratios are medians against the
+baseline's medians.  --fail-above gates a change (regressions()).
 """
 
-import csv
 import functools
-import io
 import json
 import os
 import statistics
 import sys
+import tempfile
 from dataclasses import dataclass, field
 
-from . import osreport, plot, report
-from .boot import RUN_SUMMARY_SCHEMA
+from . import html, osreport, plot, report
 from .console import quote
-from .matrix import MANIFEST, MANIFEST_SCHEMA
-from .outcome import EXIT_PASS, RunnerError
+from .matrix import MANIFEST, MANIFEST_SCHEMA, MANIFEST_SCHEMA_0
+from .outcome import EXIT_FAIL, EXIT_PASS, RunnerError
+from .table import Column, Row, Table
 
 DEFAULT_BASELINE = "tcg-pc"
 # What ends the name of clockbench-user's document beside the image's of one environment.
@@ -31,24 +34,53 @@ FORMATS = ("table", "markdown", "csv")
 MAX_JSON_FILE_BYTES = 64 << 20
 
 
+@dataclass(frozen=True)
+class Comparable:
+    """What runs must share to be merged into one row: the label of their input (None
+    without --label), their environment's name, their host (its name, or for an input
+    without one, that input itself), the accelerator, and the guest's CPU model and
+    hypervisor as the guest saw them."""
+
+    label: str
+    env: str
+    host: str           # the host's name, or "input:PATH" when the input names none
+    accel: str
+    cpu: str
+    hypervisor: str
+
+    host_cpu: str = None  # the host's CPU model where the input says it (a manifest)
+
+    @property
+    def host_words(self):
+        """The host in words: its name, or that the input names none (and its CPU, when
+        the input says it)."""
+        if not self.host.startswith("input:"):
+            return self.host
+        cpu = f"CPU {self.host_cpu}; " if self.host_cpu else ""
+        return f"an unnamed host ({cpu}{self.host[len('input:'):]})"
+
+
 @dataclass
 class Run:
-    """One validated report and where it came from."""
+    """One validated report and where it came from; `env` is its row's display label."""
 
     env: str
     source: str
     document: dict
+    key: Comparable = None
 
 
 @dataclass
 class Inputs:
-    """Everything read: reports per environment (in order of first appearance), the
-    environments that did not run and the runs that gave no report, with reasons."""
+    """Everything read: reports per row (a display label, in order of first appearance),
+    the environments that did not run and the runs that gave no report, with reasons, and
+    the sentences saying which rows of one name were kept apart and why."""
 
-    runs: dict = field(default_factory=dict)       # env -> [Run]
+    runs: dict = field(default_factory=dict)       # display label -> [Run]
     os_runs: dict = field(default_factory=dict)    # env -> [Run] of clockbench-os/1
     skipped: dict = field(default_factory=dict)    # env -> reason
     failed: list = field(default_factory=list)     # (env, source, reason)
+    apart: list = field(default_factory=list)      # sentences: rows kept apart, and why
 
     def add(self, run):
         if run.document.get("schema") == osreport.OS_SCHEMA:
@@ -79,22 +111,38 @@ def _load_json_file(path):
     return report.load_json_text(text, path)
 
 
-def load_report_json(path):
-    """A validated clockbench/1 report from a JSON file."""
+def load_record(path):
+    """A validated clockbench/2 document (a report or a run's record, with or without the
+    guest's report), or an older clockbench/1 report or clockbench-run/0 summary, from a
+    JSON file."""
     document = _load_json_file(path)
-    if isinstance(document, dict) and document.get("schema") == RUN_SUMMARY_SCHEMA:
-        raise RunnerError(f"{path}: this is the runner's summary of a run that printed no "
-                          f"report ({RUN_SUMMARY_SCHEMA}, verdict "
-                          f"{quote(document.get('verdict'), 20)}: "
-                          f"{quote(document.get('reason'))}), not a "
-                          f"{report.SCHEMA} report.")
-    report.validate_document(document, path)
+    report.validate_document(document, path, summaries=True)
+    return document
+
+
+def no_report_reason(document):
+    """Why a valid document is no measurement, or None when it is one: it holds the
+    guest's report and its run ended with the guest's verdict."""
+    if report.has_guest_report(document) and document["verdict"] in ("pass", "fail", "skip"):
+        return None
+    return (f"verdict {quote(document.get('verdict'), 20)}: "
+            f"{quote(document.get('reason') or 'no report')}")
+
+
+def load_report_json(path):
+    """A validated report (clockbench/2 or clockbench/1) from a JSON file; RunnerError for
+    a record of a run that gave no report."""
+    document = load_record(path)
+    reason = no_report_reason(document)
+    if reason:
+        raise RunnerError(f"{path}: this records a run that gave no report "
+                          f"({document['schema']}, {reason}), so it has nothing to compare.")
     return document
 
 
 def load_report_any(path):
     """A validated report from a JSON file or (anything else) a console log: the image's
-    (clockbench/1) or clockbench-user's (clockbench-os/1)."""
+    (clockbench/2, or an older clockbench/1) or clockbench-user's (clockbench-os/1)."""
     if path.endswith(".json"):
         document = _load_json_file(path)
         if isinstance(document, dict) and document.get("schema") == osreport.OS_SCHEMA:
@@ -123,8 +171,39 @@ def _manifest_error(path, what):
                        f"({MANIFEST_SCHEMA}).")
 
 
-def load_matrix(folder, inputs):
-    """Add the runs of one matrix folder to `inputs`."""
+@dataclass
+class Pending:
+    """A report read, before its row is known: the environment's name, where the report
+    came from, the input's label, and the host the input names (None: none)."""
+
+    env: str
+    source: str
+    document: dict
+    label: str = None
+    host: str = None
+    input_path: str = ""
+    accel: str = None   # the manifest's, for reports whose runner member does not say
+    host_cpu: str = None  # the manifest's host CPU model
+
+
+def _manifest_host(manifest):
+    """(host name or None, host CPU model or None) of a matrix manifest, of either schema."""
+    host = manifest.get("host") if isinstance(manifest.get("host"), dict) else {}
+    cpu = host.get("cpu")
+    model = cpu.get("model") if isinstance(cpu, dict) else cpu
+    name = host.get("name")
+    return (name if isinstance(name, str) and name else None,
+            model if isinstance(model, str) else None)
+
+
+def _shown(env, label):
+    """An environment's name as notes show it: with its input's label, when it has one."""
+    return f"{env}@{label}" if label else env
+
+
+def load_matrix(folder, inputs, pending, label=None):
+    """Add the runs of one matrix folder to `pending` (and its skipped environments and
+    runs without a report to `inputs`)."""
     path = os.path.join(folder, MANIFEST)
     if not os.path.isfile(path):
         raise RunnerError(f"{folder}: no {MANIFEST} here, so it is not a matrix folder "
@@ -132,9 +211,10 @@ def load_matrix(folder, inputs):
     manifest = _load_json_file(path)
     if not isinstance(manifest, dict) or "schema" not in manifest:
         raise _manifest_error(path, "the 'schema' key is missing")
-    if manifest["schema"] != MANIFEST_SCHEMA:
+    if manifest["schema"] not in (MANIFEST_SCHEMA, MANIFEST_SCHEMA_0):
         raise RunnerError(f"{path}: manifest schema is {quote(json.dumps(manifest['schema']))}; "
-                          f"this tool reads {MANIFEST_SCHEMA}.")
+                          f"this tool reads {MANIFEST_SCHEMA} and {MANIFEST_SCHEMA_0}.")
+    host_name, host_cpu = _manifest_host(manifest)
     environments = manifest.get("environments")
     if not isinstance(environments, list):
         raise _manifest_error(path, "'environments' is missing or not a list")
@@ -142,8 +222,9 @@ def load_matrix(folder, inputs):
         if not isinstance(env, dict) or not isinstance(env.get("name"), str) \
                 or not isinstance(env.get("runs"), list):
             raise _manifest_error(path, f"environments[{index}] lacks a 'name' or 'runs'")
+        shown = _shown(env["name"], label)
         if env.get("skipped"):
-            inputs.skipped.setdefault(env["name"], quote(env.get("reason") or "skipped"))
+            inputs.skipped.setdefault(shown, quote(env.get("reason") or "skipped"))
             continue
         for number, run in enumerate(env["runs"]):
             where = f"environments[{index}].runs[{number}]"
@@ -152,25 +233,155 @@ def load_matrix(folder, inputs):
             for key in ("json", "log"):
                 if run.get(key) is not None and not isinstance(run[key], str):
                     raise _manifest_error(path, f"{where}.{key} is not a file name")
+            reason = quote(run.get("reason") or run.get("verdict") or "no report")
             if run.get("json"):
                 source = os.path.join(folder, run["json"])
-                inputs.add(Run(env["name"], source, load_report_json(source)))
-            else:
-                inputs.failed.append((env["name"], os.path.join(folder, run.get("log") or "?"),
-                                      quote(run.get("reason") or run.get("verdict")
-                                            or "no report")))
+                document = load_record(source)
+                reason = no_report_reason(document)
+                if reason is None:
+                    pending.append(Pending(env["name"], source, document, label, host_name,
+                                           folder, env.get("accel"), host_cpu))
+                    continue
+            inputs.failed.append((shown, os.path.join(folder, run.get("log") or "?"), reason))
 
 
-def load_inputs(paths):
-    """Read every RESULTS argument into one Inputs."""
-    inputs = Inputs()
+def _runner(document):
+    runner = document.get("runner")
+    return runner if isinstance(runner, dict) else {}
+
+
+def comparable(item):
+    """The Comparable of a Pending report."""
+    runner = _runner(item.document)
+    env = item.document.get("env") or {}
+    host = runner.get("host") if isinstance(runner.get("host"), dict) else {}
+    host_name = host.get("name") if isinstance(host.get("name"), str) and host.get(
+        "name") else item.host
+    hypervisor = env.get("hypervisor")
+    accel = runner.get("accel") or item.accel or {"TCG": "tcg", "KVM": "kvm"}.get(hypervisor)
+    return Comparable(item.label, item.env, host_name or f"input:{item.input_path}",
+                      str(accel or "?"), str(env.get("cpu") or "?"), str(hypervisor or "?"),
+                      None if host_name else item.host_cpu)
+
+
+# The facts that keep two rows of one name apart, in the order their differences are told.
+_FACTS = (("host", "hosts"), ("accel", "accelerators"), ("cpu", "CPU models"),
+          ("hypervisor", "hypervisors"))
+
+
+# Which fact names rows apart, first that tells them all apart: tcg-pc@kvm, tcg-pc@host-b.
+_SUFFIX_FACTS = ("accel", "host", "hypervisor", "cpu")
+
+
+def _suffix_value(key, fact):
+    value = getattr(key, fact)
+    if fact == "host" and value.startswith("input:"):
+        return os.path.basename(os.path.normpath(value[len("input:"):])) or value
+    return value
+
+
+def _apart_sentence(name, keys, labels):
+    """The sentence saying why rows of one environment name are kept apart: where each
+    came from, and every fact that differs (with the values, but for hosts)."""
+    froms = " and ".join(f"{name} from {key.host_words}" for key in keys)
+    reasons = []
+    for fact, words in _FACTS:
+        values = list(dict.fromkeys(getattr(key, fact) for key in keys))
+        if len(values) > 1:
+            shown = "" if fact == "host" else f" ({', '.join(quote(v, 80) for v in values)})"
+            reasons.append(f"different {words}{shown}")
+    why = "; ".join(reasons) or "different inputs"
+    if any(key.host.startswith("input:") for key in keys) and len(
+            {key.host for key in keys}) > 1:
+        why += (" (an input that names no host, as reports before clockbench/2 do, counts "
+                "as a host of its own)")
+    return f"{froms} are kept apart as {', '.join(labels)}: {why}."
+
+
+def _base_name(key):
+    """A row's name before what tells rows apart: its environment's, with its input's
+    label (a labelled single file's environment is its label, so the label alone)."""
+    return key.env if key.label in (None, key.env) else _shown(key.env, key.label)
+
+
+def _labels(keys):
+    """A display label per Comparable (in order): the environment's name (LABEL for a
+    labelled single file, ENV@LABEL for a labelled folder's environment), and where
+    several share it, @ the first of _SUFFIX_FACTS that tells them apart (a host that
+    has no name by its input's file or folder name), else #N."""
+    base = {key: _base_name(key) for key in keys}
+    labels = {}
+    for name in dict.fromkeys(base.values()):
+        same = [key for key in keys if base[key] == name]
+        if len(same) == 1:
+            labels[same[0]] = name
+            continue
+        fact = next((fact for fact in _SUFFIX_FACTS
+                     if len({_suffix_value(k, fact) for k in same}) == len(same)), None)
+        for number, key in enumerate(same, start=1):
+            labels[key] = (f"{name}@{_suffix_value(key, fact)}" if fact
+                           else f"{name}#{number}")
+    return labels
+
+
+def group_runs(pending, inputs):
+    """Put every Pending report into `inputs`, one row per Comparable, and say in
+    `inputs.apart` which rows of one name were kept apart and why."""
+    keys = list(dict.fromkeys(comparable(item) for item in pending))
+    labels = _labels(keys)
+    for item in pending:
+        key = comparable(item)
+        inputs.add(Run(labels[key], item.source, item.document, key))
+    shown = {}
+    for key in keys:
+        shown.setdefault(_base_name(key), []).append(key)
+    for name, same in shown.items():
+        if len(same) > 1:
+            inputs.apart.append(_apart_sentence(name, same, [labels[k] for k in same]))
+
+
+def parse_labels(specs, paths):
+    """{input path: label} from --label NAME=PATH options; RunnerError for one that is
+    malformed, names no input, or repeats a name or an input."""
+    labels = {}
+    for spec in specs or ():
+        name, equals, path = spec.partition("=")
+        if not equals or not name or not path:
+            raise RunnerError(f"--label {quote(spec)}: give NAME=PATH, PATH one of the "
+                              f"RESULTS as written.")
+        if "@" in name or "#" in name:
+            raise RunnerError(f"--label {quote(spec)}: a label has no '@' or '#', which "
+                              f"name rows.")
+        if path not in paths:
+            raise RunnerError(f"--label {quote(spec)}: {quote(path)} is not one of the "
+                              f"RESULTS ({', '.join(paths)}).")
+        if path in labels:
+            raise RunnerError(f"--label: {quote(path)} is labelled twice.")
+        if name in labels.values():
+            raise RunnerError(f"--label: {quote(name)} names two inputs.")
+        labels[path] = name
+    return labels
+
+
+def load_inputs(paths, labels=None):
+    """Read every RESULTS argument into one Inputs; `labels` maps an input (as written)
+    to its --label."""
+    labels = labels or {}
+    inputs, pending = Inputs(), []
     for path in paths:
+        label = labels.get(path)
         if os.path.isdir(path):
-            load_matrix(path, inputs)
+            load_matrix(path, inputs, pending, label)
         elif os.path.exists(path):
-            inputs.add(Run(single_file_env(path), path, load_report_any(path)))
+            document = load_report_any(path)
+            env = label or single_file_env(path)  # a labelled file's row is its label
+            if document.get("schema") == osreport.OS_SCHEMA:
+                inputs.add(Run(env, path, document))
+                continue
+            pending.append(Pending(env, path, document, label, None, path))
         else:
             raise RunnerError(f"{path}: no such file or folder.")
+    group_runs(pending, inputs)
     if not inputs.runs and not inputs.os_runs:
         raise RunnerError(f"{', '.join(paths)}: no report to compare (every run failed or "
                           f"was skipped).")
@@ -315,6 +526,67 @@ def compare(inputs, baseline=DEFAULT_BASELINE):
     return table
 
 
+# ---------------------------------------------------------------------------- the gate
+
+@dataclass
+class Regression:
+    """A clock that costs more in an environment than in the baseline by more than the
+    limit, beyond the spread of their runs."""
+
+    clock: str
+    env: str
+    low_ns: float        # the environment's smallest p50 over its runs
+    base_high_ns: float  # the baseline's largest p50 over its runs
+    runs: int
+    base_runs: int
+
+    @property
+    def ratio(self):
+        return self.low_ns / self.base_high_ns
+
+
+def _p50s(runs, clock_name):
+    """The p50 read costs (ns) of `clock_name` in the runs that measured it."""
+    found = [_clock_figures(clock_name, run)[0] for run in runs]
+    return [clock["read_ns"]["p50"] for clock, _ in filter(None, found)
+            if clock.get("read_ns") and clock["read_ns"]["p50"] is not None]
+
+
+def regressions(inputs, baseline, limit):
+    """(the Regressions, the clocks not gated and why) of every row against `baseline`.
+
+    The rule: a clock regressed in a row when the row's smallest p50 read cost over its
+    runs, divided by the baseline's largest p50 over its runs, is above `limit`.  Taking
+    the row's best run against the baseline's worst leaves out any difference the spread
+    over repeats could explain.  A clock the baseline did not measure, or measured at a p50
+    of 0 ns (no ratio), is not gated; one a row did not measure has nothing to gate.
+    """
+    found, not_gated = [], []
+    for clock_name in clock_order(inputs):
+        base = _p50s(inputs.runs[baseline], clock_name)
+        if not base:
+            continue
+        if max(base) <= 0:
+            not_gated.append(f"{clock_name}: not gated: its p50 in {baseline} is 0 ns, so "
+                             f"there is no ratio")
+            continue
+        for env, runs in inputs.runs.items():
+            mine = _p50s(runs, clock_name) if env != baseline else []
+            if mine and min(mine) / max(base) > limit:
+                found.append(Regression(clock_name, env, min(mine), max(base), len(mine),
+                                        len(base)))
+    return found, not_gated
+
+
+def regression_line(found, baseline, limit):
+    """One line naming a regressed clock, its row and the figures the rule compared."""
+    return (f"{found.clock} in {found.env}: p50 {_number(found.low_ns)} ns at best "
+            f"(min over {found.runs} run{'s' * (found.runs != 1)}) is "
+            f"{found.ratio:.2f}x {baseline}'s {_number(found.base_high_ns)} ns at worst "
+            f"(max over {found.base_runs} run{'s' * (found.base_runs != 1)}), above "
+            f"--fail-above {limit:g}")
+
+
 # ---------------------------------------------------------------------------- Xen guests
 
 @dataclass
@@ -361,31 +633,36 @@ XEN_HEADINGS = ("env", "guest", "runs", "xen_pvclock p50 ns", "tsc p50 ns",
                 "xen_pvclock / tsc", "rdtsc")
 
 
+XEN_TITLE = ("Xen guests: what a xen_pvclock and a tsc read cost (p50, median over the "
+             "runs), and their ratio")
+
+
+def xen_table(rows):
+    """The Xen guests' clock costs (a Table)."""
+    columns = [Column(heading, index in (0, 1, 6)) for index, heading in enumerate(XEN_HEADINGS)]
+    return Table(XEN_TITLE, columns, [
+        [row.env, row.guest, str(row.runs), _spread_text(row.pvclock), _spread_text(row.tsc),
+         "-" if row.ratio is None else _ratio_text(row.ratio.median), row.rdtsc]
+        for row in rows])
+
+
 def format_xen_table(rows, markdown=False):
     """The Xen guests' clock costs as aligned text columns or a Markdown table."""
-    title = ("Xen guests: what a xen_pvclock and a tsc read cost (p50, median over the "
-             "runs), and their ratio")
-    cells = [[row.env, row.guest, str(row.runs), _spread_text(row.pvclock),
-              _spread_text(row.tsc),
-              "-" if row.ratio is None else _ratio_text(row.ratio.median), row.rdtsc]
-             for row in rows]
-    return _aligned(title, XEN_HEADINGS, cells, {0, 1, 6}, markdown)
+    return xen_table(rows).lines("markdown" if markdown else "table")
 
 
 def format_xen_csv(rows):
     """The Xen guests' clock costs as CSV, numbers unformatted."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
     heading = ["env", "guest", "runs"]
     for name in ("xen_pvclock_p50_ns", "tsc_p50_ns", "xen_pvclock_over_tsc"):
         heading += [f"{name}_median", f"{name}_min", f"{name}_max"]
-    writer.writerow(heading + ["rdtsc"])
+    lines = []
     for row in rows:
         line = [row.env, row.guest, row.runs]
         for value in (row.pvclock, row.tsc, row.ratio):
             line += ["", "", ""] if value is None else [value.median, value.low, value.high]
-        writer.writerow(line + [row.rdtsc])
-    return out.getvalue().splitlines()
+        lines.append(line + [row.rdtsc])
+    return Table("", heading + ["rdtsc"], lines).csv()
 
 
 # ---------------------------------------------------------------------------- the OS layer
@@ -469,46 +746,38 @@ def os_notes(inputs, rows):
             if env not in inputs.runs]
 
 
-def _aligned(title, headings, cells, left, markdown):
-    """A table as aligned text columns (`left`: the indexes aligned left) or Markdown."""
-    if markdown:
-        return [title, "", "| " + " | ".join(headings) + " |",
-                "|" + "|".join(" --- " for _ in headings) + "|"] + [
-                    "| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |"
-                    for row in cells]
-    widths = [max(len(text) for text in column) for column in zip(headings, *cells)]
-    return [title] + ["  ".join(f"{c:<{w}}" if i in left else f"{c:>{w}}"
-                                for i, (c, w) in enumerate(zip(line, widths))).rstrip()
-                      for line in (headings, *cells)]
+OS_TITLE = (f"What the OS adds: clock_gettime({OS_CLOCK}) through libc against the raw "
+            f"read of the same counter (p50, median over the runs)")
+
+
+def os_table(rows):
+    """Raw against OS (a Table): what clock_gettime adds to the raw read, per clocksource."""
+    columns = [Column(heading, index in (0, 1, 2, 5)) for index, heading in enumerate(OS_HEADINGS)]
+    return Table(OS_TITLE, columns, [
+        [row.env, row.clocksource, row.raw_clock, _spread_text(row.raw),
+         _spread_text(row.libc), row.via, "-" if row.added is None else _number(row.added),
+         _ratio_text(row.ratio), _spread_text(row.syscall)] for row in rows])
 
 
 def format_os_table(rows, inputs, markdown=False):
-    """Raw against OS: what clock_gettime adds to the raw read, per clocksource."""
-    title = (f"What the OS adds: clock_gettime({OS_CLOCK}) through libc against the raw "
-             f"read of the same counter (p50, median over the runs)")
-    cells = [[row.env, row.clocksource, row.raw_clock, _spread_text(row.raw),
-              _spread_text(row.libc), row.via,
-              "-" if row.added is None else _number(row.added),
-              _ratio_text(row.ratio), _spread_text(row.syscall)] for row in rows]
-    return _aligned(title, OS_HEADINGS, cells, {0, 1, 2, 5}, markdown) + \
-        os_notes(inputs, rows)
+    """Raw against OS as aligned text columns or a Markdown table, then what it cannot
+    show."""
+    return os_table(rows).lines("markdown" if markdown else "table") + os_notes(inputs, rows)
 
 
 def format_os_csv(rows):
     """Raw against OS as CSV, numbers unformatted."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
     heading = ["env", "clocksource", "raw_clock"]
     for name in ("raw_p50_ns", "clock_gettime_p50_ns", "syscall_p50_ns"):
         heading += [f"{name}_median", f"{name}_min", f"{name}_max"]
-    writer.writerow(heading + ["via", "os_adds_ns", "os_over_raw"])
+    lines = []
     for row in rows:
         line = [row.env, row.clocksource, row.raw_clock]
         for value in (row.raw, row.libc, row.syscall):
             line += ["", "", ""] if value is None else [value.median, value.low, value.high]
-        writer.writerow(line + [row.via, "" if row.added is None else row.added,
-                                "" if row.ratio is None else row.ratio])
-    return out.getvalue().splitlines()
+        lines.append(line + [row.via, "" if row.added is None else row.added,
+                             "" if row.ratio is None else row.ratio])
+    return Table("", heading + ["via", "os_adds_ns", "os_over_raw"], lines).csv()
 
 
 # ---------------------------------------------------------------------------- tick costs
@@ -630,15 +899,15 @@ def _headings(subject, metrics, baseline):
     return headings
 
 
-def _row(cell, metrics):
-    """A table row: the subject, env, runs and each metric's spread (and ratio), or for a
-    missing cell the subject, env, runs and the reason."""
-    head = [*(str(part) for part in cell.subject), cell.env]
-    if cell.missing:
-        return head + [str(cell.runs), f"missing: {cell.missing_reason}"]
-    runs = str(cell.runs) if cell.measured_runs == cell.runs else \
+def _runs_text(cell):
+    return str(cell.runs) if cell.measured_runs == cell.runs else \
         f"{cell.measured_runs} of {cell.runs}"
-    row = head + [runs]
+
+
+def _row(cell, metrics):
+    """The cells of a measured cell's row: the subject, env, runs and each metric's spread
+    (and ratio)."""
+    row = [*(str(part) for part in cell.subject), cell.env, _runs_text(cell)]
     for metric, (_, _, _, with_ratio) in metrics.items():
         row.append(_spread_text(cell.metrics[metric]))
         if with_ratio:
@@ -646,9 +915,104 @@ def _row(cell, metrics):
     return row
 
 
+def _missing_row(subject, cells, group):
+    """One row for the missing `cells` of one subject that share one reason: the envs
+    named together, so that a reason repeated by every environment (or every rate) is one
+    line.  `subject` is the row's leading cells (the clock; the tick source and its rates)."""
+    envs = [cell.env for cell in cells]
+    runs = sorted({cell.runs for cell in cells})
+    runs_cell = ", ".join(str(count) for count in runs)
+    reason = f"missing: {cells[0].missing_reason}"
+    if len(cells) == 1:
+        return Row([*subject, envs[0], runs_cell, reason], group,
+                   lead=len(subject) + 2, text=reason)
+    each = f"{runs[0]} run{'s' if runs[0] != 1 else ''} each" if len(runs) == 1 else \
+        f"{runs_cell} runs"
+    return Row([*subject, ", ".join(envs), runs_cell, reason], group, lead=len(subject),
+               text=f"{', '.join(envs)} ({each}): {reason}")
+
+
+def _collapsed_missing(cells):
+    """The missing cells of `cells` grouped by reason, in order of first appearance:
+    [[Cell]]."""
+    by_reason = {}
+    for cell in cells:
+        if cell.missing:
+            by_reason.setdefault(cell.missing_reason, []).append(cell)
+    return list(by_reason.values())
+
+
+def clock_flags(inputs, cell):
+    """What a reader must not miss about one clock in one environment, as words: `trapped`
+    (its reads are intercepted or emulated: the report's `trapped`, in every run that timed
+    it or in some) and `warps` (it went backwards between CPUs, with the worst step)."""
+    trapped, timed, worst_warp_ns, warped = 0, 0, None, 0
+    for run in inputs.runs.get(cell.env, []):
+        clock = next((c for c in run.document["clocks"] if c["name"] == cell.subject[0]),
+                     None)
+        if clock and clock["present"] and clock.get("measured", True):
+            timed += 1
+            trapped += bool(clock.get("trapped"))
+        entry = _cross_cpu_entry(run.document, cell.subject[0])
+        if entry and entry.get("warps"):
+            warped += 1
+            worst = entry.get("worst_warp_ns")
+            if worst is not None:
+                worst_warp_ns = max(worst, worst_warp_ns or 0)
+    flags = []
+    if trapped:
+        flags.append("trapped" if trapped == timed else f"trapped in {trapped} of {timed}")
+    if warped:
+        flags.append("warps" + (f" (worst {_number(worst_warp_ns)} ns)"
+                                if worst_warp_ns is not None else ""))
+    return flags
+
+
+def _tsc_p50(table):
+    """env -> the median tsc p50 of that environment, where tsc was timed."""
+    cells = dict(table).get("tsc", [])
+    return {cell.env: cell.metrics["p50"].median for cell in cells
+            if not cell.missing and cell.metrics.get("p50")}
+
+
+def over_tsc(cell, tsc_p50):
+    """The cell's p50 over the tsc p50 of the same environment, or None."""
+    mine, theirs = cell.metrics.get("p50"), tsc_p50.get(cell.env)
+    return mine.median / theirs if mine and theirs else None
+
+
+def clock_table(table, inputs, baseline):
+    """The clocks table (a Table): per clock and environment the metrics, `× tsc` (the p50
+    over the same environment's tsc p50) after the p50 and its ratio, and the flags; one
+    row per clock and reason for the environments where the clock is missing."""
+    columns = [Column("clock", True), Column("env", True), Column("runs")]
+    for metric, (heading, unit, _, with_ratio) in METRICS.items():
+        columns.append(Column(f"{heading} {unit}".strip()))
+        if metric == "p50":
+            columns.append(Column("× tsc"))
+        if with_ratio:
+            columns.append(Column(f"{metric} / {baseline}"))
+    columns.append(Column("flags", True))
+    tsc_p50 = _tsc_p50(table)
+    rows = []
+    for clock_name, cells in table:
+        missing = {id(group[0]): group for group in _collapsed_missing(cells)}
+        for cell in cells:
+            if id(cell) in missing:
+                rows.append(_missing_row([clock_name], missing[id(cell)], clock_name))
+            elif not cell.missing:
+                row = _row(cell, METRICS)
+                row.insert(4, _ratio_text(over_tsc(cell, tsc_p50)))
+                rows.append(Row(row + [", ".join(clock_flags(inputs, cell))], clock_name))
+    return Table(f"clocks: what one read costs (median over the runs, their range in "
+                 f"brackets), against the same environment's tsc and against {baseline}",
+                 columns, rows)
+
+
 def notes(inputs, baseline):
     """Lines about what is not in the table: skipped environments, failed runs, baseline."""
-    lines = [f"{env}: skipped: {reason}" for env, reason in inputs.skipped.items()]
+    lines = list(inputs.apart)
+    lines += [f"{env}: skipped: {reason}" for env, reason in inputs.skipped.items()]
     lines += [f"{env}: a run gave no report ({source}): {reason}"
               for env, source, reason in inputs.failed]
     if baseline not in inputs.runs:
@@ -658,35 +1022,8 @@ def notes(inputs, baseline):
 
 
 def format_table(table, inputs, baseline, markdown=False):
-    """The comparison as aligned text columns or a Markdown table."""
-    headings = _headings(("clock",), METRICS, baseline)
-    rows = [_row(cell, METRICS) for _, cells in table for cell in cells]
-    lines = []
-    if markdown:
-        lines.append("| " + " | ".join(headings) + " |")
-        lines.append("|" + "|".join(" --- " for _ in headings) + "|")
-        for row in rows:
-            row = row + [""] * (len(headings) - len(row))
-            lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |")
-    else:
-        widths = [max([len(headings[i])] + [len(row[i]) for row in rows if len(row) > 4])
-                  for i in range(len(headings))]
-        widths[0] = max(widths[0], *(len(row[0]) for row in rows))
-        widths[1] = max(widths[1], *(len(row[1]) for row in rows))
-
-        def line(cells):
-            if len(cells) == 4:  # a missing clock: clock, env, runs, then the reason
-                return "  ".join([f"{cells[0]:<{widths[0]}}", f"{cells[1]:<{widths[1]}}",
-                                  f"{cells[2]:>{widths[2]}}", cells[3]])
-            return "  ".join(f"{c:<{w}}" if i < 2 else f"{c:>{w}}"
-                             for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
-        lines.append(line(headings))
-        previous = None
-        for row in rows:
-            if previous is not None and row[0] != previous:
-                lines.append("")
-            previous = row[0]
-            lines.append(line(row))
+    """The comparison as aligned text columns or a Markdown table, then the notes."""
+    lines = clock_table(table, inputs, baseline).lines("markdown" if markdown else "table")
     extra = notes(inputs, baseline)
     if extra:
         lines.append("")
@@ -694,55 +1031,59 @@ def format_table(table, inputs, baseline, markdown=False):
     return lines
 
 
+TICK_TITLE = ("tick costs: each source at each rate on CPU 0, CPU lost by a work loop "
+              "(docs/report-format.md, ticks)")
+
+
+def tick_table(table, baseline):
+    """The tick costs (a Table): per source, rate and environment the metrics; per source,
+    one row per reason for what was not measured, naming the rates (`all` for every rate of
+    the source) and the environments it holds for."""
+    columns = [Column("source", True), Column("rate Hz"), Column("env", True), Column("runs")]
+    columns += [Column(heading) for heading in _headings((), TICK_METRICS, baseline)[2:]]
+    rows = []
+    sources = list(dict.fromkeys(source for (source, _), _ in table))
+    for source in sources:
+        rates = [(rate, cells) for (name, rate), cells in table if name == source]
+        missing = {}  # reason -> env -> [rate]
+        for rate, cells in rates:
+            for cell in cells:
+                if cell.missing:
+                    missing.setdefault(cell.missing_reason, {}).setdefault(
+                        cell.env, []).append((rate, cell))
+                else:
+                    rows.append(Row(_row(cell, TICK_METRICS), source))
+        every_rate = [rate for rate, _ in rates]
+        for per_env in missing.values():
+            by_rates = {}  # the rates an env misses for this reason -> its cells
+            for env_cells in per_env.values():
+                key = tuple(rate for rate, _ in env_cells)
+                by_rates.setdefault(key, []).append(env_cells[0][1])
+            for key, cells in by_rates.items():
+                rates_text = "all" if list(key) == every_rate and len(key) > 1 else \
+                    ", ".join(str(rate) for rate in key)
+                rows.append(_missing_row([source, rates_text], cells, source))
+    return Table(TICK_TITLE, columns, rows)
+
+
 def format_tick_table(table, baseline, markdown=False):
     """The tick costs as aligned text columns or a Markdown table (a title line first)."""
-    headings = _headings(("source", "rate Hz"), TICK_METRICS, baseline)
-    rows = [_row(cell, TICK_METRICS) for _, cells in table for cell in cells]
-    title = ("tick costs: each source at each rate on CPU 0, CPU lost by a work loop "
-             "(docs/report-format.md, ticks)")
-    if markdown:
-        lines = [title, "", "| " + " | ".join(headings) + " |",
-                 "|" + "|".join(" --- " for _ in headings) + "|"]
-        for row in rows:
-            row = row + [""] * (len(headings) - len(row))
-            lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |")
-        return lines
-    full = [row for row in rows if len(row) == len(headings)]
-    widths = [max([len(headings[i])] + [len(row[i]) for row in full])
-              for i in range(len(headings))]
-    for i in range(3):
-        widths[i] = max([widths[i]] + [len(row[i]) for row in rows])
-
-    def line(cells):
-        if len(cells) != len(headings):  # missing: source, rate, env, runs, the reason
-            return "  ".join([f"{cells[0]:<{widths[0]}}", f"{cells[1]:>{widths[1]}}",
-                              f"{cells[2]:<{widths[2]}}", f"{cells[3]:>{widths[3]}}",
-                              cells[4]])
-        return "  ".join(f"{c:<{w}}" if i in (0, 2) else f"{c:>{w}}"
-                         for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
-    lines = [title, line(headings)]
-    previous = None
-    for row in rows:
-        if previous is not None and row[0] != previous:
-            lines.append("")
-        previous = row[0]
-        lines.append(line(row))
-    return lines
+    return tick_table(table, baseline).lines("markdown" if markdown else "table")
 
 
-def _csv(table, heading, metrics, names, baseline):
+def _csv(table, heading, metrics, names, baseline, extra=()):
     """`table` as CSV lines, numbers unformatted: the `heading` columns (the subject, env,
     runs, runs measured, missing_reason), then per metric of `metrics` its median, min and
-    max (and ratio), named by `names[metric]`: (the values' prefix, the ratio's)."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    max (and ratio), named by `names[metric]`: (the values' prefix, the ratio's), then the
+    `extra` columns: (heading, function of a cell)."""
     heading = list(heading)
     for metric, (_, _, _, with_ratio) in metrics.items():
         value_name, ratio_name = names[metric]
         heading += [f"{value_name}_median", f"{value_name}_min", f"{value_name}_max"]
         if with_ratio:
             heading.append(f"{ratio_name}_ratio_to_{baseline}")
-    writer.writerow(heading)
+    heading += [name for name, _ in extra]
+    rows = []
     for _, cells in table:
         for cell in cells:
             row = [*cell.subject, cell.env, cell.runs, cell.measured_runs,
@@ -753,8 +1094,8 @@ def _csv(table, heading, metrics, names, baseline):
                 if with_ratio:
                     ratio = cell.ratios[metric]
                     row.append("" if ratio is None else round(ratio, 4))
-            writer.writerow(row)
-    return out.getvalue().splitlines()
+            rows.append(row + [value_of(cell) for _, value_of in extra])
+    return Table("", heading, rows).csv()
 
 
 # The tick CSV's name of each metric's columns.
@@ -771,25 +1112,40 @@ def format_tick_csv(table, baseline):
                 TICK_FIGURES, names, baseline)
 
 
-def format_csv(table, baseline):
+def format_csv(table, baseline, inputs=None):
     """The comparison as CSV: one row per clock and environment, numbers unformatted.
     Its present_runs are the cells' measured_runs: the runs where the clock was present
-    and timed."""
+    and timed.  Then p50_over_tsc (the × tsc column) and, with `inputs`, flags."""
     names = {}
     for metric, (_, unit, _, _) in METRICS.items():
         suffix = f"_{unit.replace('/', '_per_')}" if unit else ""
         names[metric] = (f"{metric}{suffix}", metric)
+    tsc_p50 = _tsc_p50(table)
+
+    def ratio(cell):
+        value = over_tsc(cell, tsc_p50)
+        return "" if value is None else round(value, 4)
+    extra = [("p50_over_tsc", ratio)]
+    if inputs is not None:
+        extra.append(("flags", lambda cell: "; ".join(clock_flags(inputs, cell))))
     return _csv(table, ("clock", "env", "runs", "present_runs", "missing_reason"), METRICS,
-                names, baseline)
+                names, baseline, extra)
 
 
 def cmd_compare(args):
     """`clockbench compare`: print the side-by-side table, and write plots with --plot."""
     report.require_jsonschema()
-    inputs = load_inputs(args.results)
-    if args.baseline != DEFAULT_BASELINE and args.baseline not in inputs.runs:
+    inputs = load_inputs(args.results, parse_labels(getattr(args, "label", None),
+                                                     args.results))
+    fail_above = getattr(args, "fail_above", None)
+    if (args.baseline != DEFAULT_BASELINE or fail_above is not None) \
+            and args.baseline not in inputs.runs:
         raise RunnerError(f"--baseline {args.baseline}: no report from that environment in "
-                          f"the results (there are: {', '.join(inputs.runs)}).")
+                          f"the results (there are: {', '.join(inputs.runs) or 'none'}).")
+    if inputs.runs and args.baseline not in inputs.runs:
+        say(f"the default baseline {args.baseline} is not in the results, so there are no "
+            f"ratios; the environments are: {', '.join(inputs.runs)} (--baseline ENV "
+            f"picks one).")
     which = args.table or ("clocks" if args.format == "csv" and inputs.runs else
                            "os" if args.format == "csv" else "all")
     lines = []
@@ -808,7 +1164,7 @@ def cmd_compare(args):
     if which in ("all", "clocks") and inputs.runs:
         table = compare(inputs, args.baseline)
         if args.format == "csv":
-            lines = format_csv(table, args.baseline)
+            lines = format_csv(table, args.baseline, inputs)
         else:
             lines = format_table(table, inputs, args.baseline,
                                  markdown=args.format == "markdown")
@@ -833,11 +1189,80 @@ def cmd_compare(args):
         lines += [""] if lines else []
         lines += format_os_table(os_rows, inputs, markdown=args.format == "markdown")
     print("\n".join(lines), flush=True)
-    if args.plot:
-        messages = plot.write_plots(inputs, ticks, args.plot)
-        if not has_ticks(inputs):
-            messages.append("no report has tick measurements (a 'ticks' section that "
-                            "applies), so the tick rate vs CPU stolen plot is not written.")
-        for message in messages:
-            print(f"clockbench compare: {message}", file=sys.stderr, flush=True)
+    if which not in ("all", "clocks") or args.format == "csv" or not inputs.runs:
+        for sentence in inputs.apart:  # the clocks table's notes say them otherwise
+            say(sentence)
+    messages = []
+    if getattr(args, "html", None):
+        messages = write_html_report(args, inputs)
+    elif args.plot:
+        written, messages = plot.write_plots(inputs, ticks, args.plot)
+        messages = [f"wrote {path}" for item in written for path in (item.png, item.svg)] \
+            + messages
+    for message in messages:
+        say(message)
+    if fail_above is not None:
+        return gate(inputs, args.baseline, fail_above)
     return EXIT_PASS
+
+
+def say(message):
+    """One line of compare's own on stderr, so that stdout keeps the tables (or CSV)."""
+    print(f"clockbench compare: {message}", file=sys.stderr, flush=True)
+
+
+def gate(inputs, baseline, limit):
+    """--fail-above: say each regressed clock (regressions()), one line each; EXIT_FAIL
+    when there is one, else EXIT_PASS."""
+    found, not_gated = regressions(inputs, baseline, limit)
+    for line in not_gated:
+        say(line)
+    for regression in found:
+        say("FAIL: " + regression_line(regression, baseline, limit))
+    if found:
+        say(f"{len(found)} clock{'s' * (len(found) != 1)} above --fail-above {limit:g} "
+            f"against {baseline} (the smallest p50 of a row over the largest of {baseline}).")
+        return EXIT_FAIL
+    say(f"no clock above --fail-above {limit:g} against {baseline}: no row's smallest p50 is "
+        f"more than {limit:g}x {baseline}'s largest.")
+    return EXIT_PASS
+
+
+def findings(inputs, table, ticks, xen_rows, os_rows):
+    """The HTML report's findings, each a line written from the data (html.Finding)."""
+    flags_of = functools.partial(clock_flags, inputs)
+    return (html.trapped_findings(table, flags_of, _tsc_p50(table))
+            + html.warp_findings(inputs) + html.cross_cpu_findings(inputs)
+            + html.tick_findings(ticks) + html.xen_findings(table, xen_rows)
+            + html.os_findings(os_rows))
+
+
+def write_html_report(args, inputs):
+    """`--html FILE`: every table, the findings and the plots in one HTML file.  The plots
+    go to --plot DIR when given (and stay), else to a scratch folder.  Returns the lines
+    to tell the user."""
+    table = compare(inputs, args.baseline) if inputs.runs else []
+    ticks = compare_ticks(inputs, args.baseline)
+    xen_rows, os_rows = compare_xen(inputs), compare_os(inputs)
+    tables = [clock_table(table, inputs, args.baseline)] if table else []
+    tables += [tick_table(ticks, args.baseline)] if ticks else []
+    tables += [xen_table(xen_rows)] if xen_rows else []
+    tables += [os_table(os_rows)] if os_rows else []
+    envs = list(inputs.runs) + [env for env in inputs.os_runs if env not in inputs.runs]
+    report_ = html.Report(f"clockbench compare: {', '.join(envs)}", list(args.results),
+                          inputs, tables, notes(inputs, args.baseline) + os_notes(inputs, os_rows),
+                          findings(inputs, table, ticks, xen_rows, os_rows))
+    messages = []
+    with tempfile.TemporaryDirectory(prefix="clockbench-plots-") as scratch:
+        try:
+            report_.plots, report_.plot_notes = html.written_plots(inputs, ticks,
+                                                                   args.plot or scratch)
+        except RunnerError as error:
+            if args.plot:
+                raise
+            report_.plot_notes = [f"no plots: {error}"]
+        if args.plot:
+            messages += [f"wrote {path}" for item in report_.plots
+                         for path in (item.png, item.svg) if path]
+        html.write_html(args.html, report_)
+    return messages + report_.plot_notes + [f"wrote {args.html}"]

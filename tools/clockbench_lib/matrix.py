@@ -10,18 +10,22 @@ More environments come from an environment file (--env-file), one a line, in the
 key=value style of tests/tests.cfg (ENV_FILE_HELP).
 """
 
-import datetime
 import functools
 import json
 import os
 from dataclasses import dataclass, replace
 
-from . import cpumodel, guestopts, hostinfo, paths, qemu, report, testlist, xen
+from . import cpumodel, guestopts, histogram, paths, qemu, report, runinfo, testlist, xen
 from .boot import boot_once, build_images, check_image
 from .outcome import EXIT_FAIL, EXIT_PASS, RunnerError
 
 MANIFEST = "manifest.json"
-MANIFEST_SCHEMA = "clockbench-matrix/0"
+MANIFEST_SCHEMA = "clockbench-matrix/1"
+# Before clockbench-matrix/1: no host name, one invocation, run-K.json only for runs with a
+# report.  Still read by compare; `--add` takes such a folder too.
+MANIFEST_SCHEMA_0 = "clockbench-matrix/0"
+# What an environment is run with; runs added to a folder must agree with its earlier ones.
+ENTRY_SETUP = ("accel", "machine", "boot", "cpu", "smp", "guest_options", "xen_options")
 RESULTS_DIR = "results"
 DEFAULT_REPEATS = 3
 MATRIX_SMP = 2  # two vCPUs, so that cross_cpu (warps, offsets, drift) is measured
@@ -230,28 +234,124 @@ def prepare_environments(chosen, reasons, root, build):
             reasons[env.name] = missing_file_reason(env, root, build)
 
 
+def invocation_entry(number, repeats, started, passed):
+    """The manifest's record of one `matrix` command that added runs to the folder."""
+    return {"number": number, "started_utc": runinfo.iso_utc(started),
+            "argv": runinfo.argv(), "revision": runinfo.clockbench_revision(),
+            "repeats": repeats, "passed": passed or {}}
+
+
 def new_manifest(out_dir, repeats, started, with_xen=False, passed=None):
-    """The manifest before any run: host, versions, date, and no environments yet.
+    """The manifest before any run: host, versions, date, the invocation, and no
+    environments yet.
 
     `xen_version` is the installed Xen package's version when `with_xen` (a Xen
     environment was chosen) and the package is there, else null.  `passed` is what the
     command line passed to every environment (guest options, cpu, xen_args, smp,
-    env_file), recorded as `passed`.
+    env_file), recorded as `passed` (of the first invocation; each invocation's own is in
+    `invocations`).
     """
     return {
         "schema": MANIFEST_SCHEMA,
-        "date_utc": started.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "host": {
-            "cpu": hostinfo.host_cpu(),
-            "kernel": hostinfo.kernel(),
-        },
-        "qemu_version": hostinfo.first_line([qemu.qemu_program(), "--version"]),
-        "xen_version": xen.installed_version() if with_xen else None,
+        "date_utc": runinfo.iso_utc(started),
+        "host": runinfo.host_facts(),
+        "qemu_version": runinfo.qemu_version(qemu.qemu_program()),
+        "xen_version": runinfo.xen_version() if with_xen else None,
         "repeats": repeats,
         "smp": MATRIX_SMP,
         "passed": passed or {},
+        "invocations": [invocation_entry(1, repeats, started, passed)],
         "environments": [],
     }
+
+
+def folder_entries(out_dir):
+    """What is in `out_dir` (sorted names), or [] when it does not exist."""
+    try:
+        return sorted(os.listdir(out_dir))
+    except FileNotFoundError:
+        return []
+    except OSError as error:
+        raise RunnerError(f"cannot read {out_dir}: {error.strerror}.") from None
+
+
+def _earlier_manifest(out_dir):
+    """The manifest of the matrix folder `out_dir` that runs are added to (--add), brought
+    to MANIFEST_SCHEMA; RunnerError when there is none or it is not one."""
+    path = os.path.join(out_dir, MANIFEST)
+    if not os.path.isfile(path):
+        raise RunnerError(f"--add: {out_dir} has no {MANIFEST}, so it is not a matrix folder "
+                          f"to add to; choose an empty or new --out.")
+    try:
+        with open(path, encoding="utf-8") as text:
+            manifest = json.load(text)
+    except (OSError, ValueError, UnicodeDecodeError) as error:
+        raise RunnerError(f"--add: cannot read {path}: "
+                          f"{getattr(error, 'strerror', None) or error}.") from None
+    if not isinstance(manifest, dict) or manifest.get("schema") not in (MANIFEST_SCHEMA,
+                                                                         MANIFEST_SCHEMA_0):
+        raise RunnerError(f"--add: {path} is not a {MANIFEST_SCHEMA} manifest.")
+    if not isinstance(manifest.get("environments"), list) or not all(
+            isinstance(env, dict) and isinstance(env.get("runs"), list)
+            for env in manifest["environments"]):
+        raise RunnerError(f"--add: {path}: 'environments' is not a list of environments "
+                          f"with their runs.")
+    if manifest["schema"] == MANIFEST_SCHEMA_0:  # one invocation, host without its name
+        old_host = manifest.get("host") or {}
+        manifest["schema"] = MANIFEST_SCHEMA
+        manifest["host"] = {"name": None,
+                            "cpu": {"model": old_host.get("cpu"), "vendor": None},
+                            "kernel": old_host.get("kernel")}
+        manifest["invocations"] = [{"number": 1, "started_utc": manifest.get("date_utc"),
+                                    "argv": None, "revision": None,
+                                    "repeats": manifest.get("repeats"),
+                                    "passed": manifest.get("passed") or {}}]
+        for env in manifest["environments"]:
+            for run in env["runs"]:
+                if isinstance(run, dict):
+                    run.setdefault("invocation", 1)
+    return manifest
+
+
+def _host_words(host):
+    """A manifest's host as words: 'NAME (CPU MODEL)'."""
+    cpu = (host.get("cpu") or {}).get("model") if isinstance(host.get("cpu"), dict) \
+        else host.get("cpu")
+    return f"{host.get('name') or 'an unnamed host'} ({cpu or 'CPU unknown'})"
+
+
+def add_to_manifest(out_dir, repeats, started, passed):
+    """The earlier manifest of `out_dir` with this invocation added (--add); RunnerError
+    when its runs come from another host, whose results must not share a folder."""
+    manifest = _earlier_manifest(out_dir)
+    here = runinfo.host_facts()
+    there = manifest.get("host") or {}
+    if there.get("name") is not None and (there.get("name") != here["name"] or (
+            there.get("cpu") or {}).get("model") != here["cpu"]["model"]):
+        raise RunnerError(f"--add: {out_dir} holds runs of {_host_words(there)}, and this is "
+                          f"{_host_words(here)}: one folder holds one host's runs, so choose "
+                          f"another --out.")
+    if there.get("name") is None:
+        if (there.get("cpu") or {}).get("model") not in (None, here["cpu"]["model"]):
+            raise RunnerError(f"--add: {out_dir} holds runs of a host with another CPU "
+                              f"({there['cpu']['model']}; this one has "
+                              f"{here['cpu']['model']}), so choose another --out.")
+        manifest["host"] = here
+    invocations = manifest.setdefault("invocations", [])
+    number = max((inv.get("number", 0) for inv in invocations if isinstance(inv, dict)),
+                 default=0) + 1
+    invocations.append(invocation_entry(number, repeats, started, passed))
+    return manifest
+
+
+def setup_difference(earlier, entry):
+    """How `entry` (this invocation's environment) is run differently from the `earlier`
+    entry of the same name, in words, or None when it is run the same way."""
+    for key in ENTRY_SETUP:
+        if key in earlier and earlier[key] != entry[key]:
+            return (f"{key} {json.dumps(earlier[key])} before, {json.dumps(entry[key])} "
+                    f"now")
+    return None
 
 
 def write_manifest(out_dir, manifest):
@@ -266,30 +366,37 @@ def write_manifest(out_dir, manifest):
         raise RunnerError(f"cannot write {path}: {error.strerror}.") from None
 
 
-def run_once(env, number, out_dir, timeout_s, cpu="", cpu_choice=None, before=None):
+def run_once(env, number, out_dir, timeout_s, cpu="", cpu_choice=None, before=None,
+             invocation=1):
     """Boot `env` once as run `number` with -cpu `cpu` (chosen because `cpu_choice`);
-    returns the manifest entry of that run.  `before` is boot_once()'s (-v)."""
+    returns the manifest entry of that run.  `before` is boot_once()'s (-v).  Every run
+    leaves its record (report.SCHEMA, with the guest's report when it gave a valid one)
+    in run-K.json; `report` in the entry says whether it holds the guest's report."""
     env_dir = os.path.join(out_dir, env.name)
     log_path = os.path.join(env_dir, f"run-{number}.log")
     json_path = os.path.join(env_dir, f"run-{number}.json")
     outcome = boot_once(env.spec(cpu), paths.ROOT, timeout_s,
                         os.path.join(env_dir, "work"), log_path, before=before)
     outcome.cpu_choice = cpu_choice
-    entry = {"run": number, "verdict": outcome.verdict, "reason": outcome.reason,
-             "seconds": round(outcome.seconds, 3), "qemu_command": outcome.command,
-             "log": os.path.relpath(log_path, out_dir), "json": None,
-             "xen": outcome.xen_facts.to_json() if outcome.xen_facts else None}
+    document = None
     if outcome.verdict in ("pass", "fail", "skip"):
         try:
             document = report.load_report(outcome.lines, log_path)
+            document = dict(document, schema=report.SCHEMA)  # an older guest's clockbench/1
         except RunnerError as error:
-            entry["verdict"], entry["reason"] = "error", str(error)
-        else:
-            with open(json_path, "w", encoding="utf-8") as out:
-                json.dump(dict(document, runner=outcome.runner_json()), out, indent=2)
-                out.write("\n")
-            entry["json"] = os.path.relpath(json_path, out_dir)
-    return entry
+            outcome.verdict, outcome.reason = "error", str(error)
+    record = outcome.record(document)
+    record["runner"]["environment"] = env.name
+    try:
+        with open(json_path, "w", encoding="utf-8") as out:
+            out.write(histogram.dumps(record) + "\n")
+    except OSError as error:
+        raise RunnerError(f"cannot write {json_path}: {error.strerror}.") from None
+    return {"run": number, "invocation": invocation, "verdict": outcome.verdict,
+            "reason": record["reason"], "seconds": round(outcome.seconds, 3),
+            "qemu_command": outcome.command, "log": os.path.relpath(log_path, out_dir),
+            "json": os.path.relpath(json_path, out_dir), "report": document is not None,
+            "xen": outcome.xen_facts.to_json() if outcome.xen_facts else None}
 
 
 def xen_note(facts):
@@ -347,14 +454,54 @@ def check_guest_options(chosen, root, build):
             raise RunnerError(f"environment {env.name}: {error}") from None
 
 
+def _check_out_dir(out_dir, add):
+    """Refuse a folder with files in it unless runs are to be added to it (--add), so
+    that no earlier result is hidden or overwritten."""
+    found = folder_entries(out_dir)
+    if found and not add:
+        shown = ", ".join(found[:3]) + (", ..." if len(found) > 3 else "")
+        raise RunnerError(f"{out_dir} is not empty ({shown}): --add adds this matrix's runs "
+                          f"to the earlier ones there, or choose a new --out.")
+    return bool(found)
+
+
+def _environment_entry(manifest, entry, out_dir):
+    """The manifest's entry for `entry`'s environment: the earlier one of that name (its
+    runs kept), or `entry` appended.  RunnerError when the earlier one was run otherwise
+    (runs of two setups must not share a name)."""
+    earlier = next((env for env in manifest["environments"] if env.get("name") ==
+                    entry["name"]), None)
+    if earlier is None:
+        manifest["environments"].append(entry)
+        return entry
+    if entry["skipped"]:
+        return earlier
+    if earlier["runs"] and (difference := setup_difference(earlier, entry)):
+        raise RunnerError(f"--add: {entry['name']} in {out_dir} was run otherwise ("
+                          f"{difference}); add to another --out so that they are not mixed.")
+    runs = earlier["runs"]
+    earlier.update(entry, runs=runs)
+    return earlier
+
+
 def cmd_matrix(args):
     """`clockbench matrix`: run every environment `args.repeats` times; see the module doc."""
     report.require_jsonschema()
-    started = datetime.datetime.now(datetime.timezone.utc)
+    started = runinfo.utc_now()
     out_dir = os.path.abspath(args.out or default_out_dir(started))
+    add = getattr(args, "add", False)
+    if add and not args.out:
+        raise RunnerError("--add adds runs to the matrix folder --out names: give --out DIR.")
+    adding = _check_out_dir(out_dir, add)
     chosen = [with_command_line(env, " ".join(args.guest_options), args.xen_args, args.cpu,
                                 args.smp)
               for env in choose_environments(args.env, args.env_file)]
+    passed = {"guest_options": " ".join(args.guest_options), "cpu": args.cpu or None,
+              "xen_args": args.xen_args, "smp": args.smp, "env_file": args.env_file}
+    manifest = (add_to_manifest(out_dir, args.repeats, started, passed) if adding else
+                new_manifest(out_dir, args.repeats, started,
+                             with_xen=any(env.on_xen for env in chosen), passed=passed))
+    invocation = manifest["invocations"][-1]["number"]
     check_guest_options(chosen, paths.ROOT, not args.no_build)
     kvm_choice = functools.lru_cache(maxsize=None)(lambda: cpumodel.choose_for(paths.work_root()))
     reasons = {env.name: skip_reason(env, kvm_choice=kvm_choice) for env in chosen}
@@ -366,43 +513,48 @@ def cmd_matrix(args):
         os.makedirs(out_dir, exist_ok=True)
     except OSError as error:
         raise RunnerError(f"cannot create {out_dir}: {error.strerror}.") from None
-    manifest = new_manifest(out_dir, args.repeats, started,
-                            with_xen=any(env.on_xen for env in chosen),
-                            passed={"guest_options": " ".join(args.guest_options),
-                                    "cpu": args.cpu or None, "xen_args": args.xen_args,
-                                    "smp": args.smp, "env_file": args.env_file})
+    if adding and manifest.get("xen_version") is None and any(env.on_xen for env in chosen):
+        manifest["xen_version"] = runinfo.xen_version()
     progress(f"{len(runnable)} of {len(chosen)} environments can run here, "
-             f"{args.repeats} run{'s' * (args.repeats != 1)} each, results in {out_dir}")
+             f"{args.repeats} run{'s' * (args.repeats != 1)} each, results in {out_dir}"
+             + (f" (adding to its earlier runs, as invocation {invocation})" if adding
+                else ""))
     failed = 0
     for env in chosen:
         runnable_kvm = env.accel == "kvm" and not env.cpu and reasons[env.name] is None
         cpu, cpu_choice = ((kvm_choice().model, kvm_choice().reason) if runnable_kvm
                            else ("", None))
-        entry = {"name": env.name, "description": env.description, "source": env.source,
-                 "accel": env.accel, "machine": env.machine, "boot": env.boot,
-                 "cpu": env.spec(cpu).cpu_option, "cpu_choice": cpu_choice,
-                 "smp": env.smp, "guest_options": env.args,
-                 "xen_options": env.xen_options,
-                 "skipped": reasons[env.name] is not None, "reason": reasons[env.name],
-                 "runs": []}
-        manifest["environments"].append(entry)
-        if entry["skipped"]:
-            progress(f"{env.name}: skipped: {entry['reason']}")
+        entry = _environment_entry(manifest, {
+            "name": env.name, "description": env.description, "source": env.source,
+            "accel": env.accel, "machine": env.machine, "boot": env.boot,
+            "cpu": env.spec(cpu).cpu_option, "cpu_choice": cpu_choice,
+            "smp": env.smp, "guest_options": env.args,
+            "xen_options": env.xen_options,
+            "skipped": reasons[env.name] is not None, "reason": reasons[env.name],
+            "runs": []}, out_dir)
+        if reasons[env.name] is not None:
+            progress(f"{env.name}: skipped: {reasons[env.name]}")
+            manifest["invocations"][-1].setdefault("skipped", {})[env.name] = reasons[env.name]
             write_manifest(out_dir, manifest)
             continue
         os.makedirs(os.path.join(out_dir, env.name), exist_ok=True)
         timeout_s = qemu.default_timeout_s(env.accel, env.boot)
-        for number in range(1, args.repeats + 1):
-            progress(f"{env.name}: run {number}/{args.repeats} ...")
+        first = max((run.get("run", 0) for run in entry["runs"] if isinstance(run, dict)),
+                    default=0) + 1
+        for number in range(first, first + args.repeats):
+            shown = f"run {number}" + (f" ({number - first + 1}/{args.repeats})"
+                                       if first > 1 else f"/{args.repeats}")
+            progress(f"{env.name}: {shown} ...")
             run = run_once(env, number, out_dir, timeout_s, cpu, cpu_choice,
-                           before=getattr(args, "announce", None))
+                           before=getattr(args, "announce", None), invocation=invocation)
             entry["runs"].append(run)
             write_manifest(out_dir, manifest)
-            status = run["verdict"].upper() if run["json"] else "FAILED"
-            reason = f": {run['reason']}" if run["reason"] and not run["json"] else ""
-            progress(f"{env.name}: run {number}/{args.repeats} {status} "
+            status = run["verdict"].upper() if run["report"] else "FAILED"
+            reason = f": {run['reason']}" if run["reason"] and not run["report"] else ""
+            progress(f"{env.name}: {shown} {status} "
                      f"({run['seconds']:.1f} s){reason}{xen_note(run['xen'])}")
-            failed += run["json"] is None
+            failed += not run["report"]
+    write_manifest(out_dir, manifest)
     progress(f"done: {out_dir} ({failed} run{'s' * (failed != 1)} without a report); "
              f"compare with `tools/clockbench compare {os.path.relpath(out_dir)}`")
     return EXIT_FAIL if failed else EXIT_PASS

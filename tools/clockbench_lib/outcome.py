@@ -77,6 +77,7 @@ class Terminated(BaseException):
         self.signal_number = signal_number
         self.status = 128 + signal_number
         self.process_result = None
+        self.started = None  # when the interrupted boot began (UTC), once it had
         self.outcome = None
 
     @property

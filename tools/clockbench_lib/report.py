@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: MIT
-"""The guest's JSON report (schema clockbench/1): finding it in a console log, parsing
+"""The guest's JSON report (schema clockbench/2): finding it in a console log, parsing
 it, validating it against docs/report.schema.json, and showing it as a table.
 
 The one place that knows the report's console framing (docs/report-format.md):
 
     clockbench-json begin
-    json| {"schema": "clockbench/1",
+    json| {"schema": "clockbench/2",
     json|  ...}
     clockbench-json end
 
@@ -27,7 +27,14 @@ from .console import (HELD_CHARS, MAX_LINE_BYTES, HeldLines, LineSplitter, is_cu
                       is_dropped_note, quote)
 from .outcome import RunnerError
 
-SCHEMA = "clockbench/1"
+SCHEMA = "clockbench/2"
+# The guest's report before clockbench/2 (the same guest members; a `runner` key of fewer
+# facts), and what `run --json` wrote then when a run gave no report.  Both are still read.
+REPORT_SCHEMA_1 = "clockbench/1"
+RUN_SUMMARY_SCHEMA_0 = "clockbench-run/0"
+OLD_SCHEMAS = (REPORT_SCHEMA_1, RUN_SUMMARY_SCHEMA_0)
+# The members the guest's report has and a runner's record of a run without one lacks.
+GUEST_MEMBERS = ("version", "env", "budget_ms", "empty_bracket_cycles", "clocks", "checks")
 BEGIN = "clockbench-json begin"
 END = "clockbench-json end"
 PREFIX = "json| "
@@ -85,7 +92,8 @@ def _report_block(lines, source, framing=IMAGE_FRAMING):
     begins = [index for index, line in enumerate(lines) if line.strip() == framing.begin]
     if not begins:
         raise RunnerError(f"{source}: there is no JSON report (no '{framing.begin}' line): the "
-                          f"guest stopped before printing it, or predates {framing.schema}")
+                          f"guest stopped before printing it, or predates "
+                          f"{REPORT_SCHEMA_1 if framing is IMAGE_FRAMING else framing.schema}")
     block = []
     prefix = framing.prefix
     for index in range(begins[-1] + 1, len(lines)):
@@ -271,23 +279,30 @@ def _error_message(error):
     else:
         message = error.message
     schema_path = list(error.absolute_schema_path)
-    if "then" in schema_path:
+    if "then" in schema_path and schema_path[0] != "allOf":  # not the document's own
         # The clock schema's allOf holds one if/then per kind of clock.
         branch = schema_path[schema_path.index("then") - 1]
         message += _CLOCK_BRANCH_WORDS.get(branch, "")
     return _shorten(message)
 
 
-def validate_document(document, source, schema_path=None, framing=IMAGE_FRAMING):
+def validate_document(document, source, schema_path=None, framing=IMAGE_FRAMING,
+                      summaries=False):
     """RunnerError with one sentence unless `document` is a valid report of `framing`'s
-    schema (clockbench/1 by default)."""
+    schema (clockbench/2 by default, whose reader also takes a clockbench/1 report and,
+    when `summaries` (a file `run --json` wrote), a clockbench-run/0 summary)."""
     if not isinstance(document, dict):
         raise RunnerError(f"{source}: the report is a JSON {type(document).__name__}, "
                           f"not an object")
+    if framing is IMAGE_FRAMING and (document.get("schema") == REPORT_SCHEMA_1 or summaries
+                                     and document.get("schema") == RUN_SUMMARY_SCHEMA_0):
+        _validate_old(document, source, schema_path)
+        return
     if "schema" in document and document["schema"] != framing.schema:
         found = document["schema"]
         shown = quote(f"'{found}'" if isinstance(found, str) else json.dumps(found), 80)
-        raise RunnerError(f"{source}: report schema is {shown}; this tool reads {framing.schema}")
+        raise RunnerError(f"{source}: report schema is {shown}; this tool reads {framing.schema}"
+                      f"{_also_read(framing)}")
     validator = _validator(schema_path or paths.root_path(framing.schema_file))
     errors = sorted(validator.iter_errors(document),
                     key=lambda error: (len(error.absolute_path), json_path(error.absolute_path)))
@@ -300,6 +315,38 @@ def validate_document(document, source, schema_path=None, framing=IMAGE_FRAMING)
     more = f" (and {more} more problem{'s' * (more > 1)})" if more else ""
     raise RunnerError(f"{source}: {where + ': ' if where else ''}{_error_message(error)}"
                       f"{more}")
+
+
+def _also_read(framing):
+    """The older schemas a framing's documents are still read in, as words ("" for none)."""
+    return f" (and {REPORT_SCHEMA_1} reports)" if framing is IMAGE_FRAMING else ""
+
+
+def _validate_old(document, source, schema_path):
+    """RunnerError unless `document` is a valid clockbench/1 report or clockbench-run/0
+    summary.  A clockbench/1 report's guest members are those of clockbench/2 and are
+    checked as such; its `runner` (fewer facts) and a run summary (the runner's own
+    shape) only for what readers use."""
+    if document["schema"] == REPORT_SCHEMA_1:
+        guest = {key: value for key, value in document.items() if key != "runner"}
+        guest["schema"] = SCHEMA
+        validate_document(guest, source, schema_path)
+        runner = document.get("runner")
+        if runner is not None and not isinstance(runner, dict):
+            raise RunnerError(f"{source}: runner: {json.dumps(runner)[:40]} is not of type "
+                              f"object")
+        return
+    for key, kinds in (("verdict", str), ("reason", (str, type(None)))):
+        if not isinstance(document.get(key), kinds):
+            raise RunnerError(f"{source}: {key}: {json.dumps(document.get(key))[:40]} is not "
+                              f"what a {RUN_SUMMARY_SCHEMA_0} summary holds there")
+
+
+def has_guest_report(document):
+    """Whether a valid document holds the guest's measurements (every guest member): the
+    guest's report, or a runner's record of a run that gave one.  A clockbench-run/0
+    summary, or a clockbench/2 record of a run without a report, does not."""
+    return all(key in document for key in GUEST_MEMBERS)
 
 
 def load_report(lines, source, schema_path=None, framing=IMAGE_FRAMING):

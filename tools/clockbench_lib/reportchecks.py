@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: MIT
 """Facts a boot test requires of the guest's JSON report: tests.cfg's `report=NAME`.
 
-Each check takes a schema-valid clockbench/1 document and returns a list of problems,
+Each check takes a schema-valid clockbench/2 (or /1) document and returns a list of problems,
 each one sentence (empty: the check holds).  The bounds are deliberately generous: they
 catch wrong behaviour (a clock that runs backwards, percentiles out of order, a wrong
 nominal frequency), not slow machines.  The boots that run clockbench-user (the linux
 boots) have their own checks, OS_CHECKS, of its clockbench-os/1 document.
 """
 
-from . import jsonmatch, osreport, report
+from . import histogram, jsonmatch, osreport, report
 from .outcome import RunnerError
 
 HPET_QEMU_HZ = 100_000_000    # QEMU's HPET: period 10,000,000 fs
@@ -529,6 +529,67 @@ def check_ticks_facts(document):
     return problems
 
 
+def _histogram_agrees(distribution, field, total):
+    """Problems unless `distribution` carries a histogram of `total` samples (None: any
+    number) whose nearest-rank quantiles are the distribution's percentiles."""
+    if not isinstance(distribution, dict) or "hist" not in distribution:
+        return [f"{field} carries no histogram"]
+    try:
+        hist = histogram.of(distribution)
+    except RunnerError as error:
+        return [f"{field}.hist: {error}"]
+    if total is not None and hist.total != total:
+        return [f"{field}.hist counts {hist.total} samples, not {total}"]
+    problems = []
+    for key, q in (("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("p999", 0.999)):
+        if hist.quantile(q) != distribution[key]:
+            problems.append(f"{field}.{key} is {distribution[key]}, but its histogram "
+                            f"says {hist.quantile(q)}")
+    if hist.buckets and not hist.under and \
+            not hist.buckets[0][0] <= distribution["min"] < hist.buckets[0][1]:
+        problems.append(f"{field}.min {distribution['min']} is not in its histogram's "
+                        f"lowest bucket")
+    if hist.buckets and not hist.over and \
+            not hist.buckets[-1][0] <= distribution["max"] < hist.buckets[-1][1]:
+        problems.append(f"{field}.max {distribution['max']} is not in its histogram's "
+                        f"highest bucket")
+    return problems
+
+
+def check_histogram_facts(document):
+    """histogram_facts: every measured clock's read_cycles and read_ns, every tick rate's
+    handler_cycles and lateness_ns, every cross-CPU offset's bracket_offsets_ns carry a
+    histogram of every sample (samples, records) whose quantiles are the percentiles
+    printed."""
+    problems = []
+    for clock in _present(document):
+        if clock.get("samples") is None:
+            continue
+        for key in ("read_cycles", "read_ns"):
+            problems += _histogram_agrees(clock[key], f"clocks[{clock['name']}].{key}",
+                                          clock["samples"])
+    ticks = document.get("ticks") or {}
+    for source in ticks.get("sources", []):
+        for rate in source["rates"]:
+            if rate["state"] != "measured" or not rate["records"]:
+                continue
+            where = f"ticks.sources[{source['name']}].rates[{rate['requested_hz']}]"
+            problems += _histogram_agrees(rate["handler_cycles"], f"{where}.handler_cycles",
+                                          rate["records"])
+            if rate["lateness_ns"] is not None:
+                problems += _histogram_agrees(rate["lateness_ns"], f"{where}.lateness_ns",
+                                              rate["records"])
+    cross = document.get("cross_cpu") or {}
+    for clock in cross.get("clocks", []):
+        for offset in clock["offsets"]:
+            if offset["offset_ns"] is not None:
+                problems += _histogram_agrees(
+                    offset.get("bracket_offsets_ns"),
+                    f"cross_cpu.clocks[{clock['clock']}].offsets[{offset['cpu']}]"
+                    ".bracket_offsets_ns", None)
+    return problems[:MAX_PROBLEMS_SHOWN]
+
+
 CHECKS = {
     "valid": check_valid,
     "tcg_facts": check_tcg_facts,
@@ -543,6 +604,7 @@ CHECKS = {
     "timing_facts": check_timing_facts,
     "port_trap_facts": check_port_trap_facts,
     "ticks_facts": check_ticks_facts,
+    "histogram_facts": check_histogram_facts,
 }
 
 
@@ -681,10 +743,12 @@ def checks_for(user):
     return OS_CHECKS if user else CHECKS
 
 
-def run_report_checks(names, lines, source, expectations=(), user=False):
+def run_report_checks(names, lines, source, expectations=(), user=False, record=None):
     """Load the report from console `lines` and run the checks `names` and the json=
     `expectations` (jsonmatch) on it: the image's report, or with `user` clockbench-user's
-    document and OS_CHECKS.
+    document and OS_CHECKS.  With `record` (boot.BootOutcome.record of the run), the
+    image's report is checked as the run's record `run --json` writes, runner member and
+    all, validated as such (json='runner.accel == "tcg"').
 
     Returns problem sentences, each naming its check; a report that cannot be loaded is
     one problem, whichever checks were asked for.
@@ -694,6 +758,9 @@ def run_report_checks(names, lines, source, expectations=(), user=False):
     try:
         document = (osreport.load_os_report(lines, source) if user
                     else report.load_report(lines, source))
+        if record and not user:
+            document = record(dict(document, schema=report.SCHEMA))
+            report.validate_document(document, f"{source} (the run's record)")
     except RunnerError as error:
         asked = ([f"report={'/'.join(names)}"] if names else []) + \
             [f"json={expectation.text}" for expectation in expectations]

@@ -72,8 +72,8 @@ tests.cfg:
     report=CHECK    the guest's JSON report must pass CHECK (repeatable): valid,
                     tcg_facts, kvm_facts, xen_pv_facts, xen_pvh_dom0_facts,
                     xen_pv_domu_facts, xen_pvh_domu_facts, xen_hvm_domu_facts, smp_facts,
-                    single_cpu_facts, ticks_facts, timing_facts or
-                    port_trap_facts; for the linux boots, of clockbench-user's
+                    single_cpu_facts, ticks_facts, timing_facts,
+                    histogram_facts or port_trap_facts; for the linux boots, of clockbench-user's
                     document (clockbench-os/1): valid, linux_tcg_facts,
                     linux_xen_dom0_facts or linux_xen_pv_domu_facts
                     (tools/clockbench_lib/reportchecks.py)

@@ -1,0 +1,266 @@
+# SPDX-License-Identifier: MIT
+"""Unit tests for what `clockbench compare` merges and keeps apart, its --label, the
+missing-baseline hint, the --fail-above gate, and the older schemas it still reads, on
+real matrices of two hosts: tests/tools/fixtures/matrix/sample (clockbench/1, an Intel
+Xeon host with KVM, a manifest without a host name) and tests/tools/fixtures/matrix/amd
+(clockbench/2, an AMD EPYC host named "vm": TCG, and Xen under TCG); see their README.md.
+
+Run: /usr/bin/python3 -m unittest discover -s tests/tools -t .
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+from tests.tools import CLOCKBENCH, FIXTURES, PYTHON, ROOT
+from clockbench_lib import compare, report
+from clockbench_lib.outcome import RunnerError
+
+MATRIX_FIXTURES = os.path.join(FIXTURES, "matrix")
+SAMPLE = os.path.join(MATRIX_FIXTURES, "sample")   # Intel host, clockbench/1
+AMD = os.path.join(MATRIX_FIXTURES, "amd")         # AMD host "vm", clockbench/2
+RUN_SUMMARY = os.path.join(MATRIX_FIXTURES, "malformed", "run-summary.json")
+
+
+def run_tool(*args):
+    return subprocess.run([PYTHON, CLOCKBENCH, *args], capture_output=True, text=True,
+                          check=False, cwd=ROOT)
+
+
+class Scratch(unittest.TestCase):
+    def setUp(self):
+        self.scratch = tempfile.mkdtemp(prefix="clockbench-keys-")
+
+    def tearDown(self):
+        shutil.rmtree(self.scratch)
+
+    def copy(self, source, *parts):
+        """Copy a fixture file or folder to scratch/PARTS; returns the new path."""
+        target = os.path.join(self.scratch, *parts)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        if os.path.isdir(source):
+            shutil.copytree(source, target)
+        else:
+            shutil.copy(source, target)
+        return target
+
+
+class KeptApart(Scratch):
+    """Runs that differ in host, accelerator, CPU model or hypervisor are never merged."""
+
+    def test_two_hosts_matrices_are_kept_apart(self):
+        inputs = compare.load_inputs([SAMPLE, AMD])
+        self.assertEqual({env: len(runs) for env, runs in inputs.runs.items()},
+                         {"tcg-pc@sample": 2, "tcg-q35": 2, "kvm-pc": 2, "xen-hpet": 2,
+                          "xen-tsc@sample": 2, "tcg-pc@vm": 2, "xen-tsc@vm": 2})
+        self.assertEqual({run.source.startswith(AMD) for run in inputs.runs["tcg-pc@vm"]},
+                         {True})
+        (tcg, xen) = inputs.apart
+        self.assertTrue(tcg.startswith("tcg-pc from an unnamed host (CPU Intel(R) Xeon(R) "
+                                       f"Processor; {SAMPLE}) and tcg-pc from vm are kept "
+                                       f"apart as tcg-pc@sample, tcg-pc@vm: different hosts"),
+                        tcg)
+        self.assertIn("counts as a host of its own", tcg)
+        self.assertTrue(xen.startswith("xen-tsc from an unnamed host"), xen)
+        # The sentence is in the table's notes, and the cells are per row.
+        lines = compare.format_table(compare.compare(inputs, "tcg-pc@vm"), inputs,
+                                     "tcg-pc@vm")
+        self.assertIn(tcg, lines)
+        cells = dict(compare.compare(inputs, "tcg-pc@vm"))["tsc"]
+        self.assertEqual(len([cell for cell in cells if cell.env.startswith("tcg-pc")]), 2)
+
+    def test_a_tcg_and_a_kvm_report_are_never_merged(self):
+        kvm = self.copy(os.path.join(SAMPLE, "kvm-pc", "run-1.json"), "a", "report.json")
+        tcg = self.copy(os.path.join(AMD, "tcg-pc", "run-1.json"), "b", "report.json")
+        inputs = compare.load_inputs([kvm, tcg])
+        self.assertEqual(list(inputs.runs), ["report@kvm", "report@tcg"])
+        (sentence,) = inputs.apart
+        self.assertIn("are kept apart as report@kvm, report@tcg: different hosts; "
+                      "different accelerators (kvm, tcg); different CPU models", sentence)
+        self.assertIn("different hypervisors (KVM, TCG)", sentence)
+        cells = dict(compare.compare(inputs, "report@tcg"))["hpet"]
+        self.assertEqual([(cell.env, cell.runs) for cell in cells],
+                         [("report@kvm", 1), ("report@tcg", 1)])
+
+    def test_the_same_host_and_setup_is_merged(self):
+        first = self.copy(AMD, "monday")
+        second = self.copy(AMD, "tuesday")
+        inputs = compare.load_inputs([first, second])
+        self.assertEqual({env: len(runs) for env, runs in inputs.runs.items()},
+                         {"tcg-pc": 4, "xen-tsc": 4})
+        self.assertEqual(inputs.apart, [])
+
+    def test_an_old_single_report_is_its_own_row(self):
+        old = self.copy(os.path.join(SAMPLE, "tcg-pc", "run-1.json"), "tcg-pc", "run-1.json")
+        inputs = compare.load_inputs([old, AMD])
+        self.assertEqual(sorted(inputs.runs), ["tcg-pc@run-1.json", "tcg-pc@vm", "xen-tsc"])
+
+
+class Labels(Scratch):
+    def test_labels_name_inputs(self):
+        before = self.copy(os.path.join(AMD, "tcg-pc", "run-1.json"), "x", "run-1.json")
+        after = self.copy(os.path.join(AMD, "tcg-pc", "run-2.json"), "y", "run-2.json")
+        inputs = compare.load_inputs([before, after, AMD], compare.parse_labels(
+            ["before=" + before, "after=" + after, f"vm={AMD}"], [before, after, AMD]))
+        self.assertEqual(list(inputs.runs), ["before", "after", "tcg-pc@vm", "xen-tsc@vm"])
+        self.assertEqual(inputs.apart, [])
+        result = run_tool("compare", "--label", f"before={before}", "--label",
+                          f"after={after}", "--baseline", "before", before, after)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertRegex(result.stdout, r"\ntsc +after +1 ")
+
+    def test_bad_labels_are_one_sentence(self):
+        cases = {("x",): "--label x: give NAME=PATH",
+                 (f"a={AMD}x",): f"{AMD}x is not one of the RESULTS",
+                 (f"a@b={AMD}",): "a label has no '@' or '#'",
+                 (f"a={AMD}", f"b={AMD}"): f"--label: {AMD} is labelled twice",
+                 (f"a={AMD}", f"a={SAMPLE}"): "--label: a names two inputs"}
+        for specs, sentence in cases.items():
+            with self.subTest(specs):
+                with self.assertRaises(RunnerError) as caught:
+                    compare.parse_labels(list(specs), [AMD, SAMPLE])
+                self.assertIn(sentence, str(caught.exception))
+        result = run_tool("compare", "--label", "x", AMD)
+        self.assertEqual(result.returncode, 2)
+        self.assertNotIn("Traceback", result.stderr)
+
+
+class Baseline(unittest.TestCase):
+    def test_a_missing_default_baseline_names_the_environments(self):
+        result = run_tool("compare", SAMPLE, AMD)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("clockbench compare: the default baseline tcg-pc is not in the results, "
+                      "so there are no ratios; the environments are: tcg-pc@sample, tcg-q35, "
+                      "kvm-pc, xen-hpet, xen-tsc@sample, tcg-pc@vm, xen-tsc@vm (--baseline "
+                      "ENV picks one).", result.stderr)
+
+    def test_a_missing_chosen_baseline_is_an_error(self):
+        result = run_tool("compare", "--baseline", "tcg-pc@elsewhere", SAMPLE, AMD)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("--baseline tcg-pc@elsewhere: no report from that environment in the "
+                      "results (there are: tcg-pc@sample,", result.stderr)
+
+
+class Gate(unittest.TestCase):
+    """--fail-above: a row's smallest p50 over the baseline's largest, per clock."""
+
+    def test_passing(self):
+        # xen-tsc's tsc p50 median is 1.5x tcg-pc's, but its best run (10 ns) is no worse
+        # than tcg-pc's worst (10 ns): the spread over repeats explains it.
+        result = run_tool("compare", "--baseline", "tcg-pc", "--fail-above", "1.2", AMD)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("clockbench compare: no clock above --fail-above 1.2 against tcg-pc",
+                      result.stderr)
+        self.assertNotIn("FAIL", result.stderr)
+
+    def test_failing_names_each_clock(self):
+        result = run_tool("compare", "--baseline", "tcg-pc", "--fail-above", "2", SAMPLE)
+        self.assertEqual(result.returncode, 1, result.stderr)
+        failed = [line for line in result.stderr.splitlines() if "FAIL: " in line]
+        self.assertEqual([line.split("FAIL: ")[1].split(":")[0] for line in failed],
+                         ["hpet in kvm-pc", "acpi_pm in kvm-pc", "pit in kvm-pc"])
+        self.assertIn("FAIL: hpet in kvm-pc: p50 81198 ns at best (min over 2 runs) is "
+                      "345.52x tcg-pc's 235 ns at worst (max over 2 runs), above "
+                      "--fail-above 2", result.stderr)
+        self.assertIn("3 clocks above --fail-above 2 against tcg-pc", result.stderr)
+        self.assertIn("tsc ", result.stdout)  # the table is printed all the same
+
+    def test_one_host_against_another(self):
+        """A host change gated: the Intel host's TCG reads against the AMD host's."""
+        found, _ = compare.regressions(compare.load_inputs([SAMPLE, AMD]), "tcg-pc@vm", 3.0)
+        self.assertIn(("tsc", "tcg-pc@sample"), [(r.clock, r.env) for r in found])
+        tsc = next(r for r in found if (r.clock, r.env) == ("tsc", "tcg-pc@sample"))
+        self.assertEqual((tsc.low_ns, tsc.base_high_ns), (47, 10))
+
+    def test_the_rule(self):
+        inputs = compare.Inputs()
+        for env, p50s in (("base", (10, 20)), ("same", (20, 40)), ("worse", (41, 50))):
+            for number, p50 in enumerate(p50s):
+                document = json.loads(json.dumps(_TSC_ONLY))
+                document["clocks"][0]["read_ns"]["p50"] = p50
+                inputs.add(compare.Run(env, f"{env}-{number}", document))
+        found, _ = compare.regressions(inputs, "base", 2.0)
+        self.assertEqual([(r.clock, r.env, r.ratio) for r in found],
+                         [("tsc", "worse", 41 / 20)])
+
+    def test_the_baseline_is_required(self):
+        result = run_tool("compare", "--fail-above", "2", AMD, SAMPLE)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("--baseline tcg-pc: no report from that environment", result.stderr)
+        for bad in ("0", "-1", "x"):
+            result = run_tool("compare", "--fail-above", bad, AMD)
+            self.assertEqual(result.returncode, 2)
+            self.assertIn("is not a number greater than 0", result.stderr)
+
+
+# A report's clocks as regressions() reads them: one tsc entry with its read_ns.
+_TSC_ONLY = {"clocks": [{"name": "tsc", "present": True, "measured": True,
+                         "read_ns": {"p50": 0}}]}
+
+
+class OlderSchemas(Scratch):
+    """clockbench/1 reports and clockbench-run/0 summaries are still read."""
+
+    def test_clockbench_1_reports(self):
+        document = compare.load_report_json(os.path.join(SAMPLE, "tcg-pc", "run-1.json"))
+        self.assertEqual(document["schema"], report.REPORT_SCHEMA_1)
+        self.assertEqual(document["env"]["hypervisor"], "TCG")
+        # A clockbench/1 runner member had fewer facts (no host); it is read as it is.
+        with open(os.path.join(SAMPLE, "kvm-pc", "run-1.json"), encoding="utf-8") as source:
+            document = dict(json.load(source), runner={"accel": "kvm", "machine": "pc",
+                                                       "seconds": 8.5})
+        path = os.path.join(self.scratch, "kvm-pc.json")
+        with open(path, "w", encoding="utf-8") as out:
+            json.dump(document, out)
+        (run,) = compare.load_inputs([path]).runs["kvm-pc"]
+        self.assertEqual((run.key.accel, run.key.hypervisor, run.key.host),
+                         ("kvm", "KVM", f"input:{path}"))
+
+    def test_parse_reads_both_guests(self):
+        old = report.load_report_file(os.path.join(SAMPLE, "tcg-pc", "run-1.log"))
+        new = report.load_report_file(os.path.join(AMD, "tcg-pc", "run-1.log"))
+        self.assertEqual((old["schema"], new["schema"]), ("clockbench/1", "clockbench/2"))
+        self.assertNotIn("runner", new)  # the guest's own report: the host adds it
+        for path in (os.path.join(SAMPLE, "tcg-pc", "run-1.log"),
+                     os.path.join(AMD, "tcg-pc", "run-1.json")):
+            result = run_tool("parse", path) if path.endswith(".log") else \
+                run_tool("compare", "--table", "clocks", path)
+            self.assertEqual(result.returncode, 0, result.stderr)
+
+    def test_a_run_summary_is_a_run_without_a_report(self):
+        document = compare.load_record(RUN_SUMMARY)
+        self.assertEqual(document["schema"], report.RUN_SUMMARY_SCHEMA_0)
+        self.assertRegex(compare.no_report_reason(document),
+                         r"^verdict hang: hang: no verdict after 60 s")
+        # In a matrix folder it is noted as a run that gave no report.
+        folder = self.copy(AMD, "mx")
+        shutil.copy(RUN_SUMMARY, os.path.join(folder, "tcg-pc", "run-2.json"))
+        inputs = compare.load_inputs([folder])
+        self.assertEqual(len(inputs.runs["tcg-pc"]), 1)
+        ((env, source, reason),) = inputs.failed
+        self.assertEqual((env, os.path.basename(source)), ("tcg-pc", "run-2.log"))
+        self.assertIn("hang: no verdict after 60 s", reason)
+
+    def test_a_clockbench_2_record_without_a_report(self):
+        record = {"schema": report.SCHEMA, "verdict": "hang", "reason": "hang: no verdict",
+                  "runner": {}}
+        path = os.path.join(self.scratch, "r.json")
+        with open(path, "w", encoding="utf-8") as out:
+            json.dump(record, out)
+        with self.assertRaisesRegex(RunnerError, r"runner: 'accel' is a required property"):
+            compare.load_record(path)
+        with open(os.path.join(AMD, "tcg-pc", "run-1.json"), encoding="utf-8") as source:
+            record["runner"] = json.load(source)["runner"]
+        with open(path, "w", encoding="utf-8") as out:
+            json.dump(record, out)
+        with self.assertRaisesRegex(RunnerError, "this records a run that gave no report "
+                                                 r"\(clockbench/2, verdict hang: hang: no "
+                                                 r"verdict\), so it has nothing to compare"):
+            compare.load_inputs([path])
+
+
+if __name__ == "__main__":
+    unittest.main()

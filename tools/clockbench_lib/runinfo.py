@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: MIT
+"""What a run's record says of where and how it ran, beyond what the guest sees: the
+host (name, CPU, kernel), the QEMU and Xen versions, clockbench's revision, the runner's
+own command line and the UTC times.  Each fact that costs a process is asked for once per
+runner process (a matrix asks QEMU its version once, not per run)."""
+
+import datetime
+import functools
+import sys
+
+from . import hostinfo, revision, xen
+
+_ARGV = []  # the runner's command line, set by the entry point (set_argv)
+
+
+def set_argv(argv):
+    """Remember the runner's own command line, as it was started, for every record."""
+    _ARGV[:] = [str(word) for word in argv]
+
+
+def argv():
+    """The runner's command line (sys.argv when the entry point set none)."""
+    return list(_ARGV or sys.argv)
+
+
+def utc_now():
+    """The current time, UTC."""
+    return datetime.datetime.now(datetime.timezone.utc)
+
+
+def iso_utc(moment):
+    """`moment` as ISO 8601 UTC to the second: 2026-12-01T21:52:03Z."""
+    return moment.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@functools.lru_cache(maxsize=None)
+def host_facts():
+    """The host block of a record and of a matrix manifest: name, CPU (model, vendor),
+    kernel."""
+    return {
+        "name": hostinfo.host_name(),
+        "cpu": {"model": hostinfo.host_cpu(), "vendor": hostinfo.host_cpu_vendor()},
+        "kernel": hostinfo.kernel(),
+    }
+
+
+@functools.lru_cache(maxsize=None)
+def qemu_version(program):
+    """The first line `program --version` prints, or None."""
+    return hostinfo.first_line([program, "--version"])
+
+
+@functools.lru_cache(maxsize=None)
+def xen_version():
+    """The installed Xen package's version, or None."""
+    return xen.installed_version()
+
+
+@functools.lru_cache(maxsize=None)
+def clockbench_revision():
+    """'VERSION (REVISION)', as --version's first line names this copy."""
+    return f"{revision.project_version()} ({revision.revision()})"
