@@ -148,6 +148,22 @@ class HtmlReportTest(unittest.TestCase):
             self.assertIn(os.path.join(SAMPLE, env, "run-1.json"), text)
         self.assertIn("hypervisor: KVM", text)
 
+    def test_where_each_ran_from_the_runner_record(self):
+        """A clockbench/2 report's runner record is summed up per row (host, accelerator,
+        QEMU's version...); the sample's clockbench/1 reports say they have none."""
+        amd = os.path.join(FIXTURES, "matrix", "amd")
+        inputs = compare.load_inputs([amd])
+        report_ = html.Report("t", [amd], inputs, [], [], [])
+        text = html.inputs_html(report_)
+        runner = inputs.runs["tcg-pc"][0].document["runner"]
+        self.assertIn(f"host: {runner['host']['name']} ({runner['host']['cpu']['model']})",
+                      text)
+        self.assertIn(f"QEMU: {html.html.escape(runner['qemu_version'])}", text)
+        self.assertIn("accelerator: tcg", text)
+        self.assertIn("<details>", text)
+        self.assertIn("they have no runner record", html.inputs_html(
+            html.Report("t", [SAMPLE], self.inputs, [], [], [])))
+
     def test_trapped_finding_from_the_figures(self):
         """kvm-pc's HPET is trapped; at a million reads a second its median p50 (over the
         two runs) would take p50 / 10 % of a CPU."""

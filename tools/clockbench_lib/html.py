@@ -333,13 +333,30 @@ def _scalars(mapping, prefix=""):
             yield f"{prefix}{key}", value
 
 
+def _runner_summary(runner):
+    """The runner's record in a line a reader can compare across rows: host, accelerator,
+    machine, boot, -cpu, QEMU and Xen versions, clockbench revision, start time."""
+    host = runner.get("host") if isinstance(runner.get("host"), dict) else {}
+    cpu = host.get("cpu") if isinstance(host.get("cpu"), dict) else {}
+    facts = [("host", " ".join(str(part) for part in (host.get("name"),
+                                                     f"({cpu['model']})" if cpu.get("model")
+                                                     else None) if part)),
+             ("accelerator", runner.get("accel")), ("machine", runner.get("machine")),
+             ("boot", runner.get("boot")), ("-cpu", runner.get("cpu")),
+             ("QEMU", runner.get("qemu_version")), ("Xen", runner.get("xen_version")),
+             ("clockbench", runner.get("revision")), ("started", runner.get("started_utc"))]
+    return "<br>".join(f"{_e(key)}: {_e(value)}" for key, value in facts if value)
+
+
 def inputs_html(report):
-    """The inputs: per environment its runs and files, what the guest saw (env) and,
-    when the reports carry it, what the runner recorded (runner)."""
+    """The inputs: per environment its runs and files, the runner's record in short (host,
+    accelerator, versions, when), and in a <details> element everything the guest saw
+    (env) and the runner recorded (runner), with the exact QEMU command."""
     out = ["<ul>"]
     out += [f"<li>RESULTS argument: <code>{_e(source)}</code></li>" for source in report.sources]
     out.append("</ul><table class=\"inputs\"><thead><tr><th>env</th><th>runs</th><th>files</th>"
-               "<th>the guest saw (env)</th><th>the runner recorded</th></tr></thead><tbody>")
+               "<th>where it ran</th><th>everything the reports record</th></tr></thead>"
+               "<tbody>")
     groups = list(report.inputs.runs.items()) + list(report.inputs.os_runs.items())
     for env, runs in groups:
         files = "<br>".join(_e(run.source) for run in runs)
@@ -348,12 +365,16 @@ def inputs_html(report):
         seen = "<br>".join(f"{_e(key)}: {_e(value)}" for key, value in _scalars(guest)
                            if key != "cmdline" or value)
         runner = first.get("runner") if isinstance(first.get("runner"), dict) else None
+        summary = _runner_summary(runner) if runner else \
+            "(the reports do not say: they have no runner record)"
         recorded = "<br>".join(f"{_e(key)}: {_e(value)}" for key, value in _scalars(runner)) \
             if runner else "(not in these reports)"
         schema = _e(first.get("schema", "?"))
         out.append(f"<tr><td>{_e(env)}</td><td class=\"num\">{len(runs)}</td>"
-                   f"<td>{files}</td><td>schema: {schema}<br>{seen}</td>"
-                   f"<td>{recorded}</td></tr>")
+                   f"<td>{files}</td><td>{summary}</td>"
+                   f"<td><details><summary>the guest's view and the runner's record"
+                   f"</summary><p><b>the guest saw (env)</b><br>schema: {schema}<br>{seen}</p>"
+                   f"<p><b>the runner recorded</b><br>{recorded}</p></details></td></tr>")
     out.append("</tbody></table>")
     if report.notes:
         out.append("<ul>" + "".join(f"<li>{_e(note)}</li>" for note in report.notes) + "</ul>")
