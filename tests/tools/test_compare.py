@@ -224,7 +224,7 @@ class TickCompareTest(unittest.TestCase):
         text = "\n".join(compare.format_tick_table(list(self.table.items()), "tcg-pc"))
         self.assertRegex(text, r"\ntsc_deadline\s+all\s+tcg-pc, tcg-q35, xen-hpet, xen-tsc "
                                r"\(2 runs each\): missing: absent: not offered")
-        self.assertIn("stolen / tcg-pc", text)
+        self.assertIn("lost / tcg-pc", text)
 
     def test_reports_without_ticks(self):
         inputs = compare.load_inputs([GOOD_LOG])
@@ -295,7 +295,7 @@ class EndToEndTest(unittest.TestCase):
             self.assertEqual(result.returncode, 0, result.stderr)
             self.assertRegex(result.stdout, r"hpet\s+kvm-pc\s+2\s+\S+")
             self.assertIn("p50 / tcg-pc", result.stdout)
-            self.assertRegex(result.stdout, r"tick costs: .*\n.*stolen / tcg-pc")
+            self.assertRegex(result.stdout, r"tick costs: .*\n.*lost / tcg-pc")
             self.assertRegex(result.stdout, r"hpet\s+10000\s+kvm-pc\s+2\s+\S+")
             for stem in ("read-cost", "percentiles-tsc", "percentiles-xen_pvclock",
                          "cross-cpu", "tick-cost"):

@@ -888,6 +888,11 @@ def _ratio_text(value):
     return "-" if value is None else f"{value:.2f}x"
 
 
+# A ratio column is headed by its metric's key, but where the key is not the words the
+# metric's own column uses: the tick table's CPU lost ("stolen" is the report's member).
+RATIO_HEADINGS = {"stolen": "lost"}
+
+
 def _headings(subject, metrics, baseline):
     """Column headings: those naming the subject, env, runs, then each metric's (and its
     ratio's)."""
@@ -895,7 +900,7 @@ def _headings(subject, metrics, baseline):
     for metric, (heading, unit, _, with_ratio) in metrics.items():
         headings.append(f"{heading} {unit}".strip())
         if with_ratio:
-            headings.append(f"{metric} / {baseline}")
+            headings.append(f"{RATIO_HEADINGS.get(metric, metric)} / {baseline}")
     return headings
 
 
