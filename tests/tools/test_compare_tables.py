@@ -8,23 +8,18 @@ Run: /usr/bin/python3 -m unittest tests.tools.test_compare_tables
 """
 
 import csv
-import json
 import os
 import shutil
 import tempfile
 import unittest
 
 from tests.tools import FIXTURES
+from tests.tools.test_compare import add_xen_hpet_as_pv_dom0, load
 from clockbench_lib import compare
 from clockbench_lib.table import Column, Row, Table
 
 SAMPLE = os.path.join(FIXTURES, "matrix", "sample")
 LINUX = os.path.join(FIXTURES, "linux")
-
-
-def load(env, number):
-    with open(os.path.join(SAMPLE, env, f"run-{number}.json"), encoding="utf-8") as source:
-        return json.load(source)
 
 
 def split_markdown_row(line):
@@ -97,11 +92,7 @@ class MarkdownRoundTrip(unittest.TestCase):
         self.assert_round_trip(compare.tick_table(ticks, "tcg-pc"),
                                compare.format_tick_table(ticks, "tcg-pc", markdown=True))
         xen = compare.Inputs()
-        for number in (1, 2):
-            document = load("xen-hpet", number)
-            document["env"]["xen"] = {"guest": "pv", "domain": "dom0", "version": "4.17",
-                                      "tsc_mode": 0, "tsc_emulated": False}
-            xen.add(compare.Run("xen-hpet", f"run-{number}", document))
+        add_xen_hpet_as_pv_dom0(xen)
         rows = compare.compare_xen(xen)
         self.assert_round_trip(compare.xen_table(rows),
                                compare.format_xen_table(rows, markdown=True))
