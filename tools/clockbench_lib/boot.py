@@ -168,7 +168,8 @@ def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.e
     files = qemu.prepare_boot_files(spec, work_dir)
     command = qemu.build_qemu_command(spec, qemu.qemu_program(environ), image, files,
                                       hypervisor)
-    runinfo.qemu_version(command[0])  # asked now, so that an interrupted run has it
+    # Asked now, while QEMU boots, so that even an interrupted run's record has it.
+    runinfo.ask_qemu_version(command[0])
     if before:
         before(spec, command)
     started = runinfo.utc_now()

@@ -7,6 +7,7 @@ runner process (a matrix asks QEMU its version once, not per run)."""
 import datetime
 import functools
 import sys
+import threading
 
 from . import hostinfo, revision, xen
 
@@ -44,10 +45,29 @@ def host_facts():
     }
 
 
-@functools.lru_cache(maxsize=None)
+_versions = {}  # program: the first line its --version printed, or None
+_asking = {}  # program: the thread asking it
+
+
+def ask_qemu_version(program):
+    """Start asking `program --version` in the background, once: QEMU takes about 70 ms to
+    answer, which a boot need not wait for.  qemu_version() waits for the answer."""
+    if program in _asking:
+        return
+    thread = threading.Thread(target=_ask_version, args=(program,), daemon=True)
+    _asking[program] = thread
+    thread.start()
+
+
+def _ask_version(program):
+    _versions[program] = hostinfo.first_line([program, "--version"])
+
+
 def qemu_version(program):
-    """The first line `program --version` prints, or None."""
-    return hostinfo.first_line([program, "--version"])
+    """The first line `program --version` prints, or None (asked once per program)."""
+    ask_qemu_version(program)
+    _asking[program].join()
+    return _versions.get(program)
 
 
 @functools.lru_cache(maxsize=None)
