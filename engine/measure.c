@@ -13,6 +13,7 @@
 #include "engine/clocks.h"
 #include "engine/measure.h"
 #include "lib/batch.h"
+#include "lib/clockrate.h"
 #include "lib/progress.h"
 #include "lib/options.h"
 
@@ -31,7 +32,7 @@
 
 /*
  * How a clock's share of the budget is spent: per-read samples, back-to-
- * back reads for resolution, the batch loop (the rate has its own rate_ms).
+ * back reads for resolution, the batch loop (the rates, all at once, take rate_ms).
  */
 #define SHARE_PER_READ	 0.45
 #define SHARE_RESOLUTION 0.25
@@ -243,29 +244,111 @@ static void measure_conversion(struct clock_result *r)
 			: 0;
 }
 
-static void measure_rate(struct clock_result *r, unsigned int rate_ms)
+/*
+ * The earlier clock whose rate @r takes over, or NULL: the first measured
+ * one that reads the same counter at the same nominal frequency (tsc,
+ * tsc_rdtscp and tsc_ordered all read the TSC).  A rate is the counter's,
+ * not the instruction's, so it is measured once.
+ */
+static const struct clock_result *rate_source(const struct clock_result *r,
+					      const struct clock_result *first)
 {
-	const struct clock *c = r->clock, *ref = reference;
-	struct clock_rate rate;
+	const struct clock_result *o;
 
-	/* Against itself, or against what it was calibrated with, a rate
-	 * proves nothing: use the next-best independent clock. */
+	for (o = first; o < r; o++)
+		if (o->measured && clock_same_counter(o->clock, r->clock) &&
+		    o->clock->freq_hz == r->clock->freq_hz)
+			return o;
+	return NULL;
+}
+
+/* The clock @c's rate is measured against: the run's reference, unless
+ * that is @c's own counter or what @c was calibrated with (a rate against
+ * either proves nothing), then the next-best independent clock. */
+static const struct clock *rate_reference(const struct clock *c)
+{
+	const struct clock *ref = reference;
+
 	if (!ref || clock_same_counter(ref, c) ||
 	    (c->calibrated_against &&
 	     clock_same_counter(ref, c->calibrated_against)))
 		ref = clocks_reference_for(c);
-	if (!ref) {
-		snprintf(r->rate_problem, sizeof(r->rate_problem),
-			 "no independent clock to measure it against");
-		return;
+	return ref;
+}
+
+/* Appends "NAME (against REF)" to the list in @buf. */
+static void name_job(char *buf, size_t len, const struct clock_rate_job *j)
+{
+	size_t used = strlen(buf);
+
+	if (used < len)
+		snprintf(buf + used, len - used, "%s%s (against %s)",
+			 used ? ", " : "", j->c->name, j->ref->name);
+}
+
+/*
+ * Every measured clock's rate, all at once over rate_ms of their
+ * references' time (lib/clockrate.h): n clocks take the time of one.  A
+ * clock that reads an earlier one's counter takes that one's rate.
+ */
+static void measure_rates(struct measure_result *out, unsigned int rate_ms)
+{
+	struct clock_rate_job jobs[MAX_CLOCKS];
+	struct clock_result *owner[MAX_CLOCKS];
+	char names[4 * CLOCK_TEXT_LEN] = "";
+	unsigned int n = 0, i;
+	struct clock_result *r;
+
+	for (r = out->clocks; r < out->clocks + out->nr; r++) {
+		const struct clock *ref;
+
+		if (!r->measured || rate_source(r, out->clocks))
+			continue;
+		ref = rate_reference(r->clock);
+		if (!ref) {
+			snprintf(r->rate_problem, sizeof(r->rate_problem),
+				 "no independent clock to measure it against");
+			continue;
+		}
+		jobs[n].c = r->clock;
+		jobs[n].ref = ref;
+		name_job(names, sizeof(names), &jobs[n]);
+		owner[n++] = r;
 	}
-	if (clock_measure_rate_best(c, ref, (uint64_t)rate_ms * 1000000, &rate,
-				    r->rate_problem, sizeof(r->rate_problem)))
-		return;
-	r->rate_measured = true;
-	r->rate_reference = ref;
-	r->rate_ppm = (rate.hz / (double)c->freq_hz - 1.0) * 1e6;
-	r->rate_uncertainty_ppm = rate.uncertainty_ppm;
+	if (n) {
+		progress("measuring the rates of %s at once (about %u ms)",
+			 names, rate_ms);
+		clock_measure_rates(jobs, n, (uint64_t)rate_ms * 1000000);
+	}
+	for (i = 0; i < n; i++) {
+		r = owner[i];
+		if (jobs[i].rc) {
+			snprintf(r->rate_problem, sizeof(r->rate_problem), "%s",
+				 jobs[i].why);
+			continue;
+		}
+		r->rate_measured = true;
+		r->rate_reference = jobs[i].ref;
+		r->rate_ppm =
+			(jobs[i].rate.hz / (double)r->clock->freq_hz - 1.0) *
+			1e6;
+		r->rate_uncertainty_ppm = jobs[i].rate.uncertainty_ppm;
+	}
+	for (r = out->clocks; r < out->clocks + out->nr; r++) {
+		const struct clock_result *source = rate_source(r, out->clocks);
+
+		if (!r->measured || !source)
+			continue;
+		r->rate_shared_from = source->clock;
+		r->rate_measured = source->rate_measured;
+		r->rate_reference = source->rate_reference;
+		r->rate_ppm = source->rate_ppm;
+		r->rate_uncertainty_ppm = source->rate_uncertainty_ppm;
+		if (!source->rate_measured)
+			snprintf(r->rate_problem, sizeof(r->rate_problem),
+				 "as %s's, the same counter: %s",
+				 source->clock->name, source->rate_problem);
+	}
 }
 
 /*
@@ -322,6 +405,7 @@ void measure_all(const struct measure_options *opts, struct measure_result *out)
 {
 	struct clock *const *cp;
 	struct clock_result *r;
+	const struct clock_result *source;
 	unsigned int present = 0;
 	uint64_t share;
 
@@ -347,10 +431,12 @@ void measure_all(const struct measure_options *opts, struct measure_result *out)
 	for (r = out->clocks; r < out->clocks + out->nr; r++) {
 		if (!r->clock->present)
 			continue;
-		progress("measuring %s: cost, resolution, rate (about %u ms)",
-			 r->clock->name,
-			 (unsigned int)(cycles_to_ns((double)share) / 1e6) +
-				 opts->rate_ms);
+		source = rate_source(r, out->clocks);
+		progress("measuring %s: cost, resolution%s%s%s (about %u ms)",
+			 r->clock->name, source ? "; its rate is " : "",
+			 source ? source->clock->name : "",
+			 source ? "'s, the same counter" : "",
+			 (unsigned int)(cycles_to_ns((double)share) / 1e6));
 		if (!measure_per_read(r, (uint64_t)(share * SHARE_PER_READ),
 				      opts->samples)) {
 			progress("%s not measured: the heap has no room for "
@@ -361,10 +447,13 @@ void measure_all(const struct measure_options *opts, struct measure_result *out)
 		measure_resolution(r, (uint64_t)(share * SHARE_RESOLUTION));
 		measure_batch(r, (uint64_t)(share * SHARE_BATCH));
 		measure_conversion(r);
-		measure_rate(r, opts->rate_ms);
 		judge_trapped(r);
-		record_port_use(r);
 		r->measured = true;
 	}
+	measure_rates(out, opts->rate_ms);
+	/* After the rates, whose reads go through the same ports. */
+	for (r = out->clocks; r < out->clocks + out->nr; r++)
+		if (r->measured)
+			record_port_use(r);
 	count_bad_reads(out);
 }

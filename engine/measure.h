@@ -59,6 +59,10 @@ struct clock_result {
 	bool rate_measured;
 	double rate_ppm, rate_uncertainty_ppm;
 	const struct clock *rate_reference;
+	/* Set when the rate is another clock's, taken over: the same counter
+	 * read another way (tsc, tsc_rdtscp and tsc_ordered all read the
+	 * TSC) runs at the same rate, so it is measured once. */
+	const struct clock *rate_shared_from;
 	char rate_problem[CLOCK_TEXT_LEN];
 	/* A median read slower than the clock can be natively
 	 * (clock->native_read_ns_max): something intercepts it. */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* One clock's rate against another (see lib/clockrate.h). */
 #include <stdio.h>
+#include <string.h>
 
 #include "lib/clockrate.h"
 
@@ -56,74 +57,118 @@ static uint64_t unseen_wrap_ref_counts(const struct clock *c,
 	return (uint64_t)(half_wrap_s * (double)ref->freq_hz);
 }
 
-int clock_measure_rate(const struct clock *c, const struct clock *ref,
-		       uint64_t interval_ns, struct clock_rate *out, char *why,
-		       size_t whylen)
+/* A measurement under way: both counters followed since the start
+ * bracket, and the narrowest end bracket so far. */
+struct follow {
+	const struct clock *c, *ref;
+	uint64_t gap_limit, want, interval_ns;
+	uint64_t ref_last, c_last, ref_acc, c_acc, reads;
+	double start_width, start_mid;
+	double end_mid, end_width, end_c;
+	int end_tries;
+};
+
+static void follow_start(struct follow *f, const struct clock *c,
+			 const struct clock *ref, uint64_t interval_ns)
 {
-	uint64_t gap_limit = unseen_wrap_ref_counts(c, ref);
 	struct bracket start = best_bracket(c, ref);
-	uint64_t want =
-		(uint64_t)((double)interval_ns * ref->freq_hz / NS_PER_S);
-	uint64_t ref_last = start.ref_after, c_last = start.value;
-	uint64_t ref_acc = clock_delta(ref, start.ref_before, start.ref_after);
-	uint64_t c_acc = 0, reads;
-	double start_width = (double)ref_acc, start_mid = ref_acc / 2.0;
-	/* The narrowest of the last few brackets, as at the start. */
-	double end_mid = 0, end_width = -1, end_c = 0;
-	int end_tries = 0;
 
-	/* Follow both counters through their wraps: each loop reads the
-	 * clock between two reads of the reference. */
-	for (reads = 0; end_tries < RATE_BRACKET_TRIES; reads++) {
-		uint64_t c_now, ref_now, ref_before = ref_acc;
+	memset(f, 0, sizeof(*f));
+	f->c = c;
+	f->ref = ref;
+	f->interval_ns = interval_ns;
+	f->gap_limit = unseen_wrap_ref_counts(c, ref);
+	f->want = (uint64_t)((double)interval_ns * ref->freq_hz / NS_PER_S);
+	f->ref_last = start.ref_after;
+	f->c_last = start.value;
+	f->ref_acc = clock_delta(ref, start.ref_before, start.ref_after);
+	f->start_width = (double)f->ref_acc;
+	f->start_mid = f->ref_acc / 2.0;
+	f->end_width = -1;
+}
 
-		if (reads == RATE_MAX_READS) {
+/*
+ * One read of the clock between two of the reference, both followed
+ * through their wraps.  Once the reference has run the interval, the end
+ * brackets follow at once, back to back, so that a measurement taken among
+ * others' is as tight at its end as one alone.  Returns 1 while under way,
+ * 0 when done, -1 or CLOCK_RATE_GAP with the reason in @why.
+ */
+static int follow_step(struct follow *f, char *why, size_t whylen)
+{
+	const struct clock *c = f->c, *ref = f->ref;
+
+	do {
+		uint64_t c_now, ref_now, ref_before = f->ref_acc;
+
+		if (f->reads++ == RATE_MAX_READS) {
 			snprintf(why, whylen,
 				 "%s did not advance %.0f ms in %llu reads",
-				 ref->name, interval_ns / 1e6,
+				 ref->name, f->interval_ns / 1e6,
 				 (unsigned long long)RATE_MAX_READS);
 			return -1;
 		}
 		c_now = c->read();
 		ref_now = ref->read();
-		if (gap_limit &&
-		    clock_delta(ref, ref_last, ref_now) > gap_limit) {
-			snprintf(why, whylen,
-				 "the guest did not run for %.0f ms, over half "
-				 "of %s's %.0f ms wrap, so its count could not "
-				 "be followed",
-				 (double)clock_delta(ref, ref_last, ref_now) *
-					 1e3 / (double)ref->freq_hz,
-				 c->name,
-				 (double)clock_mask(c->width_bits) * 1e3 /
-					 (double)c->freq_hz);
+		if (f->gap_limit &&
+		    clock_delta(ref, f->ref_last, ref_now) > f->gap_limit) {
+			snprintf(
+				why, whylen,
+				"the guest did not run for %.0f ms, over half "
+				"of %s's %.0f ms wrap, so its count could not "
+				"be followed",
+				(double)clock_delta(ref, f->ref_last, ref_now) *
+					1e3 / (double)ref->freq_hz,
+				c->name,
+				(double)clock_mask(c->width_bits) * 1e3 /
+					(double)c->freq_hz);
 			return CLOCK_RATE_GAP;
 		}
-		c_acc += clock_delta(c, c_last, c_now);
-		ref_acc += clock_delta(ref, ref_last, ref_now);
-		c_last = c_now;
-		ref_last = ref_now;
-		if (ref_acc < want)
-			continue;
-		end_tries++;
-		if (end_width < 0 || ref_acc - ref_before < end_width) {
-			end_width = (double)(ref_acc - ref_before);
-			end_mid = (ref_before + ref_acc) / 2.0;
-			end_c = (double)c_acc;
+		f->c_acc += clock_delta(c, f->c_last, c_now);
+		f->ref_acc += clock_delta(ref, f->ref_last, ref_now);
+		f->c_last = c_now;
+		f->ref_last = ref_now;
+		if (f->ref_acc < f->want)
+			return 1;
+		f->end_tries++;
+		if (f->end_width < 0 ||
+		    f->ref_acc - ref_before < f->end_width) {
+			f->end_width = (double)(f->ref_acc - ref_before);
+			f->end_mid = (ref_before + f->ref_acc) / 2.0;
+			f->end_c = (double)f->c_acc;
 		}
-	}
-	if (end_c == 0) {
+	} while (f->end_tries < RATE_BRACKET_TRIES);
+	return 0;
+}
+
+static int follow_result(const struct follow *f, struct clock_rate *out,
+			 char *why, size_t whylen)
+{
+	if (f->end_c == 0) {
 		snprintf(why, whylen, "%s did not advance while %s ran %.0f ms",
-			 c->name, ref->name, interval_ns / 1e6);
+			 f->c->name, f->ref->name, f->interval_ns / 1e6);
 		return -1;
 	}
-	out->interval_s = (end_mid - start_mid) / ref->freq_hz;
-	out->hz = end_c / out->interval_s;
+	out->interval_s = (f->end_mid - f->start_mid) / f->ref->freq_hz;
+	out->hz = f->end_c / out->interval_s;
 	/* Each midpoint is off by at most half its bracket; add one count
 	 * of the reference for its resolution. */
-	out->uncertainty_ppm = ((start_width + end_width) / 2.0 + 1.0) /
-			       (end_mid - start_mid) * 1e6;
+	out->uncertainty_ppm = ((f->start_width + f->end_width) / 2.0 + 1.0) /
+			       (f->end_mid - f->start_mid) * 1e6;
 	return 0;
+}
+
+int clock_measure_rate(const struct clock *c, const struct clock *ref,
+		       uint64_t interval_ns, struct clock_rate *out, char *why,
+		       size_t whylen)
+{
+	struct follow f;
+	int rc;
+
+	follow_start(&f, c, ref, interval_ns);
+	while ((rc = follow_step(&f, why, whylen)) > 0)
+		;
+	return rc ? rc : follow_result(&f, out, why, whylen);
 }
 
 int clock_measure_rate_best(const struct clock *c, const struct clock *ref,
@@ -151,4 +196,59 @@ int clock_measure_rate_best(const struct clock *c, const struct clock *ref,
 			break;
 	}
 	return 0;
+}
+
+void clock_measure_rates(struct clock_rate_job *jobs, unsigned int n,
+			 uint64_t interval_ns)
+{
+	struct follow f[CLOCK_RATE_MAX_JOBS];
+	unsigned int i, running = 0;
+
+	if (n > CLOCK_RATE_MAX_JOBS)
+		n = CLOCK_RATE_MAX_JOBS;
+	for (i = 0; i < n; i++) {
+		jobs[i].why[0] = '\0';
+		jobs[i].rc = 1;
+		follow_start(&f[i], jobs[i].c, jobs[i].ref, interval_ns);
+		running++;
+	}
+	/* Round and round: one step of each measurement still under way, so
+	 * that all of them span the same interval. */
+	while (running)
+		for (i = 0; i < n; i++) {
+			if (jobs[i].rc <= 0)
+				continue;
+			jobs[i].rc = follow_step(&f[i], jobs[i].why,
+						 sizeof(jobs[i].why));
+			if (jobs[i].rc > 0)
+				continue;
+			running--;
+			if (!jobs[i].rc)
+				jobs[i].rc = follow_result(&f[i], &jobs[i].rate,
+							   jobs[i].why,
+							   sizeof(jobs[i].why));
+		}
+	/* A measurement a gap spoiled, or whose brackets came out wide, is
+	 * taken again alone, as clock_measure_rate_best() takes one. */
+	for (i = 0; i < n; i++) {
+		struct clock_rate again;
+		char why[CLOCK_TEXT_LEN];
+
+		if (jobs[i].rc == -1 ||
+		    (!jobs[i].rc &&
+		     jobs[i].rate.uncertainty_ppm < RATE_GOOD_ENOUGH_PPM))
+			continue;
+		if (clock_measure_rate_best(jobs[i].c, jobs[i].ref, interval_ns,
+					    &again, why, sizeof(why))) {
+			if (jobs[i].rc) {
+				jobs[i].rc = -1;
+				memcpy(jobs[i].why, why, sizeof(why));
+			}
+			continue;
+		}
+		if (jobs[i].rc ||
+		    again.uncertainty_ppm < jobs[i].rate.uncertainty_ppm)
+			jobs[i].rate = again;
+		jobs[i].rc = 0;
+	}
 }

@@ -46,4 +46,25 @@ int clock_measure_rate_best(const struct clock *c, const struct clock *ref,
 			    uint64_t interval_ns, struct clock_rate *best,
 			    char *why, size_t whylen);
 
+/* Measurements clock_measure_rates() runs at once, at most. */
+#define CLOCK_RATE_MAX_JOBS 16
+
+/* One clock's rate among several measured over the same interval. */
+struct clock_rate_job {
+	const struct clock *c, *ref; /* in: the clock and its reference */
+	int rc;			     /* out: 0, or -1 with @why */
+	struct clock_rate rate;	     /* out: when @rc is 0 */
+	char why[CLOCK_TEXT_LEN];
+};
+
+/**
+ * The rates of several clocks, each against its own reference, measured
+ * over the same @interval_ns: one step of each in turn, each end bracket
+ * as tight as clock_measure_rate()'s, so that n clocks take the time of
+ * one.  A measurement a gap spoiled or whose brackets came out wide is then
+ * repeated alone (clock_measure_rate_best()).  At most CLOCK_RATE_MAX_JOBS.
+ */
+void clock_measure_rates(struct clock_rate_job *jobs, unsigned int n,
+			 uint64_t interval_ns);
+
 #endif

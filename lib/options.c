@@ -107,7 +107,7 @@ static const struct option_desc option_table[] = {
 	  FIELD(budget_ms),
 	  false,
 	  { NULL },
-	  1500,
+	  1000,
 	  "time for all measurements of the run, in ms (split among the "
 	  "clocks)",
 	  100,
@@ -128,7 +128,8 @@ static const struct option_desc option_table[] = {
 	  false,
 	  { NULL },
 	  100,
-	  "reference time over which each clock's rate is measured, in ms",
+	  "reference time over which the clocks' rates are measured (all at "
+	  "once), in ms",
 	  10,
 	  60000,
 	  NULL },

@@ -138,6 +138,11 @@ static void result_notes(const struct run_report *run,
 			"more than half a wrap (the guest did not run "
 			"in between): their steps were counted forward.",
 			used ? " " : "", (unsigned long long)r->ambiguous_gaps);
+	if (r->rate_shared_from && used < len)
+		used += snprintf(buf + used, len - used,
+				 "%sIts rate is %s's: the same counter, so its "
+				 "rate was measured once.",
+				 used ? " " : "", r->rate_shared_from->name);
 	if ((c->flags & CLOCK_READS_NS) && used < len)
 		used += snprintf(buf + used, len - used,
 				 "%sIts reads return ns: the scaling to ns is "
@@ -229,8 +234,13 @@ static void check_measured(const struct clock_result *r, struct ktap *k)
 			       r->rate_ppm > -RATE_TOLERANCE_PPM,
 		       "runs at its nominal rate within %.0f ppm",
 		       RATE_TOLERANCE_PPM);
-		report_info(k, "%+.0f ppm (± %.0f ppm) against %s", r->rate_ppm,
-			    r->rate_uncertainty_ppm, r->rate_reference->name);
+		report_info(k, "%+.0f ppm (± %.0f ppm) against %s%s%s%s",
+			    r->rate_ppm, r->rate_uncertainty_ppm,
+			    r->rate_reference->name,
+			    r->rate_shared_from ? " (measured once, as " : "",
+			    r->rate_shared_from ? r->rate_shared_from->name
+						: "",
+			    r->rate_shared_from ? ": the same counter)" : "");
 	}
 }
 
@@ -350,6 +360,9 @@ static void json_clock(const struct run_report *run, struct json_writer *w,
 		       r->rate_uncertainty_ppm);
 	json_string(w, "rate_reference",
 		    m && r->rate_measured ? r->rate_reference->name : NULL);
+	json_string(w, "rate_shared_from",
+		    m && r->rate_shared_from ? r->rate_shared_from->name
+					     : NULL);
 	if (m)
 		json_bool(w, "trapped", r->trapped);
 	else

@@ -616,6 +616,35 @@ class Checks(unittest.TestCase):
                 self.assertEqual(self.problems("tcg_facts", change), expected)
                 self.assertEqual(self.problems("valid", change), [])
 
+    def test_shared_rates(self):
+        def share(name, source, **changes):
+            """The clock `name` takes `source`'s rate, then `changes`."""
+            def change(document):
+                clocks = {clock["name"]: clock for clock in document["clocks"]}
+                clocks[name].update({member: clocks[source][member]
+                                     for member in ("rate_ppm", "rate_uncertainty_ppm",
+                                                    "rate_reference")},
+                                    rate_shared_from=source, **changes)
+            return change
+        self.assertEqual(self.problems("tcg_facts", share("tsc_rdtscp", "tsc")), [])
+        self.assertEqual(self.problems("valid", share("tsc_rdtscp", "tsc")), [])
+        cases = [
+            (share("tsc_rdtscp", "tsc", rate_ppm=5.5),
+             ["tsc_rdtscp: rate_ppm is 5.5, but tsc's, whose rate it shares, is "
+              f"{_GOOD['clocks'][0]['rate_ppm']}"]),
+            (share("pit", "hpet"),
+             ["pit: rate_shared_from 'hpet' runs at 100000000 Hz, not 1193182"]),
+            (share("tsc", "tsc_ordered"),
+             ["tsc: rate_shared_from 'tsc_ordered' is not an earlier present clock that "
+              "measured its own rate"]),
+            (lambda d: (share("tsc_rdtscp", "tsc")(d), share("tsc_ordered", "tsc_rdtscp")(d)),
+             ["tsc_ordered: rate_shared_from 'tsc_rdtscp' is not an earlier present clock "
+              "that measured its own rate"]),
+        ]
+        for change, expected in cases:
+            with self.subTest(expected[0]):
+                self.assertEqual(self.problems("tcg_facts", change), expected)
+
     def test_cross_cpu_checks_on_good_documents(self):
         self.assertEqual(self.problems("smp_facts", document=smp_document()), [])
         self.assertEqual(self.problems("tcg_facts", document=smp_document()), [])

@@ -67,6 +67,20 @@ static struct clock reference = {
 	.freq_hz = 3579545,
 };
 
+/* A third counter, 16 bits at a PIT's rate: it wraps every 55 ms. */
+static uint64_t read_narrow(void)
+{
+	now_ns += READ_NS;
+	return counts(1193182) & 0xffff;
+}
+
+static struct clock narrow = {
+	.name = "fake_pit",
+	.read = read_narrow,
+	.width_bits = 16,
+	.freq_hz = 1193182,
+};
+
 static int setup(void **state)
 {
 	(void)state;
@@ -174,6 +188,76 @@ static void gaps_longer_than_half_a_wrap(void **state)
 	assert_non_null(strstr(why, "the guest did not run for"));
 }
 
+/* Three clocks measured at once take the time of one, each through its own
+ * reference's wraps, and each comes out as it would alone. */
+static void several_at_once(void **state)
+{
+	struct clock_rate_job jobs[3] = {
+		{ .c = &measured, .ref = &reference },
+		{ .c = &reference, .ref = &narrow },
+		{ .c = &narrow, .ref = &reference },
+	};
+	uint64_t start = now_ns;
+	unsigned int i;
+
+	(void)state;
+	clock_hz = 2300230000ull; /* 100 ppm fast */
+	clock_measure_rates(jobs, 3, 100000000ull);
+	/* 100 ms of the references' time, and the reads around it. */
+	assert_true(now_ns - start > 100000000ull);
+	assert_true(now_ns - start < 110000000ull);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(jobs[i].rc, 0);
+		assert_string_equal(jobs[i].why, "");
+		assert_true(jobs[i].rate.interval_s > 0.099 &&
+			    jobs[i].rate.interval_s < 0.101);
+		/* The end brackets are as tight as alone: two reads. */
+		assert_true(jobs[i].rate.uncertainty_ppm < 20);
+	}
+	assert_true(jobs[0].rate.hz > 2300230000.0 * (1 - 20e-6) &&
+		    jobs[0].rate.hz < 2300230000.0 * (1 + 20e-6));
+	assert_true(jobs[1].rate.hz > 3579545 * (1 - 20e-6) &&
+		    jobs[1].rate.hz < 3579545 * (1 + 20e-6));
+	assert_true(jobs[2].rate.hz > 1193182 * (1 - 20e-6) &&
+		    jobs[2].rate.hz < 1193182 * (1 + 20e-6));
+}
+
+/* Among several, a clock that stands still gets its reason and the others
+ * their rates; one a gap spoiled is measured again alone and gets its
+ * rate. */
+static void several_one_stuck_one_gap(void **state)
+{
+	struct clock_rate_job jobs[2] = {
+		{ .c = &measured, .ref = &reference },
+		{ .c = &narrow, .ref = &reference },
+	};
+
+	(void)state;
+	clock_stands = true;
+	clock_measure_rates(jobs, 2, 10000000ull);
+	assert_int_equal(jobs[0].rc, -1);
+	assert_string_equal(jobs[0].why,
+			    "fake did not advance while fake_pm ran 10 ms");
+	assert_int_equal(jobs[1].rc, 0);
+
+	setup(NULL);
+	measured.width_bits = 16;
+	measured.freq_hz = clock_hz = 1193182;
+	gaps_left = 1;
+	clock_measure_rates(jobs, 2, 100000000ull);
+	assert_int_equal(gaps_left, 0);
+	assert_int_equal(jobs[0].rc, 0);
+	assert_true(jobs[0].rate.hz > 1193182 * 0.999 &&
+		    jobs[0].rate.hz < 1193182 * 1.001);
+	assert_int_equal(jobs[1].rc, 0);
+
+	/* A host that keeps the guest away every time leaves no rate. */
+	gaps_left = 1000;
+	clock_measure_rates(jobs, 1, 100000000ull);
+	assert_int_equal(jobs[0].rc, -1);
+	assert_non_null(strstr(jobs[0].why, "the guest did not run for"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -181,6 +265,8 @@ int main(void)
 		cmocka_unit_test_setup(fast_clock, setup),
 		cmocka_unit_test_setup(stuck_counters, setup),
 		cmocka_unit_test_setup(gaps_longer_than_half_a_wrap, setup),
+		cmocka_unit_test_setup(several_at_once, setup),
+		cmocka_unit_test_setup(several_one_stuck_one_gap, setup),
 	};
 
 	return cmocka_run_group_tests_name("clockrate", tests, NULL, NULL);

@@ -110,7 +110,7 @@ static void numbers_within_bounds(void **state)
 {
 	(void)state;
 	assert_int_equal(options_parse("", &opts, err, sizeof(err)), 0);
-	assert_int_equal(opts.budget_ms, 1500);
+	assert_int_equal(opts.budget_ms, 1000);
 	assert_int_equal(opts.samples, 0);
 	assert_int_equal(opts.rate_ms, 100);
 	assert_int_equal(

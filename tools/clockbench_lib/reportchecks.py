@@ -160,7 +160,35 @@ def _sanity(document, hypervisor):
     present_names = {clock["name"] for clock in _present(document)}
     for clock in _present(document):
         problems += _clock_sanity(clock, present_names, document)
-    return problems + _port_path(document, None) + _timing(document)
+    return (problems + _shared_rates(document) + _port_path(document, None)
+            + _timing(document))
+
+
+RATE_MEMBERS = ("rate_ppm", "rate_uncertainty_ppm", "rate_reference")
+
+
+def _shared_rates(document):
+    """A clock whose rate is another's (`rate_shared_from`) must name an earlier present
+    clock of the same nominal frequency that measured its own, and repeat its figures."""
+    problems = []
+    earlier = {}
+    for clock in document["clocks"]:
+        source_name = clock.get("rate_shared_from")
+        if source_name is not None:
+            source = earlier.get(source_name)
+            if source is None or source.get("rate_shared_from") is not None:
+                problems.append(f"{clock['name']}: rate_shared_from '{source_name}' is not an "
+                                f"earlier present clock that measured its own rate")
+            elif source["freq_hz"] != clock["freq_hz"]:
+                problems.append(f"{clock['name']}: rate_shared_from '{source_name}' runs at "
+                                f"{source['freq_hz']} Hz, not {clock['freq_hz']}")
+            else:
+                problems += [f"{clock['name']}: {member} is {clock[member]}, but "
+                             f"{source_name}'s, whose rate it shares, is {source[member]}"
+                             for member in RATE_MEMBERS if clock[member] != source[member]]
+        if clock["present"]:
+            earlier[clock["name"]] = clock
+    return problems
 
 
 def _nominal_frequency(document, name, freq_hz):
