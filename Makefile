@@ -539,10 +539,12 @@ fresh-check:
 # where the time went, and holds the run to the speed goals as ratios measured
 # in one invocation; the KVM run is also timed against BENCH_BASELINE's, built
 # in a worktree (6ce051c: the tree before port I/O stopped taking the #GP
-# detour).  BENCH_FLAGS are options of tools/bench (e.g. --pairs 3).
+# detour).  KVM_UNIT_TESTS=DIR (a built kvm-unit-tests tree, outside this one)
+# also times the default TCG run against its three clock tests.  BENCH_FLAGS
+# are options of tools/bench (e.g. --pairs 3).
 BENCH_BASELINE ?= 6ce051c
 .PHONY: bench
 bench: deps
 	@$(MAKE) --no-print-directory images $(BUILD)/xen-4.17-amd64
 	$(PYTHON) tools/bench --no-build $(if $(BENCH_BASELINE),--baseline $(BENCH_BASELINE)) \
-		$(BENCH_FLAGS)
+		$(if $(KVM_UNIT_TESTS),--kvm-unit-tests $(KVM_UNIT_TESTS)) $(BENCH_FLAGS)

@@ -35,6 +35,8 @@ with QEMU's doubled commas made single.  Environment:
                      KTAP summary, as a runaway guest would
   FAKE_QEMU_RANDOM   if set, a number of random bytes printed there (seeded: the same
                      bytes every time), then a line break
+  FAKE_QEMU_KUT_STATUS  exit status of a kvm-unit-tests boot (-kernel NAME.flat: it prints
+                     one line and exits; default 1, their pass)
 `--version` alone prints a version line as QEMU does, and exits 0.
 On SIGTERM it does what QEMU does: "qemu-system-x86_64: terminating on signal 15 from pid
 N (NAME)" on stderr, N the sender, then exit status 0.
@@ -202,6 +204,9 @@ def main():
     start_kvm()
     if "-S" in sys.argv:
         wait_for_quit()
+    if option("-kernel", "").endswith(".flat"):
+        print(f"kvm-unit-tests stand-in: {os.path.basename(option('-kernel'))}")
+        sys.exit(int(os.environ.get("FAKE_QEMU_KUT_STATUS", "1")))
     status = 7 if "help=1" in option("-append").split() else int(
         os.environ.get("FAKE_QEMU_STATUS", "3"))
     os_report = os.environ.get("FAKE_QEMU_OS_REPORT")

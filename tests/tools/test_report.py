@@ -1322,6 +1322,51 @@ class WithFakeQemu(unittest.TestCase):
         self.assertEqual(lines[6].split()[:6], ["hpet", "300", "609", "280", "10.0", "3,300,000"])
         self.assertTrue(os.path.exists(os.path.join(self.root, "build", "bench", "tcg.log")))
 
+    def test_bench_against_kvm_unit_tests(self):
+        kut = os.path.join(self.root, "kut")
+        result = self.tool("bench", "--no-build", "--env", "tcg", "--kvm-unit-tests", kut,
+                           log="good.log")
+        self.assertEqual(result.returncode, 2)
+        self.assertEqual(result.stderr.strip(), f"bench: --kvm-unit-tests {kut}: "
+                         f"{kut}/x86/tsc.flat is not there (build kvm-unit-tests there "
+                         f"first: ./configure && make)")
+        self.assertEqual(result.stdout, "", "nothing is booted before the check")
+        os.makedirs(os.path.join(kut, "x86"))
+        for name in ("tsc.flat", "hpet_read_test.flat", "vmexit.flat"):
+            with open(os.path.join(kut, "x86", name), "wb"):
+                pass
+        argv_file = os.path.join(self.root, "argv.json")
+        result = run_tool(["--no-build", "--env", "tcg", "--kvm-unit-tests", kut,
+                           "--kut-pairs", "2"], cwd=self.root,
+                          env={"CLOCKBENCH_QEMU": FAKE_QEMU,
+                               "FAKE_QEMU_REPORT": fixture("good.log"),
+                               "FAKE_QEMU_ARGV": argv_file},
+                          program=os.path.join(self.root, "tools", "bench"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        pairs = [line for line in result.stderr.splitlines() if " pair " in line]
+        self.assertEqual(len(pairs), 2, result.stderr)
+        self.assertRegex(pairs[1], r"^bench: pair 2: this tree's default TCG run [0-9.]+ s, "
+                                   r"kvm-unit-tests' three clock tests [0-9.]+ s$")
+        self.assertRegex(result.stdout.splitlines()[-1],
+                         r"^  tcg +default run / kvm-unit-tests' 3 clock tests +[0-9.]+ +goal "
+                         r"<= 1\.000 +(NOT )?met +median of pairs \(s, this/theirs\): "
+                         r"[0-9.]+/[0-9.]+, [0-9.]+/[0-9.]+$")
+        with open(argv_file, encoding="utf-8") as argv:  # the last boot: vmexit
+            last = json.load(argv)
+        self.assertEqual(last[last.index("-kernel") + 1:],
+                         [os.path.join(kut, "x86", "vmexit.flat"), "-smp", "1", "-append",
+                          "inl_from_pmtimer cpuid"])
+        self.assertIn("accel=tcg", last)
+        result = run_tool(["--no-build", "--env", "tcg", "--kvm-unit-tests", kut],
+                          cwd=self.root,
+                          env={"CLOCKBENCH_QEMU": FAKE_QEMU,
+                               "FAKE_QEMU_REPORT": fixture("good.log"),
+                               "FAKE_QEMU_KUT_STATUS": "3"},
+                          program=os.path.join(self.root, "tools", "bench"))
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("bench: kvm-unit-tests' tsc.flat exited with 3, not 1 (its pass)",
+                      result.stderr)
+
     def test_bench_without_report(self):
         result = self.tool("bench", "--no-build", "--env", "tcg", log="no-report.log")
         self.assertEqual(result.returncode, 2)
@@ -1368,6 +1413,16 @@ class BenchGoals(unittest.TestCase):
         self.assertRegex(lines[-1],
                          r"^  tcg +batch \(max - min\) / median, worst clock +0\.060 +"
                          r"goal <= 0\.100 +met +hpet$")
+
+    def test_kvm_unit_tests_ratio_is_the_median_of_the_pairs(self):
+        met, lines = self.goals({"kut": {"pairs": [(3.3, 3.0), (3.0, 3.3), (3.5, 3.0)]}})
+        self.assertFalse(met)
+        self.assertEqual(lines[-1], "  tcg  default run / kvm-unit-tests' 3 clock tests      "
+                                    "1.100  goal <= 1.000  NOT met  median of pairs (s, "
+                                    "this/theirs): 3.30/3.00, 3.00/3.30, 3.50/3.00")
+        met, lines = self.goals({"kut": {"pairs": [(3.0, 3.3)]}})
+        self.assertTrue(met)
+        self.assertRegex(lines[-1], r" 0\.909  goal <= 1\.000  met  ")
 
     def test_a_wide_batch_spread_is_not_met(self):
         met, lines = self.goals({"tcg": self.tcg(90.0, 130.0)})
