@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: MIT
+"""Which boot tests may share the machine, and a gate that keeps the others alone.
+
+Under TCG a guest's timer interrupt is raised by QEMU's main-loop thread and taken by its
+vCPU thread.  With another boot busy on the same cores, each tick waited for a thread the
+host had not scheduled: on a two-core host a 1000 Hz APIC timer delivered 640 interrupts a
+second and each cost the guest 0.8 ms (1.7 M cycles, against 150 k alone), so a boot test
+that judges tick delivery failed for what ran beside it.  Such a boot runs alone: it waits
+for the boots under way to end, and none starts until it has ended.
+"""
+
+import contextlib
+import shlex
+import threading
+
+
+def measures_ticks_under_tcg(spec):
+    """Whether the boot of `spec` (a qemu.BootSpec) is clockbench measuring timer ticks
+    under TCG: not a Xen or Linux boot, and not given an empty tick_rates=."""
+    if spec.accel != "tcg" or spec.xen_boot or spec.runs_user:
+        return False
+    try:
+        words = shlex.split(spec.cmdline)
+    except ValueError:
+        words = spec.cmdline.split()
+    rates = [word.partition("=")[2] for word in words if word.startswith("tick_rates=")]
+    return not rates or rates[-1] != ""
+
+
+class BootGate:
+    """Boots side by side, but one that must run alone waits for the others to end, and
+    holds back those that would start while it waits or runs."""
+
+    def __init__(self):
+        self._condition = threading.Condition()
+        self._running = 0
+        self._alone_waiting = 0
+        self._alone_running = False
+
+    @contextlib.contextmanager
+    def boot(self, alone):
+        """A context in which one boot runs; `alone` keeps every other boot out of it."""
+        with self._condition:
+            if alone:
+                self._alone_waiting += 1
+                self._condition.wait_for(lambda: self._running == 0)
+                self._alone_waiting -= 1
+                self._alone_running = True
+            else:
+                self._condition.wait_for(
+                    lambda: not self._alone_running and not self._alone_waiting)
+            self._running += 1
+        try:
+            yield
+        finally:
+            with self._condition:
+                self._running -= 1
+                if alone:
+                    self._alone_running = False
+                self._condition.notify_all()
