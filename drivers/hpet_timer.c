@@ -169,7 +169,7 @@ static enum tick_start_result hpet_tick_start(struct tick_source *s,
 	 * written, an old comparator that fires on enable), and the grid
 	 * starts when the counter does.  Legacy replacement first, which
 	 * silences the PIT on the same input; then the comparator, the
-	 * route, the timer on, and the counter again.
+	 * timer on, the counter again, and the route.
 	 */
 	general = reg_read(HPET_CONFIG) & ~HPET_CONFIG_ENABLE;
 	reg_write(HPET_CONFIG, general);
@@ -201,18 +201,26 @@ static enum tick_start_result hpet_tick_start(struct tick_source *s,
 		reg_write(HPET_T0_CONFIG, config);
 		reg_write(HPET_T0_CMP, (uint32_t)first);
 	}
-	if (intc_route_gsi(route.gsi, route.level, route.active_low,
-			   TICK_VECTOR, why, whylen)) {
-		timer0_off();
-		reg_write(HPET_CONFIG, general | HPET_CONFIG_ENABLE);
-		return TICK_FAILED;
-	}
 	reg_write(HPET_T0_CONFIG, config | TN_INT_ENB);
 	/* The counter restarts from `now` somewhere within this write:
 	 * taking the TSC before it puts the grid early, never late. */
 	t_before = tsc_read_ordered();
 	reg_write(HPET_CONFIG, general | HPET_CONFIG_ENABLE);
 	t_after = tsc_read_ordered();
+	/*
+	 * The route last, as the PIT source does it: Xen's emulated HPET
+	 * silences the emulated PIT only when timer 0 starts (the write
+	 * above), not when legacy replacement is set, and a tick of the PIT's
+	 * count left pending on the input was delivered at the unmask as this
+	 * timer's first, most of a period early (Xen HVM guests, at the first
+	 * rate).  An expiry that passes before the unmask comes late or not
+	 * at all, never early.
+	 */
+	if (intc_route_gsi(route.gsi, route.level, route.active_low,
+			   TICK_VECTOR, why, whylen)) {
+		timer0_off();
+		return TICK_FAILED;
+	}
 	map_counter = now;
 	map_tsc = t_before;
 	out->oneshot = !periodic;
