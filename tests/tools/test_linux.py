@@ -416,7 +416,19 @@ class RunWithFakeQemu(unittest.TestCase):
                                     r"through libc answered by syscall, p50 [0-9.]+ ns \(the "
                                     r"system call [0-9.]+ ns\)$")
         with open(os.path.join(self.root, "os.json"), encoding="utf-8") as written:
-            self.assertEqual(json.load(written), fixture_document(LINUX_LOG))
+            document = json.load(written)
+        osreport.validate_os_document(document, "os.json")
+        runner = document.pop("runner")
+        self.assertEqual(document, fixture_document(LINUX_LOG))
+        self.assertEqual((runner["environment"], runner["boot"], runner["accel"],
+                          runner["smp"]), ("tcg-pc", "linux", "tcg", 2))
+        self.assertEqual(runner["qemu_command"][0], FAKE_QEMU)
+        self.assertEqual(runner["argv"][-4:], ["--json", "os.json", "--options",
+                                               "--budget-ms 600"])
+        # The runner member is the record's, checked by the report schema's definition.
+        broken = dict(document, runner=dict(runner, smp=0))
+        with self.assertRaisesRegex(RunnerError, r"runner\.smp"):
+            osreport.validate_os_document(broken, "os.json")
         with open(os.path.join(self.root, "argv.json"), encoding="utf-8") as argv:
             append = json.load(argv)[-1]
         self.assertTrue(append.endswith(

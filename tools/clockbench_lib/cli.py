@@ -317,11 +317,14 @@ def cmd_run(args):
     os_document = (user_document(outcome, log_shown, bool(args.json)) if spec.runs_user
                    else None)
     document = None
-    if args.json:
-        document = os_document or (outcome.record(reason=outcome.reason or f"{linux.PROGRAM} "
-                                                  f"printed no JSON document")
-                                   if spec.runs_user else
-                                   run_json_document(outcome, log_shown))
+    if args.json and os_document:
+        # clockbench-user's document, with where and how it ran as a record has it.
+        document = dict(os_document, runner=outcome.runner_json())
+    elif args.json and spec.runs_user:
+        document = outcome.record(reason=outcome.reason or f"{linux.PROGRAM} printed no JSON "
+                                                           f"document")
+    elif args.json:
+        document = run_json_document(outcome, log_shown)
     if outcome.reason:
         say("run", outcome.reason)
     for line in outcome.xen_facts.summary_lines() if outcome.xen_facts else ():

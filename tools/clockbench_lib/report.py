@@ -20,6 +20,7 @@ import json
 from dataclasses import dataclass
 import math
 import os
+import pathlib
 import sys
 
 from . import paths
@@ -233,7 +234,8 @@ def require_jsonschema():
 def _validator(schema_path):
     """A Draft 2020-12 validator for the schema file at `schema_path` (read once)."""
     require_jsonschema()
-    from jsonschema import Draft202012Validator  # pylint: disable=import-outside-toplevel
+    # pylint: disable=import-outside-toplevel
+    from jsonschema import Draft202012Validator, RefResolver
     try:
         with open(schema_path, encoding="utf-8") as schema_file:
             schema = json.load(schema_file)
@@ -241,7 +243,10 @@ def _validator(schema_path):
         raise RunnerError(f"cannot read {schema_path}: {error.strerror}.") from None
     except ValueError as error:
         raise RunnerError(f"{schema_path} is not valid JSON: {error}.") from None
-    return Draft202012Validator(schema)
+    # A $ref to another schema file names it relative to this one (the OS document's
+    # runner member is the report schema's).
+    base = pathlib.Path(os.path.abspath(schema_path)).as_uri()
+    return Draft202012Validator(schema, resolver=RefResolver(base, schema))
 
 
 def json_path(parts):
