@@ -32,7 +32,8 @@
 
 /*
  * How a clock's share of the budget is spent: per-read samples, back-to-
- * back reads for resolution, the batch loop (the rates, all at once, take rate_ms).
+ * back reads for resolution, the batch loop (the rates, all at once, take
+ * rate_ms).
  */
 #define SHARE_PER_READ	 0.45
 #define SHARE_RESOLUTION 0.25
@@ -339,15 +340,17 @@ static void measure_rates(struct measure_result *out, unsigned int rate_ms)
 
 		if (!r->measured || !source)
 			continue;
-		r->rate_shared_from = source->clock;
-		r->rate_measured = source->rate_measured;
-		r->rate_reference = source->rate_reference;
-		r->rate_ppm = source->rate_ppm;
-		r->rate_uncertainty_ppm = source->rate_uncertainty_ppm;
-		if (!source->rate_measured)
+		if (!source->rate_measured) {
 			snprintf(r->rate_problem, sizeof(r->rate_problem),
 				 "as %s's, the same counter: %s",
 				 source->clock->name, source->rate_problem);
+			continue;
+		}
+		r->rate_shared_from = source->clock;
+		r->rate_measured = true;
+		r->rate_reference = source->rate_reference;
+		r->rate_ppm = source->rate_ppm;
+		r->rate_uncertainty_ppm = source->rate_uncertainty_ppm;
 	}
 }
 

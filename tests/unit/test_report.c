@@ -663,6 +663,27 @@ static void trapped_by_the_batch_figure(void **state)
 					 "(median), within the 1500 ns"));
 }
 
+/* A clock that takes another's rate (the same counter) names it, in the
+ * JSON and in its notes; the others name none. */
+static void a_shared_rate_names_its_source(void **state)
+{
+	struct clock_result *r = &run.measure.clocks[3]; /* pit */
+
+	(void)state;
+	fill_run(1.0);
+	r->rate_shared_from = &clocks[0];
+	all_checks(&first);
+	write_json(&first);
+	assert_non_null(strstr(document, "\"rate_shared_from\": \"tsc\""));
+	assert_non_null(strstr(document, "Its rate is tsc's: the same counter, "
+					 "so its rate was measured once."));
+	assert_non_null(strstr(document, "\"rate_shared_from\": null"));
+	r->rate_shared_from = NULL;
+	write_json(&first);
+	assert_null(strstr(document, "\"rate_shared_from\": \"tsc\""));
+	assert_null(strstr(document, "Its rate is"));
+}
+
 /* The document of a passing run, for the schema test on the host. */
 static void document_for_the_schema(void **state)
 {
@@ -686,6 +707,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(trapped_by_the_batch_figure),
+		cmocka_unit_test(a_shared_rate_names_its_source),
 		cmocka_unit_test(names_are_stable),
 		cmocka_unit_test(verdicts),
 		cmocka_unit_test(absent_and_not_applied),
