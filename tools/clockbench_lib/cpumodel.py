@@ -9,7 +9,6 @@ guest stopped (-S), `host` first, then `host` without each feature QEMU named th
 keyed by the host CPU, the kernel and QEMU, so that the probing happens once per host.
 """
 
-import hashlib
 import json
 import os
 import subprocess
@@ -150,6 +149,7 @@ def host_key(qemu):
 
 def cache_file(cache_dir, key):
     """The file that keeps the answer for `key`."""
+    import hashlib  # pylint: disable=import-outside-toplevel  (OpenSSL: only under KVM)
     digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
     return os.path.join(cache_dir, f"{digest}.json")
 

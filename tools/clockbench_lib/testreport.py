@@ -22,7 +22,6 @@ import datetime
 import os
 import re
 import socket
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 
 from .outcome import RunnerError
@@ -121,6 +120,7 @@ def totals_line(results):
 def junit_document(names, results, seconds, started):
     """The JUnit XML tree of a run: one <testsuite> of one <testcase> per test, with a
     <failure>, <error> or <skipped> saying why, as CI systems read them."""
+    import xml.etree.ElementTree as ET  # pylint: disable=import-outside-toplevel  (--junit only)
     total = counts(results)
     suites = ET.Element("testsuites", name="clockbench", tests=str(len(results)),
                         failures=str(total["fail"]), errors=str(total["error"]),
