@@ -29,6 +29,10 @@ class WhichRunAlone(unittest.TestCase):
             self.assertTrue(bootgate.measures_ticks_under_tcg(tests[name].spec), name)
         for name in ("cpu-epyc", "exit-halt", "xen-hvm-domu-1"):
             self.assertFalse(bootgate.measures_ticks_under_tcg(tests[name].spec), name)
+        self.assertTrue(bootgate.runs_alone(tests["ticks-pc"]))
+        self.assertTrue(bootgate.measures_ticks_under_tcg(tests["fault-ud"].spec))
+        self.assertFalse(bootgate.runs_alone(tests["fault-ud"]),
+                         "a boot meant to fail ends before its ticks")
 
 
 class Gate(unittest.TestCase):

@@ -27,6 +27,12 @@ def measures_ticks_under_tcg(spec):
     return not rates or rates[-1] != ""
 
 
+def runs_alone(test):
+    """Whether the boot test `test` (a testlist entry) runs alone: it measures ticks under
+    TCG and is to pass, so it gets that far (a test meant to fail or skip ends first)."""
+    return test.expect == "pass" and measures_ticks_under_tcg(test.spec)
+
+
 class BootGate:
     """Boots side by side, but one that must run alone waits for the others to end, and
     holds back those that would start while it waits or runs."""

@@ -2,7 +2,6 @@
 """The `clockbench run`, `clockbench test` and `clockbench parse` subcommands."""
 
 import argparse
-import concurrent.futures
 import datetime
 import os
 import re
@@ -557,13 +556,19 @@ def run_boot_tests(tests, skips, jobs, verbose=False):
     gate = bootgate.BootGate()
 
     def run_gated(test):
-        with gate.boot(alone=bootgate.measures_ticks_under_tcg(test.spec)):
+        with gate.boot(alone=bootgate.runs_alone(test)):
             return run_boot_test(test,
                                  command_announcer("test", test.name) if verbose else None)
 
+    # Imported here: it brings logging, a seventh of the runner's start-up.
+    import concurrent.futures  # pylint: disable=import-outside-toplevel
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = [None if test.name in skips else pool.submit(run_gated, test)
-                   for test in tests]
+        # The boots that run alone first, one after another, then the others two at
+        # once: one alone among the others would wait for a long boot beside it to end.
+        futures = {test.name: pool.submit(run_gated, test)
+                   for test in sorted(tests, key=lambda test: not bootgate.runs_alone(test))
+                   if test.name not in skips}
+        futures = [futures.get(test.name) for test in tests]
         try:
             for number, (test, future) in enumerate(zip(tests, futures), start=1):
                 result = (TestResult(state="skip", reason=skips[test.name]) if future is None
