@@ -45,29 +45,30 @@ def host_facts():
     }
 
 
-_versions = {}  # program: the first line its --version printed, or None
-_asking = {}  # program: the thread asking it
+_asking = {}  # program: (the thread asking it, the list its answer is appended to)
+_asking_lock = threading.Lock()  # boot tests start QEMU from two threads at once
 
 
 def ask_qemu_version(program):
     """Start asking `program --version` in the background, once: QEMU takes about 70 ms to
     answer, which a boot need not wait for.  qemu_version() waits for the answer."""
-    if program in _asking:
-        return
-    thread = threading.Thread(target=_ask_version, args=(program,), daemon=True)
-    _asking[program] = thread
-    thread.start()
-
-
-def _ask_version(program):
-    _versions[program] = hostinfo.first_line([program, "--version"])
+    with _asking_lock:
+        if program in _asking:
+            return
+        answer = []
+        thread = threading.Thread(
+            target=lambda: answer.append(hostinfo.first_line([program, "--version"])),
+            daemon=True)
+        _asking[program] = (thread, answer)
+        thread.start()
 
 
 def qemu_version(program):
     """The first line `program --version` prints, or None (asked once per program)."""
     ask_qemu_version(program)
-    _asking[program].join()
-    return _versions.get(program)
+    thread, answer = _asking[program]
+    thread.join()
+    return answer[0] if answer else None
 
 
 @functools.lru_cache(maxsize=None)
