@@ -204,6 +204,13 @@ void clock_measure_rates(struct clock_rate_job *jobs, unsigned int n,
 	struct follow f[CLOCK_RATE_MAX_JOBS];
 	unsigned int i, running = 0;
 
+	/* None dropped unsaid: those past the bound are refused. */
+	for (i = CLOCK_RATE_MAX_JOBS; i < n; i++) {
+		jobs[i].rc = -1;
+		snprintf(jobs[i].why, sizeof(jobs[i].why),
+			 "more than %u rates measured at once",
+			 CLOCK_RATE_MAX_JOBS);
+	}
 	if (n > CLOCK_RATE_MAX_JOBS)
 		n = CLOCK_RATE_MAX_JOBS;
 	for (i = 0; i < n; i++) {

@@ -62,7 +62,8 @@ struct clock_rate_job {
  * over the same @interval_ns: one step of each in turn, each end bracket
  * as tight as clock_measure_rate()'s, so that n clocks take the time of
  * one.  A measurement a gap spoiled or whose brackets came out wide is then
- * repeated alone (clock_measure_rate_best()).  At most CLOCK_RATE_MAX_JOBS.
+ * repeated alone (clock_measure_rate_best()).  At most CLOCK_RATE_MAX_JOBS:
+ * any past them get -1 and a reason.
  */
 void clock_measure_rates(struct clock_rate_job *jobs, unsigned int n,
 			 uint64_t interval_ns);

@@ -258,6 +258,24 @@ static void several_one_stuck_one_gap(void **state)
 	assert_non_null(strstr(jobs[0].why, "the guest did not run for"));
 }
 
+/* More than the bound: the ones past it are refused, not dropped. */
+static void too_many_at_once_are_refused(void **state)
+{
+	struct clock_rate_job many[CLOCK_RATE_MAX_JOBS + 1];
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i <= CLOCK_RATE_MAX_JOBS; i++)
+		many[i] = (struct clock_rate_job){ .c = &measured,
+						   .ref = &reference };
+	clock_measure_rates(many, CLOCK_RATE_MAX_JOBS + 1, 1000000ull);
+	for (i = 0; i < CLOCK_RATE_MAX_JOBS; i++)
+		assert_int_equal(many[i].rc, 0);
+	assert_int_equal(many[CLOCK_RATE_MAX_JOBS].rc, -1);
+	assert_string_equal(many[CLOCK_RATE_MAX_JOBS].why,
+			    "more than 16 rates measured at once");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -267,6 +285,7 @@ int main(void)
 		cmocka_unit_test_setup(gaps_longer_than_half_a_wrap, setup),
 		cmocka_unit_test_setup(several_at_once, setup),
 		cmocka_unit_test_setup(several_one_stuck_one_gap, setup),
+		cmocka_unit_test_setup(too_many_at_once_are_refused, setup),
 	};
 
 	return cmocka_run_group_tests_name("clockrate", tests, NULL, NULL);
