@@ -234,13 +234,15 @@ static void check_measured(const struct clock_result *r, struct ktap *k)
 			       r->rate_ppm > -RATE_TOLERANCE_PPM,
 		       "runs at its nominal rate within %.0f ppm",
 		       RATE_TOLERANCE_PPM);
-		report_info(k, "%+.0f ppm (± %.0f ppm) against %s%s%s%s",
+		char shared[CLOCK_TEXT_LEN] = "";
+
+		if (r->rate_shared_from)
+			snprintf(shared, sizeof(shared),
+				 " (measured once, as %s: the same counter)",
+				 r->rate_shared_from->name);
+		report_info(k, "%+.0f ppm (± %.0f ppm) against %s%s",
 			    r->rate_ppm, r->rate_uncertainty_ppm,
-			    r->rate_reference->name,
-			    r->rate_shared_from ? " (measured once, as " : "",
-			    r->rate_shared_from ? r->rate_shared_from->name
-						: "",
-			    r->rate_shared_from ? ": the same counter)" : "");
+			    r->rate_reference->name, shared);
 	}
 }
 
