@@ -554,9 +554,10 @@ def run_boot_tests(tests, skips, jobs, verbose=False):
     measures ticks under TCG runs alone (bootgate.py says why)."""
     results = []
     gate = bootgate.BootGate()
+    alone = {test.name: bootgate.runs_alone(test) for test in tests}
 
     def run_gated(test):
-        with gate.boot(alone=bootgate.runs_alone(test)):
+        with gate.boot(alone=alone[test.name]):
             return run_boot_test(test,
                                  command_announcer("test", test.name) if verbose else None)
 
@@ -566,7 +567,7 @@ def run_boot_tests(tests, skips, jobs, verbose=False):
         # The boots that run alone first, one after another, then the others two at
         # once: one alone among the others would wait for a long boot beside it to end.
         futures = {test.name: pool.submit(run_gated, test)
-                   for test in sorted(tests, key=lambda test: not bootgate.runs_alone(test))
+                   for test in sorted(tests, key=lambda test: not alone[test.name])
                    if test.name not in skips}
         futures = [futures.get(test.name) for test in tests]
         try:
