@@ -7,7 +7,8 @@ import time
 import unittest
 
 from tests.tools import ROOT  # noqa: F401  (puts tools/ on sys.path)
-from clockbench_lib import bootgate, qemu
+from clockbench_lib import bootgate, qemu, testlist
+from clockbench_lib.outcome import RunnerError
 from clockbench_lib.testlist import load_tests_cfg
 
 
@@ -25,14 +26,46 @@ class WhichRunAlone(unittest.TestCase):
 
     def test_the_tick_tests_of_the_list_run_alone(self):
         tests = {test.name: test for test in load_tests_cfg(f"{ROOT}/tests/tests.cfg")}
-        for name in ("ticks-pc", "ticks-hpet-off", "mb1-pc", "smp-2"):
+        for name in ("ticks-pc", "ticks-hpet-off"):
             self.assertTrue(bootgate.measures_ticks_under_tcg(tests[name].spec), name)
-        for name in ("cpu-epyc", "exit-halt", "xen-hvm-domu-1"):
-            self.assertFalse(bootgate.measures_ticks_under_tcg(tests[name].spec), name)
+        for name in ("cpu-epyc", "exit-halt", "xen-hvm-domu-1", "mb1-pc", "smp-2",
+                     "fault-ud"):
+            self.assertFalse(bootgate.measures_ticks_under_tcg(tests[name].spec),
+                             f"{name}: its check profile measures no ticks")
         self.assertTrue(bootgate.runs_alone(tests["ticks-pc"]))
-        self.assertTrue(bootgate.measures_ticks_under_tcg(tests["fault-ud"].spec))
-        self.assertFalse(bootgate.runs_alone(tests["fault-ud"]),
-                         "a boot meant to fail ends before its ticks")
+        self.assertFalse(bootgate.runs_alone(tests["mb1-pc"]))
+        self.assertFalse(bootgate.runs_alone(tests["fault-pf-kvm"]))
+
+
+class Profiles(unittest.TestCase):
+    """A boot test's profile= adds to its guest options what it does not give itself."""
+
+    def test_check_adds_what_args_leaves_out(self):
+        check = testlist.PROFILE_OPTIONS["check"]
+        self.assertEqual(testlist.profile_cmdline("", "check"), " ".join(check))
+        self.assertEqual(testlist.profile_cmdline("verbose=1", "check"),
+                         " ".join(("verbose=1",) + check))
+        self.assertEqual(testlist.profile_cmdline("tick_rates=100", "check"),
+                         "tick_rates=100 " + " ".join(check[1:]),
+                         "an option the line gives is not given twice")
+        self.assertEqual(testlist.profile_cmdline("verbose=1", "measure"), "verbose=1")
+        self.assertEqual(testlist.profile_cmdline("bogus=1", "none"), "bogus=1")
+
+    def test_profiles_of_the_list(self):
+        tests = {test.name: test for test in load_tests_cfg(f"{ROOT}/tests/tests.cfg")}
+        self.assertEqual(tests["mb1-pc"].profile, "check")
+        self.assertIn("tick_rates=", tests["mb1-pc"].spec.cmdline.split())
+        self.assertEqual(tests["ticks-kvm"].profile, "measure")
+        self.assertNotIn("tick_rates=", tests["ticks-kvm"].spec.cmdline.split())
+        self.assertIsNone(tests["linux-pc"].profile, "clockbench-user takes no profile")
+
+    def test_bad_profiles_are_refused(self):
+        for line, fragment in (("boot x profile=fast", "profile=fast is not one of"),
+                               ("boot x boot=linux profile=check", "runs clockbench-user")):
+            with self.subTest(line):
+                with self.assertRaises(RunnerError) as caught:
+                    testlist.parse_tests_cfg(line + "\n", "t.cfg")
+                self.assertIn(fragment, str(caught.exception))
 
 
 class Gate(unittest.TestCase):

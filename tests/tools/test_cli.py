@@ -225,7 +225,7 @@ class TapAndJunit(scratch.ToolCase):
     """`test`'s output read back as CI systems read it."""
 
     CFG = textwrap.dedent("""\
-        boot good   args="verbose=1" match='command line +"verbose=1"' groups=quick
+        boot good   args="verbose=1" match='command line +"verbose=1[ "]' groups=quick
         boot bad    match='boot protocol +pvh' json='env.boot == "pvh"' groups=g
         boot asked  args="help=1"
         boot broken args="exit=acpi"

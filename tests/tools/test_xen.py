@@ -192,10 +192,13 @@ class TestsCfgXen(unittest.TestCase):
             boot b boot=xen smp=2 xen_args="clocksource=tsc dom0_max_vcpus=1" args="fault=pf" \
 expect=fail memory=256 timeout=30
             """)
-        self.assertEqual(plain.spec, qemu.BootSpec(boot="xen", memory_mib=512, timeout_s=120))
+        self.assertEqual(plain.spec, qemu.BootSpec(
+            boot="xen", memory_mib=512, timeout_s=120,
+            cmdline=" ".join(testlist.PROFILE_OPTIONS["check"])))
         self.assertEqual(plain.timeout_s, 120)
         self.assertEqual(crash.spec, qemu.BootSpec(boot="xen", smp=2, memory_mib=256,
-                                                   cmdline="fault=pf",
+                                                   cmdline="fault=pf " + " ".join(
+                                                       testlist.PROFILE_OPTIONS["check"]),
                                                    xen_args="clocksource=tsc dom0_max_vcpus=1",
                                                    timeout_s=30))
         self.assertEqual((crash.expect, crash.timeout_s), ("fail", 30))
@@ -216,9 +219,9 @@ expect=fail memory=256 timeout=30
         tests = parse("boot a boot=xen xen_args='clocksource=tsc dom0_max_vcpus=1'\n"
                       "boot bb boot=xen\n")
         self.assertEqual(cli.format_test_listing(tests), [
-            "a   xen        pc  tcg expect=pass groups=- "
+            "a   xen        pc  tcg profile=check expect=pass groups=- "
             "xen_args='clocksource=tsc dom0_max_vcpus=1'",
-            "bb  xen        pc  tcg expect=pass groups=-"])
+            "bb  xen        pc  tcg profile=check expect=pass groups=-"])
 
     def test_help_documents_the_keys(self):
         self.assertIn("boot=multiboot1|pvh|iso-bios|iso-uefi|xen", testlist.FORMAT_HELP)

@@ -452,14 +452,28 @@ def run_boot_test(test, before=None):
     raise AssertionError("repeat is at least 1")
 
 
+def test_assertions(test):
+    """What a boot test asserts, one `key=value` a line, in its line's order of kinds."""
+    return ([f"match={pattern}" for pattern in test.match]
+            + [f"nomatch={pattern}" for pattern in test.nomatch]
+            + [f"report={name}" for name in test.report]
+            + [f"json={expectation.text}" for expectation in test.json])
+
+
 def format_test_listing(tests):
-    """One line per test for --list: name, boot path, machine, accel, expect, groups, and
-    the Xen options when there are any."""
+    """For --list, per test: a line with its name, boot path, machine, accel, profile,
+    expect, groups and the Xen options when there are any; then what it asserts, one
+    assertion a line."""
     width = max((len(test.name) for test in tests), default=0)
-    return [f"{test.name:<{width}}  {test.spec.boot:<10} {test.spec.machine:<3} "
-            f"{test.spec.accel} expect={test.expect} groups={','.join(test.groups) or '-'}"
-            + (f" xen_args={shlex.quote(test.spec.xen_args)}" if test.spec.xen_args else "")
-            for test in tests]
+    lines = []
+    for test in tests:
+        lines.append(f"{test.name:<{width}}  {test.spec.boot:<10} {test.spec.machine:<3} "
+                     f"{test.spec.accel} profile={test.profile or '-'} expect={test.expect} "
+                     f"groups={','.join(test.groups) or '-'}"
+                     + (f" xen_args={shlex.quote(test.spec.xen_args)}"
+                        if test.spec.xen_args else ""))
+        lines += [f"    {assertion}" for assertion in test_assertions(test)]
+    return lines
 
 
 def kvm_models(tests, kvm_choice=None):

@@ -85,6 +85,13 @@ tests.cfg:
     repeat=N        boot N times; each boot must pass the line, and every boot's
                     KTAP check names must be the same, in the same order [1]
     groups=a,b      groups for --group
+    profile=check|measure|none  check: the image's measurements cut to what a test's
+                    assertions need, guest options added unless args= gives them:
+                    {check_options}; measure: the image's
+                    defaults, for a test that asserts measured figures (tick
+                    delivery, costs); only such a boot that measures ticks under TCG
+                    runs alone; none: args= alone, for a test of the command line
+                    itself [check; the linux boots take no profile]
   A test passes when the guest's verdict equals expect=, the regexes hold and the
   report checks pass. A guest SKIP that was not expected makes the test a skip."""
 
@@ -95,9 +102,19 @@ BOOT_KEYS = ("boot", "machine", "machine_opts", "cpu", "cpu_features", "firmware
              "accel", "smp",
              "memory", "memory_check", "timeout", "args", "xen_args", "acpi_patch",
              "expect", "match",
-             "nomatch", "report", "json", "repeat", "groups")
+             "nomatch", "report", "json", "repeat", "groups", "profile")
 REPEATABLE_KEYS = ("match", "nomatch", "report", "json")
 MAX_REPEAT = 5
+# What a boot test's profile adds to its guest options (each unless args= gives it).  A
+# check needs no tick measurements (about 1.6 s of a TCG boot) and none of the per-read
+# loop's full second: 200 ms still gives every clock thousands of reads.
+PROFILE_OPTIONS = {
+    "check": ("tick_rates=", "budget_ms=200"),
+    "measure": (),
+    "none": (),  # args= alone: a test of the command line itself
+}
+PROFILES = tuple(PROFILE_OPTIONS)
+FORMAT_HELP = FORMAT_HELP.replace("{check_options}", " ".join(PROFILE_OPTIONS["check"]))
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _GROUP = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 
@@ -127,6 +144,7 @@ class BootTest:
     repeat: int = 1
     groups: tuple = ()
     memory_check: bool = True  # refuse less RAM than the boot needs (qemu.check_memory)
+    profile: str = "check"  # PROFILES; None for a boot that runs clockbench-user
 
 
 def strip_comment(line):
@@ -271,6 +289,36 @@ def _repeat(keys, where):
     return repeat
 
 
+def _option_name(word):
+    """The option a guest command-line word gives ("tick_rates" of "tick_rates=")."""
+    return word.partition("=")[0]
+
+
+def profile_cmdline(cmdline, profile):
+    """The guest command line `cmdline` with what `profile` adds: each of its options that
+    the line does not give itself, after the line's own (the image refuses an option
+    given twice)."""
+    try:
+        words = shlex.split(cmdline)
+    except ValueError:
+        words = cmdline.split()
+    given = {_option_name(word) for word in words}
+    added = [option for option in PROFILE_OPTIONS[profile]
+             if _option_name(option) not in given]
+    return " ".join([cmdline] * bool(cmdline.strip()) + added)
+
+
+def _profile(keys, where, user):
+    """The profile= of a boot, None for a boot that runs clockbench-user (its options are
+    not the image's)."""
+    if user:
+        if "profile" in keys:
+            raise RunnerError(f"{where}: profile= is for boots of the image; this boot runs "
+                              f"clockbench-user, whose options args= gives as they are.")
+        return None
+    return _choice(keys, "profile", PROFILES, where, "check")
+
+
 def parse_boot_test(name, keys, line_no, where):
     """Build a BootTest from the key=value words of a `boot` line."""
     unknown = [key for key in keys if key not in BOOT_KEYS]
@@ -295,7 +343,9 @@ def parse_boot_test(name, keys, line_no, where):
     )
     timeout_s = _number(keys, "timeout", where, qemu.default_timeout_s(spec.accel, spec.boot),
                         convert=float, minimum=0.1)
-    spec = replace(spec, timeout_s=timeout_s)
+    profile = _profile(keys, where, spec.runs_user)
+    spec = replace(spec, timeout_s=timeout_s,
+                   cmdline=profile_cmdline(spec.cmdline, profile) if profile else spec.cmdline)
     try:
         qemu.validate_spec(spec)
     except RunnerError as error:
@@ -313,6 +363,7 @@ def parse_boot_test(name, keys, line_no, where):
         repeat=_repeat(keys, where),
         groups=_groups(keys, where),
         memory_check=_choice(keys, "memory_check", ("on", "off"), where, "on") == "on",
+        profile=profile,
     )
 
 
