@@ -10,8 +10,9 @@ for the boots under way to end, and none starts until it has ended.
 """
 
 import contextlib
-import shlex
 import threading
+
+from . import guestopts
 
 
 def measures_ticks_under_tcg(spec):
@@ -19,11 +20,8 @@ def measures_ticks_under_tcg(spec):
     under TCG: not a Xen or Linux boot, and not given an empty tick_rates=."""
     if spec.accel != "tcg" or spec.xen_boot or spec.runs_user:
         return False
-    try:
-        words = shlex.split(spec.cmdline)
-    except ValueError:
-        words = spec.cmdline.split()
-    rates = [word.partition("=")[2] for word in words if word.startswith("tick_rates=")]
+    rates = [word.partition("=")[2] for word in guestopts.cmdline_words(spec.cmdline)
+             if word.startswith("tick_rates=")]
     return not rates or rates[-1] != ""
 
 

@@ -137,11 +137,17 @@ def value_problem(option, value):
             f"separated by commas, or nothing)")
 
 
+def cmdline_words(cmdline):
+    """The words of the guest command line `cmdline` as the image splits it: at blanks,
+    with no quoting."""
+    return _SPACE.split(cmdline.strip()) if cmdline.strip() else []
+
+
 def cmdline_problem(cmdline, table):
     """What is wrong with the guest command line `cmdline` by the image's `table`, in one
     sentence (without a full stop), or None: the first word the image would refuse."""
     seen = set()
-    for word in _SPACE.split(cmdline.strip()) if cmdline.strip() else ():
+    for word in cmdline_words(cmdline):
         key, equals, value = word.partition("=")
         if not equals or not key:
             hint = (f" (did you mean '{word}={table[word].values[-1]}'?)"

@@ -14,7 +14,7 @@ import re
 import shlex
 from dataclasses import dataclass, field, replace
 
-from . import jsonmatch, osreport, paths, qemu, report
+from . import guestopts, jsonmatch, osreport, paths, qemu, report
 from .outcome import RunnerError
 from .reportchecks import checks_for
 
@@ -298,14 +298,11 @@ def profile_cmdline(cmdline, profile):
     """The guest command line `cmdline` with what `profile` adds: each of its options that
     the line does not give itself, after the line's own (the image refuses an option
     given twice)."""
-    try:
-        words = shlex.split(cmdline)
-    except ValueError:
-        words = cmdline.split()
+    words = guestopts.cmdline_words(cmdline)
     given = {_option_name(word) for word in words}
     added = [option for option in PROFILE_OPTIONS[profile]
              if _option_name(option) not in given]
-    return " ".join([cmdline] * bool(cmdline.strip()) + added)
+    return " ".join(([cmdline] if words else []) + added)
 
 
 def _profile(keys, where, user):
