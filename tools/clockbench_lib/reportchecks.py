@@ -8,7 +8,7 @@ nominal frequency), not slow machines.  The boots that run clockbench-user (the 
 boots) have their own checks, OS_CHECKS, of its clockbench-os/1 document.
 """
 
-from . import histogram, jsonmatch, osreport, report
+from . import checkmatch, console, histogram, jsonmatch, osreport, report
 from .outcome import RunnerError
 
 HPET_QEMU_HZ = 100_000_000    # QEMU's HPET: period 10,000,000 fs
@@ -802,3 +802,36 @@ def run_report_checks(names, lines, source, expectations=(), user=False, record=
             shown.append(f"and {len(found) - len(shown)} more")
         problems += [f"report={name}: {problem}" for problem in shown]
     return problems
+
+
+def _listed_checks(lines, source, user):
+    """The guest's checks as its JSON report lists them; for a run of the image that
+    printed no report (an unexpected exception ends it after the KTAP alone), those its
+    KTAP lines give.  RunnerError when the report is there but cannot be read, or when
+    the run gave neither."""
+    framing = osreport.OS_FRAMING if user else report.IMAGE_FRAMING
+    if user or any(framing.begin in line for line in lines):
+        document = (osreport.load_os_report(lines, source) if user
+                    else report.load_report(lines, source))
+        listed = checkmatch.listed_checks(document)
+        if listed is None:
+            raise RunnerError(f"{source}: the report lists no checks (checks.list is "
+                              f"missing)")
+        return listed
+    listed = console.parse_check_list(lines)
+    if not listed:
+        raise RunnerError(f"{source}: the guest printed neither a report nor a KTAP check")
+    return listed
+
+
+def run_check_assertions(expectations, lines, source, user=False):
+    """The check= `expectations` (checkmatch) on the checks the guest made: its verdicts,
+    not judged again.  Returns problem sentences, each naming its assertion."""
+    if not expectations:
+        return []
+    try:
+        document = {"checks": {"list": _listed_checks(lines, source, user)}}
+    except RunnerError as error:
+        return [f"check={expectation.text}: {error}" for expectation in expectations]
+    return [problem for problem in (checkmatch.check(document, expectation)
+                                    for expectation in expectations) if problem]
