@@ -104,9 +104,10 @@ GUEST_OPTIONS_SRCS := tools/guest-options.c lib/options.c lib/json.c lib/error.c
 # --- host unit tests (the list is tests/tests.cfg, shared with the runner) ---
 HOST_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Werror -I. $(XEN_INTERFACE) \
 	-fsanitize=address,undefined -fno-sanitize-recover=all
-UNIT_TESTS := $(shell awk '$$1 == "unit" { print $$2 }' tests/tests.cfg)
-unit_sources = $(shell awk '$$1 == "unit" && $$2 == "$(1)" { \
-	for (i = 3; i <= NF; i++) if (sub(/^source=/, "", $$i)) print $$i }' \
+# A [unit NAME] section's `source = FILE...` lines name what its test links.
+UNIT_TESTS := $(shell awk '$$1 == "[unit" { sub(/\]$$/, "", $$2); print $$2 }' tests/tests.cfg)
+unit_sources = $(shell awk '/^\[/ { chosen = ($$0 == "[unit $(1)]"); next } \
+	chosen && $$1 == "source" && $$2 == "=" { for (i = 3; i <= NF; i++) print $$i }' \
 	tests/tests.cfg)
 UNIT_BINS := $(patsubst %,$(BUILD)/host/test_%,$(UNIT_TESTS))
 

@@ -15,8 +15,8 @@ import textwrap
 import unittest
 from unittest import mock
 
-from tests.tools import FAKE_QEMU, scratch
-from clockbench_lib import cli, console, cpumodel, matrix, paths, qemu, testlist
+from tests.tools import FAKE_QEMU, parse_cfg, scratch
+from clockbench_lib import cli, console, cpumodel, matrix, paths, qemu
 from clockbench_lib.outcome import RunnerError
 
 # What QEMU 7.2 printed on an AMD EPYC host whose nested KVM refuses IA32_ARCH_CAPABILITIES.
@@ -199,7 +199,7 @@ class KvmTests(unittest.TestCase):
         """)
 
     def settle(self, environ):
-        tests = testlist.parse_tests_cfg(self.TESTS, "t.cfg")
+        tests = parse_cfg(self.TESTS, "t.cfg")
         with fake(**environ), mock.patch.object(qemu, "kvm_status", return_value=KVM_USABLE):
             return cli.kvm_models(tests, kvm_choice=lambda: cpumodel.find_model(FAKE_QEMU))
 
@@ -220,7 +220,7 @@ class KvmTests(unittest.TestCase):
         self.assertEqual([t.spec.cpu for t in tests], ["", "", "qemu64", ""])
 
     def test_unusable_kvm_skips_all(self):
-        tests = testlist.parse_tests_cfg(self.TESTS, "t.cfg")
+        tests = parse_cfg(self.TESTS, "t.cfg")
         with mock.patch.object(qemu, "kvm_status", return_value=(False, "/dev/kvm: nope")):
             _, skips, _ = cli.kvm_models(tests, kvm_choice=None)
         self.assertEqual(skips, {"plain": "/dev/kvm: nope", "noclk": "/dev/kvm: nope",

@@ -19,7 +19,7 @@ import tempfile
 import textwrap
 import unittest
 
-from tests.tools import CLOCKBENCH, FAKE_QEMU, FIXTURES, PYTHON, ROOT, fake_qemu, scratch
+from tests.tools import CLOCKBENCH, FAKE_QEMU, FIXTURES, PYTHON, ROOT, fake_qemu, parse_cfg, scratch, sections
 from clockbench_lib import cli, report, reportchecks, runinfo, testlist
 from clockbench_lib.outcome import RunnerError
 
@@ -1106,11 +1106,11 @@ class TestsCfgReportKey(unittest.TestCase):
     """report= in tests/tests.cfg and in `clockbench test`'s judgement."""
 
     def test_parsing(self):
-        (test,) = testlist.parse_tests_cfg("boot t report=valid report=tcg_facts report=valid\n")
+        (test,) = parse_cfg("boot t report=valid report=tcg_facts report=valid\n")
         self.assertEqual(test.report, ["valid", "tcg_facts"])
         with self.assertRaises(RunnerError) as caught:
-            testlist.parse_tests_cfg("boot t report=fast\n", "t.cfg")
-        self.assertEqual(str(caught.exception), "t.cfg:1: report=fast is not a report check "
+            parse_cfg("boot t report=fast\n", "t.cfg")
+        self.assertEqual(str(caught.exception), "t.cfg:2: report=fast is not a report check "
                                                 "(known: valid, tcg_facts, kvm_facts, "
                                                 "xen_pv_facts, xen_pvh_dom0_facts, "
                                                 "xen_pv_domu_facts, xen_pvh_domu_facts, "
@@ -1184,7 +1184,7 @@ class TestsCfgReportKey(unittest.TestCase):
                                "xen-smp-4": (4, "")})
 
     def test_evaluation(self):
-        (test,) = testlist.parse_tests_cfg("boot t report=valid report=tcg_facts\n")
+        (test,) = parse_cfg("boot t report=valid report=tcg_facts\n")
         lines = fixture_lines("good.log")
         self.assertEqual(cli.evaluate_boot_test(test, "pass", None, lines, "b/t.log"),
                          ("ok", None))
@@ -1192,7 +1192,7 @@ class TestsCfgReportKey(unittest.TestCase):
                                                fixture_lines("missing-field.log"), "b/t.log")
         self.assertEqual((state, reason), ("not ok", "report=valid/tcg_facts: b/t.log: "
                                            "clocks[3]: 'read_ns' is a required property"))
-        (test,) = testlist.parse_tests_cfg("boot t match=nothing report=kvm_facts\n")
+        (test,) = parse_cfg("boot t match=nothing report=kvm_facts\n")
         state, reason = cli.evaluate_boot_test(test, "pass", None, lines)
         self.assertEqual(state, "not ok")
         self.assertTrue(reason.startswith("no line matches /nothing/; report=kvm_facts: "
@@ -1292,8 +1292,8 @@ class WithFakeQemu(unittest.TestCase):
 
     def test_boot_test_with_report_checks(self):
         with open(os.path.join(self.root, testlist.TESTS_CFG), "w", encoding="utf-8") as cfg:
-            cfg.write("boot good report=valid report=tcg_facts\n"
-                      "boot kvm  report=kvm_facts\n")
+            cfg.write(sections("boot good report=valid report=tcg_facts\n"
+                      "boot kvm  report=kvm_facts\n"))
         result = self.tool("clockbench", "test", "--no-build", log="good.log")
         lines = result.stdout.splitlines()
         self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
