@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * kernel_boot(): the one C entry every boot head reaches, in ring 3 once
- * boot/start32.S and ring0_init() have set up long mode and the IDT.  It
+ * platform/hvm64/start32.S and ring0_init() have set up long mode and the IDT.  It
  * reads like the Xen Test Framework's xtf_main(): set up (the console, the
  * boot information, the command line), then the phases of the run in
  * order, each one line of the table below, then the checks, the JSON
@@ -435,7 +435,7 @@ static void setup(struct run *r, uint32_t protocol, uint32_t info_paddr,
 					  : 0));
 		fail_early("the command line is too long", err);
 	}
-	/* boot/start32.S found RAM there; the map must call it RAM too. */
+	/* platform/hvm64/start32.S found RAM there; the map must call it RAM too. */
 	if (!boot_info_ram_covers(&r->boot, (uintptr_t)__image_start,
 				  (uintptr_t)__image_end)) {
 		snprintf(err, sizeof(err),
