@@ -13,6 +13,7 @@
 #   make check      format, layering and lint checks, unit tests, a fuzz
 #                   smoke run, boot tests
 #   make fuzz       every fuzz target for FUZZ_SECONDS each (docs/fuzzing.md)
+#   make docs       the check rules in docs/report-format.md, from the C sources
 #   make deps       install the Debian packages this needs (as root)
 #   make install    the runner, the images, clockbench-user, the docs, a man page
 #                   and bash completion under PREFIX (/usr/local; DESTDIR
@@ -124,7 +125,7 @@ USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I. -isystem $(BUILD)/inc
 	-static -pthread
 
 .PHONY: all images guest-options user iso xen-iso run check test unit-tests tool-tests boot-tests \
-	layers lint format-check format deps clean fuzz fuzz-smoke fuzz-targets FORCE
+	layers lint format-check format docs deps clean fuzz fuzz-smoke fuzz-targets FORCE
 .DELETE_ON_ERROR:
 
 all: images user iso
@@ -373,8 +374,14 @@ format:
 layers:
 	@$(PYTHON) tools/layers
 
+# The table of every check and its tolerance in docs/report-format.md is written from
+# the C sources (tools/check-rules); test_check_rules.py fails when it is stale.
+docs:
+	@echo "  GEN     docs/report-format.md (check rules)"
+	@$(PYTHON) tools/check-rules --write
+
 # Unused imports and names, undefined names: Debian's pyflakes.
-PYTHON_SRCS := tools/clockbench tools/bench tools/layers tools/dom0-build tools/install \
+PYTHON_SRCS := tools/clockbench tools/bench tools/layers tools/check-rules tools/dom0-build tools/install \
 	tools/clockbench_lib tests/tools tests/fuzz tests/fuzz/run
 lint:
 	@echo "  LINT    pyflakes over $(PYTHON_SRCS)"
