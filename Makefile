@@ -297,8 +297,9 @@ $(BUILD)/clockbench-xen.iso: $(BUILD)/clockbench.elf boot/grub-xen.cfg $(XEN_GZ)
 DOM0 := $(BUILD)/dom0
 DOM0_LOCAL := $(sort $(shell awk '$$1 == "local" { print $$2 }' dom0/contents.cfg \
 	dom0/domu-contents.cfg))
-DOM0_BUILDER := tools/dom0-build $(addprefix tools/clockbench_lib/,dom0build.py cpio.py \
-	elffile.py paths.py) dom0/packages.cfg dom0/contents.cfg dom0/domu-contents.cfg
+DOM0_BUILDER := tools/dom0-build $(addprefix tools/clockbench_lib/,dom0/dom0build.py \
+	dom0/cpio.py dom0/elffile.py base/paths.py) dom0/packages.cfg dom0/contents.cfg \
+	dom0/domu-contents.cfg
 
 .PHONY: dom0
 dom0: $(DOM0)/initrd.img
@@ -471,7 +472,7 @@ DESTDIR ?=
 INSTALL_BUILT = $(IMAGES) $(USER_PROGRAM) $(BUILD)/clockbench.iso $(GUEST_OPTIONS) $(wildcard \
 	$(BUILD)/clockbench-xen.iso $(BUILD)/xen-4.17-amd64 $(DOM0)/vmlinuz \
 	$(DOM0)/initrd.img $(DOM0)/domu-initrd.img)
-CLI_SRCS := tools/clockbench $(wildcard tools/clockbench_lib/*.py)
+CLI_SRCS := tools/clockbench $(wildcard tools/clockbench_lib/*.py tools/clockbench_lib/*/*.py)
 
 .PHONY: install uninstall man completion
 man: $(BUILD)/clockbench.1

@@ -47,9 +47,12 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.dont_write_bytecode = True
 
 # pylint: disable=wrong-import-position
-from clockbench_lib import (cli, compare, console, osreport, report,  # noqa: E402
-                           reportchecks, testlist, xen)
-from clockbench_lib.outcome import RunnerError  # noqa: E402
+from clockbench_lib.model import console, osreport, report  # noqa: E402
+from clockbench_lib.boot import xen  # noqa: E402
+from clockbench_lib.testing import reportchecks, testlist  # noqa: E402
+from clockbench_lib.compare import compare  # noqa: E402
+from clockbench_lib import cli  # noqa: E402
+from clockbench_lib.base.outcome import RunnerError  # noqa: E402
 
 PYTHON = "/usr/bin/python3"
 CLOCKBENCH = os.path.join(ROOT, "tools", "clockbench")

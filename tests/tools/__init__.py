@@ -14,7 +14,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "tools"))
 
 # pylint: disable=wrong-import-position
-from clockbench_lib.paths import ROOT  # noqa: E402  (needs the path set above)
+from clockbench_lib.base.paths import ROOT  # noqa: E402  (needs the path set above)
 
 FIXTURES = os.path.join(HERE, "fixtures")
 GOOD_LOG = os.path.join(FIXTURES, "good.log")  # a console log with a valid report, no ticks

@@ -10,8 +10,9 @@ import tempfile
 import unittest
 
 from tests.tools import ROOT
-from clockbench_lib import acpipatch, qemu, testlist
-from clockbench_lib.outcome import RunnerError
+from clockbench_lib.boot import acpipatch, qemu
+from clockbench_lib.testing import testlist
+from clockbench_lib.base.outcome import RunnerError
 
 FIXTURE = os.path.join(ROOT, acpipatch.FIXTURE_DIR, "APIC.bin")
 

@@ -14,9 +14,13 @@ import unittest
 from unittest import mock
 
 from tests.tools import FAKE_QEMU, PYTHON, ROOT, scratch
-from clockbench_lib import cli, console, cpumodel, outcome, qemu, testlist, testreport, xen
-from clockbench_lib.outcome import RunnerError
-from clockbench_lib.process import run_process
+from clockbench_lib.base import outcome
+from clockbench_lib.model import console
+from clockbench_lib.boot import cpumodel, qemu, xen
+from clockbench_lib.testing import testlist, testreport
+from clockbench_lib import cli
+from clockbench_lib.base.outcome import RunnerError
+from clockbench_lib.boot.process import run_process
 
 # What a boot test of the check profile (the default) adds to its args=.
 CHECK_OPTIONS = " ".join(testlist.PROFILE_OPTIONS["check"])

@@ -16,8 +16,13 @@ import unittest
 from unittest import mock
 
 from tests.tools import FAKE_QEMU, scratch
-from clockbench_lib import cli, console, cpumodel, matrix, paths, qemu, testlist
-from clockbench_lib.outcome import RunnerError
+from clockbench_lib.base import paths
+from clockbench_lib.model import console
+from clockbench_lib.boot import cpumodel, qemu
+from clockbench_lib.testing import testlist
+from clockbench_lib.compare import matrix
+from clockbench_lib import cli
+from clockbench_lib.base.outcome import RunnerError
 
 # What QEMU 7.2 printed on an AMD EPYC host whose nested KVM refuses IA32_ARCH_CAPABILITIES.
 ARCH_CAPABILITIES_REFUSED = "qemu-system-x86_64: error: failed to set MSR 0x10a to 0x69"

@@ -12,9 +12,12 @@ import json
 import os
 
 from tests.tools import ROOT
-from clockbench_lib import cli, console, jsonmatch, qemu, report, testlist
-from clockbench_lib.boot import BootOutcome
-from clockbench_lib.outcome import RunnerError
+from clockbench_lib.model import console, report
+from clockbench_lib.boot import qemu
+from clockbench_lib.testing import jsonmatch, testlist
+from clockbench_lib import cli
+from clockbench_lib.boot.once import BootOutcome
+from clockbench_lib.base.outcome import RunnerError
 
 DOCUMENT = {
     "env": {"hypervisor": "TCG", "tsc_hz": 2.1e9},

@@ -19,9 +19,12 @@ from types import SimpleNamespace
 from unittest import mock
 
 from tests.tools import FAKE_QEMU, FIXTURES, GOOD_LOG, PYTHON, scratch
-from clockbench_lib import (cli, kvmprobe, linux, osreport, outcome, qemu, report,
-                            reportchecks, testlist, xen)
-from clockbench_lib.outcome import RunnerError
+from clockbench_lib.base import outcome
+from clockbench_lib.model import osreport, report
+from clockbench_lib.boot import kvmprobe, linux, qemu, xen
+from clockbench_lib.testing import reportchecks, testlist
+from clockbench_lib import cli
+from clockbench_lib.base.outcome import RunnerError
 
 LINUX_LOG = os.path.join(FIXTURES, "linux", "linux-pc.log")
 DOM0_LOG = os.path.join(FIXTURES, "linux", "xen-linux-dom0.log")

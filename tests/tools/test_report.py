@@ -20,8 +20,11 @@ import textwrap
 import unittest
 
 from tests.tools import CLOCKBENCH, FAKE_QEMU, FIXTURES, PYTHON, ROOT, fake_qemu, scratch
-from clockbench_lib import cli, report, reportchecks, runinfo, testlist
-from clockbench_lib.outcome import RunnerError
+from clockbench_lib.model import report
+from clockbench_lib.boot import runinfo
+from clockbench_lib.testing import reportchecks, testlist
+from clockbench_lib import cli
+from clockbench_lib.base.outcome import RunnerError
 
 # Each malformed fixture and the sentence `parse` must say about it (after "LOG: ").
 MALFORMED = {

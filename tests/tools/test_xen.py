@@ -18,9 +18,14 @@ import unittest
 from unittest import mock
 
 from tests.tools import FAKE_QEMU, FIXTURES, GOOD_LOG, PYTHON, scratch
-from clockbench_lib import cli, matrix, paths, qemu, report, testlist, xen
-from clockbench_lib.outcome import RunnerError
-from clockbench_lib.process import run_process
+from clockbench_lib.base import paths
+from clockbench_lib.model import report
+from clockbench_lib.boot import qemu, xen
+from clockbench_lib.testing import testlist
+from clockbench_lib.compare import matrix
+from clockbench_lib import cli
+from clockbench_lib.base.outcome import RunnerError
+from clockbench_lib.boot.process import run_process
 
 XEN_FIXTURES = os.path.join(FIXTURES, "xen")
 DEFAULT_OPTIONS = "console=com1 com1=115200,8n1 dom0_mem=128M dom0_max_vcpus=2 noreboot"

@@ -11,17 +11,21 @@ import sys
 import threading
 from dataclasses import dataclass, replace
 
-from . import (bootgate, console, cpumodel, guestopts, histogram, host, kvmprobe, linux,
-               osreport, paths, qemu, report, runinfo, testreport, version, xen)
-from .boot import BootOutcome, boot_once, build_images, check_image, command_lines
-from .console import parse_report
-from .outcome import (EXIT_ERROR, EXIT_FAIL, EXIT_INTERRUPTED, EXIT_PASS, EXIT_TABLE,
-                      INTERRUPTED_EXITS, STOP_SIGNALS, VERDICT_EXIT, RunnerError,
-                      Terminated)
-from .process import stop_all
-from .reportchecks import run_report_checks
-from .testlist import FORMAT_HELP, TESTS_CFG, load_tests_cfg, select_boot_tests
-from .testreport import TestResult
+from .base import paths
+from .model import console, histogram, osreport, report
+from .boot import bootgate, cpumodel, guestopts, kvmprobe, linux, qemu, runinfo, xen
+from .testing import testreport
+from .host import host
+from . import version
+from .boot.once import BootOutcome, boot_once, build_images, check_image, command_lines
+from .model.console import parse_report
+from .base.outcome import (EXIT_ERROR, EXIT_FAIL, EXIT_INTERRUPTED, EXIT_PASS, EXIT_TABLE,
+                           INTERRUPTED_EXITS, STOP_SIGNALS, VERDICT_EXIT, RunnerError,
+                           Terminated)
+from .boot.process import stop_all
+from .testing.reportchecks import run_report_checks
+from .testing.testlist import FORMAT_HELP, TESTS_CFG, load_tests_cfg, select_boot_tests
+from .testing.testreport import TestResult
 
 RUN_DIR = os.path.join(paths.BUILD_DIR, "run")
 TESTS_DIR = os.path.join(paths.BUILD_DIR, "tests")
@@ -869,7 +873,7 @@ def lazy_commands_needed(argv):
 
 def add_matrix_parser(subparsers):
     """The `matrix` subcommand's options."""
-    from . import matrix  # pylint: disable=import-outside-toplevel  (see LAZY_COMMANDS)
+    from .compare import matrix  # pylint: disable=import-outside-toplevel  (see LAZY_COMMANDS)
     parser = subparsers.add_parser(
         "matrix", help=LAZY_COMMANDS["matrix"],
         description=f"Boot the image (--smp {matrix.MATRIX_SMP}) in every environment: "
@@ -935,7 +939,7 @@ def add_matrix_parser(subparsers):
 
 def add_compare_parser(subparsers):
     """The `compare` subcommand's options."""
-    from . import compare  # pylint: disable=import-outside-toplevel  (see LAZY_COMMANDS)
+    from .compare import compare  # pylint: disable=import-outside-toplevel  (see LAZY_COMMANDS)
     parser = subparsers.add_parser(
         "compare", help=LAZY_COMMANDS["compare"],
         description="Per clock and environment: p50 and p99 read cost, batch ns/read,\n"

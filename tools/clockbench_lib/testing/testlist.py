@@ -14,8 +14,11 @@ import re
 import shlex
 from dataclasses import dataclass, field, replace
 
-from . import guestopts, jsonmatch, osreport, paths, qemu, report
-from .outcome import RunnerError
+from ..base import paths
+from ..model import osreport, report
+from ..boot import guestopts, qemu
+from . import jsonmatch
+from ..base.outcome import RunnerError
 from .reportchecks import checks_for
 
 FORMAT_HELP = """\
