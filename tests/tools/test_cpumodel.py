@@ -19,7 +19,7 @@ from tests.tools import FAKE_QEMU, scratch
 from clockbench_lib.base import paths
 from clockbench_lib.model import console
 from clockbench_lib.boot import cpumodel, qemu
-from clockbench_lib.testing import testlist
+from clockbench_lib.testing import boottest, testlist
 from clockbench_lib.compare import matrix
 from clockbench_lib import cli
 from clockbench_lib.base.outcome import RunnerError
@@ -206,7 +206,7 @@ class KvmTests(unittest.TestCase):
     def settle(self, environ):
         tests = testlist.parse_tests_cfg(self.TESTS, "t.cfg")
         with fake(**environ), mock.patch.object(qemu, "kvm_status", return_value=KVM_USABLE):
-            return cli.kvm_models(tests, kvm_choice=lambda: cpumodel.find_model(FAKE_QEMU))
+            return boottest.kvm_models(tests, kvm_choice=lambda: cpumodel.find_model(FAKE_QEMU))
 
     def test_chosen_model(self):
         tests, skips, note = self.settle(REFUSES_HOST)
@@ -227,7 +227,7 @@ class KvmTests(unittest.TestCase):
     def test_unusable_kvm_skips_all(self):
         tests = testlist.parse_tests_cfg(self.TESTS, "t.cfg")
         with mock.patch.object(qemu, "kvm_status", return_value=(False, "/dev/kvm: nope")):
-            _, skips, _ = cli.kvm_models(tests, kvm_choice=None)
+            _, skips, _ = boottest.kvm_models(tests, kvm_choice=None)
         self.assertEqual(skips, {"plain": "/dev/kvm: nope", "noclk": "/dev/kvm: nope",
                                  "own": "/dev/kvm: nope"})
 

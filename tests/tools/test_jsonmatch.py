@@ -14,8 +14,7 @@ import os
 from tests.tools import ROOT
 from clockbench_lib.model import console, report
 from clockbench_lib.boot import qemu
-from clockbench_lib.testing import jsonmatch, testlist
-from clockbench_lib import cli
+from clockbench_lib.testing import boottest, jsonmatch, testlist
 from clockbench_lib.boot.once import BootOutcome
 from clockbench_lib.base.outcome import RunnerError
 
@@ -138,8 +137,8 @@ class Repeat(unittest.TestCase):
 
     def run_test(self, *boots):
         test = testlist.parse_tests_cfg(f"boot twice repeat={len(boots)}\n")[0]
-        with mock.patch.object(cli, "boot_once", side_effect=list(boots)) as boot_once:
-            result = cli.run_boot_test(test)
+        with mock.patch.object(boottest, "boot_once", side_effect=list(boots)) as boot_once:
+            result = boottest.run_boot_test(test)
         return result, boot_once
 
     def test_same_names_pass(self):
