@@ -299,8 +299,10 @@ $(BUILD)/clockbench-xen.iso: $(BUILD)/clockbench.elf boot/grub-xen.cfg $(XEN_GZ)
 DOM0 := $(BUILD)/dom0
 DOM0_LOCAL := $(sort $(shell awk '$$1 == "local" { print $$2 }' dom0/contents.cfg \
 	dom0/domu-contents.cfg))
-DOM0_BUILDER := tools/dom0-build $(addprefix tools/clockbench_lib/,dom0build.py cpio.py \
-	elffile.py paths.py) dom0/packages.cfg dom0/contents.cfg dom0/domu-contents.cfg
+DOM0_BUILDER := tools/dom0-build tools/clockbench_lib/dom0/dom0build.py \
+	tools/clockbench_lib/dom0/cpio.py tools/clockbench_lib/dom0/elffile.py \
+	tools/clockbench_lib/base/paths.py dom0/packages.cfg dom0/contents.cfg \
+	dom0/domu-contents.cfg
 
 .PHONY: dom0
 dom0: $(DOM0)/initrd.img
@@ -475,7 +477,7 @@ fuzz-smoke: fuzz-targets
 
 # --- installing ------------------------------------------------------------
 # tools/install lays the tree out under PREFIX/share/clockbench (where the installed
-# runner finds its images, schemas and test list: tools/clockbench_lib/paths.py), links
+# runner finds its images, schemas and test list: tools/clockbench_lib/base/paths.py), links
 # PREFIX/bin/clockbench and clockbench-user into it, and lists every file and folder it
 # made, which is what uninstall removes.  The Xen ISO, Xen's binary and the Linux dom0 are
 # installed when they were built (make xen-iso, make dom0).
@@ -484,7 +486,7 @@ DESTDIR ?=
 INSTALL_BUILT = $(IMAGES) $(USER_PROGRAM) $(BUILD)/clockbench.iso $(GUEST_OPTIONS) $(wildcard \
 	$(BUILD)/clockbench-xen.iso $(BUILD)/xen-4.17-amd64 $(DOM0)/vmlinuz \
 	$(DOM0)/initrd.img $(DOM0)/domu-initrd.img)
-CLI_SRCS := tools/clockbench $(wildcard tools/clockbench_lib/*.py)
+CLI_SRCS := tools/clockbench $(wildcard tools/clockbench_lib/*.py tools/clockbench_lib/*/*.py)
 
 .PHONY: install uninstall man completion
 man: $(BUILD)/clockbench.1

@@ -47,9 +47,12 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.dont_write_bytecode = True
 
 # pylint: disable=wrong-import-position
-from clockbench_lib import (cli, compare, console, osreport, report,  # noqa: E402
-                           reportchecks, testlist, xen)
-from clockbench_lib.outcome import RunnerError  # noqa: E402
+from clockbench_lib.model import console, osreport, report  # noqa: E402
+from clockbench_lib.boot import xen  # noqa: E402
+from clockbench_lib.testing import boottest, reportchecks, testlist  # noqa: E402
+from clockbench_lib.compare import compare  # noqa: E402
+from clockbench_lib import cli  # noqa: E402
+from clockbench_lib.base.outcome import RunnerError  # noqa: E402
 
 PYTHON = "/usr/bin/python3"
 CLOCKBENCH = os.path.join(ROOT, "tools", "clockbench")
@@ -403,7 +406,7 @@ def in_process(kind, data, path, workspace, rng):
             # `test`'s judgement, with the report= and json= checks of a tests.cfg line,
             # and every report= check on the log's report and clockbench-user's document.
             test = rng.choice(checked_tests())
-            cli.evaluate_boot_test(test, test.expect, None, lines, path)
+            boottest.evaluate_boot_test(test, test.expect, None, lines, path)
             for user in (False, True):
                 reportchecks.run_report_checks(list(reportchecks.checks_for(user)), lines,
                                                path, user=user)

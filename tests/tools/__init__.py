@@ -14,7 +14,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "tools"))
 
 # pylint: disable=wrong-import-position
-from clockbench_lib.paths import ROOT  # noqa: E402  (needs the path set above)
+from clockbench_lib.base.paths import ROOT  # noqa: E402  (needs the path set above)
 
 FIXTURES = os.path.join(HERE, "fixtures")
 GOOD_LOG = os.path.join(FIXTURES, "good.log")  # a console log with a valid report, no ticks
@@ -42,5 +42,5 @@ def sections(text):
 
 def parse_cfg(text, filename="tests/tests.cfg"):
     """testlist.parse_tests_cfg() of tests written one a line (sections())."""
-    from clockbench_lib import testlist  # pylint: disable=import-outside-toplevel
+    from clockbench_lib.testing import testlist  # pylint: disable=import-outside-toplevel
     return testlist.parse_tests_cfg(sections(text), filename)

@@ -17,9 +17,9 @@ import tempfile
 import unittest
 
 from tests.tools import FAKE_QEMU, PYTHON, ROOT
-from clockbench_lib.guestopts import OPTIONS_FILE
-from clockbench_lib.osreport import OS_FRAMING
-from clockbench_lib.report import SCHEMA_FILE
+from clockbench_lib.boot.guestopts import OPTIONS_FILE
+from clockbench_lib.model.osreport import OS_FRAMING
+from clockbench_lib.model.report import SCHEMA_FILE
 # Where the fake images' one segment ends: 7.5 MiB, so they need 8 MiB, as the real ones do.
 FAKE_IMAGE_END = 0x780000
 FAKE_ELF = "fake.elf"

@@ -10,8 +10,8 @@ import tempfile
 import unittest
 
 from tests.tools import ROOT, parse_cfg
-from clockbench_lib import acpipatch, qemu
-from clockbench_lib.outcome import RunnerError
+from clockbench_lib.boot import acpipatch, qemu
+from clockbench_lib.base.outcome import RunnerError
 
 FIXTURE = os.path.join(ROOT, acpipatch.FIXTURE_DIR, "APIC.bin")
 

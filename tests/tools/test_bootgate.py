@@ -7,9 +7,10 @@ import time
 import unittest
 
 from tests.tools import ROOT, parse_cfg
-from clockbench_lib import bootgate, qemu, testlist
-from clockbench_lib.outcome import RunnerError
-from clockbench_lib.testlist import load_tests_cfg
+from clockbench_lib.boot import bootgate, qemu
+from clockbench_lib.testing import testlist
+from clockbench_lib.base.outcome import RunnerError
+from clockbench_lib.testing.testlist import load_tests_cfg
 
 
 class WhichRunAlone(unittest.TestCase):

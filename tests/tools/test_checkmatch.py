@@ -4,7 +4,8 @@ report's checks.list or, for a run that ended before its report, from its KTAP l
 
 import unittest
 
-from clockbench_lib import checkmatch, console, reportchecks
+from clockbench_lib.model import console
+from clockbench_lib.testing import checkmatch, reportchecks
 
 KTAP = ["clockbench 1.0", "KTAP version 1", "1..4",
         "ok 1 hpet: advances",

@@ -16,7 +16,10 @@ import unittest
 import xml.etree.ElementTree as ET
 
 from tests.tools import FAKE_QEMU, FIXTURES, GOOD_LOG, PYTHON, ROOT, scratch, sections
-from clockbench_lib import console, qemu, report, testlist, version
+from clockbench_lib.model import console, report
+from clockbench_lib.boot import qemu
+from clockbench_lib.testing import testlist
+from clockbench_lib import version
 
 XEN_LOG = os.path.join(FIXTURES, "xen", "boot-hpet.log")
 

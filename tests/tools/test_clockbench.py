@@ -14,9 +14,13 @@ import unittest
 from unittest import mock
 
 from tests.tools import FAKE_QEMU, PYTHON, ROOT, parse_cfg, scratch, sections
-from clockbench_lib import cli, console, cpumodel, outcome, qemu, testlist, testreport, xen
-from clockbench_lib.outcome import RunnerError
-from clockbench_lib.process import run_process
+from clockbench_lib.base import outcome
+from clockbench_lib.model import console
+from clockbench_lib.boot import cpumodel, qemu, xen
+from clockbench_lib.testing import boottest, testlist, testreport
+from clockbench_lib import cli
+from clockbench_lib.base.outcome import RunnerError
+from clockbench_lib.boot.process import run_process
 
 # What a boot test of the check profile (the default) adds to its args=.
 CHECK_OPTIONS = " ".join(testlist.PROFILE_OPTIONS["check"])
@@ -580,11 +584,11 @@ class TestEvaluation(unittest.TestCase):
 
     def test_pass(self):
         test = boot_test("boot t match='boot protocol +pvh' nomatch='#PF'")
-        self.assertEqual(cli.evaluate_boot_test(test, "pass", None, self.LINES), ("ok", None))
+        self.assertEqual(boottest.evaluate_boot_test(test, "pass", None, self.LINES), ("ok", None))
 
     def test_missing_and_forbidden_patterns(self):
         test = boot_test("boot t match='boot protocol +multiboot1' nomatch='command line'")
-        state, reason = cli.evaluate_boot_test(test, "pass", None, self.LINES)
+        state, reason = boottest.evaluate_boot_test(test, "pass", None, self.LINES)
         self.assertEqual(state, "not ok")
         self.assertIn("no line matches /boot protocol +multiboot1/", reason)
         self.assertIn('/command line/ must not match but matched: command line     "verbose=1"',
@@ -592,25 +596,25 @@ class TestEvaluation(unittest.TestCase):
 
     def test_wrong_verdict(self):
         test = boot_test("boot t expect=fail")
-        self.assertEqual(cli.evaluate_boot_test(test, "pass", None, self.LINES),
+        self.assertEqual(boottest.evaluate_boot_test(test, "pass", None, self.LINES),
                          ("not ok", "expected FAIL, the guest reported PASS"))
-        self.assertEqual(cli.evaluate_boot_test(test, "fail", None, self.LINES), ("ok", None))
+        self.assertEqual(boottest.evaluate_boot_test(test, "fail", None, self.LINES), ("ok", None))
 
     def test_error_hang_and_skip(self):
         test = boot_test("boot t")
-        self.assertEqual(cli.evaluate_boot_test(test, "hang", "hang: x", []), ("not ok", "hang: x"))
-        self.assertEqual(cli.evaluate_boot_test(test, "error", "bad", []), ("not ok", "bad"))
-        self.assertEqual(cli.evaluate_boot_test(test, "skip", None, ["x"])[0], "skip")
-        self.assertEqual(cli.evaluate_boot_test(boot_test("boot t expect=skip"), "skip", None,
+        self.assertEqual(boottest.evaluate_boot_test(test, "hang", "hang: x", []), ("not ok", "hang: x"))
+        self.assertEqual(boottest.evaluate_boot_test(test, "error", "bad", []), ("not ok", "bad"))
+        self.assertEqual(boottest.evaluate_boot_test(test, "skip", None, ["x"])[0], "skip")
+        self.assertEqual(boottest.evaluate_boot_test(boot_test("boot t expect=skip"), "skip", None,
                                                 []), ("ok", None))
 
     def test_kvm_tests_skip_when_kvm_is_unusable(self):
         tests = parse("[boot a]\naccel = kvm\n[boot b]\n")
         with mock.patch.object(qemu, "kvm_status", return_value=(False, "/dev/kvm: nope")):
-            self.assertEqual(cli.kvm_models(tests)[1], {"a": "/dev/kvm: nope"})
+            self.assertEqual(boottest.kvm_models(tests)[1], {"a": "/dev/kvm: nope"})
         host = cpumodel.Choice("host", [cpumodel.Attempt("host", True)])
         with mock.patch.object(qemu, "kvm_status", return_value=(True, "fine")):
-            settled, skips, note = cli.kvm_models(tests, kvm_choice=lambda: host)
+            settled, skips, note = boottest.kvm_models(tests, kvm_choice=lambda: host)
         self.assertEqual((skips, note), ({}, "-cpu host starts under KVM here"))
         self.assertEqual([test.spec.cpu_option for test in settled], ["host", "max"])
 

@@ -16,8 +16,9 @@ import tempfile
 import unittest
 
 from tests.tools import CLOCKBENCH, FIXTURES, GOOD_LOG, PYTHON, ROOT
-from clockbench_lib import compare, cpumodel, matrix
-from clockbench_lib.outcome import RunnerError
+from clockbench_lib.boot import cpumodel
+from clockbench_lib.compare import compare, matrix
+from clockbench_lib.base.outcome import RunnerError
 
 MATRIX_FIXTURES = os.path.join(FIXTURES, "matrix")
 SAMPLE = os.path.join(MATRIX_FIXTURES, "sample")

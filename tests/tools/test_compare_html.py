@@ -20,8 +20,8 @@ from html.parser import HTMLParser
 from unittest import mock
 
 from tests.tools import CLOCKBENCH, FIXTURES, GOOD_LOG, PYTHON, ROOT
-from clockbench_lib import compare, html, plot
-from clockbench_lib.outcome import RunnerError
+from clockbench_lib.compare import compare, html, plot
+from clockbench_lib.base.outcome import RunnerError
 
 SAMPLE = os.path.join(FIXTURES, "matrix", "sample")
 LINUX = os.path.join(FIXTURES, "linux")

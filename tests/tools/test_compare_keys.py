@@ -16,8 +16,9 @@ import tempfile
 import unittest
 
 from tests.tools import CLOCKBENCH, FIXTURES, PYTHON, ROOT
-from clockbench_lib import compare, report
-from clockbench_lib.outcome import RunnerError
+from clockbench_lib.model import report
+from clockbench_lib.compare import compare
+from clockbench_lib.base.outcome import RunnerError
 
 MATRIX_FIXTURES = os.path.join(FIXTURES, "matrix")
 SAMPLE = os.path.join(MATRIX_FIXTURES, "sample")   # Intel host, clockbench/1

@@ -15,8 +15,8 @@ import unittest
 
 from tests.tools import FIXTURES
 from tests.tools.test_compare import add_xen_hpet_as_pv_dom0, load
-from clockbench_lib import compare
-from clockbench_lib.table import Column, Row, Table
+from clockbench_lib.compare import compare
+from clockbench_lib.compare.table import Column, Row, Table
 
 SAMPLE = os.path.join(FIXTURES, "matrix", "sample")
 LINUX = os.path.join(FIXTURES, "linux")

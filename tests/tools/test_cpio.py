@@ -15,7 +15,7 @@ import subprocess
 import unittest
 
 from tests.tools import ROOT
-from clockbench_lib import cpio
+from clockbench_lib.dom0 import cpio
 
 
 def archive(build, mtime=0):

@@ -16,8 +16,13 @@ import unittest
 from unittest import mock
 
 from tests.tools import FAKE_QEMU, parse_cfg, scratch
-from clockbench_lib import cli, console, cpumodel, matrix, paths, qemu
-from clockbench_lib.outcome import RunnerError
+from clockbench_lib.base import paths
+from clockbench_lib.model import console
+from clockbench_lib.boot import cpumodel, qemu
+from clockbench_lib.testing import boottest
+from clockbench_lib.compare import matrix
+from clockbench_lib import cli
+from clockbench_lib.base.outcome import RunnerError
 
 # What QEMU 7.2 printed on an AMD EPYC host whose nested KVM refuses IA32_ARCH_CAPABILITIES.
 ARCH_CAPABILITIES_REFUSED = "qemu-system-x86_64: error: failed to set MSR 0x10a to 0x69"
@@ -201,7 +206,7 @@ class KvmTests(unittest.TestCase):
     def settle(self, environ):
         tests = parse_cfg(self.TESTS, "t.cfg")
         with fake(**environ), mock.patch.object(qemu, "kvm_status", return_value=KVM_USABLE):
-            return cli.kvm_models(tests, kvm_choice=lambda: cpumodel.find_model(FAKE_QEMU))
+            return boottest.kvm_models(tests, kvm_choice=lambda: cpumodel.find_model(FAKE_QEMU))
 
     def test_chosen_model(self):
         tests, skips, note = self.settle(REFUSES_HOST)
@@ -222,7 +227,7 @@ class KvmTests(unittest.TestCase):
     def test_unusable_kvm_skips_all(self):
         tests = parse_cfg(self.TESTS, "t.cfg")
         with mock.patch.object(qemu, "kvm_status", return_value=(False, "/dev/kvm: nope")):
-            _, skips, _ = cli.kvm_models(tests, kvm_choice=None)
+            _, skips, _ = boottest.kvm_models(tests, kvm_choice=None)
         self.assertEqual(skips, {"plain": "/dev/kvm: nope", "noclk": "/dev/kvm: nope",
                                  "own": "/dev/kvm: nope"})
 

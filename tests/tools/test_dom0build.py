@@ -18,8 +18,8 @@ import tempfile
 import unittest
 
 from tests.tools import ROOT
-from clockbench_lib import cpio, dom0build, elffile
-from clockbench_lib.dom0build import Dom0BuildError
+from clockbench_lib.dom0 import cpio, dom0build, elffile
+from clockbench_lib.dom0.dom0build import Dom0BuildError
 
 HOST_PROGRAM = "/usr/bin/dash"  # a dynamic program every Debian host has
 

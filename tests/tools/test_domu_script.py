@@ -17,7 +17,7 @@ import unittest
 from urllib.parse import quote
 
 from tests.tools import ROOT
-from clockbench_lib import paths
+from clockbench_lib.base import paths
 
 SCRIPT = os.path.join(ROOT, "dom0", "clockbench-domu")
 BUSYBOX = os.path.join(ROOT, paths.BUILD_DIR, "dom0", "staging", "bin", "busybox")

@@ -18,8 +18,10 @@ import textwrap
 import unittest
 
 from tests.tools import ROOT, scratch, sections
-from clockbench_lib import guestopts, paths, testlist
-from clockbench_lib.outcome import RunnerError
+from clockbench_lib.base import paths
+from clockbench_lib.boot import guestopts
+from clockbench_lib.testing import testlist
+from clockbench_lib.base.outcome import RunnerError
 
 PROGRAM = os.path.join(ROOT, paths.BUILD_DIR, "host", "guest-options")
 # Command lines the image's parser and the runner's check must judge alike.

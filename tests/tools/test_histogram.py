@@ -15,8 +15,9 @@ import subprocess
 import unittest
 
 from tests.tools import ROOT
-from clockbench_lib import histogram, paths
-from clockbench_lib.outcome import RunnerError
+from clockbench_lib.base import paths
+from clockbench_lib.model import histogram
+from clockbench_lib.base.outcome import RunnerError
 
 PROGRAM = os.path.join(ROOT, paths.BUILD_DIR, "host", "test_hist")
 SUB_BITS = 5

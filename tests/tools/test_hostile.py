@@ -13,8 +13,10 @@ import time
 import unittest
 
 from tests.tools import FAKE_QEMU, GOOD_LOG, PYTHON, scratch
-from clockbench_lib import boot, compare, console, report
-from clockbench_lib.outcome import RunnerError
+from clockbench_lib.model import console, report
+from clockbench_lib.boot import once
+from clockbench_lib.compare import compare
+from clockbench_lib.base.outcome import RunnerError
 
 MIB = 1 << 20
 # The most a runner sentence may be: a few hundred characters, whatever it quotes.
@@ -167,7 +169,7 @@ class SplitterBounds(unittest.TestCase):
             report.load_report(held.to_list(), "x")
 
     def test_hang_reason_quotes_a_long_line_short(self):
-        reason = boot.hang_reason(60, "z" * 23_700_000)
+        reason = once.hang_reason(60, "z" * 23_700_000)
         self.assertLess(len(reason), SENTENCE_CHARS)
         self.assertIn("(23700000 characters)", reason)
 

@@ -12,9 +12,11 @@ import json
 import os
 
 from tests.tools import ROOT, parse_cfg
-from clockbench_lib import cli, console, jsonmatch, qemu, report
-from clockbench_lib.boot import BootOutcome
-from clockbench_lib.outcome import RunnerError
+from clockbench_lib.model import console, report
+from clockbench_lib.boot import qemu
+from clockbench_lib.testing import boottest, jsonmatch
+from clockbench_lib.boot.once import BootOutcome
+from clockbench_lib.base.outcome import RunnerError
 
 DOCUMENT = {
     "env": {"hypervisor": "TCG", "tsc_hz": 2.1e9},
@@ -135,8 +137,8 @@ class Repeat(unittest.TestCase):
 
     def run_test(self, *boots):
         test = parse_cfg(f"boot twice repeat={len(boots)}\n")[0]
-        with mock.patch.object(cli, "boot_once", side_effect=list(boots)) as boot_once:
-            result = cli.run_boot_test(test)
+        with mock.patch.object(boottest, "boot_once", side_effect=list(boots)) as boot_once:
+            result = boottest.run_boot_test(test)
         return result, boot_once
 
     def test_same_names_pass(self):

@@ -19,9 +19,11 @@ from types import SimpleNamespace
 from unittest import mock
 
 from tests.tools import FAKE_QEMU, FIXTURES, GOOD_LOG, PYTHON, parse_cfg, scratch
-from clockbench_lib import (cli, kvmprobe, linux, osreport, outcome, qemu, report,
-                            reportchecks, xen)
-from clockbench_lib.outcome import RunnerError
+from clockbench_lib.base import outcome
+from clockbench_lib.model import osreport, report
+from clockbench_lib.boot import kvmprobe, linux, qemu, xen
+from clockbench_lib.testing import boottest, reportchecks
+from clockbench_lib.base.outcome import RunnerError
 
 LINUX_LOG = os.path.join(FIXTURES, "linux", "linux-pc.log")
 DOM0_LOG = os.path.join(FIXTURES, "linux", "xen-linux-dom0.log")
@@ -371,12 +373,12 @@ class KvmProbe(unittest.TestCase):
                                          "boot c accel=kvm cpu=host\n")
         emulated = kvmprobe.Ring0(True, 150000)
         with mock.patch.object(kvmprobe, "probe", return_value=emulated) as probe, \
-                mock.patch.object(cli, "check_image"):
-            skips = cli.linux_kvm_skips(tests, {}, build=False)
+                mock.patch.object(boottest, "check_image"):
+            skips = boottest.linux_kvm_skips(tests, {}, build=False)
         probe.assert_called_once()
         self.assertEqual(skips, {"a": emulated.linux_skip_reason()})
         with mock.patch.object(kvmprobe, "probe") as probe:
-            self.assertEqual(cli.linux_kvm_skips(tests, {"a": "no KVM"}, build=False), {})
+            self.assertEqual(boottest.linux_kvm_skips(tests, {"a": "no KVM"}, build=False), {})
         probe.assert_not_called()
 
 

@@ -15,8 +15,12 @@ import unittest
 from unittest import mock
 
 from tests.tools import FAKE_QEMU, GOOD_LOG, PYTHON, scratch
-from clockbench_lib import cli, compare, matrix, paths, qemu, report, runinfo, xen
-from clockbench_lib.outcome import RunnerError
+from clockbench_lib.base import paths
+from clockbench_lib.model import report
+from clockbench_lib.boot import qemu, runinfo, xen
+from clockbench_lib.compare import compare, matrix
+from clockbench_lib import cli
+from clockbench_lib.base.outcome import RunnerError
 
 ENV_FILE = """\
 # two more environments

@@ -20,8 +20,10 @@ import time
 import unittest
 
 from tests.tools import ROOT
-from clockbench_lib import host, osreport, paths, report
-from clockbench_lib.outcome import RunnerError
+from clockbench_lib.base import paths
+from clockbench_lib.model import osreport, report
+from clockbench_lib.host import host
+from clockbench_lib.base.outcome import RunnerError
 
 PROGRAM = os.path.join(ROOT, paths.BUILD_DIR, "clockbench-user")
 CLOCKBENCH = os.path.join(ROOT, "tools", "clockbench")

@@ -17,8 +17,9 @@ import unittest
 
 from tests.tools import FIXTURES, GOOD_LOG
 from tests.tools.test_histogram import encode
-from clockbench_lib import compare, histogram, plot
-from clockbench_lib.outcome import RunnerError
+from clockbench_lib.model import histogram
+from clockbench_lib.compare import compare, plot
+from clockbench_lib.base.outcome import RunnerError
 
 SAMPLE = os.path.join(FIXTURES, "matrix", "sample")
 SMP_LOG = os.path.join(FIXTURES, "smp.log")

@@ -20,8 +20,10 @@ import textwrap
 import unittest
 
 from tests.tools import CLOCKBENCH, FAKE_QEMU, FIXTURES, PYTHON, ROOT, fake_qemu, parse_cfg, scratch, sections
-from clockbench_lib import cli, report, reportchecks, runinfo, testlist
-from clockbench_lib.outcome import RunnerError
+from clockbench_lib.model import report
+from clockbench_lib.boot import runinfo
+from clockbench_lib.testing import boottest, reportchecks, testlist
+from clockbench_lib.base.outcome import RunnerError
 
 # Each malformed fixture and the sentence `parse` must say about it (after "LOG: ").
 MALFORMED = {
@@ -1186,14 +1188,14 @@ class TestsCfgReportKey(unittest.TestCase):
     def test_evaluation(self):
         (test,) = parse_cfg("boot t report=valid report=tcg_facts\n")
         lines = fixture_lines("good.log")
-        self.assertEqual(cli.evaluate_boot_test(test, "pass", None, lines, "b/t.log"),
+        self.assertEqual(boottest.evaluate_boot_test(test, "pass", None, lines, "b/t.log"),
                          ("ok", None))
-        state, reason = cli.evaluate_boot_test(test, "pass", None,
+        state, reason = boottest.evaluate_boot_test(test, "pass", None,
                                                fixture_lines("missing-field.log"), "b/t.log")
         self.assertEqual((state, reason), ("not ok", "report=valid/tcg_facts: b/t.log: "
                                            "clocks[3]: 'read_ns' is a required property"))
         (test,) = parse_cfg("boot t match=nothing report=kvm_facts\n")
-        state, reason = cli.evaluate_boot_test(test, "pass", None, lines)
+        state, reason = boottest.evaluate_boot_test(test, "pass", None, lines)
         self.assertEqual(state, "not ok")
         self.assertTrue(reason.startswith("no line matches /nothing/; report=kvm_facts: "
                                           "env.hypervisor is 'TCG'"), reason)

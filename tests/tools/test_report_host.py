@@ -14,7 +14,9 @@ import tempfile
 import unittest
 
 from tests.tools import ROOT
-from clockbench_lib import histogram, paths, report, reportchecks
+from clockbench_lib.base import paths
+from clockbench_lib.model import histogram, report
+from clockbench_lib.testing import reportchecks
 
 PROGRAM = os.path.join(ROOT, paths.BUILD_DIR, "host", "test_report")
 

@@ -18,9 +18,14 @@ import unittest
 from unittest import mock
 
 from tests.tools import FAKE_QEMU, FIXTURES, GOOD_LOG, PYTHON, parse_cfg, scratch, sections
-from clockbench_lib import cli, matrix, paths, qemu, report, testlist, xen
-from clockbench_lib.outcome import RunnerError
-from clockbench_lib.process import run_process
+from clockbench_lib.base import paths
+from clockbench_lib.model import report
+from clockbench_lib.boot import qemu, xen
+from clockbench_lib.testing import boottest, testlist
+from clockbench_lib.compare import matrix
+from clockbench_lib import cli
+from clockbench_lib.base.outcome import RunnerError
+from clockbench_lib.boot.process import run_process
 
 XEN_FIXTURES = os.path.join(FIXTURES, "xen")
 DEFAULT_OPTIONS = "console=com1 com1=115200,8n1 dom0_mem=128M dom0_max_vcpus=2 noreboot"
@@ -219,7 +224,7 @@ expect=fail memory=256 timeout=30
     def test_listing_shows_xen_options(self):
         tests = parse("boot a boot=xen xen_args='clocksource=tsc dom0_max_vcpus=1'\n"
                       "boot bb boot=xen\n")
-        self.assertEqual(cli.format_test_listing(tests), [
+        self.assertEqual(boottest.format_test_listing(tests), [
             "a   xen        pc  tcg profile=check expect=pass groups=- "
             "xen_args='clocksource=tsc dom0_max_vcpus=1'",
             "bb  xen        pc  tcg profile=check expect=pass groups=-"])

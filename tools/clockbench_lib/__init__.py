@@ -1,28 +1,16 @@
 # SPDX-License-Identifier: MIT
 """Host-side runner for clockbench: builds, boots and judges test images under QEMU.
 
-Modules:
-  paths     the repository root the runner works in (or its installed copy), and where it writes
-  outcome   exit statuses, verdicts and how QEMU's status maps to them
-  console   cleaning serial-console lines and parsing the guest's KTAP and environment
-  report    the guest's JSON report (clockbench/2): extraction, validation, tables
-  reportchecks  facts tests.cfg's report= checks require of that report
-  qemu      KVM detection, dependency checks and QEMU command lines
-  xen       Xen under QEMU: its command line, and what Xen's own console lines say
-  process   running QEMU with a timeout while logging its output
-  testlist  reading tests/tests.cfg
-  testreport  `test`'s TAP 13 lines, kselftest totals and JUnit XML
-  guestopts the image's guest options (build/guest-options.json): checks and help
-  version   --version: the project's version and revision, the schema versions
-  revision  the project's version and revision alone (for runinfo)
-  hostinfo  the host's name, CPU and kernel, and a program's version line
-  runinfo   the runner member of a run's record: host, versions, revision, argv, times
-  boot      one boot from start to verdict (shared by `run` and `test`), and its record
-  matrix    `clockbench matrix`: every environment, N runs each, and a manifest
-  compare   `clockbench compare`: reports side by side across environments, never
-            merging different hosts or setups, and the --fail-above gate
-  table     compare's one table writer: aligned text, Markdown (escaped) and CSV
-  plot      compare's plots
-  html      compare --html: one self-contained HTML report with findings, tables, plots
-  cli       the `run`, `test`, `parse`, `matrix` and `compare` subcommands
+A package per job, bottom to top (tools/layers.cfg says which may import which):
+  base     paths, exit statuses and errors, the host's facts, the project's revision
+  model    what the guest prints and the documents the runner reads: the console, the
+           report (clockbench/2), clockbench-user's document, histograms
+  boot     QEMU, Xen and Linux boots, running QEMU, one boot from start to verdict
+  dom0     building the project's Linux dom0 (tools/dom0-build)
+  testing  the boot tests of tests/tests.cfg: the list, the checks, the TAP results
+  compare  `matrix` and `compare`: every environment, and the reports side by side
+  host     `clockbench host`: clockbench-user on this machine itself
+and at the top:
+  cli      the command line: the parser and the `run`, `test` and `parse` commands
+  version  --version: the project's version and revision, the schema versions
 """

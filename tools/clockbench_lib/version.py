@@ -12,8 +12,10 @@ else "no revision".  The schema versions come from the schemas in docs/ themselv
 import json
 import os
 
-from . import guestopts, osreport, paths, report
-from .revision import REVISION_FILE, VERSION_HEADER, project_version, revision
+from .base import paths
+from .model import osreport, report
+from .boot import guestopts
+from .base.revision import REVISION_FILE, VERSION_HEADER, project_version, revision
 
 __all__ = ["REVISION_FILE", "VERSION_HEADER", "project_version", "revision", "schema_version",
            "version_text"]
@@ -32,7 +34,7 @@ def schema_version(schema_file, fallback, root=None):
 def version_text(root=None):
     """What `--version` prints: the version and revision, then one line per schema."""
     # Here, not at the top: most commands never print this (cli.LAZY_COMMANDS).
-    from . import matrix  # pylint: disable=import-outside-toplevel
+    from .compare import matrix  # pylint: disable=import-outside-toplevel
     root = root or paths.ROOT
     schemas = (
         (schema_version(report.SCHEMA_FILE, report.SCHEMA, root),

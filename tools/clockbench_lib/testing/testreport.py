@@ -24,7 +24,7 @@ import re
 import socket
 from dataclasses import dataclass
 
-from .outcome import RunnerError
+from ..base.outcome import RunnerError
 
 TAP_VERSION = "TAP version 13"
 GUEST_FAILURES_SHOWN = 10

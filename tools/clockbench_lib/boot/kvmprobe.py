@@ -13,9 +13,11 @@ the runner, before a Linux boot under KVM, whether that boot can run usefully.
 import os
 from dataclasses import dataclass
 
-from . import paths, qemu, report
-from .boot import boot_once
-from .outcome import RunnerError
+from ..base import paths
+from ..model import report
+from . import qemu
+from .once import boot_once
+from ..base.outcome import RunnerError
 
 # A short run: no ticks, the least measuring; the environment section is what is read.
 PROBE_OPTIONS = "tick_rates= budget_ms=100 samples=50 rate_ms=10"

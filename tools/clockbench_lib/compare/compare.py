@@ -20,10 +20,11 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 
-from . import html, osreport, plot, report
-from .console import quote
+from ..model import osreport, report
+from . import html, plot
+from ..model.console import quote
 from .matrix import MANIFEST, MANIFEST_SCHEMA, MANIFEST_SCHEMA_0
-from .outcome import EXIT_FAIL, EXIT_PASS, RunnerError
+from ..base.outcome import EXIT_FAIL, EXIT_PASS, RunnerError
 from .table import Column, Row, Table
 
 DEFAULT_BASELINE = "tcg-pc"

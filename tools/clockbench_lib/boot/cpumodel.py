@@ -14,7 +14,8 @@ import os
 import subprocess
 from dataclasses import asdict, dataclass, field
 
-from . import hostinfo, paths, qemu as qemu_cmd
+from ..base import hostinfo, paths
+from . import qemu as qemu_cmd
 
 CACHE_DIR = os.path.join(paths.BUILD_DIR, "kvm-cpu")
 FIRST_MODEL = qemu_cmd.DEFAULT_CPU["kvm"]

@@ -15,9 +15,12 @@ import json
 import os
 from dataclasses import dataclass, replace
 
-from . import cpumodel, guestopts, histogram, paths, qemu, report, runinfo, testlist, xen
-from .boot import boot_once, build_images, check_image
-from .outcome import EXIT_FAIL, EXIT_PASS, RunnerError
+from ..base import paths
+from ..model import histogram, report
+from ..boot import cpumodel, guestopts, qemu, runinfo, xen
+from ..testing import testlist
+from ..boot.once import boot_once, build_images, check_image
+from ..base.outcome import EXIT_FAIL, EXIT_PASS, RunnerError
 
 MANIFEST = "manifest.json"
 MANIFEST_SCHEMA = "clockbench-matrix/1"

@@ -19,7 +19,7 @@ the over-range samples returns `limit`, one among the under-range ones `-limit`
 import json
 import re
 
-from .outcome import RunnerError
+from ..base.outcome import RunnerError
 
 MAX_SUB_BITS = 16     # far beyond the guest's 5: a bigger one is not a histogram of ours
 MAX_LIMIT_BITS = 63

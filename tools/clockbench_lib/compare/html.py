@@ -15,7 +15,7 @@ import html
 from dataclasses import dataclass, field
 
 from . import plot
-from .outcome import RunnerError
+from ..base.outcome import RunnerError
 
 # The read rate a trapped clock's cost is put at: one a microsecond, the order of what a
 # busy server's timestamps ask for.

@@ -17,9 +17,10 @@ import sys
 import tempfile
 import time
 
-from . import osreport, paths
-from .boot import build_images, check_image
-from .outcome import EXIT_ERROR, INTERRUPTED_EXITS, VERDICT_EXIT, RunnerError, Terminated
+from ..base import paths
+from ..model import osreport
+from ..boot.once import build_images, check_image
+from ..base.outcome import EXIT_ERROR, INTERRUPTED_EXITS, VERDICT_EXIT, RunnerError, Terminated
 
 PROGRAM = f"{paths.BUILD_DIR}/clockbench-user"
 # clockbench-user's --budget-ms range (user/main.c).

@@ -16,8 +16,9 @@ last line, `clockbench-user: VERDICT`, and QEMU's exit status.
 
 from dataclasses import dataclass
 
-from . import paths, xen
-from .outcome import Reporter, judge as judge_status, status_verdict
+from ..base import paths
+from . import xen
+from ..base.outcome import Reporter, judge as judge_status, status_verdict
 
 USER_BOOTS = ("linux", "xen-linux-dom0", "xen-linux-pv-domu")
 PROGRAM = "clockbench-user"

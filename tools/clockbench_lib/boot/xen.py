@@ -18,10 +18,10 @@ import subprocess
 import urllib.parse
 from dataclasses import dataclass, field
 
-from . import paths
-from .console import quote
-from .outcome import (GUEST_ERROR_REASON, IMAGE, RunnerError, no_verdict_reason,
-                      status_verdict)
+from ..base import paths
+from ..model.console import quote
+from ..base.outcome import (GUEST_ERROR_REASON, IMAGE, RunnerError, no_verdict_reason,
+                            status_verdict)
 
 XEN_PACKAGE = "xen-hypervisor-4.17-amd64"
 XEN_GZ = "/boot/xen-4.17-amd64.gz"

@@ -12,7 +12,7 @@ found in a console log, framed as the image frames its report, or read from a fi
 import re
 
 from . import report
-from .outcome import RunnerError
+from ..base.outcome import RunnerError
 
 OS_SCHEMA = "clockbench-os/1"
 OS_FRAMING = report.Framing("clockbench-os-json begin", "clockbench-os-json end", "json| ",

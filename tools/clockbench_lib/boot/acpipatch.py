@@ -11,8 +11,8 @@ with it and puts a new RSDP in a new EBDA, which the multiboot2 ACPI tag then ha
 import os
 import struct
 
-from . import paths
-from .outcome import RunnerError
+from ..base import paths
+from ..base.outcome import RunnerError
 
 FIXTURE_DIR = os.path.join("tests", "fixtures", "acpi", "pc")  # relative to the root
 MADT_ENTRIES = 44  # the MADT's first entry (ACPI 6.x, 5.2.12)

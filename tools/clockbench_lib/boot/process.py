@@ -15,8 +15,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from .console import HeldLines, LineSplitter, cut_note, last_nonblank
-from .outcome import RunnerError, Terminated
+from ..model.console import HeldLines, LineSplitter, cut_note, last_nonblank
+from ..base.outcome import RunnerError, Terminated
 
 _READ_CHUNK_BYTES = 65536
 _POLL_S = 0.2

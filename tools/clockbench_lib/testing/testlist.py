@@ -17,8 +17,11 @@ import re
 import shlex
 from dataclasses import dataclass, field, replace
 
-from . import checkmatch, guestopts, jsonmatch, osreport, paths, qemu, report
-from .outcome import RunnerError
+from ..base import paths
+from ..model import osreport, report
+from ..boot import guestopts, qemu
+from . import checkmatch, jsonmatch
+from ..base.outcome import RunnerError
 from .reportchecks import checks_for
 
 FORMAT_HELP = """\
@@ -68,7 +71,7 @@ tests.cfg:
                     "clocksource=tsc" [none; Xen boots only]
     acpi_patch=madt-no-cpus|ioapic-dead|ioapic-dead-first  boot with a firmware
                     table patched from tests/fixtures/acpi/pc/
-                    (tools/clockbench_lib/acpipatch.py): the MADT with no CPU enabled,
+                    (tools/clockbench_lib/boot/acpipatch.py): the MADT with no CPU enabled,
                     with its IOAPIC where nothing answers, or with a second IOAPIC there
                     for GSIs 0-23; GRUB's acpi command loads it, so boot=iso-bios
                     machine=pc smp=1 only (docs/hostile.md) [none]
@@ -81,18 +84,18 @@ tests.cfg:
                     histogram_facts or port_trap_facts; for the linux boots, of clockbench-user's
                     document (clockbench-os/1): valid, linux_tcg_facts,
                     linux_xen_dom0_facts or linux_xen_pv_domu_facts
-                    (tools/clockbench_lib/reportchecks.py)
+                    (tools/clockbench_lib/testing/reportchecks.py)
     json='PATH OP VALUE'  one value of the guest's JSON report (for the linux
                     boots clockbench-user's document) must compare so
                     (repeatable), e.g. json='clocks[hpet].freq_hz == 100000000';
                     OP: == != < <= > >= with a JSON value, or ~ with a regex as a
-                    JSON string (tools/clockbench_lib/jsonmatch.py)
+                    JSON string (tools/clockbench_lib/testing/jsonmatch.py)
     check='NAME = RESULT[|RESULT] [~ "REGEX"]'  a check the guest made, named as
                     it prints it after `ok N` (`*` any run of characters), must have
                     one of the results pass, fail, skip, error (repeatable), and with ~
                     an info that the regex, a JSON string, finds something in, e.g.
                     check='hpet: advances = pass' (the guest's JSON lists every check;
-                    tools/clockbench_lib/checkmatch.py)
+                    tools/clockbench_lib/testing/checkmatch.py)
     repeat=N        boot N times; each boot must pass the line, and every boot's
                     KTAP check names must be the same, in the same order [1]
     groups=a,b      groups for --group

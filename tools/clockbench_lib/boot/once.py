@@ -9,9 +9,11 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
-from . import linux, osreport, paths, qemu, report, runinfo, xen
-from .console import HALT_LINE, parse_report, quote
-from .outcome import RunnerError, Terminated, judge, status_verdict
+from ..base import paths
+from ..model import osreport, report
+from . import linux, qemu, runinfo, xen
+from ..model.console import HALT_LINE, parse_report, quote
+from ..base.outcome import RunnerError, Terminated, judge, status_verdict
 from .process import run_process
 
 

@@ -17,8 +17,8 @@ import re
 import textwrap
 from dataclasses import dataclass, replace
 
-from . import paths
-from .outcome import RunnerError
+from ..base import paths
+from ..base.outcome import RunnerError
 
 OPTIONS_FILE = os.path.join(paths.BUILD_DIR, "guest-options.json")  # relative to ROOT
 OPTIONS_SCHEMA = "clockbench-options/1"  # lib/options.h OPTIONS_SCHEMA

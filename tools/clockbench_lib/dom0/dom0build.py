@@ -27,7 +27,8 @@ import shutil
 import subprocess
 from dataclasses import dataclass, field
 
-from . import cpio, elffile, paths
+from ..base import paths
+from . import cpio, elffile
 
 PACKAGES_CFG = "dom0/packages.cfg"
 CONTENTS_CFG = "dom0/contents.cfg"

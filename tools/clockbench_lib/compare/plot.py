@@ -22,8 +22,8 @@ import re
 import statistics
 from dataclasses import dataclass
 
-from . import histogram
-from .outcome import RunnerError
+from ..model import histogram
+from ..base.outcome import RunnerError
 
 MATPLOTLIB_PACKAGE = "python3-matplotlib"
 # Costs below this are drawn at it on the log ns axes, and the caption says which: a read

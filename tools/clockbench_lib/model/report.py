@@ -23,10 +23,10 @@ import os
 import pathlib
 import sys
 
-from . import paths
+from ..base import paths
 from .console import (HELD_CHARS, MAX_LINE_BYTES, HeldLines, LineSplitter, is_cut,
                       is_dropped_note, quote)
-from .outcome import RunnerError
+from ..base.outcome import RunnerError
 
 SCHEMA = "clockbench/2"
 # The guest's report before clockbench/2 (the same guest members; a `runner` key of fewer

@@ -8,8 +8,9 @@ nominal frequency), not slow machines.  The boots that run clockbench-user (the 
 boots) have their own checks, OS_CHECKS, of its clockbench-os/1 document.
 """
 
-from . import checkmatch, console, histogram, jsonmatch, osreport, report
-from .outcome import RunnerError
+from ..model import console, histogram, osreport, report
+from . import checkmatch, jsonmatch
+from ..base.outcome import RunnerError
 
 HPET_QEMU_HZ = 100_000_000    # QEMU's HPET: period 10,000,000 fs
 ACPI_PM_HZ = 3_579_545        # fixed by the ACPI specification

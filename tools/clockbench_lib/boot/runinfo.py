@@ -9,7 +9,8 @@ import functools
 import sys
 import threading
 
-from . import hostinfo, revision, xen
+from ..base import hostinfo, revision
+from . import xen
 
 _ARGV = []  # the runner's command line, set by the entry point (set_argv)
 

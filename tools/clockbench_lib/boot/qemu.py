@@ -15,9 +15,10 @@ import struct
 import subprocess
 from dataclasses import dataclass
 
-from . import acpipatch, linux, paths, xen
-from .console import quote
-from .outcome import RunnerError
+from ..base import paths
+from . import acpipatch, linux, xen
+from ..model.console import quote
+from ..base.outcome import RunnerError
 
 QEMU_PROGRAM = "qemu-system-x86_64"
 QEMU_ENV_OVERRIDE = "CLOCKBENCH_QEMU"

@@ -13,7 +13,8 @@ every module at a scratch tree by patching this one name.
 
 import os
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))))  # tools/clockbench_lib/base/paths.py
 # Relative to ROOT: the Makefile's BUILD, where make puts what it builds and the runner its
 # logs and caches.
 BUILD_DIR = "build"
