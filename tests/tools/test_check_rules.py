@@ -34,7 +34,7 @@ check_rules = _load()
 
 RULES_H = """\
     /** How far a rate may stray, in ppm. */
-    #define RATE_LIMIT_PPM 10000.0
+    #define DRIFT_LIMIT_PPM 10000.0
     /** Warps allowed: none. */
     #define WARPS_MAX 0
     """
@@ -46,12 +46,12 @@ MEASURE_C = """\
     static void values(struct ktap *k, double ppm)
     {
     \treport_figure(k, "rate_ppm", ppm);
-    \treport_tolerance(k, "rate_limit_ppm", RATE_LIMIT_PPM);
+    \treport_tolerance(k, "drift_limit_ppm", DRIFT_LIMIT_PPM);
     }
 
     static void one_clock(const struct clock *c, struct ktap *k)
     {
-    \treport(k, c->ok, "runs within %.0f ppm", RATE_LIMIT_PPM);
+    \treport(k, c->ok, "runs within %.0f ppm", DRIFT_LIMIT_PPM);
     \tvalues(k, c->ppm);
     \treport(k, c->bad == 0, "%s", c->bad_check);
     \treport_figure(k, "bad_reads", c->bad);
@@ -148,13 +148,13 @@ class SyntheticTree(unittest.TestCase):
         checks, constants = self.checks()
         rate = checks["%s: runs within 10000 ppm"]
         self.assertEqual(rate.figures, ["rate_ppm"])
-        self.assertEqual(rate.tolerances, ["RATE_LIMIT_PPM"])
+        self.assertEqual(rate.tolerances, ["DRIFT_LIMIT_PPM"])
         self.assertEqual(rate.fills, ["run->clock->name"])
         self.assertEqual(checks["%s: reads never tore"].figures, ["bad_reads"])
         self.assertEqual(checks["%s: reads never tore"].named_in, ["drivers/hpet.c"])
         self.assertEqual(checks['never warped ("report(k")'].tolerances, ["WARPS_MAX"])
-        self.assertEqual(constants["RATE_LIMIT_PPM"]["value"], 10000)
-        self.assertEqual(constants["RATE_LIMIT_PPM"]["doc"], "How far a rate may stray, in ppm.")
+        self.assertEqual(constants["DRIFT_LIMIT_PPM"]["value"], 10000)
+        self.assertEqual(constants["DRIFT_LIMIT_PPM"]["doc"], "How far a rate may stray, in ppm.")
 
     def test_the_block_is_written_and_then_current(self):
         self.assertEqual(self.run_tool("--check").returncode, 1)
@@ -164,7 +164,7 @@ class SyntheticTree(unittest.TestCase):
         with open(os.path.join(self.root, "docs/report-format.md"), encoding="utf-8") as doc:
             text = doc.read()
         self.assertIn("| `%s: runs within 10000 ppm` (`run->clock->name`) | pass, fail | "
-                      "`rate_ppm` | `rate_limit_ppm` 10000 | report/measure.c |", text)
+                      "`rate_ppm` | `drift_limit_ppm` 10000 | report/measure.c |", text)
         self.assertIn("| `warps_max` (`WARPS_MAX`) | 0 | Warps allowed: none. | "
                       "report/rules.h |", text)
         self.assertTrue(text.endswith(f"{check_rules.END}\n\nThe end.\n"))
@@ -178,9 +178,9 @@ class SyntheticTree(unittest.TestCase):
 
     def test_a_tolerance_must_be_its_constant(self):
         self.write("report/measure.c", MEASURE_C.replace(
-            '"rate_limit_ppm", RATE_LIMIT_PPM', '"rate_limit_ppm", 10000'))
-        self.assertIn('tolerance "rate_limit_ppm" must be given as the constant '
-                      'RATE_LIMIT_PPM', self.refusal())
+            '"drift_limit_ppm", DRIFT_LIMIT_PPM', '"drift_limit_ppm", 10000'))
+        self.assertIn('tolerance "drift_limit_ppm" must be given as the constant '
+                      'DRIFT_LIMIT_PPM', self.refusal())
 
     def test_a_tolerance_is_defined_once(self):
         self.write("tests/unit/test_measure.c", "#define WARPS_MAX 0\n")
