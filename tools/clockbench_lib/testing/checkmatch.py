@@ -38,7 +38,7 @@ class CheckExpectation:
     info: str = None  # a regular expression, or None
 
 
-def _name_pattern(name):
+def name_pattern(name):
     """`name` as a regular expression of the whole name, a `*` any run of characters."""
     return re.compile("^" + ".*".join(re.escape(part) for part in name.split("*")) + "$")
 
@@ -82,7 +82,7 @@ def check(document, expectation):
     if checks is None:
         return (f"check={expectation.text}: the report lists no checks (checks.list is "
                 f"missing: a guest from before the one judge?)")
-    pattern = _name_pattern(expectation.name)
+    pattern = name_pattern(expectation.name)
     named = [entry for entry in checks if pattern.match(entry["name"])]
     if not named:
         close = difflib.get_close_matches(expectation.name, [c["name"] for c in checks], n=1,
