@@ -118,8 +118,10 @@ static const struct option_desc option_table[] = {
 	  false,
 	  { NULL },
 	  0,
-	  "per-read samples for each clock, taken as given; 0 = as many as "
-	  "the budget allows (at least 200)",
+	  "per-read samples for each clock, taken as given; 0 = until their "
+	  "p50, p90 and p99 settle (from 16384 reads on, each within 1/32 of "
+	  "where it was at half as many) or the budget is spent (at least "
+	  "200)",
 	  0,
 	  MEASURE_MAX_SAMPLES,
 	  NULL },
