@@ -155,7 +155,7 @@ static void measure_resolution(struct clock_result *r, uint64_t budget_cycles)
 	/* The counter extended past its wraps; the first reads' extended
 	 * values are kept and converted to ns after the loop, which stays as
 	 * tight as the reads themselves. */
-	uint64_t extended = EXTENDED_START, stored = 0, i;
+	uint64_t extended = EXTENDED_START, stored = 0, i, prev_ns;
 	/* Half a wrap of a narrow counter (the PIT wraps every 55 ms): two
 	 * reads further apart than that cannot tell forward from back. */
 	uint64_t half_wrap_cycles = ns_to_cycles((double)clock_ns(c, half));
@@ -208,9 +208,16 @@ static void measure_resolution(struct clock_result *r, uint64_t budget_cycles)
 			break;
 	}
 	elapsed = tsc_read_ordered() - start;
-	for (i = 1; i < stored; i++)
-		if (clock_ns(c, samples[i]) < clock_ns(c, samples[i - 1]))
+	/* Each kept value turned into ns once (a 128-bit division each), and
+	 * compared with the one before. */
+	prev_ns = stored ? clock_ns(c, samples[0]) : 0;
+	for (i = 1; i < stored; i++) {
+		uint64_t ns = clock_ns(c, samples[i]);
+
+		if (ns < prev_ns)
 			r->backward_steps_ns++;
+		prev_ns = ns;
+	}
 	r->changed = changes > 0;
 	/* In double: a step may be a fraction of a ns (a TSC count). */
 	r->resolution_ns = (c->flags & CLOCK_READS_NS) ? (double)min_step
