@@ -459,7 +459,9 @@ void measure_all(const struct measure_options *opts, struct measure_result *out)
 		if (!r->clock->present)
 			continue;
 		source = rate_source(r, out->clocks);
-		progress("measuring %s: cost, resolution%s%s%s (about %u ms)",
+		/* At most: the per-read loop may end sooner, settled. */
+		progress("measuring %s: cost, resolution%s%s%s (at most about "
+			 "%u ms)",
 			 r->clock->name, source ? "; its rate is " : "",
 			 source ? source->clock->name : "",
 			 source ? "'s, the same counter" : "",

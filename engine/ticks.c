@@ -17,8 +17,8 @@
 #include "engine/ticks.h"
 #include "lib/progress.h"
 
-/* Interrupts recorded per source and rate: every one up to 80 kHz for the
- * default 100 ms.  Kept small: the image must fit where loaders put it (GRUB
+/* Interrupts recorded per source and rate: every one up to 200 kHz for the
+ * default 40 ms.  Kept small: the image must fit where loaders put it (GRUB
  * under OVMF with 64 MiB found no room for 1.5 MiB more). */
 #define MAX_RECORDS 8192
 

@@ -107,7 +107,7 @@ static const struct option_desc option_table[] = {
 	  FIELD(budget_ms),
 	  false,
 	  { NULL },
-	  1000,
+	  400,
 	  "time for all measurements of the run, in ms (split among the "
 	  "clocks)",
 	  100,
@@ -129,7 +129,7 @@ static const struct option_desc option_table[] = {
 	  FIELD(rate_ms),
 	  false,
 	  { NULL },
-	  100,
+	  50,
 	  "reference time over which the clocks' rates are measured (all at "
 	  "once), in ms",
 	  10,
@@ -178,7 +178,7 @@ static const struct option_desc option_table[] = {
 	  FIELD(tick_ms),
 	  false,
 	  { NULL },
-	  100,
+	  40,
 	  "time each tick source runs at each rate, in ms (the same work "
 	  "loop without a timer is timed for a quarter of it before and "
 	  "after)",
