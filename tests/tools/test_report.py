@@ -1346,7 +1346,7 @@ class WithFakeQemu(unittest.TestCase):
                                    r"kvm-unit-tests' three clock tests [0-9.]+ s$")
         self.assertRegex(result.stdout.splitlines()[-1],
                          r"^  tcg +default run / kvm-unit-tests' 3 clock tests +[0-9.]+ +goal "
-                         r"<= 1\.000 +(NOT )?met +median of pairs \(s, this/theirs\): "
+                         r"<= 0\.800 +(NOT )?met +median of pairs \(s, this/theirs\): "
                          r"[0-9.]+/[0-9.]+, [0-9.]+/[0-9.]+$")
         with open(argv_file, encoding="utf-8") as argv:  # the last boot: vmexit
             last = json.load(argv)
@@ -1415,11 +1415,14 @@ class BenchGoals(unittest.TestCase):
         met, lines = self.goals({"kut": {"pairs": [(3.3, 3.0), (3.0, 3.3), (3.5, 3.0)]}})
         self.assertFalse(met)
         self.assertEqual(lines[-1], "  tcg  default run / kvm-unit-tests' 3 clock tests      "
-                                    "1.100  goal <= 1.000  NOT met  median of pairs (s, "
+                                    "1.100  goal <= 0.800  NOT met  median of pairs (s, "
                                     "this/theirs): 3.30/3.00, 3.00/3.30, 3.50/3.00")
         met, lines = self.goals({"kut": {"pairs": [(3.0, 3.3)]}})
+        self.assertFalse(met)
+        self.assertRegex(lines[-1], r" 0\.909  goal <= 0\.800  NOT met  ")
+        met, lines = self.goals({"kut": {"pairs": [(2.4, 3.3)]}})
         self.assertTrue(met)
-        self.assertRegex(lines[-1], r" 0\.909  goal <= 1\.000  met  ")
+        self.assertRegex(lines[-1], r" 0\.727  goal <= 0\.800  met  ")
 
     def test_a_wide_batch_spread_is_not_met(self):
         met, lines = self.goals({"tcg": self.tcg(90.0, 130.0)})
