@@ -372,7 +372,8 @@ format:
 	@clang-format -i $(FORMAT_SRCS)
 
 # The folders include one another only as tools/layers.cfg allows, with no
-# circle among them, and the Python modules import one another in no circle.
+# circle among them; the host tool's subpackages import one another only as it
+# allows too, and its modules in no circle.
 layers:
 	@$(PYTHON) tools/layers
 

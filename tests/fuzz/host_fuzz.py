@@ -47,11 +47,10 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.dont_write_bytecode = True
 
 # pylint: disable=wrong-import-position
-from clockbench_lib.model import console, osreport, report  # noqa: E402
+from clockbench_lib.model import console, osreport, parse, report  # noqa: E402
 from clockbench_lib.boot import xen  # noqa: E402
 from clockbench_lib.testing import boottest, reportchecks, testlist  # noqa: E402
 from clockbench_lib.compare import compare  # noqa: E402
-from clockbench_lib import cli  # noqa: E402
 from clockbench_lib.base.outcome import RunnerError  # noqa: E402
 
 PYTHON = "/usr/bin/python3"
@@ -410,8 +409,8 @@ def in_process(kind, data, path, workspace, rng):
             for user in (False, True):
                 reportchecks.run_report_checks(list(reportchecks.checks_for(user)), lines,
                                                path, user=user)
-            _expected(cli.cmd_parse, argparse.Namespace(log=path, json=None, quiet=False))
-            _expected(cli.cmd_parse, argparse.Namespace(log=path, json="-", quiet=False))
+            _expected(parse.cmd_parse, argparse.Namespace(log=path, json=None, quiet=False))
+            _expected(parse.cmd_parse, argparse.Namespace(log=path, json="-", quiet=False))
         results = [path] if rng.random() < 0.5 or kind == "manifest" else [path,
                                                                            workspace.baseline]
         _expected(compare.cmd_compare, compare_args(rng, results))

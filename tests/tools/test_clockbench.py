@@ -16,9 +16,8 @@ from unittest import mock
 from tests.tools import FAKE_QEMU, PYTHON, ROOT, parse_cfg, scratch, sections
 from clockbench_lib.base import outcome
 from clockbench_lib.model import console
-from clockbench_lib.boot import cpumodel, qemu, xen
+from clockbench_lib.boot import cpumodel, qemu, run, xen
 from clockbench_lib.testing import boottest, testlist, testreport
-from clockbench_lib import cli
 from clockbench_lib.base.outcome import RunnerError
 from clockbench_lib.boot.process import run_process
 
@@ -368,13 +367,13 @@ class KvmCheck(unittest.TestCase):
         self.assertEqual(ioctl.call_args.args[1], 0xAE00)
 
     def test_choose_accel(self):
-        self.assertEqual(cli.choose_accel(None, kvm_path="/nonexistent/kvm"),
-                         cli.AccelChoice("tcg", "", "/nonexistent/kvm: No such file or "
+        self.assertEqual(run.choose_accel(None, kvm_path="/nonexistent/kvm"),
+                         run.AccelChoice("tcg", "", "/nonexistent/kvm: No such file or "
                                                     "directory; using TCG"))
-        self.assertEqual(cli.choose_accel("tcg", kvm_path="/nonexistent/kvm"),
-                         cli.AccelChoice("tcg"))
+        self.assertEqual(run.choose_accel("tcg", kvm_path="/nonexistent/kvm"),
+                         run.AccelChoice("tcg"))
         with self.assertRaises(RunnerError) as caught:
-            cli.choose_accel("kvm", kvm_path="/nonexistent/kvm")
+            run.choose_accel("kvm", kvm_path="/nonexistent/kvm")
         self.assertIn("--accel kvm cannot be used", str(caught.exception))
 
 

@@ -18,7 +18,7 @@ from unittest import mock
 from tests.tools import FAKE_QEMU, parse_cfg, scratch
 from clockbench_lib.base import paths
 from clockbench_lib.model import console
-from clockbench_lib.boot import cpumodel, qemu
+from clockbench_lib.boot import cpumodel, qemu, run
 from clockbench_lib.testing import boottest
 from clockbench_lib.compare import matrix
 from clockbench_lib import cli
@@ -150,12 +150,12 @@ class Cache(unittest.TestCase):
 
 
 class ChooseAccel(unittest.TestCase):
-    """cli.choose_accel(): which accelerator and model, and the sentence it prints."""
+    """run.choose_accel(): which accelerator and model, and the sentence it prints."""
 
     def choose(self, requested, cpu="", environ=None):
         with fake(**(environ or {})), mock.patch.object(qemu, "kvm_status",
                                                         return_value=KVM_USABLE):
-            return cli.choose_accel(requested, cpu=cpu,
+            return run.choose_accel(requested, cpu=cpu,
                                     kvm_choice=lambda: cpumodel.find_model(FAKE_QEMU))
 
     def test_host_starts(self):
@@ -184,12 +184,12 @@ class ChooseAccel(unittest.TestCase):
         def never():
             raise AssertionError("no model is looked for when the user gave one")
         with mock.patch.object(qemu, "kvm_status", return_value=KVM_USABLE):
-            chosen = cli.choose_accel(None, cpu="host", kvm_choice=never)
+            chosen = run.choose_accel(None, cpu="host", kvm_choice=never)
         self.assertEqual((chosen.accel, chosen.cpu, chosen.note), ("kvm", "host", None))
         self.assertIsNone(chosen.cpu_reason)
 
     def test_tcg_needs_no_model(self):
-        chosen = cli.choose_accel("tcg", kvm_choice=None)
+        chosen = run.choose_accel("tcg", kvm_choice=None)
         self.assertEqual((chosen.accel, chosen.cpu, chosen.note), ("tcg", "", None))
 
 

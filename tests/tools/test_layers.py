@@ -2,8 +2,10 @@
 """Unit tests for tools/layers, the layering check: small synthetic trees in temporary
 folders, one for each kind of finding (an edge the table does not allow, an include of a
 file in no folder of the table or of no file, a folder the table lacks, a cycle among
-folders, a table that allows one, a Python import cycle) and the clean case; --graph; bad
-configs and unreadable trees; and the repository's own config and package.
+folders, a table that allows one, a Python import cycle, a Python import from one
+subpackage into another that the package's table does not allow, however it is written)
+and the clean case; --graph; bad configs and unreadable trees; and the repository's own
+config and package, whose subpackages keep their table.
 
 Run: /usr/bin/python3 -m unittest discover -s tests/tools -t .
 """
@@ -108,7 +110,8 @@ class CleanTree(Tree):
         status, lines, stderr = self.run_layers()
         self.assertEqual(stderr, "")
         self.assertEqual(lines, ["layers: no findings (9 files and 11 includes read, 1 of a "
-                                 "generated header)"])
+                                 "generated header; 3 Python modules and 3 imports among "
+                                 "them)"])
         self.assertEqual(status, layers.EXIT_CLEAN)
 
     def test_folders_given(self):
@@ -116,7 +119,8 @@ class CleanTree(Tree):
         for folders in (("lib", "boot"), ("lib", "boot", "lib/.")):
             status, lines, _ = self.run_layers(*folders)
             self.assertEqual(status, layers.EXIT_CLEAN)
-            self.assertEqual(lines, ["layers: no findings (4 files and 4 includes read)"])
+            self.assertEqual(lines, ["layers: no findings (4 files and 4 includes read; 3 Python "
+                                     "modules and 3 imports among them)"])
 
 
 class IncludeFindings(Tree):
@@ -215,6 +219,140 @@ class PythonImports(Tree):
 
     def test_clockbench_lib_has_no_import_cycle(self):
         self.assertEqual(layers.import_cycle_findings(ROOT, "tools/clockbench_lib"), [])
+
+    def test_clockbench_lib_keeps_its_table(self):
+        """The host tool's subpackages import one another only as tools/layers.cfg says,
+        and every subpackage has its line there."""
+        config = layers.read_config(os.path.join(ROOT, layers.DEFAULT_CONFIG))
+        self.assertIn("tools/clockbench_lib", config.python_rules)
+        findings, modules, imports = layers.import_rule_findings(ROOT, "tools/clockbench_lib",
+                                                                 config)
+        self.assertEqual(findings, [])
+        self.assertGreater((modules, imports), (30, 100))
+
+
+# A package with subpackages and a table for them, as tools/clockbench_lib has: base at
+# the bottom, model on it, boot on both, the top level (cli.py) on all.
+RULES_TABLE = TABLE + """\
+    tools/pkg/base:
+    tools/pkg/model: base
+    tools/pkg/boot: model base
+    tools/pkg: *
+    """
+RULES_TREE = {
+    **{path: text for path, text in CLEAN.items() if not path.startswith("tools/")},
+    "tools/pkg/__init__.py": '"""A package."""\n',
+    "tools/pkg/cli.py": "from .boot import qemu\nfrom . import version\n\n\n"
+                        "def main():\n    from .model import report\n    return qemu, report\n",
+    "tools/pkg/version.py": "import pkg.base.paths\n",
+    "tools/pkg/base/__init__.py": "",
+    "tools/pkg/base/paths.py": "ROOT = '/'\n",
+    "tools/pkg/base/outcome.py": "from . import paths\n",
+    "tools/pkg/model/__init__.py": "",
+    "tools/pkg/model/report.py": "from ..base import paths\nfrom ..base.outcome import X\n",
+    "tools/pkg/boot/__init__.py": "from . import qemu\n",
+    "tools/pkg/boot/qemu.py": "import os\nfrom ..model import report\n"
+                              "from pkg.base import outcome\n",
+}
+
+
+class PythonRules(Tree):
+    """Which subpackage of a Python package may import which (PACKAGE/SUB: ...)."""
+
+    def rule_findings(self, files):
+        """The finding lines for RULES_TREE plus `files` under RULES_TABLE."""
+        return self.findings(files, RULES_TABLE, RULES_TREE)
+
+    def test_clean(self):
+        self.write(RULES_TREE, RULES_TABLE)
+        status, lines, stderr = self.run_layers()
+        self.assertEqual((status, stderr), (layers.EXIT_CLEAN, ""))
+        self.assertEqual(lines, ["layers: no findings (9 files and 11 includes read, 1 of a "
+                                 "generated header; 10 Python modules and 10 imports among "
+                                 "them)"])
+
+    def test_an_import_the_table_does_not_allow(self):
+        """One sentence: the file, the line, the import, and the rule it breaks."""
+        config = os.path.join(self.root, CONFIG)
+        self.assertEqual(self.rule_findings({
+            "tools/pkg/model/report.py": "from ..base import paths\nfrom ..boot import qemu\n"}),
+            [f'tools/pkg/model/report.py:2: "from ..boot import qemu" imports boot.qemu, but '
+             f'model may import only base ({config}:14: "tools/pkg/model: base")',
+             "tools/pkg: import cycle: boot.qemu -> model.report -> boot.qemu "
+             "(tools/pkg/boot/qemu.py:2 imports model.report; tools/pkg/model/report.py:2 "
+             "imports boot.qemu)"])
+
+    def test_every_way_of_writing_an_import_is_resolved(self):
+        config = os.path.join(self.root, CONFIG)
+        rule = f'base may import no other subpackage ({config}:13: "tools/pkg/base:")'
+        self.assertEqual(self.rule_findings({"tools/pkg/base/outcome.py": (
+            "import json\n"
+            "import pkg.model.report\n"
+            "from pkg.model import report\n"
+            "from pkg.model.report import VALUE\n"
+            "from .. import cli\n"
+            "\n\n"
+            "def late():\n"
+            "    from ..boot import qemu as emulator\n"
+            "    from ..model.report import OTHER\n"
+            "    return emulator, OTHER\n")})[:6], [
+            f'tools/pkg/base/outcome.py:2: "import pkg.model.report" imports model.report, but '
+            f'{rule}',
+            f'tools/pkg/base/outcome.py:3: "from pkg.model import report" imports '
+            f'model.report, but {rule}',
+            f'tools/pkg/base/outcome.py:4: "from pkg.model.report import VALUE" imports '
+            f'model.report, but {rule}',
+            f'tools/pkg/base/outcome.py:5: "from .. import cli" imports the top-level module '
+            f'cli, but {rule}',
+            f'tools/pkg/base/outcome.py:9: "from ..boot import qemu as emulator" imports '
+            f'boot.qemu in a function, but {rule}',
+            f'tools/pkg/base/outcome.py:10: "from ..model.report import OTHER" imports '
+            f'model.report in a function, but {rule}'])
+
+    def test_a_subpackage_the_table_lacks(self):
+        self.assertEqual(self.rule_findings({"tools/pkg/extra/__init__.py": "",
+                                             "tools/pkg/extra/more.py": "from ..boot import qemu\n"}),
+                         [f"tools/pkg/extra/__init__.py: subpackage extra of tools/pkg has no "
+                          f"line in {os.path.join(self.root, CONFIG)}, so the imports of its 2 "
+                          f"files are not checked"])
+
+    def test_a_table_that_allows_a_cycle(self):
+        table = RULES_TABLE.replace("tools/pkg/base:", "tools/pkg/base: boot")
+        self.assertEqual(self.findings({}, table, RULES_TREE),
+                         [f"{os.path.join(self.root, CONFIG)}: the table of tools/pkg allows a "
+                          f"cycle: base -> boot -> base",
+                          f"{os.path.join(self.root, CONFIG)}: the table of tools/pkg allows a "
+                          f"cycle: base -> boot -> model -> base"])
+
+    def test_bad_rules(self):
+        config = os.path.join(self.root, CONFIG)
+        cases = {
+            "tools/pkg/base: lower\n": f"{config}:13: tools/pkg/base may import lower, which "
+                                        f"is not a subpackage with a line of its own "
+                                        f"(tools/pkg/lower: ...).",
+            "tools/pkg/boot/deep: base\n": f"{config}:13: tools/pkg/boot/deep is neither the "
+                                           f"Python package tools/pkg nor one of its "
+                                           f"subpackages.",
+        }
+        for line, sentence in cases.items():
+            with self.subTest(line=line):
+                self.write(RULES_TREE, TABLE + "    " + line)
+                status, lines, stderr = self.run_layers()
+                self.assertEqual((status, lines), (layers.EXIT_ERROR, []))
+                self.assertEqual(stderr.strip(), f"layers: {sentence}")
+
+    def test_graph(self):
+        self.write(RULES_TREE, RULES_TABLE)
+        status, lines, _ = self.run_layers("--graph")
+        self.assertEqual(status, layers.EXIT_CLEAN)
+        self.assertEqual(lines[-7:], [
+            "tools/pkg (Python modules): (top level) (3), base (3), boot (2), model (2)",
+            "(top level) -> base      1 import",
+            "(top level) -> boot      1 import",
+            "(top level) -> model     1 import",
+            "boot -> base             1 import",
+            "boot -> model            1 import",
+            "model -> base            2 imports"])
 
 
 class Graph(Tree):

@@ -20,10 +20,9 @@ from unittest import mock
 from tests.tools import FAKE_QEMU, FIXTURES, GOOD_LOG, PYTHON, parse_cfg, scratch, sections
 from clockbench_lib.base import paths
 from clockbench_lib.model import report
-from clockbench_lib.boot import qemu, xen
+from clockbench_lib.boot import qemu, run, xen
 from clockbench_lib.testing import boottest, testlist
 from clockbench_lib.compare import matrix
-from clockbench_lib import cli
 from clockbench_lib.base.outcome import RunnerError
 from clockbench_lib.boot.process import run_process
 
@@ -98,11 +97,11 @@ class XenCommandLine(unittest.TestCase):
         self.assertEqual(str(caught.exception), xen.KVM_REFUSAL)
         self.assertEqual(str(caught.exception).count(". "), 0)  # one sentence
         with self.assertRaises(RunnerError):
-            cli.choose_accel("kvm", boot="xen")
+            run.choose_accel("kvm", boot="xen")
         # Xen boots never probe KVM: TCG without a note, whether KVM is usable or not.
         with mock.patch.object(qemu, "kvm_status", side_effect=AssertionError("probed")):
-            self.assertEqual(cli.choose_accel(None, boot="xen"), cli.AccelChoice("tcg"))
-            self.assertEqual(cli.choose_accel("tcg", boot="xen"), cli.AccelChoice("tcg"))
+            self.assertEqual(run.choose_accel(None, boot="xen"), run.AccelChoice("tcg"))
+            self.assertEqual(run.choose_accel("tcg", boot="xen"), run.AccelChoice("tcg"))
         qemu.validate_spec(qemu.BootSpec(boot="xen", accel="tcg", xen_args="clocksource=tsc"))
 
     def test_xen_options_need_xen(self):

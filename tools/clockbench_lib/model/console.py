@@ -29,6 +29,7 @@ _ENV_FIELDS = {
 _ENV_HEADER = re.compile(r"^\s*# environment\s*$")
 _KTAP_HEADER = re.compile(r"^\s*KTAP version \d+")
 _KTAP_RESULT = re.compile(r"^(ok|not ok) \d+\b(.*)$")
+_GUEST_NOT_OK = re.compile(r"^\s*not ok \d+\b")
 _KTAP_SKIP = re.compile(r"#\s*SKIP\b", re.IGNORECASE)
 _KTAP_ERROR = re.compile(r"#\s*ERROR\b")
 # Images before the error count was added end with "# N passed, N failed, N skipped".
@@ -302,6 +303,11 @@ def parse_check_names(lines):
     """The names of the guest's top-level KTAP checks, in order: each result line's text
     after its number, up to the " # " that starts its figures or directive."""
     return [check["name"] for check in parse_check_list(lines)]
+
+
+def guest_failures(lines):
+    """The guest's `not ok` KTAP lines among the console `lines`."""
+    return tuple(line.strip() for line in lines if _GUEST_NOT_OK.match(line))
 
 
 def parse_final_verdict(lines):

@@ -25,13 +25,13 @@ import socket
 from dataclasses import dataclass
 
 from ..base.outcome import RunnerError
+from ..model import console
 
 TAP_VERSION = "TAP version 13"
 GUEST_FAILURES_SHOWN = 10
 TAIL_LINES = 10
 TAIL_LINE_CHARS = 200
 JUNIT_CLASSNAME = "clockbench.boot"
-_GUEST_NOT_OK = re.compile(r"^\s*not ok \d+\b")
 _JSON_LINE = re.compile(r"^\s*json\| ")
 
 
@@ -51,9 +51,9 @@ class TestResult:
     log: str = None             # where the boot's console is, as shown
 
 
-def guest_failures(lines):
-    """The guest's `not ok` KTAP lines among the console `lines`."""
-    return tuple(line.strip() for line in lines if _GUEST_NOT_OK.match(line))
+# The guest's `not ok` KTAP lines among the console lines (console.py reads them; `run -q`
+# repeats them too).
+guest_failures = console.guest_failures
 
 
 def console_tail(lines, count=TAIL_LINES):
