@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
-"""Every path of this tree that a source comment, a doc or the Makefile names is there:
-a move to other folders leaves no pointer dangling."""
+"""Every path of this tree that a source comment, a doc or the Makefile names is there
+(from the repository's root, or from the naming file's own folder): a move to other
+folders leaves no pointer dangling."""
 
 import os
 import re
@@ -45,7 +46,9 @@ class NamedPaths(unittest.TestCase):
             for line_no, line in enumerate(content.splitlines(), start=1):
                 dangling += [f"{path}:{line_no}: {named}" for named in NAMED.findall(line)
                              if not PLACEHOLDER.search(named)
-                             and not os.path.exists(os.path.join(ROOT, named))]
+                             and not os.path.exists(os.path.join(ROOT, named))
+                             and not os.path.exists(os.path.join(ROOT, os.path.dirname(path),
+                                                                 named))]
         self.assertEqual(dangling, [], "paths named but not in the tree")
 
 
