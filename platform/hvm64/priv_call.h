@@ -8,6 +8,7 @@
 #ifndef CLOCKBENCH_PLATFORM_HVM64_PRIV_CALL_H
 #define CLOCKBENCH_PLATFORM_HVM64_PRIV_CALL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "boot/boot.h"
@@ -30,6 +31,15 @@ enum priv_op {
 	PRIV_IDLE,	   /* sti; hlt; cli: sleep until an interrupt */
 	PRIV_IO_ALLOW,	   /* RDI first port, RSI count -> RDX 1 if refused */
 	PRIV_IO_DENY_ALL,  /* every port back to ring 0 in the I/O bitmap */
+	PRIV_CPUID,	   /* RDI struct priv_cpuid *: its leaf -> its regs */
+};
+
+/* CPUID as ring 0 sees it: a hypervisor that runs guest ring 3 natively
+ * (kvm-pvm on a CPU without CPUID faulting, as AMD's) lets a ring-3 CPUID
+ * read the host's own leaves, not the VM's. */
+struct priv_cpuid {
+	uint32_t leaf, subleaf;
+	uint32_t eax, ebx, ecx, edx;
 };
 
 /* A Xen hypercall for ring 0 to make (HVM guests may make them only from

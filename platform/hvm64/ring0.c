@@ -373,6 +373,15 @@ static void priv_request(struct trap_frame *f)
 	case PRIV_IO_DENY_ALL:
 		iobitmap_deny_all(tss_area.io_bitmap);
 		break;
+	case PRIV_CPUID: {
+		struct priv_cpuid *c = (struct priv_cpuid *)(uintptr_t)f->rdi;
+
+		asm volatile("cpuid"
+			     : "=a"(c->eax), "=b"(c->ebx), "=c"(c->ecx),
+			       "=d"(c->edx)
+			     : "a"(c->leaf), "c"(c->subleaf));
+		break;
+	}
 	case PRIV_IDLE:
 		/* The interrupt that ends hlt is taken here, in ring 0. */
 		asm volatile("sti; hlt; cli" ::: "memory");
