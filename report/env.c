@@ -211,6 +211,46 @@ static void xen_json(const struct env_result *e, struct json_writer *w)
 	json_object_end(w);
 }
 
+/* What the environment section says of ACPI, the loader's stack and the
+ * console, as values: "acpi" (null without tables), "entry_esp" (null when
+ * the head could not tell) and "console". */
+static void env_facts_json(const struct env_result *e, struct json_writer *w)
+{
+	if (e->acpi.present) {
+		json_object_begin(w, "acpi");
+		json_uint(w, "revision", e->acpi.revision);
+		json_string(w, "oem_id", e->acpi.oem_id);
+		json_string(w, "from", e->acpi.from);
+		json_string(w, "root_table", e->acpi.xsdt ? "XSDT" : "RSDT");
+		json_uint(w, "entries", e->acpi.nr_entries);
+		json_object_end(w);
+	} else {
+		json_null(w, "acpi");
+	}
+	json_uint_if(w, "entry_esp", e->boot->entry_esp_known,
+		     e->boot->entry_esp);
+	json_string(w, "console", e->console_words);
+}
+
+/* What CPUID says of the TSC, as the clocks section prints it: "tsc_features"
+ * (cpuid_frequency null when leaves 0x15 and 0x16 said nothing). */
+static void tsc_features_json(const struct tsc_features *f,
+			      struct json_writer *w)
+{
+	json_object_begin(w, "tsc_features");
+	json_bool(w, "invariant", f->invariant);
+	json_bool(w, "rdtscp", f->rdtscp);
+	json_bool(w, "deadline", f->deadline);
+	json_bool(w, "tsc_adjust", f->tsc_adjust);
+	if (f->tsc_adjust && f->tsc_adjust_read)
+		json_int(w, "tsc_adjust_value", f->tsc_adjust_value);
+	else
+		json_null(w, "tsc_adjust_value");
+	json_string(w, "cpuid_frequency",
+		    f->cpuid_frequency[0] ? f->cpuid_frequency : NULL);
+	json_object_end(w);
+}
+
 void report_env_json(const struct run_report *run, struct json_writer *w)
 {
 	const struct env_result *e = &run->env;
@@ -254,5 +294,7 @@ void report_env_json(const struct run_report *run, struct json_writer *w)
 		json_double(w, "tsc_hz", run->measure.tsc_hz);
 	else
 		json_null(w, "tsc_hz");
+	env_facts_json(e, w);
+	tsc_features_json(&run->clocks.tsc, w);
 	json_object_end(w);
 }

@@ -76,6 +76,18 @@ class HostReport(unittest.TestCase):
         self.assertEqual(rate["figures"]["rate_ppm"], tsc["rate_ppm"])
         self.assertEqual(rate["tolerance"], {"rate_limit_ppm": 10000})
 
+    def test_the_environment_in_values(self):
+        """What the environment and clocks sections print of ACPI, the loader's stack,
+        the console and CPUID's TSC features, the JSON says as values."""
+        env = self.document["env"]
+        self.assertEqual(env["acpi"], {"revision": 0, "oem_id": "", "from": "BIOS area",
+                                       "root_table": "RSDT", "entries": 1})
+        self.assertEqual(env["entry_esp"], 0)
+        self.assertEqual(env["console"], "COM1, 16 bytes a wait")
+        self.assertEqual(env["tsc_features"], {
+            "invariant": True, "rdtscp": True, "deadline": False, "tsc_adjust": False,
+            "tsc_adjust_value": None, "cpuid_frequency": "leaves 0x15 and 0x16 not used"})
+
     def test_what_it_says(self):
         self.assertEqual(self.document["schema"], "clockbench/2")
         self.assertEqual(self.document["verdict"], "pass")

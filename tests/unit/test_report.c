@@ -135,6 +135,13 @@ static void fill_env(void)
 	e->acpi.nr_entries = e->acpi.nr_tables = 1;
 	snprintf(e->acpi.tables[0].signature, 5, "APIC");
 	e->firmware_cpus = 2;
+	e->console_words = "COM1, 16 bytes a wait";
+	boot.entry_esp_known = true;
+	boot.entry_esp = 0;
+	run.clocks.tsc.invariant = true;
+	snprintf(run.clocks.tsc.cpuid_frequency,
+		 sizeof(run.clocks.tsc.cpuid_frequency),
+		 "leaves 0x15 and 0x16 not used");
 }
 
 /* The PIT's reads as the engine keeps them, in histograms (lib/hist.h):
