@@ -74,7 +74,7 @@ class Report:
 
     title: str
     sources: list                                  # the RESULTS arguments as given
-    inputs: object                                 # compare.Inputs
+    inputs: object                                 # inputs.Inputs
     tables: list                                   # table.Table
     notes: list = field(default_factory=list)      # lines about what no table shows
     findings: list = field(default_factory=list)   # Finding
