@@ -19,6 +19,7 @@ from tests.tools import CLOCKBENCH, FIXTURES, GOOD_LOG, PYTHON, ROOT
 from clockbench_lib.boot import cpumodel
 from clockbench_lib.compare import matrix
 from clockbench_lib.compare.clocks import METRICS, compare, format_csv, format_table
+from clockbench_lib.model.record import Report
 from clockbench_lib.compare.inputs import Inputs, Run, load_inputs
 from clockbench_lib.compare.ostable import RAW_TO_CLOCKSOURCE, compare_os
 from clockbench_lib.compare.ticks import (compare_ticks, format_tick_csv, format_tick_table,
@@ -128,9 +129,9 @@ class CompareTest(unittest.TestCase):
         document = load("kvm-pc", 1)
         entry = next(c for c in document["cross_cpu"]["clocks"] if c["clock"] == "tsc")
         drift = max(abs(d["drift_ppm"]) for d in entry["drift_ppm"])
-        self.assertEqual(METRICS["drift"][2](clock(document, "tsc"), document), drift)
-        self.assertEqual(METRICS["warps"][2](clock(document, "tsc"), document),
-                         entry["warps"])
+        guest = Report.from_json(document)
+        self.assertEqual(METRICS["drift"][2](guest.clock("tsc"), guest), drift)
+        self.assertEqual(METRICS["warps"][2](guest.clock("tsc"), guest), entry["warps"])
 
     def test_missing_clock_is_shown_as_missing(self):
         cell = self.cell("kvm_clock", "tcg-pc")

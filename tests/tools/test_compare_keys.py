@@ -18,8 +18,8 @@ import unittest
 from tests.tools import CLOCKBENCH, FIXTURES, PYTHON, ROOT
 from clockbench_lib.model import report
 from clockbench_lib.compare.clocks import compare, format_table, regressions
-from clockbench_lib.compare.inputs import (Inputs, Run, load_inputs, load_record, load_report_json,
-                                           no_report_reason, parse_labels)
+from clockbench_lib.compare.inputs import Inputs, Run, load_inputs, parse_labels
+from clockbench_lib.model.record import load_measurement, load_record
 from clockbench_lib.base.outcome import RunnerError
 
 MATRIX_FIXTURES = os.path.join(FIXTURES, "matrix")
@@ -213,9 +213,10 @@ class OlderSchemas(Scratch):
     """clockbench/1 reports and clockbench-run/0 summaries are still read."""
 
     def test_clockbench_1_reports(self):
-        document = load_report_json(os.path.join(SAMPLE, "tcg-pc", "run-1.json"))
-        self.assertEqual(document["schema"], report.REPORT_SCHEMA_1)
-        self.assertEqual(document["env"]["hypervisor"], "TCG")
+        record = load_measurement(os.path.join(SAMPLE, "tcg-pc", "run-1.json"))
+        self.assertEqual(record.schema, report.REPORT_SCHEMA_1)
+        self.assertEqual(record.report.env.hypervisor, "TCG")
+        self.assertIsNone(record.runner)
         # A clockbench/1 runner member had fewer facts (no host); it is read as it is.
         with open(os.path.join(SAMPLE, "kvm-pc", "run-1.json"), encoding="utf-8") as source:
             document = dict(json.load(source), runner={"accel": "kvm", "machine": "pc",
@@ -239,10 +240,10 @@ class OlderSchemas(Scratch):
             self.assertEqual(result.returncode, 0, result.stderr)
 
     def test_a_run_summary_is_a_run_without_a_report(self):
-        document = load_record(RUN_SUMMARY)
-        self.assertEqual(document["schema"], report.RUN_SUMMARY_SCHEMA_0)
-        self.assertRegex(no_report_reason(document),
-                         r"^verdict hang: hang: no verdict after 60 s")
+        record = load_record(RUN_SUMMARY)
+        self.assertEqual(record.schema, report.RUN_SUMMARY_SCHEMA_0)
+        self.assertIsNone(record.report)
+        self.assertRegex(record.no_report_reason, r"^verdict hang: hang: no verdict after 60 s")
         # In a matrix folder it is noted as a run that gave no report.
         folder = self.copy(AMD, "mx")
         shutil.copy(RUN_SUMMARY, os.path.join(folder, "tcg-pc", "run-2.json"))

@@ -32,13 +32,11 @@ def spread(values):
     return Spread(statistics.median(values), min(values), max(values), len(values))
 
 
-def read_p50(document, name):
-    """The p50 read cost (ns) of the clock called `name` in `document`, or None when it
+def read_p50(run, name):
+    """The p50 read cost (ns) of the clock called `name` in `run`'s report, or None when it
     was absent or not timed."""
-    clock = next((c for c in document["clocks"] if c["name"] == name), None)
-    if not clock or not clock["present"] or not clock.get("read_ns"):
-        return None
-    return clock["read_ns"]["p50"]
+    clock = run.report.clock(name)
+    return clock.read_p50_ns if clock else None
 
 
 @dataclass

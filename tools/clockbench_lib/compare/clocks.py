@@ -23,17 +23,17 @@ def _max_abs_drift(entry):
     return max(values) if values else None
 
 
-# Metric name -> (heading, unit, function of (clock entry, document), ratio shown).
+# Metric name -> (heading, unit, function of (Clock, Report), ratio shown).
 METRICS = {
-    "p50": ("p50", "ns", lambda c, d: c["read_ns"]["p50"] if c.get("read_ns") else None, True),
-    "p99": ("p99", "ns", lambda c, d: c["read_ns"]["p99"] if c.get("read_ns") else None, True),
-    "batch": ("batch", "ns/read", lambda c, d: c.get("batch_ns_per_read"), True),
-    "resolution": ("resolution", "ns", lambda c, d: c.get("resolution_ns"), False),
-    "warps": ("warps", "", lambda c, d: (cross_cpu_entry(d, c["name"]) or {}).get("warps"),
-              False),
+    "p50": ("p50", "ns", lambda c, r: c.read_ns.p50 if c.read_ns else None, True),
+    "p99": ("p99", "ns", lambda c, r: c.read_ns.p99 if c.read_ns else None, True),
+    "batch": ("batch", "ns/read", lambda c, r: c.batch_ns_per_read, True),
+    "resolution": ("resolution", "ns", lambda c, r: c.resolution_ns, False),
+    "warps": ("warps", "",
+              lambda c, r: (cross_cpu_entry(r.document, c.name) or {}).get("warps"), False),
     "drift": ("max |drift|", "ppm",
-              lambda c, d: _max_abs_drift(cross_cpu_entry(d, c["name"]))
-              if cross_cpu_entry(d, c["name"]) else None, False),
+              lambda c, r: _max_abs_drift(cross_cpu_entry(r.document, c.name))
+              if cross_cpu_entry(r.document, c.name) else None, False),
 }
 
 
@@ -42,21 +42,21 @@ def clock_order(inputs):
     names = []
     for runs in inputs.runs.values():
         for run in runs:
-            for clock in run.document["clocks"]:
-                if clock["name"] not in names:
-                    names.append(clock["name"])
+            for clock in run.report.clocks:
+                if clock.name not in names:
+                    names.append(clock.name)
     return names
 
 
 def _clock_figures(clock_name, run):
-    """(clock entry, document) when `clock_name` was present and timed in `run`, else
-    (None, why not)."""
-    clock = next((c for c in run.document["clocks"] if c["name"] == clock_name), None)
+    """(Clock, Report) when `clock_name` was present and timed in `run`, else (None, why
+    not)."""
+    clock = run.report.clock(clock_name)
     if clock is None:
         return None, "not in the report"
-    if not clock["present"] or not clock.get("measured", True):
-        return None, clock.get("absent_reason") or "present but not measured"
-    return (clock, run.document), None
+    if not clock.timed:
+        return None, clock.absent_reason or "present but not measured"
+    return (clock, run.report), None
 
 
 def compare(inputs, baseline=DEFAULT_BASELINE):
@@ -91,8 +91,8 @@ class Regression:
 def _p50s(runs, clock_name):
     """The p50 read costs (ns) of `clock_name` in the runs that measured it."""
     found = [_clock_figures(clock_name, run)[0] for run in runs]
-    return [clock["read_ns"]["p50"] for clock, _ in filter(None, found)
-            if clock.get("read_ns") and clock["read_ns"]["p50"] is not None]
+    return [clock.read_ns.p50 for clock, _ in filter(None, found)
+            if clock.read_ns and clock.read_ns.p50 is not None]
 
 
 def regressions(inputs, baseline, limit):
@@ -136,11 +136,10 @@ def clock_flags(inputs, cell):
     it or in some) and `warps` (it went backwards between CPUs, with the worst step)."""
     trapped, timed, worst_warp_ns, warped = 0, 0, None, 0
     for run in inputs.runs.get(cell.env, []):
-        clock = next((c for c in run.document["clocks"] if c["name"] == cell.subject[0]),
-                     None)
-        if clock and clock["present"] and clock.get("measured", True):
+        clock = run.report.clock(cell.subject[0])
+        if clock and clock.timed:
             timed += 1
-            trapped += bool(clock.get("trapped"))
+            trapped += clock.trapped
         entry = cross_cpu_entry(run.document, cell.subject[0])
         if entry and entry.get("warps"):
             warped += 1

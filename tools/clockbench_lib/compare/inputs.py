@@ -7,22 +7,18 @@ accelerator, the guest's CPU model and hypervisor): runs that differ in any are 
 merged, and each group is one row, named by its environment and, where two groups share
 a name, what tells them apart (tcg-pc@host-a)."""
 
-import json
+import functools
 import os
 from dataclasses import dataclass, field
 
 from ..base.outcome import RunnerError
-from ..model import osreport, report
 from ..model.console import quote
-from .matrix import MANIFEST, MANIFEST_SCHEMA, MANIFEST_SCHEMA_0
+from ..model.manifest import load_manifest
+from ..model.record import Report, load_record, read_input, record_of
 
 
 # What ends the name of clockbench-user's document beside the image's of one environment.
 OS_SUFFIX = ".os"
-
-
-# The largest JSON input read (a report is under 100 KiB, a manifest a few).
-MAX_JSON_FILE_BYTES = 64 << 20
 
 
 @dataclass(frozen=True)
@@ -53,12 +49,24 @@ class Comparable:
 
 @dataclass
 class Run:
-    """One validated report and where it came from; `env` is its row's display label."""
+    """One validated report (or clockbench-user's document) and where it came from; `env`
+    is its row's display label.  `record` and `report` are its model (model/record.py);
+    `document` the JSON, for the figures the model does not name."""
 
     env: str
     source: str
     document: dict
     key: Comparable = None
+
+    @functools.cached_property
+    def record(self):
+        """The run's Record."""
+        return record_of(self.document, self.source)
+
+    @functools.cached_property
+    def report(self):
+        """The guest's Report (a run of Inputs.runs always has one)."""
+        return self.record.report or Report.from_json(self.document)
 
 
 @dataclass
@@ -74,74 +82,10 @@ class Inputs:
     apart: list = field(default_factory=list)      # sentences: rows kept apart, and why
 
     def add(self, run):
-        if run.document.get("schema") == osreport.OS_SCHEMA:
+        if run.record.is_os_document:
             self.os_runs.setdefault(run.env, []).append(run)
         else:
             self.runs.setdefault(run.env, []).append(run)
-
-
-def _load_json_file(path):
-    """The parsed JSON at `path`; RunnerError in one sentence when it cannot be."""
-    try:
-        with open(path, "rb") as source:
-            data = source.read(MAX_JSON_FILE_BYTES + 1)
-    except OSError as error:
-        raise RunnerError(f"cannot read {quote(path)}: {error.strerror}.") from None
-    except ValueError:  # a NUL in the name
-        raise RunnerError(f"cannot read {quote(repr(path))}: a file name has no NUL "
-                          f"character.") from None
-    if len(data) > MAX_JSON_FILE_BYTES:
-        raise RunnerError(f"{path}: more than {MAX_JSON_FILE_BYTES >> 20} MiB, far more "
-                          f"than any report, so it is not read.")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise RunnerError(f"{path}: not a text file (it is not UTF-8).") from None
-    return report.load_json_text(text, path)
-
-
-def load_record(path):
-    """A validated clockbench/2 document (a report or a run's record, with or without the
-    guest's report), or an older clockbench/1 report or clockbench-run/0 summary, from a
-    JSON file."""
-    document = _load_json_file(path)
-    report.validate_document(document, path, summaries=True)
-    return document
-
-
-def no_report_reason(document):
-    """Why a valid document is no measurement, or None when it is one: it holds the
-    guest's report and its run ended with the guest's verdict."""
-    if report.has_guest_report(document) and document["verdict"] in ("pass", "fail", "skip"):
-        return None
-    return (f"verdict {quote(document.get('verdict'), 20)}: "
-            f"{quote(document.get('reason') or 'no report')}")
-
-
-def load_report_json(path):
-    """A validated report (clockbench/2 or clockbench/1) from a JSON file; RunnerError for
-    a record of a run that gave no report."""
-    document = load_record(path)
-    reason = no_report_reason(document)
-    if reason:
-        raise RunnerError(f"{path}: this records a run that gave no report "
-                          f"({document['schema']}, {reason}), so it has nothing to compare.")
-    return document
-
-
-def load_report_any(path):
-    """A validated report from a JSON file or (anything else) a console log: the image's
-    (clockbench/2, or an older clockbench/1) or clockbench-user's (clockbench-os/1)."""
-    if path.endswith(".json"):
-        document = _load_json_file(path)
-        if isinstance(document, dict) and document.get("schema") == osreport.OS_SCHEMA:
-            osreport.validate_os_document(document, path)
-            return document
-        return load_report_json(path)
-    lines = report.read_log_lines(path)
-    if osreport.has_os_report(lines) and not report.has_report(lines):
-        return osreport.load_os_report(lines, path)
-    return report.load_report(lines, path)
 
 
 def single_file_env(path):
@@ -155,34 +99,18 @@ def single_file_env(path):
     return stem
 
 
-def _manifest_error(path, what):
-    return RunnerError(f"{path}: {what}; it is not a clockbench matrix manifest "
-                       f"({MANIFEST_SCHEMA}).")
-
-
 @dataclass
 class Pending:
-    """A report read, before its row is known: the environment's name, where the report
-    came from, the input's label, and the host the input names (None: none)."""
+    """A report read, before its row is known: the environment's name, its Record, the
+    input's label, and the host the input names (its name and CPU model, None: none)."""
 
     env: str
-    source: str
-    document: dict
+    record: object
     label: str = None
     host: str = None
     input_path: str = ""
     accel: str = None   # the manifest's, for reports whose runner member does not say
     host_cpu: str = None  # the manifest's host CPU model
-
-
-def _manifest_host(manifest):
-    """(host name or None, host CPU model or None) of a matrix manifest, of either schema."""
-    host = manifest.get("host") if isinstance(manifest.get("host"), dict) else {}
-    cpu = host.get("cpu")
-    model = cpu.get("model") if isinstance(cpu, dict) else cpu
-    name = host.get("name")
-    return (name if isinstance(name, str) and name else None,
-            model if isinstance(model, str) else None)
 
 
 def _shown(env, label):
@@ -193,63 +121,32 @@ def _shown(env, label):
 def load_matrix(folder, inputs, pending, label=None):
     """Add the runs of one matrix folder to `pending` (and its skipped environments and
     runs without a report to `inputs`)."""
-    path = os.path.join(folder, MANIFEST)
-    if not os.path.isfile(path):
-        raise RunnerError(f"{folder}: no {MANIFEST} here, so it is not a matrix folder "
-                          f"(made by `clockbench matrix`).")
-    manifest = _load_json_file(path)
-    if not isinstance(manifest, dict) or "schema" not in manifest:
-        raise _manifest_error(path, "the 'schema' key is missing")
-    if manifest["schema"] not in (MANIFEST_SCHEMA, MANIFEST_SCHEMA_0):
-        raise RunnerError(f"{path}: manifest schema is {quote(json.dumps(manifest['schema']))}; "
-                          f"this tool reads {MANIFEST_SCHEMA} and {MANIFEST_SCHEMA_0}.")
-    host_name, host_cpu = _manifest_host(manifest)
-    environments = manifest.get("environments")
-    if not isinstance(environments, list):
-        raise _manifest_error(path, "'environments' is missing or not a list")
-    for index, env in enumerate(environments):
-        if not isinstance(env, dict) or not isinstance(env.get("name"), str) \
-                or not isinstance(env.get("runs"), list):
-            raise _manifest_error(path, f"environments[{index}] lacks a 'name' or 'runs'")
-        shown = _shown(env["name"], label)
-        if env.get("skipped"):
-            inputs.skipped.setdefault(shown, quote(env.get("reason") or "skipped"))
+    manifest = load_manifest(folder)
+    for env in manifest.environments:
+        shown = _shown(env.name, label)
+        if env.skipped:
+            inputs.skipped.setdefault(shown, quote(env.reason or "skipped"))
             continue
-        for number, run in enumerate(env["runs"]):
-            where = f"environments[{index}].runs[{number}]"
-            if not isinstance(run, dict):
-                raise _manifest_error(path, f"{where} is not an object")
-            for key in ("json", "log"):
-                if run.get(key) is not None and not isinstance(run[key], str):
-                    raise _manifest_error(path, f"{where}.{key} is not a file name")
-            reason = quote(run.get("reason") or run.get("verdict") or "no report")
-            if run.get("json"):
-                source = os.path.join(folder, run["json"])
-                document = load_record(source)
-                reason = no_report_reason(document)
+        for run in env.runs:
+            reason = quote(run.reason or run.verdict or "no report")
+            if run.json:
+                record = load_record(os.path.join(folder, run.json))
+                reason = record.no_report_reason
                 if reason is None:
-                    pending.append(Pending(env["name"], source, document, label, host_name,
-                                           folder, env.get("accel"), host_cpu))
+                    pending.append(Pending(env.name, record, label, manifest.host.name,
+                                           folder, env.accel, manifest.host.cpu_model))
                     continue
-            inputs.failed.append((shown, os.path.join(folder, run.get("log") or "?"), reason))
-
-
-def _runner(document):
-    runner = document.get("runner")
-    return runner if isinstance(runner, dict) else {}
+            inputs.failed.append((shown, os.path.join(folder, run.log or "?"), reason))
 
 
 def comparable(item):
     """The Comparable of a Pending report."""
-    runner = _runner(item.document)
-    env = item.document.get("env") or {}
-    host = runner.get("host") if isinstance(runner.get("host"), dict) else {}
-    host_name = host.get("name") if isinstance(host.get("name"), str) and host.get(
-        "name") else item.host
-    hypervisor = env.get("hypervisor")
-    accel = runner.get("accel") or item.accel or {"TCG": "tcg", "KVM": "kvm"}.get(hypervisor)
+    runner, env = item.record.runner, item.record.report.env
+    host_name = runner.host.name if runner and runner.host.name else item.host
+    accel = (runner.accel if runner else None) or item.accel or {
+        "TCG": "tcg", "KVM": "kvm"}.get(env.hypervisor)
     return Comparable(item.label, item.env, host_name or f"input:{item.input_path}",
-                      str(accel or "?"), str(env.get("cpu") or "?"), str(hypervisor or "?"),
+                      str(accel or "?"), str(env.cpu or "?"), str(env.hypervisor or "?"),
                       None if host_name else item.host_cpu)
 
 
@@ -320,7 +217,7 @@ def group_runs(pending, inputs):
     labels = _labels(keys)
     for item in pending:
         key = comparable(item)
-        inputs.add(Run(labels[key], item.source, item.document, key))
+        inputs.add(Run(labels[key], item.record.source, item.record.document, key))
     shown = {}
     for key in keys:
         shown.setdefault(_base_name(key), []).append(key)
@@ -362,12 +259,12 @@ def load_inputs(paths, labels=None):
         if os.path.isdir(path):
             load_matrix(path, inputs, pending, label)
         elif os.path.exists(path):
-            document = load_report_any(path)
+            record = read_input(path)
             env = label or single_file_env(path)  # a labelled file's row is its label
-            if document.get("schema") == osreport.OS_SCHEMA:
-                inputs.add(Run(env, path, document))
+            if record.is_os_document:
+                inputs.add(Run(env, path, record.document))
                 continue
-            pending.append(Pending(env, path, document, label, None, path))
+            pending.append(Pending(env, record, label, None, path))
         else:
             raise RunnerError(f"{path}: no such file or folder.")
     group_runs(pending, inputs)

@@ -67,7 +67,7 @@ def compare_os(inputs):
                     libc.append(value)
                     through.add(via)
                     syscall.append(_osread_p50(run, "syscall")[0])
-            raw = [read_p50(run.document, raw_clock) for run in inputs.runs.get(env, [])] \
+            raw = [read_p50(run, raw_clock) for run in inputs.runs.get(env, [])] \
                 if raw_clock else []
             row = OsRow(env, source, raw_clock or "-", spread(raw), spread(libc),
                         spread(syscall), "/".join(sorted(v for v in through if v)) or "-")

@@ -26,12 +26,12 @@ def compare_xen(inputs):
     """One XenRow per environment whose reports ran under Xen (env.xen), in input order."""
     rows = []
     for env, runs in inputs.runs.items():
-        kinds = [run.document["env"].get("xen") for run in runs]
+        kinds = [run.report.env.xen for run in runs]
         if not any(kinds):
             continue
         kind = next(k for k in kinds if k)
-        pvclock = [read_p50(run.document, "xen_pvclock") for run in runs]
-        tsc = [read_p50(run.document, "tsc") for run in runs]
+        pvclock = [read_p50(run, "xen_pvclock") for run in runs]
+        tsc = [read_p50(run, "tsc") for run in runs]
         ratios = [p / t for p, t in zip(pvclock, tsc) if p is not None and t]
         emulated = kind.get("tsc_emulated")
         rows.append(XenRow(env, f"{kind['guest']} {kind['domain']}", len(runs),
