@@ -464,7 +464,7 @@ fuzz-smoke: fuzz-targets
 
 # --- installing ------------------------------------------------------------
 # tools/install lays the tree out under PREFIX/share/clockbench (where the installed
-# runner finds its images, schemas and test list: tools/clockbench_lib/paths.py), links
+# runner finds its images, schemas and test list: tools/clockbench_lib/base/paths.py), links
 # PREFIX/bin/clockbench and clockbench-user into it, and lists every file and folder it
 # made, which is what uninstall removes.  The Xen ISO, Xen's binary and the Linux dom0 are
 # installed when they were built (make xen-iso, make dom0).

@@ -25,7 +25,7 @@ __attribute__((noreturn)) void run_exit(enum verdict verdict);
  * isa-debug-exit: QEMU then ends without the verdict in its status (power
  * off, reset) or does not end at all (halt), and the runner takes the
  * console's verdict once this line follows it
- * (tools/clockbench_lib/console.py: "clockbench: ending the run: ...";
+ * (tools/clockbench_lib/model/console.py: "clockbench: ending the run: ...";
  * a way that starts with "halt" leaves the machine on).
  */
 void run_announce_end(const char *how);

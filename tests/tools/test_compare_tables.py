@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Tests of compare's tables and of the one table writer (tools/clockbench_lib/table.py):
+"""Tests of compare's tables and of the one table writer (tools/clockbench_lib/compare/table.py):
 every table kind written as Markdown and parsed back, cell for cell; reasons collapsed into
 one line per source and reason; the × tsc column and the trapped and warps flags, on the
 real reports in tests/tools/fixtures/matrix/sample.

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""`clockbench compare --plot` (tools/clockbench_lib/plot.py) on the real reports of
+"""`clockbench compare --plot` (tools/clockbench_lib/compare/plot.py) on the real reports of
 tests/tools/fixtures/matrix/sample and on copies of them given histograms: which figures
 are made for which inputs, their titles, every point and error bar inside its axes, the
 tick plot's x values the delivered rates, the percentile axis, the six-point fallback,
