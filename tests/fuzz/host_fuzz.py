@@ -50,7 +50,8 @@ sys.dont_write_bytecode = True
 from clockbench_lib.model import console, osreport, parse, report  # noqa: E402
 from clockbench_lib.boot import xen  # noqa: E402
 from clockbench_lib.testing import boottest, reportchecks, testlist  # noqa: E402
-from clockbench_lib.compare import compare  # noqa: E402
+from clockbench_lib.compare.cells import DEFAULT_BASELINE  # noqa: E402
+from clockbench_lib.compare.command import FORMATS, cmd_compare  # noqa: E402
 from clockbench_lib.base.outcome import RunnerError  # noqa: E402
 
 PYTHON = "/usr/bin/python3"
@@ -376,9 +377,9 @@ def checked_tests():
 
 
 def compare_args(rng, results):
-    return argparse.Namespace(baseline=compare.DEFAULT_BASELINE if rng.random() < 0.8
+    return argparse.Namespace(baseline=DEFAULT_BASELINE if rng.random() < 0.8
                               else "kvm-pc",
-                              format=rng.choice(compare.FORMATS),
+                              format=rng.choice(FORMATS),
                               table=None if rng.random() < 0.6 else rng.choice(
                                   ("all", "clocks", "ticks", "xen", "os")),
                               plot=None, results=results)
@@ -413,7 +414,7 @@ def in_process(kind, data, path, workspace, rng):
             _expected(parse.cmd_parse, argparse.Namespace(log=path, json="-", quiet=False))
         results = [path] if rng.random() < 0.5 or kind == "manifest" else [path,
                                                                            workspace.baseline]
-        _expected(compare.cmd_compare, compare_args(rng, results))
+        _expected(cmd_compare, compare_args(rng, results))
 
 
 # How often each entry point accepted its input, and how often it refused it in one

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Boot tests that measure ticks under TCG run alone (clockbench_lib/bootgate.py)."""
+"""Boot tests that measure ticks under TCG run alone (clockbench_lib/boot/bootgate.py)."""
 
 import concurrent.futures
 import threading

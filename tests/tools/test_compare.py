@@ -17,7 +17,14 @@ import unittest
 
 from tests.tools import CLOCKBENCH, FIXTURES, GOOD_LOG, PYTHON, ROOT
 from clockbench_lib.boot import cpumodel
-from clockbench_lib.compare import compare, matrix
+from clockbench_lib.compare import matrix
+from clockbench_lib.compare.clocks import METRICS, compare, format_csv, format_table
+from clockbench_lib.model.record import Report
+from clockbench_lib.compare.inputs import Inputs, Run, load_inputs
+from clockbench_lib.compare.ostable import RAW_TO_CLOCKSOURCE, compare_os
+from clockbench_lib.compare.ticks import (compare_ticks, format_tick_csv, format_tick_table,
+                                          has_ticks, tick_cost_measured)
+from clockbench_lib.compare.xentable import compare_xen, format_xen_csv, format_xen_table
 from clockbench_lib.base.outcome import RunnerError
 
 MATRIX_FIXTURES = os.path.join(FIXTURES, "matrix")
@@ -36,7 +43,7 @@ def add_xen_hpet_as_pv_dom0(inputs):
         document = load("xen-hpet", number)
         document["env"]["xen"] = {"guest": "pv", "domain": "dom0", "version": "4.17",
                                   "tsc_mode": 0, "tsc_emulated": False}
-        inputs.add(compare.Run("xen-hpet", f"run-{number}", document))
+        inputs.add(Run("xen-hpet", f"run-{number}", document))
 
 
 def clock(document, name):
@@ -91,8 +98,8 @@ class MatrixTest(unittest.TestCase):
 
 class CompareTest(unittest.TestCase):
     def setUp(self):
-        self.inputs = compare.load_inputs([SAMPLE])
-        self.table = dict(compare.compare(self.inputs, "tcg-pc"))
+        self.inputs = load_inputs([SAMPLE])
+        self.table = dict(compare(self.inputs, "tcg-pc"))
 
     def cell(self, clock_name, env):
         return next(c for c in self.table[clock_name] if c.env == env)
@@ -122,16 +129,16 @@ class CompareTest(unittest.TestCase):
         document = load("kvm-pc", 1)
         entry = next(c for c in document["cross_cpu"]["clocks"] if c["clock"] == "tsc")
         drift = max(abs(d["drift_ppm"]) for d in entry["drift_ppm"])
-        self.assertEqual(compare.METRICS["drift"][2](clock(document, "tsc"), document), drift)
-        self.assertEqual(compare.METRICS["warps"][2](clock(document, "tsc"), document),
-                         entry["warps"])
+        guest = Report.from_json(document)
+        self.assertEqual(METRICS["drift"][2](guest.clock("tsc"), guest), drift)
+        self.assertEqual(METRICS["warps"][2](guest.clock("tsc"), guest), entry["warps"])
 
     def test_missing_clock_is_shown_as_missing(self):
         cell = self.cell("kvm_clock", "tcg-pc")
         self.assertTrue(cell.missing)
         self.assertIn("kvm-clock needs KVM", cell.missing_reason)
         self.assertIsNone(self.cell("kvm_clock", "kvm-pc").ratios["p50"])
-        text = "\n".join(compare.format_table(list(self.table.items()), self.inputs, "tcg-pc"))
+        text = "\n".join(format_table(list(self.table.items()), self.inputs, "tcg-pc"))
         # One line per clock and reason: the environments that share it are named together.
         self.assertRegex(text, r"\nkvm_clock\s+tcg-pc, tcg-q35 \(2 runs each\): missing: no "
                                r"KVM signature")
@@ -146,24 +153,24 @@ class CompareTest(unittest.TestCase):
     def test_xen_guests_table(self):
         """Per Xen environment: the guest type, a xen_pvclock and a tsc read, their
         ratio (the median of the runs' ratios), and whether Xen emulates rdtsc."""
-        inputs = compare.Inputs()
+        inputs = Inputs()
         add_xen_hpet_as_pv_dom0(inputs)
-        inputs.add(compare.Run("tcg-pc", "run-1", load("tcg-pc", 1)))
-        (row,) = compare.compare_xen(inputs)
+        inputs.add(Run("tcg-pc", "run-1", load("tcg-pc", 1)))
+        (row,) = compare_xen(inputs)
         ratios = [clock(run.document, "xen_pvclock")["read_ns"]["p50"]
                   / clock(run.document, "tsc")["read_ns"]["p50"]
                   for run in inputs.runs["xen-hpet"]]
         self.assertEqual((row.env, row.guest, row.runs, row.rdtsc),
                          ("xen-hpet", "pv dom0", 2, "native"))
         self.assertAlmostEqual(row.ratio.median, sum(ratios) / 2)
-        text = "\n".join(compare.format_xen_table([row]))
+        text = "\n".join(format_xen_table([row]))
         self.assertRegex(text, r"xen-hpet\s+pv dom0\s+2\s+.*x\s+native")
-        rows = list(csv.DictReader(compare.format_xen_csv([row])))
+        rows = list(csv.DictReader(format_xen_csv([row])))
         self.assertAlmostEqual(float(rows[0]["xen_pvclock_over_tsc_median"]),
                                row.ratio.median)
 
     def test_csv_numbers(self):
-        rows = list(csv.DictReader(compare.format_csv(list(self.table.items()), "tcg-pc")))
+        rows = list(csv.DictReader(format_csv(list(self.table.items()), "tcg-pc")))
         row = next(r for r in rows if r["clock"] == "hpet" and r["env"] == "kvm-pc")
         self.assertAlmostEqual(float(row["p50_ratio_to_tcg-pc"]),
                                self.cell("hpet", "kvm-pc").ratios["p50"], places=3)
@@ -172,7 +179,7 @@ class CompareTest(unittest.TestCase):
         self.assertIn("KVM", row["missing_reason"])
 
     def test_single_files_take_their_folder_as_environment(self):
-        inputs = compare.load_inputs([os.path.join(SAMPLE, "tcg-pc", "run-1.json"),
+        inputs = load_inputs([os.path.join(SAMPLE, "tcg-pc", "run-1.json"),
                                       os.path.join(SAMPLE, "kvm-pc", "run-1.log")])
         self.assertEqual(list(inputs.runs), ["tcg-pc", "kvm-pc"])
 
@@ -181,14 +188,14 @@ class TickCompareTest(unittest.TestCase):
     """The tick-cost table: per source, rate and environment."""
 
     def setUp(self):
-        self.inputs = compare.load_inputs([SAMPLE])
-        self.table = dict(compare.compare_ticks(self.inputs, "tcg-pc"))
+        self.inputs = load_inputs([SAMPLE])
+        self.table = dict(compare_ticks(self.inputs, "tcg-pc"))
 
     def cell(self, source, hz, env):
         return next(c for c in self.table[(source, hz)] if c.env == env)
 
     def test_order_sources_and_rates(self):
-        self.assertTrue(compare.has_ticks(self.inputs))
+        self.assertTrue(has_ticks(self.inputs))
         self.assertEqual(list(self.table),
                          [(source, hz) for source in ("lapic", "tsc_deadline", "hpet", "pit",
                                                       "xen_periodic", "xen_oneshot")
@@ -219,8 +226,8 @@ class TickCompareTest(unittest.TestCase):
             base = next(c for c in cells if c.env == "tcg-pc")
             for cell in cells:
                 if cell.ratios.get("stolen") is not None:
-                    self.assertTrue(compare.tick_cost_measured(cell), (source, hz, cell.env))
-                    self.assertTrue(compare.tick_cost_measured(base), (source, hz))
+                    self.assertTrue(tick_cost_measured(cell), (source, hz, cell.env))
+                    self.assertTrue(tick_cost_measured(base), (source, hz))
 
     def test_absent_source_is_missing_with_its_reason(self):
         cell = self.cell("tsc_deadline", 1000, "tcg-pc")
@@ -228,21 +235,21 @@ class TickCompareTest(unittest.TestCase):
         self.assertEqual(cell.missing_reason, "absent: not offered: CPUID.1:ECX[24] "
                                               "(TSC-deadline timer) is clear")
         self.assertFalse(self.cell("tsc_deadline", 1000, "kvm-pc").missing)
-        text = "\n".join(compare.format_tick_table(list(self.table.items()), "tcg-pc"))
+        text = "\n".join(format_tick_table(list(self.table.items()), "tcg-pc"))
         self.assertRegex(text, r"\ntsc_deadline\s+all\s+tcg-pc, tcg-q35, xen-hpet, xen-tsc "
                                r"\(2 runs each\): missing: absent: not offered")
         self.assertIn("lost / tcg-pc", text)
 
     def test_reports_without_ticks(self):
-        inputs = compare.load_inputs([GOOD_LOG])
-        self.assertFalse(compare.has_ticks(inputs))
-        self.assertEqual(compare.compare_ticks(inputs), [])
+        inputs = load_inputs([GOOD_LOG])
+        self.assertFalse(has_ticks(inputs))
+        self.assertEqual(compare_ticks(inputs), [])
         result = run_tool("compare", GOOD_LOG, "--table", "ticks")
         self.assertEqual(result.returncode, 2)
         self.assertIn("no report has tick measurements", result.stderr)
 
     def test_tick_csv(self):
-        rows = list(csv.DictReader(compare.format_tick_csv(list(self.table.items()),
+        rows = list(csv.DictReader(format_tick_csv(list(self.table.items()),
                                                            "tcg-pc")))
         row = next(r for r in rows if (r["source"], r["rate_hz"], r["env"]) ==
                    ("pit", "1000", "kvm-pc"))
@@ -271,7 +278,7 @@ class MalformedTest(unittest.TestCase):
             with self.subTest(name=name):
                 path = os.path.join(MATRIX_FIXTURES, "malformed", name)
                 with self.assertRaises(RunnerError) as caught:
-                    compare.load_inputs([path])
+                    load_inputs([path])
                 self.assertIn(f"{path}: ", str(caught.exception))
                 self.assertIn(sentence, str(caught.exception))
 
@@ -283,14 +290,14 @@ class MalformedTest(unittest.TestCase):
 
     def test_folder_without_manifest(self):
         with self.assertRaisesRegex(RunnerError, "no manifest.json here"):
-            compare.load_inputs([os.path.join(MATRIX_FIXTURES, "malformed")])
+            load_inputs([os.path.join(MATRIX_FIXTURES, "malformed")])
 
     def test_manifest_of_another_schema(self):
         with tempfile.TemporaryDirectory() as folder:
             with open(os.path.join(folder, matrix.MANIFEST), "w", encoding="utf-8") as out:
                 json.dump({"schema": "clockbench-matrix/9", "environments": []}, out)
             with self.assertRaisesRegex(RunnerError, "manifest schema is \"clockbench-matrix/9\""):
-                compare.load_inputs([folder])
+                load_inputs([folder])
 
 
 @unittest.skipUnless(shutil.which(PYTHON) and os.path.exists(
@@ -376,13 +383,13 @@ class OsLayerCompareTest(unittest.TestCase):
                     if r["clock"] == "CLOCK_MONOTONIC" and r["path"] == path)
 
     def test_the_os_document_pairs_with_the_image_report(self):
-        inputs = compare.load_inputs([self.image, self.os_doc])
+        inputs = load_inputs([self.image, self.os_doc])
         self.assertEqual(list(inputs.runs), ["tcg-pc"])
         self.assertEqual(list(inputs.os_runs), ["tcg-pc"])
-        rows = compare.compare_os(inputs)
+        rows = compare_os(inputs)
         source = self.document["runs"][0]["clocksource"]
         (row,) = [row for row in rows if row.clocksource == source]
-        raw_clock = {v: k for k, v in compare.RAW_TO_CLOCKSOURCE.items()}.get(source)
+        raw_clock = {v: k for k, v in RAW_TO_CLOCKSOURCE.items()}.get(source)
         self.assertEqual(row.raw_clock, raw_clock or "-")
         libc = self.monotonic("libc")
         self.assertEqual(row.libc.median, libc["read_ns"]["p50"])
@@ -422,7 +429,7 @@ class OsLayerCompareTest(unittest.TestCase):
             json.dump(dict(self.document, runs=[]), out)
         with self.assertRaisesRegex(RunnerError, r"broken.os.json: runs: \[\] should be "
                                                  r"non-empty|broken.os.json: runs"):
-            compare.load_inputs([broken])
+            load_inputs([broken])
 
 
 class OsLayerCaptureTest(unittest.TestCase):
@@ -441,7 +448,7 @@ class OsLayerCaptureTest(unittest.TestCase):
                 results.append(os.path.join(scratch, f"{env}.os.log"))
                 shutil.copy(os.path.join(linux, capture), results[-1])
             rows = {(row.env, row.clocksource): row
-                    for row in compare.compare_os(compare.load_inputs(results))}
+                    for row in compare_os(load_inputs(results))}
             result = run_tool("compare", "--table", "os", *results)
         self.assertEqual(set(rows), {("tcg-pc", "tsc"), ("tcg-pc", "hpet"),
                                      ("tcg-pc", "acpi_pm"), ("xen-hpet", "tsc"),

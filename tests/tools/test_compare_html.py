@@ -20,7 +20,13 @@ from html.parser import HTMLParser
 from unittest import mock
 
 from tests.tools import CLOCKBENCH, FIXTURES, GOOD_LOG, PYTHON, ROOT
-from clockbench_lib.compare import compare, html, plot
+from clockbench_lib.compare import html, plot
+from clockbench_lib.compare.clocks import clock_table, compare
+from clockbench_lib.compare.command import write_html_report
+from clockbench_lib.compare.inputs import load_inputs
+from clockbench_lib.compare.ostable import compare_os
+from clockbench_lib.compare.table import Table
+from clockbench_lib.compare.ticks import compare_ticks, tick_table
 from clockbench_lib.base.outcome import RunnerError
 
 SAMPLE = os.path.join(FIXTURES, "matrix", "sample")
@@ -87,7 +93,7 @@ class HtmlReportTest(unittest.TestCase):
         cls.result = run_tool("compare", SAMPLE, "--table", "clocks", "--html", cls.path,
                               "--plot", cls.plots)
         cls.text, cls.parsed = parse(cls.path)
-        cls.inputs = compare.load_inputs([SAMPLE])
+        cls.inputs = load_inputs([SAMPLE])
 
     @classmethod
     def tearDownClass(cls):
@@ -126,10 +132,10 @@ class HtmlReportTest(unittest.TestCase):
 
     def test_the_tables_cell_for_cell(self):
         """Every table, not only the one --table chose for the terminal."""
-        table = compare.compare(self.inputs, "tcg-pc")
-        ticks = compare.compare_ticks(self.inputs, "tcg-pc")
-        expected = [compare.clock_table(table, self.inputs, "tcg-pc"),
-                    compare.tick_table(ticks, "tcg-pc")]
+        table = compare(self.inputs, "tcg-pc")
+        ticks = compare_ticks(self.inputs, "tcg-pc")
+        expected = [clock_table(table, self.inputs, "tcg-pc"),
+                    tick_table(ticks, "tcg-pc")]
         found = {tuple(rows[0]): rows[1:] for rows in self.parsed.tables if rows}
         for want in expected:
             with self.subTest(table=want.headings[0]):
@@ -152,7 +158,7 @@ class HtmlReportTest(unittest.TestCase):
         """A clockbench/2 report's runner record is summed up per row (host, accelerator,
         QEMU's version...); the sample's clockbench/1 reports say they have none."""
         amd = os.path.join(FIXTURES, "matrix", "amd")
-        inputs = compare.load_inputs([amd])
+        inputs = load_inputs([amd])
         report_ = html.Report("t", [amd], inputs, [], [], [])
         text = html.inputs_html(report_)
         runner = inputs.runs["tcg-pc"][0].document["runner"]
@@ -207,7 +213,7 @@ class HtmlUnitTest(unittest.TestCase):
         self.assertNotIn("Traceback", result.stderr)
 
     def test_escaped(self):
-        table = compare.Table("a <b> & c", ["x"], [["<script>alert(1)</script>"]])
+        table = Table("a <b> & c", ["x"], [["<script>alert(1)</script>"]])
         text = html.table_html(table)
         self.assertNotIn("<script>", text)
         self.assertIn("&lt;script&gt;", text)
@@ -225,7 +231,7 @@ class HtmlUnitTest(unittest.TestCase):
         self.assertEqual(messages, ["not drawn: z"])
 
     def test_without_plots_the_page_says_why(self):
-        inputs = compare.load_inputs([GOOD_LOG])
+        inputs = load_inputs([GOOD_LOG])
         with tempfile.TemporaryDirectory() as scratch:
             path = os.path.join(scratch, "r.html")
             args = argparse.Namespace(html=path, plot=None, baseline="tcg-pc",
@@ -233,7 +239,7 @@ class HtmlUnitTest(unittest.TestCase):
             failure = RunnerError("--plot needs matplotlib: install the Debian package "
                                   "python3-matplotlib (`make deps` installs it).")
             with mock.patch.object(plot, "write_plots", side_effect=failure):
-                messages = compare.write_html_report(args, inputs)
+                messages = write_html_report(args, inputs)
             _, parsed = parse(path)
         self.assertIn(f"no plots: {failure}", messages)
         self.assertIn(f"no plots: {failure}", parsed.items)
@@ -249,7 +255,7 @@ class HtmlUnitTest(unittest.TestCase):
                 shutil.copy(os.path.join(SAMPLE, env, "run-1.json"), paths[-1])
                 paths.append(os.path.join(scratch, f"{env}.os.log"))
                 shutil.copy(os.path.join(LINUX, capture), paths[-1])
-            rows = compare.compare_os(compare.load_inputs(paths))
+            rows = compare_os(load_inputs(paths))
         lines = {(row.env, row.clocksource): finding.text
                  for row, finding in zip(rows, html.os_findings(rows))}
         xen = next(row for row in rows if (row.env, row.clocksource) == ("xen-hpet", "xen"))

@@ -17,7 +17,9 @@ import unittest
 
 from tests.tools import CLOCKBENCH, FIXTURES, PYTHON, ROOT
 from clockbench_lib.model import report
-from clockbench_lib.compare import compare
+from clockbench_lib.compare.clocks import compare, format_table, regressions
+from clockbench_lib.compare.inputs import Inputs, Run, load_inputs, parse_labels
+from clockbench_lib.model.record import load_measurement, load_record
 from clockbench_lib.base.outcome import RunnerError
 
 MATRIX_FIXTURES = os.path.join(FIXTURES, "matrix")
@@ -53,7 +55,7 @@ class KeptApart(Scratch):
     """Runs that differ in host, accelerator, CPU model or hypervisor are never merged."""
 
     def test_two_hosts_matrices_are_kept_apart(self):
-        inputs = compare.load_inputs([SAMPLE, AMD])
+        inputs = load_inputs([SAMPLE, AMD])
         self.assertEqual({env: len(runs) for env, runs in inputs.runs.items()},
                          {"tcg-pc@sample": 2, "tcg-q35": 2, "kvm-pc": 2, "xen-hpet": 2,
                           "xen-tsc@sample": 2, "tcg-pc@vm": 2, "xen-tsc@vm": 2})
@@ -67,36 +69,36 @@ class KeptApart(Scratch):
         self.assertIn("counts as a host of its own", tcg)
         self.assertTrue(xen.startswith("xen-tsc from an unnamed host"), xen)
         # The sentence is in the table's notes, and the cells are per row.
-        lines = compare.format_table(compare.compare(inputs, "tcg-pc@vm"), inputs,
+        lines = format_table(compare(inputs, "tcg-pc@vm"), inputs,
                                      "tcg-pc@vm")
         self.assertIn(tcg, lines)
-        cells = dict(compare.compare(inputs, "tcg-pc@vm"))["tsc"]
+        cells = dict(compare(inputs, "tcg-pc@vm"))["tsc"]
         self.assertEqual(len([cell for cell in cells if cell.env.startswith("tcg-pc")]), 2)
 
     def test_a_tcg_and_a_kvm_report_are_never_merged(self):
         kvm = self.copy(os.path.join(SAMPLE, "kvm-pc", "run-1.json"), "a", "report.json")
         tcg = self.copy(os.path.join(AMD, "tcg-pc", "run-1.json"), "b", "report.json")
-        inputs = compare.load_inputs([kvm, tcg])
+        inputs = load_inputs([kvm, tcg])
         self.assertEqual(list(inputs.runs), ["report@kvm", "report@tcg"])
         (sentence,) = inputs.apart
         self.assertIn("are kept apart as report@kvm, report@tcg: different hosts; "
                       "different accelerators (kvm, tcg); different CPU models", sentence)
         self.assertIn("different hypervisors (KVM, TCG)", sentence)
-        cells = dict(compare.compare(inputs, "report@tcg"))["hpet"]
+        cells = dict(compare(inputs, "report@tcg"))["hpet"]
         self.assertEqual([(cell.env, cell.runs) for cell in cells],
                          [("report@kvm", 1), ("report@tcg", 1)])
 
     def test_the_same_host_and_setup_is_merged(self):
         first = self.copy(AMD, "monday")
         second = self.copy(AMD, "tuesday")
-        inputs = compare.load_inputs([first, second])
+        inputs = load_inputs([first, second])
         self.assertEqual({env: len(runs) for env, runs in inputs.runs.items()},
                          {"tcg-pc": 4, "xen-tsc": 4})
         self.assertEqual(inputs.apart, [])
 
     def test_an_old_single_report_is_its_own_row(self):
         old = self.copy(os.path.join(SAMPLE, "tcg-pc", "run-1.json"), "tcg-pc", "run-1.json")
-        inputs = compare.load_inputs([old, AMD])
+        inputs = load_inputs([old, AMD])
         self.assertEqual(sorted(inputs.runs), ["tcg-pc@run-1.json", "tcg-pc@vm", "xen-tsc"])
 
 
@@ -104,7 +106,7 @@ class Labels(Scratch):
     def test_labels_name_inputs(self):
         before = self.copy(os.path.join(AMD, "tcg-pc", "run-1.json"), "x", "run-1.json")
         after = self.copy(os.path.join(AMD, "tcg-pc", "run-2.json"), "y", "run-2.json")
-        inputs = compare.load_inputs([before, after, AMD], compare.parse_labels(
+        inputs = load_inputs([before, after, AMD], parse_labels(
             ["before=" + before, "after=" + after, f"vm={AMD}"], [before, after, AMD]))
         self.assertEqual(list(inputs.runs), ["before", "after", "tcg-pc@vm", "xen-tsc@vm"])
         self.assertEqual(inputs.apart, [])
@@ -122,7 +124,7 @@ class Labels(Scratch):
         for specs, sentence in cases.items():
             with self.subTest(specs):
                 with self.assertRaises(RunnerError) as caught:
-                    compare.parse_labels(list(specs), [AMD, SAMPLE])
+                    parse_labels(list(specs), [AMD, SAMPLE])
                 self.assertIn(sentence, str(caught.exception))
         result = run_tool("compare", "--label", "x", AMD)
         self.assertEqual(result.returncode, 2)
@@ -176,19 +178,19 @@ class Gate(unittest.TestCase):
 
     def test_one_host_against_another(self):
         """A host change gated: the Intel host's TCG reads against the AMD host's."""
-        found, _ = compare.regressions(compare.load_inputs([SAMPLE, AMD]), "tcg-pc@vm", 3.0)
+        found, _ = regressions(load_inputs([SAMPLE, AMD]), "tcg-pc@vm", 3.0)
         self.assertIn(("tsc", "tcg-pc@sample"), [(r.clock, r.env) for r in found])
         tsc = next(r for r in found if (r.clock, r.env) == ("tsc", "tcg-pc@sample"))
         self.assertEqual((tsc.low_ns, tsc.base_high_ns), (47, 10))
 
     def test_the_rule(self):
-        inputs = compare.Inputs()
+        inputs = Inputs()
         for env, p50s in (("base", (10, 20)), ("same", (20, 40)), ("worse", (41, 50))):
             for number, p50 in enumerate(p50s):
                 document = json.loads(json.dumps(_TSC_ONLY))
                 document["clocks"][0]["read_ns"]["p50"] = p50
-                inputs.add(compare.Run(env, f"{env}-{number}", document))
-        found, _ = compare.regressions(inputs, "base", 2.0)
+                inputs.add(Run(env, f"{env}-{number}", document))
+        found, _ = regressions(inputs, "base", 2.0)
         self.assertEqual([(r.clock, r.env, r.ratio) for r in found],
                          [("tsc", "worse", 41 / 20)])
 
@@ -211,9 +213,10 @@ class OlderSchemas(Scratch):
     """clockbench/1 reports and clockbench-run/0 summaries are still read."""
 
     def test_clockbench_1_reports(self):
-        document = compare.load_report_json(os.path.join(SAMPLE, "tcg-pc", "run-1.json"))
-        self.assertEqual(document["schema"], report.REPORT_SCHEMA_1)
-        self.assertEqual(document["env"]["hypervisor"], "TCG")
+        record = load_measurement(os.path.join(SAMPLE, "tcg-pc", "run-1.json"))
+        self.assertEqual(record.schema, report.REPORT_SCHEMA_1)
+        self.assertEqual(record.report.env.hypervisor, "TCG")
+        self.assertIsNone(record.runner)
         # A clockbench/1 runner member had fewer facts (no host); it is read as it is.
         with open(os.path.join(SAMPLE, "kvm-pc", "run-1.json"), encoding="utf-8") as source:
             document = dict(json.load(source), runner={"accel": "kvm", "machine": "pc",
@@ -221,7 +224,7 @@ class OlderSchemas(Scratch):
         path = os.path.join(self.scratch, "kvm-pc.json")
         with open(path, "w", encoding="utf-8") as out:
             json.dump(document, out)
-        (run,) = compare.load_inputs([path]).runs["kvm-pc"]
+        (run,) = load_inputs([path]).runs["kvm-pc"]
         self.assertEqual((run.key.accel, run.key.hypervisor, run.key.host),
                          ("kvm", "KVM", f"input:{path}"))
 
@@ -237,14 +240,14 @@ class OlderSchemas(Scratch):
             self.assertEqual(result.returncode, 0, result.stderr)
 
     def test_a_run_summary_is_a_run_without_a_report(self):
-        document = compare.load_record(RUN_SUMMARY)
-        self.assertEqual(document["schema"], report.RUN_SUMMARY_SCHEMA_0)
-        self.assertRegex(compare.no_report_reason(document),
-                         r"^verdict hang: hang: no verdict after 60 s")
+        record = load_record(RUN_SUMMARY)
+        self.assertEqual(record.schema, report.RUN_SUMMARY_SCHEMA_0)
+        self.assertIsNone(record.report)
+        self.assertRegex(record.no_report_reason, r"^verdict hang: hang: no verdict after 60 s")
         # In a matrix folder it is noted as a run that gave no report.
         folder = self.copy(AMD, "mx")
         shutil.copy(RUN_SUMMARY, os.path.join(folder, "tcg-pc", "run-2.json"))
-        inputs = compare.load_inputs([folder])
+        inputs = load_inputs([folder])
         self.assertEqual(len(inputs.runs["tcg-pc"]), 1)
         ((env, source, reason),) = inputs.failed
         self.assertEqual((env, os.path.basename(source)), ("tcg-pc", "run-2.log"))
@@ -257,7 +260,7 @@ class OlderSchemas(Scratch):
         with open(path, "w", encoding="utf-8") as out:
             json.dump(record, out)
         with self.assertRaisesRegex(RunnerError, r"runner: 'accel' is a required property"):
-            compare.load_record(path)
+            load_record(path)
         with open(os.path.join(AMD, "tcg-pc", "run-1.json"), encoding="utf-8") as source:
             record["runner"] = json.load(source)["runner"]
         with open(path, "w", encoding="utf-8") as out:
@@ -265,7 +268,7 @@ class OlderSchemas(Scratch):
         with self.assertRaisesRegex(RunnerError, "this records a run that gave no report "
                                                  r"\(clockbench/2, verdict hang: hang: no "
                                                  r"verdict\), so it has nothing to compare"):
-            compare.load_inputs([path])
+            load_inputs([path])
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Tests of compare's tables and of the one table writer (tools/clockbench_lib/table.py):
+"""Tests of compare's tables and of the one table writer (tools/clockbench_lib/compare/table.py):
 every table kind written as Markdown and parsed back, cell for cell; reasons collapsed into
 one line per source and reason; the × tsc column and the trapped and warps flags, on the
 real reports in tests/tools/fixtures/matrix/sample.
@@ -15,7 +15,11 @@ import unittest
 
 from tests.tools import FIXTURES
 from tests.tools.test_compare import add_xen_hpet_as_pv_dom0, load
-from clockbench_lib.compare import compare
+from clockbench_lib.compare.clocks import clock_table, compare, format_csv, format_table
+from clockbench_lib.compare.inputs import Inputs, load_inputs
+from clockbench_lib.compare.ostable import compare_os, format_os_table, os_table
+from clockbench_lib.compare.ticks import compare_ticks, format_tick_table, tick_table
+from clockbench_lib.compare.xentable import compare_xen, format_xen_table, xen_table
 from clockbench_lib.compare.table import Column, Row, Table
 
 SAMPLE = os.path.join(FIXTURES, "matrix", "sample")
@@ -82,29 +86,29 @@ class MarkdownRoundTrip(unittest.TestCase):
         self.assert_round_trip(table, lines)
 
     def test_every_compare_table(self):
-        inputs = compare.load_inputs([SAMPLE])
-        clocks = compare.compare(inputs, "tcg-pc")
-        ticks = compare.compare_ticks(inputs, "tcg-pc")
-        table = compare.clock_table(clocks, inputs, "tcg-pc")
+        inputs = load_inputs([SAMPLE])
+        clocks = compare(inputs, "tcg-pc")
+        ticks = compare_ticks(inputs, "tcg-pc")
+        table = clock_table(clocks, inputs, "tcg-pc")
         self.assertIn("max |drift| ppm", table.headings)
-        self.assert_round_trip(table, compare.format_table(clocks, inputs, "tcg-pc",
+        self.assert_round_trip(table, format_table(clocks, inputs, "tcg-pc",
                                                            markdown=True))
-        self.assert_round_trip(compare.tick_table(ticks, "tcg-pc"),
-                               compare.format_tick_table(ticks, "tcg-pc", markdown=True))
-        xen = compare.Inputs()
+        self.assert_round_trip(tick_table(ticks, "tcg-pc"),
+                               format_tick_table(ticks, "tcg-pc", markdown=True))
+        xen = Inputs()
         add_xen_hpet_as_pv_dom0(xen)
-        rows = compare.compare_xen(xen)
-        self.assert_round_trip(compare.xen_table(rows),
-                               compare.format_xen_table(rows, markdown=True))
+        rows = compare_xen(xen)
+        self.assert_round_trip(xen_table(rows),
+                               format_xen_table(rows, markdown=True))
         with tempfile.TemporaryDirectory() as scratch:
             paths = [os.path.join(scratch, "tcg-pc.json"), os.path.join(scratch, "tcg-pc.os.log")]
             shutil.copy(os.path.join(SAMPLE, "tcg-pc", "run-1.json"), paths[0])
             shutil.copy(os.path.join(LINUX, "linux-pc.log"), paths[1])
-            os_inputs = compare.load_inputs(paths)
-        rows = compare.compare_os(os_inputs)
-        table = compare.os_table(rows)
+            os_inputs = load_inputs(paths)
+        rows = compare_os(os_inputs)
+        table = os_table(rows)
         self.assertIn("clock_gettime(CLOCK_MONOTONIC) p50 ns", table.headings)
-        self.assert_round_trip(table, compare.format_os_table(rows, os_inputs, markdown=True))
+        self.assert_round_trip(table, format_os_table(rows, os_inputs, markdown=True))
 
     def test_text_and_csv_of_the_writer(self):
         table = Table("title", [Column("name", True), "value"],
@@ -122,11 +126,11 @@ class CollapsedReasons(unittest.TestCase):
     """A reason shared by environments, or by every rate of a tick source, is one line."""
 
     def setUp(self):
-        self.inputs = compare.load_inputs([SAMPLE])
+        self.inputs = load_inputs([SAMPLE])
 
     def test_tick_reasons_once_per_source(self):
-        ticks = compare.compare_ticks(self.inputs, "tcg-pc")
-        lines = compare.format_tick_table(ticks, "tcg-pc")
+        ticks = compare_ticks(self.inputs, "tcg-pc")
+        lines = format_tick_table(ticks, "tcg-pc")
         reasons = {}  # (source, reason) -> how many cells had it
         for (source, _), cells in ticks:
             for cell in cells:
@@ -145,14 +149,14 @@ class CollapsedReasons(unittest.TestCase):
         # xen_periodic's unreachable rates differ in their reason, so each is its line.
         self.assertEqual(len([line for line in lines if line.startswith("xen_periodic ")
                               and "unreachable" in line]), 2)
-        rows = [row for row in compare.tick_table(ticks, "tcg-pc").rows if row.text]
+        rows = [row for row in tick_table(ticks, "tcg-pc").rows if row.text]
         # One row per source and reason, where there was one per cell.
         self.assertEqual(len(rows), len(reasons))
         self.assertGreater(sum(reasons.values()), 4 * len(rows))
 
     def test_clock_reasons_once_per_clock(self):
-        table = compare.compare(self.inputs, "tcg-pc")
-        lines = compare.format_table(table, self.inputs, "tcg-pc")
+        table = compare(self.inputs, "tcg-pc")
+        lines = format_table(table, self.inputs, "tcg-pc")
         for clock_name, cells in table:
             for reason in {cell.missing_reason for cell in cells if cell.missing}:
                 with self.subTest(clock=clock_name, reason=reason):
@@ -167,9 +171,9 @@ class TscColumnAndFlags(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.inputs = compare.load_inputs([SAMPLE])
-        cls.table = compare.compare(cls.inputs, "tcg-pc")
-        cls.clocks = compare.clock_table(cls.table, cls.inputs, "tcg-pc")
+        cls.inputs = load_inputs([SAMPLE])
+        cls.table = compare(cls.inputs, "tcg-pc")
+        cls.clocks = clock_table(cls.table, cls.inputs, "tcg-pc")
 
     def row(self, clock_name, env):
         return dict(zip(self.clocks.headings, next(
@@ -190,7 +194,7 @@ class TscColumnAndFlags(unittest.TestCase):
         # An environment's ratio is against its own tsc, not the baseline's.
         expected = self.median_p50("xen-hpet", "xen_pvclock") / self.median_p50("xen-hpet", "tsc")
         self.assertEqual(self.row("xen_pvclock", "xen-hpet")["× tsc"], f"{expected:.2f}x")
-        rows = list(csv.DictReader(compare.format_csv(self.table, "tcg-pc", self.inputs)))
+        rows = list(csv.DictReader(format_csv(self.table, "tcg-pc", self.inputs)))
         row = next(r for r in rows if (r["clock"], r["env"]) == ("hpet", "kvm-pc"))
         self.assertAlmostEqual(float(row["p50_over_tsc"]),
                                self.median_p50("kvm-pc", "hpet") / self.median_p50("kvm-pc", "tsc"),
@@ -211,7 +215,7 @@ class TscColumnAndFlags(unittest.TestCase):
                          if e["clock"] == "xen_pvclock")["worst_warp_ns"] for n in (1, 2))
         self.assertEqual(self.row("xen_pvclock", "xen-hpet")["flags"],
                          f"trapped, warps (worst {worst} ns)")
-        text = "\n".join(compare.format_table(self.table, self.inputs, "tcg-pc"))
+        text = "\n".join(format_table(self.table, self.inputs, "tcg-pc"))
         self.assertRegex(text, r"\nxen_pvclock +xen-hpet .*trapped, warps \(worst \d+ ns\)\n")
 
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Choosing the -cpu model KVM starts on this host (tools/clockbench_lib/cpumodel.py), with a
+"""Choosing the -cpu model KVM starts on this host (tools/clockbench_lib/boot/cpumodel.py), with a
 fake QEMU that refuses an MSR as a KVM host may: once for -cpu host, and for every model.
 
 Run: /usr/bin/python3 -m unittest tests.tools.test_cpumodel

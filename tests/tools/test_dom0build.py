@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Unit tests for the dom0 builder (tools/dom0-build, clockbench_lib/dom0build.py and
+"""Unit tests for the dom0 builder (tools/dom0-build, clockbench_lib/dom0/dom0build.py and
 elffile.py): the two config files and their refusals, apt's answers and the sentences they
 lead to (with a fake apt), finding files and libraries in a staging tree through symbolic
 links, a library closure of a real host program, kernel modules ordered by their

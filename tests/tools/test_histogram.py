@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The report's histograms (tools/clockbench_lib/histogram.py): what the guest's
+"""The report's histograms (tools/clockbench_lib/model/histogram.py): what the guest's
 lib/hist.c writes decodes to the buckets of its data, quantiles agree with exact
 nearest-rank ones within the stated bound, and malformed ones are refused in a sentence.
 

@@ -15,7 +15,7 @@ import unittest
 from tests.tools import FAKE_QEMU, GOOD_LOG, PYTHON, scratch
 from clockbench_lib.model import console, report
 from clockbench_lib.boot import once
-from clockbench_lib.compare import compare
+from clockbench_lib.compare.inputs import load_inputs
 from clockbench_lib.base.outcome import RunnerError
 
 MIB = 1 << 20
@@ -260,7 +260,7 @@ class MalformedDocuments(RunnerTree):
         name = self.path(self.write("n.json", '{"a": NaN}'))
         with self.assertRaisesRegex(RunnerError, f"^{name}: the file is not valid JSON: "
                                                  "NaN is not JSON"):
-            compare.load_inputs([name])
+            load_inputs([name])
 
 
 class SignalsFromOutside(RunnerTree):

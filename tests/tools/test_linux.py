@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The Linux boots (tools/clockbench_lib/linux.py, docs/dom0.md): their QEMU and kernel
+"""The Linux boots (tools/clockbench_lib/boot/linux.py, docs/dom0.md): their QEMU and kernel
 command lines, how they are judged, the report checks of clockbench-user's document on
 real captures (tests/tools/fixtures/linux/), the KVM ring-0 probe, tests.cfg's lines for
 them, and `clockbench run --boot linux` against a fake QEMU.

@@ -18,7 +18,8 @@ from tests.tools import FAKE_QEMU, GOOD_LOG, PYTHON, scratch
 from clockbench_lib.base import paths
 from clockbench_lib.model import report
 from clockbench_lib.boot import qemu, runinfo, xen
-from clockbench_lib.compare import compare, matrix
+from clockbench_lib.compare import matrix
+from clockbench_lib.compare.inputs import load_inputs
 from clockbench_lib import cli
 from clockbench_lib.base.outcome import RunnerError
 
@@ -256,7 +257,7 @@ class OutFolder(PassThrough):
         self.assertFalse(report.has_guest_report(record))
         self.assertEqual(record["runner"]["environment"], "tcg-pc")
         # compare reads the three: two measured runs, one noted as giving no report.
-        inputs = compare.load_inputs([os.path.join(self.root, "mx")])
+        inputs = load_inputs([os.path.join(self.root, "mx")])
         self.assertEqual({env: len(runs) for env, runs in inputs.runs.items()},
                          {"tcg-pc": 2})
         self.assertEqual([(env, os.path.basename(source)) for env, source, _ in inputs.failed],

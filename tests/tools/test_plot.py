@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""`clockbench compare --plot` (tools/clockbench_lib/plot.py) on the real reports of
+"""`clockbench compare --plot` (tools/clockbench_lib/compare/plot.py) on the real reports of
 tests/tools/fixtures/matrix/sample and on copies of them given histograms: which figures
 are made for which inputs, their titles, every point and error bar inside its axes, the
 tick plot's x values the delivered rates, the percentile axis, the six-point fallback,
@@ -18,7 +18,9 @@ import unittest
 from tests.tools import FIXTURES, GOOD_LOG
 from tests.tools.test_histogram import encode
 from clockbench_lib.model import histogram
-from clockbench_lib.compare import compare, plot
+from clockbench_lib.compare import plot
+from clockbench_lib.compare.inputs import load_inputs
+from clockbench_lib.compare.ticks import compare_ticks
 from clockbench_lib.base.outcome import RunnerError
 
 SAMPLE = os.path.join(FIXTURES, "matrix", "sample")
@@ -90,8 +92,8 @@ class SampleFigures(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.inputs = compare.load_inputs([SAMPLE])
-        cls.ticks = compare.compare_ticks(cls.inputs)
+        cls.inputs = load_inputs([SAMPLE])
+        cls.ticks = compare_ticks(cls.inputs)
         cls.drawn, cls.messages = plot.build_figures(cls.inputs, cls.ticks)
         cls.by_stem = {drawn.stem: drawn for drawn in cls.drawn}
 
@@ -230,7 +232,7 @@ class SampleFigures(unittest.TestCase):
 @unittest.skipUnless(HAVE_MATPLOTLIB, "python3-matplotlib is not installed")
 class OtherInputs(unittest.TestCase):
     def test_histogram_lines(self):
-        inputs = with_histograms(compare.load_inputs([SAMPLE]), "kvm-pc")
+        inputs = with_histograms(load_inputs([SAMPLE]), "kvm-pc")
         drawn = plot.build_percentiles(plot._figure_class(),  # pylint: disable=protected-access
                                        inputs, "kvm_clock")
         axis = drawn.figure.axes[0]
@@ -257,7 +259,7 @@ class OtherInputs(unittest.TestCase):
         self.assertEqual(outside_limits(axis), [])
 
     def test_a_bad_histogram_is_one_sentence(self):
-        inputs = with_histograms(compare.load_inputs([SAMPLE]), "kvm-pc", count=100)
+        inputs = with_histograms(load_inputs([SAMPLE]), "kvm-pc", count=100)
         run = inputs.runs["kvm-pc"][0]
         run.document["clocks"][0]["read_ns"]["hist"]["total"] = 7
         with self.assertRaisesRegex(RunnerError, r"kvm-pc/run-1\.json: clock tsc: "
@@ -265,8 +267,8 @@ class OtherInputs(unittest.TestCase):
             plot.build_figures(inputs, [])
 
     def test_absent_data_gives_no_plot_and_a_sentence(self):
-        inputs = compare.load_inputs([GOOD_LOG])
-        drawn, messages = plot.build_figures(inputs, compare.compare_ticks(inputs))
+        inputs = load_inputs([GOOD_LOG])
+        drawn, messages = plot.build_figures(inputs, compare_ticks(inputs))
         self.assertEqual([item.stem for item in drawn],
                          ["read-cost"] + [f"percentiles-{name}" for name in
                                           ["tsc", "tsc_rdtscp", "tsc_ordered", "hpet",
@@ -284,7 +286,7 @@ class OtherInputs(unittest.TestCase):
                          "read-cost and percentile plots are not written.")
 
     def test_costs_below_the_floor(self):
-        inputs = compare.load_inputs([GOOD_LOG])
+        inputs = load_inputs([GOOD_LOG])
         inputs.runs["good"][0].document["clocks"][0]["read_ns"]["p50"] = 0
         figure_class = plot._figure_class()  # pylint: disable=protected-access
         drawn = plot.build_read_cost(figure_class, inputs)
@@ -301,7 +303,7 @@ class OtherInputs(unittest.TestCase):
         self.assertEqual(min(drawn.figure.axes[0].get_lines()[0].get_ydata()), plot.FLOOR_NS)
 
     def test_write_plots(self):
-        inputs = compare.load_inputs([GOOD_LOG, SMP_LOG])
+        inputs = load_inputs([GOOD_LOG, SMP_LOG])
         with tempfile.TemporaryDirectory() as folder:
             out = os.path.join(folder, "plots")
             written, messages = plot.write_plots(inputs, [], out)
@@ -325,7 +327,7 @@ class OtherInputs(unittest.TestCase):
                 plot.write_plots(inputs, [], os.path.join(blocked, "plots"))
 
     def test_only_environments_with_data_in_a_legend(self):
-        inputs = compare.load_inputs([GOOD_LOG, SMP_LOG])
+        inputs = load_inputs([GOOD_LOG, SMP_LOG])
         drawn = plot.build_cross_cpu(plot._figure_class(),  # pylint: disable=protected-access
                                      inputs)
         legend = drawn.figure.axes[2].get_legend()

@@ -3,7 +3,7 @@
 
 A package per job, bottom to top (tools/layers.cfg says which may import which):
   base     paths, exit statuses and errors, the host's facts, the project's revision
-  model    what the guest prints and the documents the runner reads: the console, the
+  model    the record model (typed Record, Report, Runner; one loader), the console, the
            report (clockbench/2), clockbench-user's document, histograms
   boot     QEMU, Xen and Linux boots, running QEMU, one boot from start to verdict
   dom0     building the project's Linux dom0 (tools/dom0-build)
@@ -11,6 +11,6 @@ A package per job, bottom to top (tools/layers.cfg says which may import which):
   compare  `matrix` and `compare`: every environment, and the reports side by side
   host     `clockbench host`: clockbench-user on this machine itself
 and at the top:
-  cli      the command line: the parser and the `run`, `test` and `parse` commands
+  cli      the command line: argument parsing, then one call per command
   version  --version: the project's version and revision, the schema versions
 """

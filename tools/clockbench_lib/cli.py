@@ -3,7 +3,7 @@
 
 Every command's body lives in the package of its job: `run` boot/run.py, `test`
 testing/boottest.py, `parse` model/parse.py, `matrix` compare/matrix.py, `compare`
-compare/compare.py, `host` host/host.py.  This module builds their options (from the
+compare/command.py, `host` host/host.py.  This module builds their options (from the
 constants of the modules they describe), installs the signal handlers, and turns a
 RunnerError, an interruption or a closed pipe into one sentence and an exit status.
 """
@@ -350,7 +350,7 @@ def add_matrix_parser(subparsers):
 
 def add_compare_parser(subparsers):
     """The `compare` subcommand's options."""
-    from .compare import compare  # pylint: disable=import-outside-toplevel  (see LAZY_COMMANDS)
+    from .compare import command  # pylint: disable=import-outside-toplevel  (see LAZY_COMMANDS)
     parser = subparsers.add_parser(
         "compare", help=LAZY_COMMANDS["compare"],
         description="Per clock and environment: p50 and p99 read cost, batch ns/read,\n"
@@ -373,10 +373,10 @@ def add_compare_parser(subparsers):
                "      sentence names the file and the fault\n"
                f"{INTERRUPTED_EXITS}",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--baseline", default=compare.DEFAULT_BASELINE, metavar="ENV",
+    parser.add_argument("--baseline", default=command.DEFAULT_BASELINE, metavar="ENV",
                         help=f"the row ratios (and --fail-above) are against, named as "
                              f"the table names it: kvm-pc, tcg-pc@host-b (default: "
-                             f"{compare.DEFAULT_BASELINE}; when it is not among the rows, "
+                             f"{command.DEFAULT_BASELINE}; when it is not among the rows, "
                              f"a line on stderr lists them)")
     parser.add_argument("--label", action="append", metavar="NAME=PATH",
                         help="name the input PATH (one of RESULTS, as written) NAME: a "
@@ -388,7 +388,7 @@ def add_compare_parser(subparsers):
                              "its smallest over its runs, is more than RATIO times the "
                              "baseline's largest over its runs, naming each on stderr "
                              "(a regression gate: docs/compare.md)")
-    parser.add_argument("--format", choices=compare.FORMATS, default="table",
+    parser.add_argument("--format", choices=command.FORMATS, default="table",
                         help="output format (default: table)")
     parser.add_argument("--table", choices=("all", "clocks", "ticks", "xen", "os"),
                         default=None,
@@ -407,7 +407,7 @@ def add_compare_parser(subparsers):
                              "--plot DIR is given")
     parser.add_argument("results", nargs="+", metavar="RESULTS",
                         help="matrix folders, report JSON files or console logs")
-    parser.set_defaults(handler=compare.cmd_compare)
+    parser.set_defaults(handler=command.cmd_compare)
 
 
 def build_parser(argv=None):

@@ -13,7 +13,7 @@ import json
 import os
 
 from .base import paths
-from .model import osreport, report
+from .model import manifest, osreport, report
 from .boot import guestopts
 from .base.revision import REVISION_FILE, VERSION_HEADER, project_version, revision
 
@@ -33,8 +33,6 @@ def schema_version(schema_file, fallback, root=None):
 
 def version_text(root=None):
     """What `--version` prints: the version and revision, then one line per schema."""
-    # Here, not at the top: most commands never print this (cli.LAZY_COMMANDS).
-    from .compare import matrix  # pylint: disable=import-outside-toplevel
     root = root or paths.ROOT
     schemas = (
         (schema_version(report.SCHEMA_FILE, report.SCHEMA, root),
@@ -42,7 +40,7 @@ def version_text(root=None):
         (schema_version(osreport.OS_FRAMING.schema_file, osreport.OS_SCHEMA, root),
          f"clockbench-user's document ({osreport.OS_FRAMING.schema_file})"),
         (", ".join(report.OLD_SCHEMAS), "read by parse and compare, written no more"),
-        (matrix.MANIFEST_SCHEMA, f"the matrix manifest ({matrix.MANIFEST})"),
+        (manifest.MANIFEST_SCHEMA, f"the matrix manifest ({manifest.MANIFEST})"),
         (guestopts.OPTIONS_SCHEMA, f"the image's option table ({guestopts.OPTIONS_FILE})"),
     )
     width = max(len(name) for name, _ in schemas)

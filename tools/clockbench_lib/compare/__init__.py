@@ -1,10 +1,16 @@
 # SPDX-License-Identifier: MIT
-"""Running the image in every environment and comparing the results.
+"""Running the image in every environment, and comparing the results.
 
-  matrix   `clockbench matrix`: every environment, N runs each, and a manifest
-  compare  `clockbench compare`: reports side by side across environments, never merging
-           different hosts or setups, and the --fail-above gate
-  table    compare's one table writer: aligned text, Markdown (escaped) and CSV
-  plot     compare's plots
-  html     compare --html: one self-contained HTML report with findings, tables, plots
+  matrix    `clockbench matrix`: every environment, N runs each, and a manifest
+  command   `clockbench compare`: the tables, CSV, plots or HTML, and the --fail-above gate
+  inputs    what compare reads (matrix folders, reports, logs), grouped into rows that
+            never merge different hosts or setups
+  cells     a Cell per thing measured and row: medians, ranges, ratios, and their text
+  clocks    the clocks table, its flags, and the --fail-above rule
+  ticks     the tick costs table
+  xentable  per kind of Xen guest: a xen_pvclock and a tsc read and their ratio
+  ostable   per clocksource: the raw read beside clock_gettime (clockbench-user)
+  table     compare's one table writer: aligned text, Markdown (escaped) and CSV
+  plot      compare's plots
+  html      compare --html: one self-contained HTML report with findings, tables, plots
 """

@@ -74,7 +74,7 @@ class Report:
 
     title: str
     sources: list                                  # the RESULTS arguments as given
-    inputs: object                                 # compare.Inputs
+    inputs: object                                 # inputs.Inputs
     tables: list                                   # table.Table
     notes: list = field(default_factory=list)      # lines about what no table shows
     findings: list = field(default_factory=list)   # Finding
@@ -334,17 +334,16 @@ def _scalars(mapping, prefix=""):
 
 
 def _runner_summary(runner):
-    """The runner's record in a line a reader can compare across rows: host, accelerator,
-    machine, boot, -cpu, QEMU and Xen versions, clockbench revision, start time."""
-    host = runner.get("host") if isinstance(runner.get("host"), dict) else {}
-    cpu = host.get("cpu") if isinstance(host.get("cpu"), dict) else {}
-    facts = [("host", " ".join(str(part) for part in (host.get("name"),
-                                                     f"({cpu['model']})" if cpu.get("model")
-                                                     else None) if part)),
-             ("accelerator", runner.get("accel")), ("machine", runner.get("machine")),
-             ("boot", runner.get("boot")), ("-cpu", runner.get("cpu")),
-             ("QEMU", runner.get("qemu_version")), ("Xen", runner.get("xen_version")),
-             ("clockbench", runner.get("revision")), ("started", runner.get("started_utc"))]
+    """The runner's record (a Runner) in a line a reader can compare across rows: host,
+    accelerator, machine, boot, -cpu, QEMU and Xen versions, clockbench revision, start
+    time."""
+    host = runner.host
+    facts = [("host", " ".join(str(part) for part in (host.name, f"({host.cpu_model})"
+                                                     if host.cpu_model else None) if part)),
+             ("accelerator", runner.accel), ("machine", runner.machine),
+             ("boot", runner.boot), ("-cpu", runner.cpu),
+             ("QEMU", runner.qemu_version), ("Xen", runner.xen_version),
+             ("clockbench", runner.revision), ("started", runner.started_utc)]
     return "<br>".join(f"{_e(key)}: {_e(value)}" for key, value in facts if value)
 
 
@@ -364,10 +363,11 @@ def inputs_html(report):
         guest = first.get("env") if isinstance(first.get("env"), dict) else {}
         seen = "<br>".join(f"{_e(key)}: {_e(value)}" for key, value in _scalars(guest)
                            if key != "cmdline" or value)
-        runner = first.get("runner") if isinstance(first.get("runner"), dict) else None
+        runner = runs[0].record.runner
         summary = _runner_summary(runner) if runner else \
             "(the reports do not say: they have no runner record)"
-        recorded = "<br>".join(f"{_e(key)}: {_e(value)}" for key, value in _scalars(runner)) \
+        recorded = "<br>".join(f"{_e(key)}: {_e(value)}"
+                               for key, value in _scalars(first["runner"])) \
             if runner else "(not in these reports)"
         schema = _e(first.get("schema", "?"))
         out.append(f"<tr><td>{_e(env)}</td><td class=\"num\">{len(runs)}</td>"

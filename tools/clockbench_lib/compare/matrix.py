@@ -21,12 +21,8 @@ from ..boot import cpumodel, guestopts, qemu, runinfo, xen
 from ..testing import testlist
 from ..boot.once import boot_once, build_images, check_image
 from ..base.outcome import EXIT_FAIL, EXIT_PASS, RunnerError
+from ..model.manifest import MANIFEST, MANIFEST_SCHEMA, MANIFEST_SCHEMA_0
 
-MANIFEST = "manifest.json"
-MANIFEST_SCHEMA = "clockbench-matrix/1"
-# Before clockbench-matrix/1: no host name, one invocation, run-K.json only for runs with a
-# report.  Still read by compare; `--add` takes such a folder too.
-MANIFEST_SCHEMA_0 = "clockbench-matrix/0"
 # What an environment is run with; runs added to a folder must agree with its earlier ones.
 ENTRY_SETUP = ("accel", "machine", "boot", "cpu", "smp", "guest_options", "xen_options")
 RESULTS_DIR = "results"

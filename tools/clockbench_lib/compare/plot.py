@@ -163,10 +163,10 @@ def _footnote(figure, text):
 
 def _timed_clock(run, name):
     """The clock entry `name` of `run` when it was present and timed, else None."""
-    clock = next((c for c in run.document["clocks"] if c["name"] == name), None)
-    if not clock or not clock["present"] or not clock.get("read_ns"):
+    clock = run.report.clock(name)
+    if not clock or not clock.present or not clock.entry.get("read_ns"):
         return None
-    return clock
+    return clock.entry
 
 
 def clock_names(inputs):
@@ -174,8 +174,8 @@ def clock_names(inputs):
     names = []
     for runs in inputs.runs.values():
         for run in runs:
-            names += [c["name"] for c in run.document["clocks"]
-                      if _timed_clock(run, c["name"]) and c["name"] not in names]
+            names += [c.name for c in run.report.clocks
+                      if _timed_clock(run, c.name) and c.name not in names]
     return names
 
 

@@ -1,0 +1,238 @@
+# SPDX-License-Identifier: MIT
+"""The clocks table of `clockbench compare`: per clock and environment the read costs,
+resolution, warps and drift, against the same environment's tsc and against the baseline;
+the flags a reader must not miss; and the --fail-above gate's rule (regressions())."""
+
+import functools
+from dataclasses import dataclass
+
+from .cells import (DEFAULT_BASELINE, add_ratios, build_cell, cell_row, cells_csv,
+                    collapsed_missing, median_ratio, missing_row, number_text, ratio_text)
+from .table import Column, Row, Table
+
+
+def cross_cpu_entry(document, name):
+    cross = document.get("cross_cpu") or {}
+    if not cross.get("applies"):
+        return None
+    return next((entry for entry in cross.get("clocks", []) if entry["clock"] == name), None)
+
+
+def _max_abs_drift(entry):
+    values = [abs(d["drift_ppm"]) for d in entry["drift_ppm"] if d["drift_ppm"] is not None]
+    return max(values) if values else None
+
+
+# Metric name -> (heading, unit, function of (Clock, Report), ratio shown).
+METRICS = {
+    "p50": ("p50", "ns", lambda c, r: c.read_ns.p50 if c.read_ns else None, True),
+    "p99": ("p99", "ns", lambda c, r: c.read_ns.p99 if c.read_ns else None, True),
+    "batch": ("batch", "ns/read", lambda c, r: c.batch_ns_per_read, True),
+    "resolution": ("resolution", "ns", lambda c, r: c.resolution_ns, False),
+    "warps": ("warps", "",
+              lambda c, r: (cross_cpu_entry(r.document, c.name) or {}).get("warps"), False),
+    "drift": ("max |drift|", "ppm",
+              lambda c, r: _max_abs_drift(cross_cpu_entry(r.document, c.name))
+              if cross_cpu_entry(r.document, c.name) else None, False),
+}
+
+
+def clock_order(inputs):
+    """Clock names in report order, first appearance first."""
+    names = []
+    for runs in inputs.runs.values():
+        for run in runs:
+            for clock in run.report.clocks:
+                if clock.name not in names:
+                    names.append(clock.name)
+    return names
+
+
+def _clock_figures(clock_name, run):
+    """(Clock, Report) when `clock_name` was present and timed in `run`, else (None, why
+    not)."""
+    clock = run.report.clock(clock_name)
+    if clock is None:
+        return None, "not in the report"
+    if not clock.timed:
+        return None, clock.absent_reason or "present but not measured"
+    return (clock, run.report), None
+
+
+def compare(inputs, baseline=DEFAULT_BASELINE):
+    """The Cells, grouped per clock in environment order: [(clock, [Cell])]."""
+    table = []
+    for clock_name in clock_order(inputs):
+        figures_of = functools.partial(_clock_figures, clock_name)
+        cells = [build_cell((clock_name,), env, runs, figures_of, METRICS)
+                 for env, runs in inputs.runs.items()]
+        add_ratios(cells, baseline, METRICS, median_ratio)
+        table.append((clock_name, cells))
+    return table
+
+
+@dataclass
+class Regression:
+    """A clock that costs more in an environment than in the baseline by more than the
+    limit, beyond the spread of their runs."""
+
+    clock: str
+    env: str
+    low_ns: float        # the environment's smallest p50 over its runs
+    base_high_ns: float  # the baseline's largest p50 over its runs
+    runs: int
+    base_runs: int
+
+    @property
+    def ratio(self):
+        return self.low_ns / self.base_high_ns
+
+
+def _p50s(runs, clock_name):
+    """The p50 read costs (ns) of `clock_name` in the runs that measured it."""
+    found = [_clock_figures(clock_name, run)[0] for run in runs]
+    return [clock.read_ns.p50 for clock, _ in filter(None, found)
+            if clock.read_ns and clock.read_ns.p50 is not None]
+
+
+def regressions(inputs, baseline, limit):
+    """(the Regressions, the clocks not gated and why) of every row against `baseline`.
+
+    The rule: a clock regressed in a row when the row's smallest p50 read cost over its
+    runs, divided by the baseline's largest p50 over its runs, is above `limit`.  Taking
+    the row's best run against the baseline's worst leaves out any difference the spread
+    over repeats could explain.  A clock the baseline did not measure, or measured at a p50
+    of 0 ns (no ratio), is not gated; one a row did not measure has nothing to gate.
+    """
+    found, not_gated = [], []
+    for clock_name in clock_order(inputs):
+        base = _p50s(inputs.runs[baseline], clock_name)
+        if not base:
+            continue
+        if max(base) <= 0:
+            not_gated.append(f"{clock_name}: not gated: its p50 in {baseline} is 0 ns, so "
+                             f"there is no ratio")
+            continue
+        for env, runs in inputs.runs.items():
+            mine = _p50s(runs, clock_name) if env != baseline else []
+            if mine and min(mine) / max(base) > limit:
+                found.append(Regression(clock_name, env, min(mine), max(base), len(mine),
+                                        len(base)))
+    return found, not_gated
+
+
+def regression_line(found, baseline, limit):
+    """One line naming a regressed clock, its row and the figures the rule compared."""
+    return (f"{found.clock} in {found.env}: p50 {number_text(found.low_ns)} ns at best "
+            f"(min over {found.runs} run{'s' * (found.runs != 1)}) is "
+            f"{found.ratio:.2f}x {baseline}'s {number_text(found.base_high_ns)} ns at worst "
+            f"(max over {found.base_runs} run{'s' * (found.base_runs != 1)}), above "
+            f"--fail-above {limit:g}")
+
+
+def clock_flags(inputs, cell):
+    """What a reader must not miss about one clock in one environment, as words: `trapped`
+    (its reads are intercepted or emulated: the report's `trapped`, in every run that timed
+    it or in some) and `warps` (it went backwards between CPUs, with the worst step)."""
+    trapped, timed, worst_warp_ns, warped = 0, 0, None, 0
+    for run in inputs.runs.get(cell.env, []):
+        clock = run.report.clock(cell.subject[0])
+        if clock and clock.timed:
+            timed += 1
+            trapped += clock.trapped
+        entry = cross_cpu_entry(run.document, cell.subject[0])
+        if entry and entry.get("warps"):
+            warped += 1
+            worst = entry.get("worst_warp_ns")
+            if worst is not None:
+                worst_warp_ns = max(worst, worst_warp_ns or 0)
+    flags = []
+    if trapped:
+        flags.append("trapped" if trapped == timed else f"trapped in {trapped} of {timed}")
+    if warped:
+        flags.append("warps" + (f" (worst {number_text(worst_warp_ns)} ns)"
+                                if worst_warp_ns is not None else ""))
+    return flags
+
+
+def tsc_p50s(table):
+    """env -> the median tsc p50 of that environment, where tsc was timed."""
+    cells = dict(table).get("tsc", [])
+    return {cell.env: cell.metrics["p50"].median for cell in cells
+            if not cell.missing and cell.metrics.get("p50")}
+
+
+def over_tsc(cell, tsc_p50):
+    """The cell's p50 over the tsc p50 of the same environment, or None."""
+    mine, theirs = cell.metrics.get("p50"), tsc_p50.get(cell.env)
+    return mine.median / theirs if mine and theirs else None
+
+
+def clock_table(table, inputs, baseline):
+    """The clocks table (a Table): per clock and environment the metrics, `× tsc` (the p50
+    over the same environment's tsc p50) after the p50 and its ratio, and the flags; one
+    row per clock and reason for the environments where the clock is missing."""
+    columns = [Column("clock", True), Column("env", True), Column("runs")]
+    for metric, (heading, unit, _, with_ratio) in METRICS.items():
+        columns.append(Column(f"{heading} {unit}".strip()))
+        if metric == "p50":
+            columns.append(Column("× tsc"))
+        if with_ratio:
+            columns.append(Column(f"{metric} / {baseline}"))
+    columns.append(Column("flags", True))
+    tsc_p50 = tsc_p50s(table)
+    rows = []
+    for clock_name, cells in table:
+        missing = {id(group[0]): group for group in collapsed_missing(cells)}
+        for cell in cells:
+            if id(cell) in missing:
+                rows.append(missing_row([clock_name], missing[id(cell)], clock_name))
+            elif not cell.missing:
+                row = cell_row(cell, METRICS)
+                row.insert(4, ratio_text(over_tsc(cell, tsc_p50)))
+                rows.append(Row(row + [", ".join(clock_flags(inputs, cell))], clock_name))
+    return Table(f"clocks: what one read costs (median over the runs, their range in "
+                 f"brackets), against the same environment's tsc and against {baseline}",
+                 columns, rows)
+
+
+def notes(inputs, baseline):
+    """Lines about what is not in the table: skipped environments, failed runs, baseline."""
+    lines = list(inputs.apart)
+    lines += [f"{env}: skipped: {reason}" for env, reason in inputs.skipped.items()]
+    lines += [f"{env}: a run gave no report ({source}): {reason}"
+              for env, source, reason in inputs.failed]
+    if baseline not in inputs.runs:
+        lines.append(f"baseline {baseline} is not in the results, so there are no ratios "
+                     f"(--baseline picks another: {', '.join(inputs.runs)})")
+    return lines
+
+
+def format_table(table, inputs, baseline, markdown=False):
+    """The comparison as aligned text columns or a Markdown table, then the notes."""
+    lines = clock_table(table, inputs, baseline).lines("markdown" if markdown else "table")
+    extra = notes(inputs, baseline)
+    if extra:
+        lines.append("")
+        lines += [f"- {text}" if markdown else text for text in extra]
+    return lines
+
+
+def format_csv(table, baseline, inputs=None):
+    """The comparison as CSV: one row per clock and environment, numbers unformatted.
+    Its present_runs are the cells' measured_runs: the runs where the clock was present
+    and timed.  Then p50_over_tsc (the × tsc column) and, with `inputs`, flags."""
+    names = {}
+    for metric, (_, unit, _, _) in METRICS.items():
+        suffix = f"_{unit.replace('/', '_per_')}" if unit else ""
+        names[metric] = (f"{metric}{suffix}", metric)
+    tsc_p50 = tsc_p50s(table)
+
+    def ratio(cell):
+        value = over_tsc(cell, tsc_p50)
+        return "" if value is None else round(value, 4)
+    extra = [("p50_over_tsc", ratio)]
+    if inputs is not None:
+        extra.append(("flags", lambda cell: "; ".join(clock_flags(inputs, cell))))
+    return cells_csv(table, ("clock", "env", "runs", "present_runs", "missing_reason"), METRICS,
+                names, baseline, extra)

@@ -1,0 +1,274 @@
+# SPDX-License-Identifier: MIT
+"""What `clockbench compare` reads: matrix folders (DIR/manifest.json, DIR/ENV/run-K.json)
+and single reports (a JSON file or a console log), each validated by report.py; anything
+wrong is one RunnerError sentence naming the file.  Runs are grouped by what makes them
+comparable (Comparable: the input's label, the environment's name, the host, the
+accelerator, the guest's CPU model and hypervisor): runs that differ in any are never
+merged, and each group is one row, named by its environment and, where two groups share
+a name, what tells them apart (tcg-pc@host-a)."""
+
+import functools
+import os
+from dataclasses import dataclass, field
+
+from ..base.outcome import RunnerError
+from ..model.console import quote
+from ..model.manifest import load_manifest
+from ..model.record import Report, load_record, read_input, record_of
+
+
+# What ends the name of clockbench-user's document beside the image's of one environment.
+OS_SUFFIX = ".os"
+
+
+@dataclass(frozen=True)
+class Comparable:
+    """What runs must share to be merged into one row: the label of their input (None
+    without --label), their environment's name, their host (its name, or for an input
+    without one, that input itself), the accelerator, and the guest's CPU model and
+    hypervisor as the guest saw them."""
+
+    label: str
+    env: str
+    host: str           # the host's name, or "input:PATH" when the input names none
+    accel: str
+    cpu: str
+    hypervisor: str
+
+    host_cpu: str = None  # the host's CPU model where the input says it (a manifest)
+
+    @property
+    def host_words(self):
+        """The host in words: its name, or that the input names none (and its CPU, when
+        the input says it)."""
+        if not self.host.startswith("input:"):
+            return self.host
+        cpu = f"CPU {self.host_cpu}; " if self.host_cpu else ""
+        return f"an unnamed host ({cpu}{self.host[len('input:'):]})"
+
+
+@dataclass
+class Run:
+    """One validated report (or clockbench-user's document) and where it came from; `env`
+    is its row's display label.  `record` and `report` are its model (model/record.py);
+    `document` the JSON, for the figures the model does not name."""
+
+    env: str
+    source: str
+    document: dict
+    key: Comparable = None
+
+    @functools.cached_property
+    def record(self):
+        """The run's Record."""
+        return record_of(self.document, self.source)
+
+    @functools.cached_property
+    def report(self):
+        """The guest's Report (a run of Inputs.runs always has one)."""
+        return self.record.report or Report.from_json(self.document)
+
+
+@dataclass
+class Inputs:
+    """Everything read: reports per row (a display label, in order of first appearance),
+    the environments that did not run and the runs that gave no report, with reasons, and
+    the sentences saying which rows of one name were kept apart and why."""
+
+    runs: dict = field(default_factory=dict)       # display label -> [Run]
+    os_runs: dict = field(default_factory=dict)    # env -> [Run] of clockbench-os/1
+    skipped: dict = field(default_factory=dict)    # env -> reason
+    failed: list = field(default_factory=list)     # (env, source, reason)
+    apart: list = field(default_factory=list)      # sentences: rows kept apart, and why
+
+    def add(self, run):
+        if run.record.is_os_document:
+            self.os_runs.setdefault(run.env, []).append(run)
+        else:
+            self.runs.setdefault(run.env, []).append(run)
+
+
+def single_file_env(path):
+    """The environment name of a lone report: its folder for run-K files, else its stem,
+    without a last ".os" (tcg.os.json is clockbench-user's document of environment tcg)."""
+    stem = os.path.splitext(os.path.basename(path))[0]
+    if stem.endswith(OS_SUFFIX) and len(stem) > len(OS_SUFFIX):
+        stem = stem[:-len(OS_SUFFIX)]
+    if stem.startswith("run-"):
+        return os.path.basename(os.path.dirname(os.path.abspath(path))) or stem
+    return stem
+
+
+@dataclass
+class Pending:
+    """A report read, before its row is known: the environment's name, its Record, the
+    input's label, and the host the input names (its name and CPU model, None: none)."""
+
+    env: str
+    record: object
+    label: str = None
+    host: str = None
+    input_path: str = ""
+    accel: str = None   # the manifest's, for reports whose runner member does not say
+    host_cpu: str = None  # the manifest's host CPU model
+
+
+def _shown(env, label):
+    """An environment's name as notes show it: with its input's label, when it has one."""
+    return f"{env}@{label}" if label else env
+
+
+def load_matrix(folder, inputs, pending, label=None):
+    """Add the runs of one matrix folder to `pending` (and its skipped environments and
+    runs without a report to `inputs`)."""
+    manifest = load_manifest(folder)
+    for env in manifest.environments:
+        shown = _shown(env.name, label)
+        if env.skipped:
+            inputs.skipped.setdefault(shown, quote(env.reason or "skipped"))
+            continue
+        for run in env.runs:
+            reason = quote(run.reason or run.verdict or "no report")
+            if run.json:
+                record = load_record(os.path.join(folder, run.json))
+                reason = record.no_report_reason
+                if reason is None:
+                    pending.append(Pending(env.name, record, label, manifest.host.name,
+                                           folder, env.accel, manifest.host.cpu_model))
+                    continue
+            inputs.failed.append((shown, os.path.join(folder, run.log or "?"), reason))
+
+
+def comparable(item):
+    """The Comparable of a Pending report."""
+    runner, env = item.record.runner, item.record.report.env
+    host_name = runner.host.name if runner and runner.host.name else item.host
+    accel = (runner.accel if runner else None) or item.accel or {
+        "TCG": "tcg", "KVM": "kvm"}.get(env.hypervisor)
+    return Comparable(item.label, item.env, host_name or f"input:{item.input_path}",
+                      str(accel or "?"), str(env.cpu or "?"), str(env.hypervisor or "?"),
+                      None if host_name else item.host_cpu)
+
+
+# The facts that keep two rows of one name apart, in the order their differences are told.
+_FACTS = (("host", "hosts"), ("accel", "accelerators"), ("cpu", "CPU models"),
+          ("hypervisor", "hypervisors"))
+
+
+# Which fact names rows apart, first that tells them all apart: tcg-pc@kvm, tcg-pc@host-b.
+_SUFFIX_FACTS = ("accel", "host", "hypervisor", "cpu")
+
+
+def _suffix_value(key, fact):
+    value = getattr(key, fact)
+    if fact == "host" and value.startswith("input:"):
+        return os.path.basename(os.path.normpath(value[len("input:"):])) or value
+    return value
+
+
+def _apart_sentence(name, keys, labels):
+    """The sentence saying why rows of one environment name are kept apart: where each
+    came from, and every fact that differs (with the values, but for hosts)."""
+    froms = " and ".join(f"{name} from {key.host_words}" for key in keys)
+    reasons = []
+    for fact, words in _FACTS:
+        values = list(dict.fromkeys(getattr(key, fact) for key in keys))
+        if len(values) > 1:
+            shown = "" if fact == "host" else f" ({', '.join(quote(v, 80) for v in values)})"
+            reasons.append(f"different {words}{shown}")
+    why = "; ".join(reasons) or "different inputs"
+    if any(key.host.startswith("input:") for key in keys) and len(
+            {key.host for key in keys}) > 1:
+        why += (" (an input that names no host, as reports before clockbench/2 do, counts "
+                "as a host of its own)")
+    return f"{froms} are kept apart as {', '.join(labels)}: {why}."
+
+
+def _base_name(key):
+    """A row's name before what tells rows apart: its environment's, with its input's
+    label (a labelled single file's environment is its label, so the label alone)."""
+    return key.env if key.label in (None, key.env) else _shown(key.env, key.label)
+
+
+def _labels(keys):
+    """A display label per Comparable (in order): the environment's name (LABEL for a
+    labelled single file, ENV@LABEL for a labelled folder's environment), and where
+    several share it, @ the first of _SUFFIX_FACTS that tells them apart (a host that
+    has no name by its input's file or folder name), else #N."""
+    base = {key: _base_name(key) for key in keys}
+    labels = {}
+    for name in dict.fromkeys(base.values()):
+        same = [key for key in keys if base[key] == name]
+        if len(same) == 1:
+            labels[same[0]] = name
+            continue
+        fact = next((fact for fact in _SUFFIX_FACTS
+                     if len({_suffix_value(k, fact) for k in same}) == len(same)), None)
+        for number, key in enumerate(same, start=1):
+            labels[key] = (f"{name}@{_suffix_value(key, fact)}" if fact
+                           else f"{name}#{number}")
+    return labels
+
+
+def group_runs(pending, inputs):
+    """Put every Pending report into `inputs`, one row per Comparable, and say in
+    `inputs.apart` which rows of one name were kept apart and why."""
+    keys = list(dict.fromkeys(comparable(item) for item in pending))
+    labels = _labels(keys)
+    for item in pending:
+        key = comparable(item)
+        inputs.add(Run(labels[key], item.record.source, item.record.document, key))
+    shown = {}
+    for key in keys:
+        shown.setdefault(_base_name(key), []).append(key)
+    for name, same in shown.items():
+        if len(same) > 1:
+            inputs.apart.append(_apart_sentence(name, same, [labels[k] for k in same]))
+
+
+def parse_labels(specs, paths):
+    """{input path: label} from --label NAME=PATH options; RunnerError for one that is
+    malformed, names no input, or repeats a name or an input."""
+    labels = {}
+    for spec in specs or ():
+        name, equals, path = spec.partition("=")
+        if not equals or not name or not path:
+            raise RunnerError(f"--label {quote(spec)}: give NAME=PATH, PATH one of the "
+                              f"RESULTS as written.")
+        if "@" in name or "#" in name:
+            raise RunnerError(f"--label {quote(spec)}: a label has no '@' or '#', which "
+                              f"name rows.")
+        if path not in paths:
+            raise RunnerError(f"--label {quote(spec)}: {quote(path)} is not one of the "
+                              f"RESULTS ({', '.join(paths)}).")
+        if path in labels:
+            raise RunnerError(f"--label: {quote(path)} is labelled twice.")
+        if name in labels.values():
+            raise RunnerError(f"--label: {quote(name)} names two inputs.")
+        labels[path] = name
+    return labels
+
+
+def load_inputs(paths, labels=None):
+    """Read every RESULTS argument into one Inputs; `labels` maps an input (as written)
+    to its --label."""
+    labels = labels or {}
+    inputs, pending = Inputs(), []
+    for path in paths:
+        label = labels.get(path)
+        if os.path.isdir(path):
+            load_matrix(path, inputs, pending, label)
+        elif os.path.exists(path):
+            record = read_input(path)
+            env = label or single_file_env(path)  # a labelled file's row is its label
+            if record.is_os_document:
+                inputs.add(Run(env, path, record.document))
+                continue
+            pending.append(Pending(env, record, label, None, path))
+        else:
+            raise RunnerError(f"{path}: no such file or folder.")
+    group_runs(pending, inputs)
+    if not inputs.runs and not inputs.os_runs:
+        raise RunnerError(f"{', '.join(paths)}: no report to compare (every run failed or "
+                          f"was skipped).")
+    return inputs
