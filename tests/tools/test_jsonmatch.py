@@ -75,6 +75,17 @@ class Expectations(unittest.TestCase):
                     jsonmatch.parse(text)
                 self.assertIn(sentence, str(caught.exception))
 
+    def test_paths_into_another_schema_file(self):
+        """clockbench-user's schema takes checks.list and runner from the image's
+        (report.schema.json#/...): paths through them are checked there."""
+        (test,) = parse_cfg("boot t boot=linux json='checks.list[0].result == \"pass\"' "
+                            "json='runner.accel == \"tcg\"'\n")
+        self.assertEqual(len(test.json), 2)
+        with self.assertRaises(RunnerError) as caught:
+            parse_cfg("boot t boot=linux json='runner.accels == 1'\n")
+        self.assertIn("runner has no member 'accels' in docs/os-report.schema.json",
+                      str(caught.exception))
+
     def test_tests_cfg_says_which_line(self):
         with self.assertRaises(RunnerError) as caught:
             parse_cfg("boot a json='clocks[tsc].present = true'\n")

@@ -17,8 +17,11 @@ written for people.
 """
 
 import json
+import os
 import re
 from dataclasses import dataclass
+
+from ..base import paths
 
 OPERATORS = ("==", "!=", "<=", ">=", "<", ">", "~")
 # The member an array entry is known by, tried in order.
@@ -130,11 +133,23 @@ def _holds(value, op, expected):
             ">": value > expected, ">=": value >= expected}[op]
 
 
+def _other_schema(name):
+    """The schema file `name` (a $ref's file part), beside the report schemas in docs/."""
+    with open(paths.root_path("docs", os.path.basename(name)), encoding="utf-8") as other:
+        return json.load(other)
+
+
 def _resolve(schema, node):
-    """`node` with its $ref (into `schema`'s $defs) followed."""
+    """(the schema `node` is in, `node`) with its $ref followed: into `schema`, or, for
+    a ref that names a file (`report.schema.json#/$defs/check_list`), into that one."""
     while isinstance(node, dict) and "$ref" in node:
-        node = schema["$defs"][node["$ref"].rsplit("/", 1)[-1]]
-    return node
+        name, _, pointer = node["$ref"].partition("#")
+        if name:
+            schema = _other_schema(name)
+        node = schema
+        for part in (part for part in pointer.split("/") if part):
+            node = node[part]
+    return schema, node
 
 
 def schema_problem(schema, expectation, schema_file="docs/report.schema.json"):
@@ -143,22 +158,24 @@ def schema_problem(schema, expectation, schema_file="docs/report.schema.json"):
     None."""
     node, walked = schema, ""
     for kind, name in expectation.steps:
-        node = _resolve(schema, node)
+        schema, node = _resolve(schema, node)
         if kind == "entry":
             node, walked = node.get("items", {}), f"{walked}[{name}]"
             continue
         members = dict(node.get("properties", {}))
         # A member that may be null or an object (oneOf): the object's members.
         for branch in node.get("oneOf", []) + node.get("anyOf", []):
-            for key, member in _resolve(schema, branch).get("properties", {}).items():
-                members.setdefault(key, member)
+            for key, member in _resolve(schema, branch)[1].get("properties", {}).items():
+                members.setdefault(key, (schema, member))
         for branch in node.get("allOf", []):
-            for key, member in _resolve(schema, branch).get("then", {}).get(
+            for key, member in _resolve(schema, branch)[1].get("then", {}).get(
                     "properties", {}).items():
-                members.setdefault(key, member)
+                members.setdefault(key, (schema, member))
         if name not in members:
             return f"{walked or 'the report'} has no member '{name}' in {schema_file}"
         node, walked = members[name], f"{walked}.{name}" if walked else name
+        if isinstance(node, tuple):
+            schema, node = node
     return None
 
 
