@@ -13,6 +13,7 @@
 #   make check      format, layering and lint checks, unit tests, a fuzz
 #                   smoke run, boot tests
 #   make fuzz       every fuzz target for FUZZ_SECONDS each (docs/fuzzing.md)
+#   make docs       the check rules in docs/report-format.md, from the C sources
 #   make deps       install the Debian packages this needs (as root)
 #   make install    the runner, the images, clockbench-user, the docs, a man page
 #                   and bash completion under PREFIX (/usr/local; DESTDIR
@@ -104,9 +105,10 @@ GUEST_OPTIONS_SRCS := tools/guest-options.c lib/options.c lib/json.c lib/error.c
 # --- host unit tests (the list is tests/tests.cfg, shared with the runner) ---
 HOST_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Werror -I. $(XEN_INTERFACE) \
 	-fsanitize=address,undefined -fno-sanitize-recover=all
-UNIT_TESTS := $(shell awk '$$1 == "unit" { print $$2 }' tests/tests.cfg)
-unit_sources = $(shell awk '$$1 == "unit" && $$2 == "$(1)" { \
-	for (i = 3; i <= NF; i++) if (sub(/^source=/, "", $$i)) print $$i }' \
+# A [unit NAME] section's `source = FILE...` lines name what its test links.
+UNIT_TESTS := $(shell awk '$$1 == "[unit" { sub(/\]$$/, "", $$2); print $$2 }' tests/tests.cfg)
+unit_sources = $(shell awk '/^\[/ { chosen = ($$0 == "[unit $(1)]"); next } \
+	chosen && $$1 == "source" && $$2 == "=" { for (i = 3; i <= NF; i++) print $$i }' \
 	tests/tests.cfg)
 UNIT_BINS := $(patsubst %,$(BUILD)/host/test_%,$(UNIT_TESTS))
 
@@ -122,8 +124,8 @@ USER_SRCS := $(wildcard user/*.c) lib/stats.c lib/json.c lib/ktap.c lib/batch.c 
 USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I. -isystem $(BUILD)/include \
 	-static -pthread
 
-.PHONY: all images guest-options user iso xen-iso run check unit-tests tool-tests boot-tests \
-	layers lint format-check format deps clean fuzz fuzz-smoke fuzz-targets FORCE
+.PHONY: all images guest-options user iso xen-iso run check test unit-tests tool-tests boot-tests \
+	layers lint format-check format docs deps clean fuzz fuzz-smoke fuzz-targets FORCE
 .DELETE_ON_ERROR:
 
 all: images user iso
@@ -297,8 +299,9 @@ $(BUILD)/clockbench-xen.iso: $(BUILD)/clockbench.elf boot/grub-xen.cfg $(XEN_GZ)
 DOM0 := $(BUILD)/dom0
 DOM0_LOCAL := $(sort $(shell awk '$$1 == "local" { print $$2 }' dom0/contents.cfg \
 	dom0/domu-contents.cfg))
-DOM0_BUILDER := tools/dom0-build $(addprefix tools/clockbench_lib/,dom0/dom0build.py \
-	dom0/cpio.py dom0/elffile.py base/paths.py) dom0/packages.cfg dom0/contents.cfg \
+DOM0_BUILDER := tools/dom0-build tools/clockbench_lib/dom0/dom0build.py \
+	tools/clockbench_lib/dom0/cpio.py tools/clockbench_lib/dom0/elffile.py \
+	tools/clockbench_lib/base/paths.py dom0/packages.cfg dom0/contents.cfg \
 	dom0/domu-contents.cfg
 
 .PHONY: dom0
@@ -344,7 +347,12 @@ matrix-check: images $(BUILD)/xen-4.17-amd64
 # --- tests -----------------------------------------------------------------
 # The Linux dom0 before the tool tests: they run dom0/clockbench-domu under its busybox
 # sh as well as dash (skipped, saying so, where it is not built).
+# `check` installs what the tests need (deps), then runs them all (`test`, which installs
+# nothing: on a machine set up once, `make test` runs the same suite).
 check: deps
+	@$(MAKE) --no-print-directory test
+
+test:
 	@$(MAKE) --no-print-directory images user iso
 	@$(MAKE) --no-print-directory dom0
 	@$(MAKE) --no-print-directory format-check
@@ -369,8 +377,14 @@ format:
 layers:
 	@$(PYTHON) tools/layers
 
+# The table of every check and its tolerance in docs/report-format.md is written from
+# the C sources (tools/check-rules); test_check_rules.py fails when it is stale.
+docs:
+	@echo "  GEN     docs/report-format.md (check rules)"
+	@$(PYTHON) tools/check-rules --write
+
 # Unused imports and names, undefined names: Debian's pyflakes.
-PYTHON_SRCS := tools/clockbench tools/bench tools/layers tools/dom0-build tools/install \
+PYTHON_SRCS := tools/clockbench tools/bench tools/layers tools/check-rules tools/dom0-build tools/install \
 	tools/clockbench_lib tests/tools tests/fuzz tests/fuzz/run
 lint:
 	@echo "  LINT    pyflakes over $(PYTHON_SRCS)"

@@ -2,7 +2,7 @@
 /*
  * The kernel's page tables, the platform's (base/platform.h).  Natively
  * (platform/hvm64/paging.c) physical memory is
- * mapped 1:1.  boot/start32.S
+ * mapped 1:1.  platform/hvm64/start32.S
  * maps the low 4 GiB with 2 MiB pages; paging_init() then makes every
  * 2 MiB page that holds no RAM uncached (it is device memory: LAPIC, HPET,
  * IOAPIC, PCI), maps RAM above 4 GiB, and unmaps the guard page below the

@@ -112,6 +112,7 @@ void fault_report(const struct fault_record *rec)
 	report_info(ktap_run(), "%s at RIP 0x%llx",
 		    trap_name((unsigned int)f->vector),
 		    (unsigned long long)f->rip);
+	report_figure(ktap_run(), "vector", (double)f->vector);
 	ktap_print(ktap_run());
 	run_exit(ktap_verdict(ktap_run()));
 }

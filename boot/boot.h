@@ -30,7 +30,7 @@
 #define KERNEL_LOAD_PADDR 0x100000
 
 /*
- * GDT layout (boot/start32.S builds it, platform/hvm64/ring0.c adds the TSS).  The
+ * GDT layout (platform/hvm64/start32.S builds it, platform/hvm64/ring0.c adds the TSS).  The
  * kernel proper runs in ring 3 (see platform/hvm64/ring0.h): its selectors carry
  * RPL 3.
  */

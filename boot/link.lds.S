@@ -53,7 +53,7 @@ SECTIONS
 		__bss_end = .;
 	} :data
 	__image_end = .;
-	/* The least RAM, in whole MiB, that holds the image (boot/start32.S
+	/* The least RAM, in whole MiB, that holds the image (platform/hvm64/start32.S
 	 * says so when a machine has less). */
 	__image_min_ram_mib = (__image_end + 0xfffff) >> 20;
 

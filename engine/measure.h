@@ -35,7 +35,9 @@ struct read_hists {
 struct clock_result {
 	const struct clock *clock;
 	bool measured;
-	unsigned int samples; /* every bracketed read: the budget sets it */
+	/* Every bracketed read: until they settled or the budget ran out. */
+	unsigned int samples;
+	bool samples_settled; /* they ended as settled (lib/hist.h) */
 	/* From the histograms (percentiles within lib/hist.h's bound, min
 	 * and max exact). */
 	struct stats_summary read_cycles;

@@ -17,8 +17,8 @@
 #include "engine/ticks.h"
 #include "lib/progress.h"
 
-/* Interrupts recorded per source and rate: every one up to 80 kHz for the
- * default 100 ms.  Kept small: the image must fit where loaders put it (GRUB
+/* Interrupts recorded per source and rate: every one up to 200 kHz for the
+ * default 40 ms.  Kept small: the image must fit where loaders put it (GRUB
  * under OVMF with 64 MiB found no room for 1.5 MiB more). */
 #define MAX_RECORDS 8192
 
@@ -425,9 +425,11 @@ static void probe_one(struct tick_source *s, const struct probe_env *env)
 void ticks_measure(const struct options *opts, const struct probe_env *env,
 		   struct ticks_result *out)
 {
-	struct tick_source *const *sp;
+	struct tick_source *const *sources;
+	struct tick_source_result *first = NULL;
 	uint64_t base_cycles, disturbed_warm_up = 0;
-	unsigned int i;
+	double base = NAN;
+	unsigned int i, j;
 
 	memset(out, 0, sizeof(*out));
 	window_ms = opts->tick_ms;
@@ -448,6 +450,16 @@ void ticks_measure(const struct options *opts, const struct probe_env *env,
 	irq_disable();
 	/* Spinning idle CPUs would compete with CPU 0 for the host's. */
 	out->cpus_parked = idle_park_others();
+	/* Every source is probed first, so that nothing but a drain lies
+	 * between a window and the idle timings either side of it. */
+	sources = tick_sources_all();
+	for (j = 0; sources[j] && j < MAX_TICK_SOURCES; j++) {
+		probe_one(sources[j], env);
+		out->sources[j].source = sources[j];
+		if (sources[j]->present && !first)
+			first = &out->sources[j];
+	}
+	out->nr = j;
 	size_chunk();
 	out->chunk_cycles = chunk_median_cycles();
 	disturbed_cycles = (uint64_t)(DISTURBED_FACTOR * out->chunk_cycles);
@@ -455,20 +467,21 @@ void ticks_measure(const struct options *opts, const struct probe_env *env,
 	/* Once unmeasured: an emulator translates the loop on its first run,
 	 * which would slow the first baseline. */
 	baseline(ns_to_cycles(WARM_UP_NS), &disturbed_warm_up);
-	for (sp = tick_sources_all(); *sp && out->nr < MAX_TICK_SOURCES; sp++) {
-		struct tick_source_result *res = &out->sources[out->nr++];
-		struct tick_source *s = *sp;
-		double base;
+	/* One chain of idle timings through every window of every source:
+	 * the timing after a window is the one before the next, whichever
+	 * source that is, so n windows take n + 1 of them (the first is
+	 * charged to the first source measured). */
+	if (first)
+		base = baseline(base_cycles, &first->baseline_disturbed_cycles);
+	for (j = 0; j < out->nr; j++) {
+		struct tick_source_result *res = &out->sources[j];
+		struct tick_source *s = sources[j];
 
-		probe_one(s, env);
-		res->source = s;
 		if (!s->present)
 			continue;
 		progress("measuring ticks of %s at %u rates (about %u ms)",
 			 s->name, opts->nr_tick_rates,
-			 opts->nr_tick_rates * window_ms * 5 / 4 +
-				 window_ms / BASELINE_SHARE);
-		base = baseline(base_cycles, &res->baseline_disturbed_cycles);
+			 opts->nr_tick_rates * window_ms * 5 / 4);
 		for (i = 0; i < opts->nr_tick_rates; i++)
 			measure_rate(s, &res->rates[res->nr_rates++],
 				     opts->tick_rates_hz[i], &base,

@@ -2,7 +2,9 @@
 /*
  * What timer ticks cost.  For each tick source and each rate, a
  * work loop runs on CPU 0 for tick_ms while the timer interrupts it; the
- * same loop without a timer, timed before and after, is the baseline.
+ * same loop without a timer, timed before and after, is the baseline
+ * (one chain of such timings through all windows: the one after a window
+ * is the one before the next).
  * The other CPUs halt meanwhile (base/idle.h).
  * From the two: the share of the CPU the interrupts took, the cycles each
  * took, how many arrived a second, and how late each came against the
@@ -81,7 +83,9 @@ struct tick_source_result {
 	const struct tick_source *source;
 	struct tick_rate_result rates[TICK_MAX_RATES];
 	unsigned int nr_rates;
-	uint64_t baseline_disturbed_cycles; /* left out of the baselines */
+	/* Left out of the idle timings after its rates (the first source
+	 * measured: and of the one before them). */
+	uint64_t baseline_disturbed_cycles;
 };
 
 /* What the tick measurements found, for the report. */

@@ -5,7 +5,7 @@
  * host unit tests; the hypervisor-specific drivers only register the area
  * and read the TSC.
  *
- * The record comes from libxen-dev's <xen/xen.h> (hypervisor/xen_abi.h).
+ * The record comes from libxen-dev's <xen/xen.h> (lib/xen_abi.h).
  */
 #ifndef CLOCKBENCH_HYPERVISOR_PVCLOCK_H
 #define CLOCKBENCH_HYPERVISOR_PVCLOCK_H

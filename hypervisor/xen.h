@@ -3,7 +3,7 @@
  * Xen as clockbench talks to it, PV and HVM alike: the shared_info page
  * (each vCPU's pvclock record, the wall clock), Xen's CPUID leaves, and
  * the xen_pvclock clock.  The PV-only parts (start, traps, console, vCPU
- * bring-up, memory) are in hypervisor/xen_pv.h.
+ * bring-up, memory) are in platform/pv64/xen_pv.h.
  */
 #ifndef CLOCKBENCH_HYPERVISOR_XEN_H
 #define CLOCKBENCH_HYPERVISOR_XEN_H

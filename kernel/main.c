@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * kernel_boot(): the one C entry every boot head reaches, in ring 3 once
- * boot/start32.S and ring0_init() have set up long mode and the IDT.  It
+ * platform/hvm64/start32.S and ring0_init() have set up long mode and the IDT.  It
  * reads like the Xen Test Framework's xtf_main(): set up (the console, the
  * boot information, the command line), then the phases of the run in
  * order, each one line of the table below, then the checks, the JSON
@@ -310,17 +310,43 @@ static const struct phase phases[] = {
 
 /* --- the JSON document on the console ------------------------------------ */
 
-/* Every line of the document gets the prefix. */
+/*
+ * Every line of the document gets the prefix, and the lines go out a
+ * console burst at a time (one notification or hypercall each, where a
+ * line took three): the host reads the document whole, between its
+ * markers, so holding a few lines back loses nothing it could use.
+ */
+#define JSON_BURST_BYTES 4096
+
 struct line_sink {
 	char line[512];
 	size_t len;
+	char out[JSON_BURST_BYTES];
+	size_t out_len;
 };
+
+static struct line_sink sink;
+
+static void sink_flush(struct line_sink *s)
+{
+	if (s->out_len)
+		console_write(s->out, s->out_len);
+	s->out_len = 0;
+}
+
+static void sink_put(struct line_sink *s, const char *text, size_t len)
+{
+	if (s->out_len + len > sizeof(s->out))
+		sink_flush(s);
+	memcpy(s->out + s->out_len, text, len);
+	s->out_len += len;
+}
 
 static void flush_line(struct line_sink *s)
 {
-	console_puts(JSON_PREFIX);
-	console_write(s->line, s->len);
-	console_puts("\n");
+	sink_put(s, JSON_PREFIX, sizeof(JSON_PREFIX) - 1);
+	sink_put(s, s->line, s->len);
+	sink_put(s, "\n", 1);
 	s->len = 0;
 }
 
@@ -341,12 +367,18 @@ static void emit(void *ctx, const char *text, size_t len)
 	}
 }
 
-/* The last member: where the time went, up to this point of the
- * document (all but its last lines are on the console by now). */
+/* Where the run's time went, up to the document's last member: collected as
+ * that member is written (all but the document's last lines are on the
+ * console by then), apart from the run's report, which the document's
+ * members may only read; the time line after the document prints it. */
+static struct timing_result document_timing;
+
 static void json_timing(const struct run_report *run, struct json_writer *w)
 {
-	timing_collect(platform_console_burst(), &the_run.report.timing);
-	report_timing_json(run, w);
+	(void)run;
+	sink_flush(&sink);
+	timing_collect(platform_console_burst(), &document_timing);
+	report_timing_result_json(&document_timing, w);
 }
 
 /* The document's members, in order: the phases' and the timing last. */
@@ -365,7 +397,6 @@ static size_t document_members(void)
 
 static void print_json(const struct run_report *run, const struct ktap *k)
 {
-	static struct line_sink sink;
 	size_t n = document_members();
 
 	console_puts(JSON_BEGIN);
@@ -374,6 +405,7 @@ static void print_json(const struct run_report *run, const struct ktap *k)
 		       "malformed\n");
 	if (sink.len)
 		flush_line(&sink);
+	sink_flush(&sink);
 	console_puts(JSON_END);
 }
 
@@ -435,7 +467,7 @@ static void setup(struct run *r, uint32_t protocol, uint32_t info_paddr,
 					  : 0));
 		fail_early("the command line is too long", err);
 	}
-	/* boot/start32.S found RAM there; the map must call it RAM too. */
+	/* platform/hvm64/start32.S found RAM there; the map must call it RAM too. */
 	if (!boot_info_ram_covers(&r->boot, (uintptr_t)__image_start,
 				  (uintptr_t)__image_end)) {
 		snprintf(err, sizeof(err),
@@ -499,6 +531,6 @@ void kernel_boot(uint32_t protocol, uint32_t info_paddr, uint32_t magic)
 	ktap_print(k);
 	print_json(&r->report, k);
 	/* The time line after the document, from the same accounts. */
-	report_timing_print(&r->report.timing);
+	report_timing_print(&document_timing);
 	run_exit(ktap_verdict(k));
 }

@@ -144,6 +144,46 @@ int64_t hist_percentile(const struct hist *h, unsigned int permille)
 	return clamp(HIST_LIMIT, h->min, h->max);
 }
 
+static const unsigned int marks_permille[HIST_MARKS] = { 500, 900, 990 };
+
+void hist_marks_take(const struct hist *h, struct hist_marks *out)
+{
+	unsigned int i;
+
+	out->total = h->total;
+	for (i = 0; i < HIST_MARKS; i++)
+		out->at[i] = hist_percentile(h, marks_permille[i]);
+}
+
+/* A value's bucket as a signed ordinal: neighbouring buckets differ by 1
+ * (0 and -1 too); every over-range magnitude counts as one bucket. */
+static int64_t bucket_ordinal(int64_t v)
+{
+	uint64_t m = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	int64_t index =
+		m < (uint64_t)HIST_LIMIT ? hist_bucket_index(m) : HIST_BUCKETS;
+
+	return v < 0 ? -index : index;
+}
+
+bool hist_settled(const struct hist *h, const struct hist_marks *before)
+{
+	struct hist_marks now;
+	unsigned int i;
+
+	if (!before->total || before->total >= h->total)
+		return false;
+	hist_marks_take(h, &now);
+	for (i = 0; i < HIST_MARKS; i++) {
+		int64_t step = bucket_ordinal(now.at[i]) -
+			       bucket_ordinal(before->at[i]);
+
+		if (step > 1 || step < -1)
+			return false;
+	}
+	return true;
+}
+
 void json_hist(struct json_writer *w, const char *key, const struct hist *h)
 {
 	unsigned int cursor = 0;

@@ -87,6 +87,30 @@ bool hist_next_bucket(const struct hist *h, unsigned int *cursor,
 struct stats_summary;
 void hist_summarize(const struct hist *h, struct stats_summary *out);
 
+/*
+ * Whether a distribution has settled, to the histogram's own resolution:
+ * its followed percentiles (p50, p90, p99: the median and the tail the
+ * report shows; p999 and max belong to the tail and keep moving as it
+ * grows) taken at one count, then compared at a larger one.
+ */
+#define HIST_MARKS 3
+
+struct hist_marks {
+	uint64_t total;		/* the count they were taken at; 0: none */
+	int64_t at[HIST_MARKS]; /* p50, p90, p99 */
+};
+
+/** @h's followed percentiles now, into @out. */
+void hist_marks_take(const struct hist *h, struct hist_marks *out);
+
+/**
+ * Whether each of @h's followed percentiles lies in the bucket @before
+ * found it in or in a neighbour of it (within 2^-HIST_SUB_BITS of its
+ * value; within 1 below 2^HIST_SUB_BITS).  False when @before holds none,
+ * or as many samples as @h: settling is judged over new samples only.
+ */
+bool hist_settled(const struct hist *h, const struct hist_marks *before);
+
 struct json_writer;
 
 /**

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* The checks of a run, as KTAP (see lib/ktap.h). */
+#include <limits.h>
+#include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -64,6 +67,9 @@ static struct ktap_check *add(struct ktap *k, enum check_result result,
 	}
 	c = &k->checks[k->nr++];
 	c->result = result;
+	c->nr_values = 0;
+	c->tolerances = 0;
+	c->values_dropped = 0;
 	c->info[0] = '\0';
 	used = (size_t)snprintf(c->name, sizeof(c->name), "%s", k->prefix);
 	if (used < sizeof(c->name))
@@ -114,6 +120,49 @@ void report_info(struct ktap *k, const char *fmt, ...)
 	va_end(ap);
 }
 
+static bool is_tolerance(const struct ktap_check *c, unsigned int i)
+{
+	return c->tolerances & (1u << i);
+}
+
+/* @key's @value for the last check, a tolerance when @tolerance. */
+static void add_value(struct ktap *k, const char *key, double value,
+		      bool tolerance)
+{
+	struct ktap_check *c;
+	unsigned int i;
+
+	/* A dropped check's values go with it. */
+	if (!k->nr || k->dropped)
+		return;
+	c = &k->checks[k->nr - 1];
+	for (i = 0; i < c->nr_values; i++)
+		if (!strcmp(c->values[i].key, key) &&
+		    is_tolerance(c, i) == tolerance)
+			break;
+	if (i == KTAP_MAX_VALUES) {
+		if (c->values_dropped < UCHAR_MAX)
+			c->values_dropped++;
+		return;
+	}
+	c->values[i].key = key;
+	c->values[i].value = value;
+	if (tolerance)
+		c->tolerances |= (unsigned char)(1u << i);
+	if (i == c->nr_values)
+		c->nr_values++;
+}
+
+void report_figure(struct ktap *k, const char *key, double value)
+{
+	add_value(k, key, value, false);
+}
+
+void report_tolerance(struct ktap *k, const char *key, double value)
+{
+	add_value(k, key, value, true);
+}
+
 struct ktap_counts ktap_counts(const struct ktap *k)
 {
 	struct ktap_counts n = { 0 };
@@ -152,6 +201,20 @@ enum verdict ktap_verdict(const struct ktap *k)
 	return VERDICT_PASS;
 }
 
+/* What the list's own check says when checks were dropped. */
+static void dropped_info(const struct ktap *k, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u more checks than its %u places were dropped",
+		 k->dropped, KTAP_MAX_CHECKS);
+}
+
+static const char *const result_keys[] = {
+	[CHECK_PASS] = "pass",
+	[CHECK_SKIP] = "skip",
+	[CHECK_ERROR] = "error",
+	[CHECK_FAIL] = "fail",
+};
+
 void ktap_print(const struct ktap *k)
 {
 	struct ktap_counts n = ktap_counts(k);
@@ -172,23 +235,94 @@ void ktap_print(const struct ktap *k)
 			printf(" # %s", c->info);
 		printf("\n");
 	}
-	if (k->dropped)
-		printf("not ok %u the checks fit the list # ERROR %u more "
-		       "checks than its %u places were dropped\n",
-		       k->nr + 1, k->dropped, KTAP_MAX_CHECKS);
+	if (k->dropped) {
+		char info[KTAP_INFO_LEN];
+
+		dropped_info(k, info, sizeof(info));
+		printf("not ok %u %s # ERROR %s\n", k->nr + 1, KTAP_LIST_CHECK,
+		       info);
+	}
 	printf("# %u passed, %u failed, %u skipped, %u errors\n", n.passed,
 	       n.failed, n.skipped, n.errors);
+}
+
+/* A figure or tolerance: a whole number as one, exactly (a count of
+ * hand-offs has more digits than json_double() keeps). */
+static void json_value(struct json_writer *w, const struct ktap_value *v)
+{
+	if (isfinite(v->value) && v->value == trunc(v->value) &&
+	    fabs(v->value) < 0x1p53)
+		json_int(w, v->key, (int64_t)v->value);
+	else
+		json_double(w, v->key, v->value);
+}
+
+/* @c's figures (@tolerance false) or tolerances under @key, if it has any. */
+static void json_values(struct json_writer *w, const char *key,
+			const struct ktap_check *c, bool tolerance)
+{
+	unsigned int i;
+	bool open = false;
+
+	for (i = 0; i < c->nr_values; i++) {
+		if (is_tolerance(c, i) != tolerance)
+			continue;
+		if (!open)
+			json_object_begin(w, key);
+		open = true;
+		json_value(w, &c->values[i]);
+	}
+	if (open)
+		json_object_end(w);
+}
+
+static void json_check(struct json_writer *w, const struct ktap_check *c)
+{
+	json_object_begin(w, NULL);
+	json_string(w, "name", c->name);
+	json_string(w, "result", result_keys[c->result]);
+	json_string(w, "info", c->info);
+	json_values(w, "figures", c, false);
+	json_values(w, "tolerance", c, true);
+	if (c->values_dropped)
+		json_uint(w, "values_dropped", c->values_dropped);
+	json_object_end(w);
 }
 
 void ktap_json(struct json_writer *w, const struct ktap *k)
 {
 	struct ktap_counts n = ktap_counts(k);
+	unsigned int lines = w->newline_depth;
+	unsigned int i;
 
 	json_object_begin(w, "checks");
 	json_uint(w, "passed", n.passed);
 	json_uint(w, "failed", n.failed);
 	json_uint(w, "skipped", n.skipped);
 	json_uint(w, "errors", n.errors);
+	json_array_begin(w, "list");
+	/* One check a line, whatever the rest of the document does. */
+	w->newline_depth = w->depth;
+	for (i = 0; i < k->nr; i++)
+		json_check(w, &k->checks[i]);
+	if (k->dropped) {
+		char info[KTAP_INFO_LEN];
+
+		dropped_info(k, info, sizeof(info));
+		json_object_begin(w, NULL);
+		json_string(w, "name", KTAP_LIST_CHECK);
+		json_string(w, "result", result_keys[CHECK_ERROR]);
+		json_string(w, "info", info);
+		json_object_begin(w, "figures");
+		json_uint(w, "dropped_checks", k->dropped);
+		json_object_end(w);
+		json_object_begin(w, "tolerance");
+		json_uint(w, "ktap_max_checks", KTAP_MAX_CHECKS);
+		json_object_end(w);
+		json_object_end(w);
+	}
+	w->newline_depth = lines;
+	json_array_end(w);
 	json_object_end(w);
 	json_string(w, "verdict", verdict_key(ktap_verdict(k)));
 }

@@ -17,8 +17,7 @@
  * and still be called that rate. */
 #define TICK_RATE_TOLERANCE_PPM 10000.0
 
-/* How far the delivered rate may lie from the request and still count as
- * reached (and the 1000 Hz check's bound). */
+/** How far a delivered tick rate may lie from the rate asked, in %. */
 #define TICK_DELIVERED_TOLERANCE_PCT 10.0
 
 enum tick_reach {
@@ -100,7 +99,7 @@ bool tick_rate_reached(double delivered_hz, double wanted_hz);
 void tick_grid_lateness(const uint64_t *entry_tsc, size_t n, uint64_t t0,
 			double period, int64_t *lateness_cycles);
 
-/* Gaps between interrupts over this many periods count as long. */
+/** Gaps between interrupts over this many periods count as long. */
 #define TICK_LONG_GAP_PERIODS 1.5
 
 /**

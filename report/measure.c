@@ -9,10 +9,7 @@
 #include "lib/figure.h"
 #include "lib/hist.h"
 #include "report/run.h"
-
-/* How far a measured rate may stray from nominal before a check fails:
- * generous, since this checks frequencies, not timing quality. */
-#define RATE_TOLERANCE_PPM 10000.0
+#include "report/tolerances.h"
 
 /* One cell of the table: @value in its column's unit, thousands grouped. */
 static void print_cell(double value, unsigned int decimals, int width)
@@ -218,22 +215,29 @@ static void check_measured(const struct clock_result *r, struct ktap *k)
 			    (unsigned long long)r->backward_steps,
 			    r->worst_backward_ns);
 	} else {
-		report(k, r->backward_steps == 0,
+		report(k, r->backward_steps <= BACKWARD_STEPS_MAX,
 		       "never went backwards in back-to-back reads");
 		report_info(k, "%llu steps back, worst %.0f ns",
 			    (unsigned long long)r->backward_steps,
 			    r->worst_backward_ns);
+		report_tolerance(k, "backward_steps_max", BACKWARD_STEPS_MAX);
 	}
+	report_figure(k, "backward_steps", (double)r->backward_steps);
+	report_figure(k, "worst_backward_ns", r->worst_backward_ns);
 	if (!r->rate_measured) {
 		report_skip(k, "runs at its nominal rate within %.0f ppm",
-			    RATE_TOLERANCE_PPM);
+			    RATE_LIMIT_PPM);
 		report_info(k, "%s", r->rate_problem);
 	} else {
 		report(k,
-		       r->rate_ppm < RATE_TOLERANCE_PPM &&
-			       r->rate_ppm > -RATE_TOLERANCE_PPM,
+		       r->rate_ppm < RATE_LIMIT_PPM &&
+			       r->rate_ppm > -RATE_LIMIT_PPM,
 		       "runs at its nominal rate within %.0f ppm",
-		       RATE_TOLERANCE_PPM);
+		       RATE_LIMIT_PPM);
+		report_figure(k, "rate_ppm", r->rate_ppm);
+		report_figure(k, "rate_uncertainty_ppm",
+			      r->rate_uncertainty_ppm);
+		report_tolerance(k, "rate_limit_ppm", RATE_LIMIT_PPM);
 		char shared[CLOCK_TEXT_LEN] = "";
 
 		if (r->rate_shared_from)
@@ -252,10 +256,14 @@ void report_measure_checks(const struct run_report *run, struct ktap *k)
 	const struct clock_result *r;
 
 	if (m->timed) {
-		report(k, m->empty_bracket.p50 > 0,
+		report(k, m->empty_bracket.p50 >= EMPTY_BRACKET_MIN_CYCLES,
 		       "the empty TSC bracket is measured and subtracted");
 		report_info(k, "%llu cycles (median)",
 			    (unsigned long long)m->empty_bracket.p50);
+		report_figure(k, "empty_bracket_p50_cycles",
+			      (double)m->empty_bracket.p50);
+		report_tolerance(k, "empty_bracket_min_cycles",
+				 EMPTY_BRACKET_MIN_CYCLES);
 	}
 	for (r = m->clocks; r < m->clocks + m->nr; r++) {
 		if (!r->clock->present)
@@ -265,9 +273,11 @@ void report_measure_checks(const struct run_report *run, struct ktap *k)
 			check_measured(r, k);
 		/* The driver's own count, measured or not (probes read too). */
 		if (r->clock->bad_reads) {
-			report(k, r->bad_reads == 0, "%s",
+			report(k, r->bad_reads <= BAD_READS_MAX, "%s",
 			       r->clock->bad_reads_check);
 			report_info(k, "%lu did", r->bad_reads);
+			report_figure(k, "bad_reads", (double)r->bad_reads);
+			report_tolerance(k, "bad_reads_max", BAD_READS_MAX);
 		}
 		report_prefix_pop(k);
 	}

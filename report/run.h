@@ -96,7 +96,9 @@ struct run_report {
 	struct xcpu_result xcpu;
 	struct ticks_result ticks;
 	struct selftest_result selftest;
-	struct timing_result timing; /* filled as the document is written */
+	/* A finished run's timing, for report_timing_json(); the kernel
+	 * collects its own as the document goes out (kernel/main.c). */
+	struct timing_result timing;
 };
 
 /* A ring-0 round trip longer than this means the hypervisor emulates
@@ -128,6 +130,11 @@ void report_measure_json(const struct run_report *run, struct json_writer *w);
 void report_xcpu_json(const struct run_report *run, struct json_writer *w);
 void report_ticks_json(const struct run_report *run, struct json_writer *w);
 void report_timing_json(const struct run_report *run, struct json_writer *w);
+
+/** The "timing" member of @t: report_timing_json() of a timing taken apart from a run
+ * (the kernel's, collected as the document's last member is written). */
+void report_timing_result_json(const struct timing_result *t,
+			       struct json_writer *w);
 
 /* Where the JSON document goes, a line at a time or in pieces. */
 typedef void (*report_sink)(void *ctx, const char *text, size_t len);

@@ -49,7 +49,12 @@ void report_timing_print(const struct timing_result *t)
 
 void report_timing_json(const struct run_report *run, struct json_writer *w)
 {
-	const struct timing_result *t = &run->timing;
+	report_timing_result_json(&run->timing, w);
+}
+
+void report_timing_result_json(const struct timing_result *t,
+			       struct json_writer *w)
+{
 	enum timing_phase p;
 
 	json_object_begin(w, "timing");

@@ -182,6 +182,9 @@ static void run_checks(const struct os_run *run, struct ktap *k)
 	       "every read measured or absent with a reason");
 	report_info(k, "%u of %u reads measured, %u absent", measured, run->nr,
 		    run->nr - present);
+	report_figure(k, "reads", run->nr);
+	report_figure(k, "reads_present", present);
+	report_figure(k, "reads_measured", measured);
 	if (run->path_problem[0]) {
 		report_skip(k, "each read's way to the clock is known");
 		report_info(k, "%s", run->path_problem);
@@ -192,6 +195,7 @@ static void run_checks(const struct os_run *run, struct ktap *k)
 	report(k, n == 0, "monotonic clocks never step back");
 	if (n)
 		report_info(k, "%s", names);
+	report_figure(k, "reads_stepping_back", n);
 	if (!name_reads(run, READER_MONOTONIC, warps_measured, names,
 			sizeof(names))) {
 		for (i = 0; i < run->nr; i++)
@@ -207,6 +211,7 @@ static void run_checks(const struct os_run *run, struct ktap *k)
 		report(k, n == 0, "monotonic clocks agree across CPUs");
 		if (n)
 			report_info(k, "warps: %s", names);
+		report_figure(k, "reads_warping", n);
 	}
 	report_prefix_pop(k);
 }
@@ -235,6 +240,9 @@ void os_report_checks(const struct os_report *rep, struct ktap *k)
 			failed += rep->runs[i].problem[0] != '\0';
 		report(k, failed == 0, "every available clocksource measured");
 		report_info(k, "%u of %u", rep->nr_runs - failed, rep->nr_runs);
+		report_figure(k, "clocksources", rep->nr_runs);
+		report_figure(k, "clocksources_measured",
+			      rep->nr_runs - failed);
 	}
 	if (rep->restore_tried) {
 		if (rep->restored)

@@ -11,7 +11,7 @@
 
 #define ENTRIES		512
 #define GIB		(1ull << 30)
-#define LOW_MAPPED	(4 * GIB)   /* what boot/start32.S maps */
+#define LOW_MAPPED	(4 * GIB)   /* what platform/hvm64/start32.S maps */
 #define PML4_ENTRY_SPAN (512 * GIB) /* what one PDPT covers */
 #define HIGH_PD_POOL	8 /* 2 MiB-page directories for RAM above 4 GiB */
 

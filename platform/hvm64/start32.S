@@ -138,7 +138,7 @@ start32:
 	ENTER_LONG_MODE start64
 
 /*
- * An application processor, from the trampoline (boot/trampoline.S) in
+ * An application processor, from the trampoline (platform/hvm64/trampoline.S) in
  * 32-bit protected mode with the kernel's GDT: the same long-mode setup as
  * the boot CPU, on the stacks the boot CPU left in ap_boot_*, then ring 0
  * set-up for this CPU and ap_main(cpu) in ring 3.

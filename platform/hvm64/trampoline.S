@@ -4,7 +4,7 @@
  * 1 MiB, where a started AP begins in real mode (CS = page number << 8,
  * IP = 0).  It loads the kernel's GDT — whose descriptor the copier writes
  * into ap_trampoline_gdt_descr, since real mode cannot reach the kernel —
- * enters protected mode and jumps to ap_start32 in boot/start32.S.
+ * enters protected mode and jumps to ap_start32 in platform/hvm64/start32.S.
  */
 #include "boot/boot.h"
 

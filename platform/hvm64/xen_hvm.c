@@ -5,7 +5,7 @@
  * shared_info into a page of the image with XENMEM_add_to_physmap, and
  * write Xen's PV console as well as the UART (a PVH guest has no UART), or,
  * as Xen's hardware domain (a PVH dom0), Xen's own console alone.
- * A PV guest has all this its own way (hypervisor/xen_pv.c).
+ * A PV guest has all this its own way (platform/pv64/xen_pv.c).
  */
 #include <stdio.h>
 

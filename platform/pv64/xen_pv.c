@@ -122,7 +122,7 @@ static __attribute__((noreturn)) void crash_now(const char *why)
 		HYPERCALL2(__HYPERVISOR_sched_op, SCHEDOP_shutdown, &crash);
 }
 
-/* From hypervisor/xen_pv_entry.S, with every register saved in @f. */
+/* From platform/pv64/xen_pv_entry.S, with every register saved in @f. */
 void xen_pv_trap(struct trap_frame *f);
 void xen_pv_trap(struct trap_frame *f)
 {
@@ -150,7 +150,7 @@ void xen_pv_trap(struct trap_frame *f)
 	__builtin_unreachable();
 }
 
-/* From hypervisor/xen_pv_entry.S: Xen could not return to the guest. */
+/* From platform/pv64/xen_pv_entry.S: Xen could not return to the guest. */
 void xen_pv_failsafe(void);
 void xen_pv_failsafe(void)
 {

@@ -21,3 +21,26 @@ GOOD_LOG = os.path.join(FIXTURES, "good.log")  # a console log with a valid repo
 FAKE_QEMU = os.path.join(HERE, "fake_qemu.py")
 PYTHON = "/usr/bin/python3"
 CLOCKBENCH = os.path.join(ROOT, "tools", "clockbench")
+
+
+def sections(text):
+    """tests.cfg text from tests written one a line, `KIND NAME key=value...` split as a
+    shell would, for brevity here: each becomes a `[KIND NAME]` section with one
+    `key = value` a line (blank and `#` lines are kept, so line numbers shift only by the
+    keys)."""
+    import shlex  # pylint: disable=import-outside-toplevel
+    out = []
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            out.append(line)
+            continue
+        kind, name, *pairs = shlex.split(line, comments=True)
+        out.append(f"[{kind} {name}]")
+        out += [" = ".join(pair.partition("=")[::2]) for pair in pairs]
+    return "\n".join(out) + "\n"
+
+
+def parse_cfg(text, filename="tests/tests.cfg"):
+    """testlist.parse_tests_cfg() of tests written one a line (sections())."""
+    from clockbench_lib.testing import testlist  # pylint: disable=import-outside-toplevel
+    return testlist.parse_tests_cfg(sections(text), filename)

@@ -9,9 +9,8 @@ import subprocess
 import tempfile
 import unittest
 
-from tests.tools import ROOT
+from tests.tools import ROOT, parse_cfg
 from clockbench_lib.boot import acpipatch, qemu
-from clockbench_lib.testing import testlist
 from clockbench_lib.base.outcome import RunnerError
 
 FIXTURE = os.path.join(ROOT, acpipatch.FIXTURE_DIR, "APIC.bin")
@@ -106,11 +105,11 @@ class CarriedToGrub(unittest.TestCase):
             self.assertEqual(str(caught.exception), refusal)
 
     def test_tests_cfg_key(self):
-        test, = testlist.parse_tests_cfg(
+        test, = parse_cfg(
             "boot a boot=iso-bios acpi_patch=madt-no-cpus groups=hostile\n")
         self.assertEqual(test.spec.acpi_patch, "madt-no-cpus")
         with self.assertRaises(RunnerError) as caught:
-            testlist.parse_tests_cfg("boot a acpi_patch=nothing\n")
+            parse_cfg("boot a acpi_patch=nothing\n")
         self.assertEqual(str(caught.exception), "tests/tests.cfg:1: acpi_patch=nothing is "
                          "not one of madt-no-cpus, ioapic-dead, ioapic-dead-first.")
 

@@ -6,7 +6,7 @@ import threading
 import time
 import unittest
 
-from tests.tools import ROOT  # noqa: F401  (puts tools/ on sys.path)
+from tests.tools import ROOT, parse_cfg
 from clockbench_lib.boot import bootgate, qemu
 from clockbench_lib.testing import testlist
 from clockbench_lib.base.outcome import RunnerError
@@ -65,7 +65,7 @@ class Profiles(unittest.TestCase):
                                ("boot x boot=linux profile=check", "runs clockbench-user")):
             with self.subTest(line):
                 with self.assertRaises(RunnerError) as caught:
-                    testlist.parse_tests_cfg(line + "\n", "t.cfg")
+                    parse_cfg(line + "\n", "t.cfg")
                 self.assertIn(fragment, str(caught.exception))
 
 

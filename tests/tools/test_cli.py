@@ -15,7 +15,7 @@ import textwrap
 import unittest
 import xml.etree.ElementTree as ET
 
-from tests.tools import FAKE_QEMU, FIXTURES, GOOD_LOG, PYTHON, ROOT, scratch
+from tests.tools import FAKE_QEMU, FIXTURES, GOOD_LOG, PYTHON, ROOT, scratch, sections
 from clockbench_lib.model import console, report
 from clockbench_lib.boot import qemu
 from clockbench_lib.testing import testlist
@@ -110,7 +110,7 @@ class Verbose(scratch.ToolCase):
         self.assertTrue(expected.endswith("clocksource=hpet"))
 
     def test_test(self):
-        self.write(testlist.TESTS_CFG, 'boot one args="verbose=1"\n')
+        self.write(testlist.TESTS_CFG, sections('boot one args="verbose=1"\n'))
         result = self.clockbench("test", "-v")
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         (command,) = self.announced(result.stderr, "clockbench test: one: QEMU command:")
@@ -235,7 +235,7 @@ class TapAndJunit(scratch.ToolCase):
         """)
 
     def test_tap_totals_and_junit(self):
-        self.write(testlist.TESTS_CFG, self.CFG)
+        self.write(testlist.TESTS_CFG, sections(self.CFG))
         result = self.clockbench("test", "--jobs", "1", "--junit", "out/results.xml",
                                  REPORT=GOOD_LOG, NO_END_LINE="1")
         self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
@@ -279,7 +279,7 @@ class TapAndJunit(scratch.ToolCase):
         self.assertGreaterEqual(float(cases["good"].get("time")), 0.0)
 
     def test_unwritable_junit_file(self):
-        self.write(testlist.TESTS_CFG, 'boot good args="verbose=1"\n')
+        self.write(testlist.TESTS_CFG, sections('boot good args="verbose=1"\n'))
         result = self.clockbench("test", "--junit", "tests/tests.cfg/r.xml")
         self.assertEqual(result.returncode, 2, result.stdout + result.stderr)
         self.assertEqual(result.stdout, "")  # refused before any boot
@@ -287,7 +287,7 @@ class TapAndJunit(scratch.ToolCase):
                                         "tests/tests.cfg is not a folder.\n")
 
     def test_unknown_group(self):
-        self.write(testlist.TESTS_CFG, self.CFG)
+        self.write(testlist.TESTS_CFG, sections(self.CFG))
         for args in (("--list",), ()):
             with self.subTest(args=args):
                 result = self.clockbench("test", *args, "--group", "nosuch")

@@ -13,7 +13,7 @@ import textwrap
 import unittest
 from unittest import mock
 
-from tests.tools import FAKE_QEMU, PYTHON, ROOT, scratch
+from tests.tools import FAKE_QEMU, PYTHON, ROOT, parse_cfg, scratch, sections
 from clockbench_lib.base import outcome
 from clockbench_lib.model import console
 from clockbench_lib.boot import cpumodel, qemu, run, xen
@@ -35,23 +35,45 @@ class TestsCfgParsing(unittest.TestCase):
 
     def test_good_file(self):
         tests = parse("""\
-            # kind  name   key=value...
-            unit    cmdline         source=tests/unit/test_cmdline.c
+            # a comment line
+            [unit cmdline]
+            source = tests/unit/test_cmdline.c lib/a.c
+            source = lib/b.c
 
-            boot    mb1-pc  boot=multiboot1 machine=pc args="foo=1 bar=2" expect=pass \
-match="boot protocol +multiboot1" match='command line +"foo=1 bar=2"'  # trailing comment
-            boot    uefi    boot=iso-uefi machine=q35 smp=2 memory=128 timeout=9.5 \
-groups=iso,uefi nomatch='#PF' nomatch=a#b
+            [boot mb1-pc]
+            boot = multiboot1
+            machine=pc
+            args = foo=1 bar=2
+            expect = pass
+            match = boot protocol +multiboot1
+            match = command line +"foo=1 bar=2"  # not a comment: the value as written
+            check = hpet: advances = pass
+            check = ticks = skip ~ "^tick_rates"
+            [boot uefi]
+              boot = iso-uefi
+            machine = q35
+            smp = 2
+            memory = 128
+            timeout = 9.5
+            groups = iso,uefi
+            nomatch = #PF
+            nomatch = a#b
             """)
         self.assertEqual([type(t).__name__ for t in tests], ["UnitTest", "BootTest", "BootTest"])
         unit, mb1, uefi = tests
-        self.assertEqual(unit.keys, {"source": ["tests/unit/test_cmdline.c"]})
+        self.assertEqual(unit.keys, {"source": ["tests/unit/test_cmdline.c", "lib/a.c",
+                                                "lib/b.c"]})
         self.assertEqual(mb1.spec, qemu.BootSpec(boot="multiboot1", machine="pc", accel="tcg",
                                                  smp=1, memory_mib=64,
                                                  cmdline="foo=1 bar=2 " + CHECK_OPTIONS,
                                                  timeout_s=60))
-        self.assertEqual(mb1.match, ["boot protocol +multiboot1", 'command line +"foo=1 bar=2"'])
-        self.assertEqual((mb1.expect, mb1.timeout_s, mb1.groups, mb1.line_no), ("pass", 60, (), 4))
+        self.assertEqual(mb1.match, ["boot protocol +multiboot1",
+                                     'command line +"foo=1 bar=2"  # not a comment: the value '
+                                     'as written'])
+        self.assertEqual([(c.name, c.results, c.info) for c in mb1.checks],
+                         [("hpet: advances", ("pass",), None),
+                          ("ticks", ("skip",), "^tick_rates")])
+        self.assertEqual((mb1.expect, mb1.timeout_s, mb1.groups, mb1.line_no), ("pass", 60, (), 6))
         self.assertEqual(uefi.spec.smp, 2)
         self.assertEqual(uefi.spec.memory_mib, 128)
         self.assertEqual(uefi.timeout_s, 9.5)
@@ -59,16 +81,18 @@ groups=iso,uefi nomatch='#PF' nomatch=a#b
         self.assertEqual(uefi.nomatch, ["#PF", "a#b"])
 
     def test_kvm_default_timeout_is_longer(self):
-        kernel, iso = parse("boot k accel=kvm\nboot i accel=kvm boot=iso-uefi\n")
+        kernel, iso = parse("[boot k]\naccel = kvm\n[boot i]\naccel = kvm\nboot = iso-uefi\n")
         self.assertEqual((kernel.spec.accel, kernel.timeout_s), ("kvm", 120))
         self.assertEqual(iso.timeout_s, 300)
 
     def test_machine_options_and_cpu_keys(self):
-        (test,) = parse("boot h machine=q35 machine_opts=hpet=off cpu=host,-kvmclock accel=kvm\n")
+        (test,) = parse("[boot h]\nmachine = q35\nmachine_opts = hpet=off\n"
+                        "cpu = host,-kvmclock\naccel = kvm\n")
         self.assertEqual((test.spec.machine, test.spec.machine_opts, test.spec.cpu),
                          ("q35", "hpet=off", "host,-kvmclock"))
 
     def test_strip_comment_respects_quotes_and_words(self):
+        """The one-line style of the files beside tests.cfg (matrix environments)."""
         self.assertEqual(testlist.strip_comment("a b # c"), "a b ")
         self.assertEqual(testlist.strip_comment("# all"), "")
         self.assertEqual(testlist.strip_comment("m='#x' n=\"#y\" o=a#b"), "m='#x' n=\"#y\" o=a#b")
@@ -83,36 +107,49 @@ groups=iso,uefi nomatch='#PF' nomatch=a#b
         self.assertEqual(caught.exception.status, outcome.EXIT_ERROR)
 
     def test_bad_lines(self):
-        self.assert_cfg_error("\nboot x colour=red\n", "t.cfg:2:", "unknown key 'colour'")
-        self.assert_cfg_error("bench x\n", "t.cfg:1:", "unknown kind 'bench'")
-        self.assert_cfg_error("boot\n", "needs a test name")
-        self.assert_cfg_error("boot boot=pvh\n", "needs a test name")
-        self.assert_cfg_error("boot x/y\n", "not a valid test name")
-        self.assert_cfg_error("boot x boot=floppy\n", "boot=floppy is not one of")
-        self.assert_cfg_error("boot x machine=isapc\n", "machine=isapc")
-        self.assert_cfg_error("boot x accel=hvf\n", "accel=hvf")
-        self.assert_cfg_error("boot x expect=maybe\n", "expect=maybe")
-        self.assert_cfg_error("boot x smp=0\n", "smp=0 is not a number")
-        self.assert_cfg_error("boot x memory=lots\n", "memory=lots")
-        self.assert_cfg_error("boot x timeout=-1\n", "timeout=-1")
-        self.assert_cfg_error("boot x match='(unclosed'\n", "not a valid regular expression")
-        self.assert_cfg_error("boot x args='unclosed\n", "t.cfg:1:", "cannot split")
-        self.assert_cfg_error("boot x loose\n", "'loose' is not of the form key=value")
-        self.assert_cfg_error("boot x boot=pvh boot=pvh\n", "boot= is given 2 times")
-        self.assert_cfg_error("boot x groups=a,b!\n", "'b!' is not a valid group name")
-        self.assert_cfg_error("boot x\nunit x\n", "t.cfg:2:", "already used on line 1")
+        """Each error names the line it is about: the key's own, or the section's."""
+        bad = self.assert_cfg_error
+        bad("\n[boot x]\ncolour = red\n", "t.cfg:3:", "unknown key 'colour'")
+        bad("[bench x]\n", "t.cfg:1:", "unknown kind 'bench'")
+        bad("[boot]\n", "t.cfg:1:", "is not a section line")
+        bad("[boot x y]\n", "is not a section line")
+        bad("boot x\n", "t.cfg:1:", "comes before the first test")
+        bad("[boot x/y]\n", "not a valid test name")
+        bad("[boot x]\nboot = floppy\n", "t.cfg:2:", "boot=floppy is not one of")
+        bad("[boot x]\nmachine = isapc\n", "machine=isapc")
+        bad("[boot x]\naccel = hvf\n", "accel=hvf")
+        bad("[boot x]\nexpect = maybe\n", "expect=maybe")
+        bad("[boot x]\nsmp = 0\n", "smp=0 is not a number")
+        bad("[boot x]\nmemory = lots\n", "memory=lots")
+        bad("[boot x]\ntimeout = -1\n", "timeout=-1")
+        bad("[boot x]\n\nmatch = (unclosed\n", "t.cfg:3:", "not a valid regular expression")
+        bad("[boot x]\nloose\n", "t.cfg:2:", "'loose' is not of the form key = value")
+        bad("[boot x]\n= 1\n", "is not of the form key = value")
+        bad("[boot x]\nboot = pvh\nboot = pvh\n", "t.cfg:3:", "boot= is given 2 times")
+        bad("[boot x]\ngroups = a,b!\n", "'b!' is not a valid group name")
+        bad("[boot x]\n[unit x]\nsource = a.c\n", "t.cfg:2:", "already used on line 1")
+        bad("[unit u]\n", "t.cfg:1:", "names no source = FILE")
+        bad("[unit u]\nsource = a.c\nmatch = x\n", "t.cfg:3:", "unknown key 'match' of a unit")
+        bad("[boot x]\ncheck = hpet: advances\n", "t.cfg:2:", "expected NAME = RESULT")
+        bad("[boot x]\ncheck = hpet: advances = ok\n", "'ok' is not a check result")
+        bad("[boot x]\ncheck = a = pass ~ \"(\"\n", "is not a valid regular expression")
+        bad("[boot x]\ncheck = a = pass ~ \"\\q\"\n", "is not a JSON string")
 
     def test_iso_options_with_single_quote_are_refused(self):
-        self.assert_cfg_error("boot x boot=iso-bios args=\"a='b'\"\n", "t.cfg:1:", "single quote")
-        (test,) = parse("boot x boot=pvh args=\"a='b'\"\n")  # only GRUB needs the quoting
+        self.assert_cfg_error("[boot x]\nboot = iso-bios\nargs = a='b'\n", "t.cfg:1:",
+                              "single quote")
+        (test,) = parse("[boot x]\nboot = pvh\nargs = a='b'\n")  # only GRUB needs the quoting
         self.assertEqual(test.spec.cmdline, "a='b' " + CHECK_OPTIONS)
 
     def test_selection(self):
         tests = parse("""\
-            unit u source=x.c
-            boot a groups=quick
-            boot b groups=quick,iso
-            boot c
+            [unit u]
+            source = x.c
+            [boot a]
+            groups = quick
+            [boot b]
+            groups = quick,iso
+            [boot c]
             """)
         names = [t.name for t in testlist.select_boot_tests(tests)]
         self.assertEqual(names, ["a", "b", "c"])
@@ -535,8 +572,8 @@ class IsoArgsFile(unittest.TestCase):
 
 
 def boot_test(line):
-    """One BootTest from a tests.cfg line."""
-    return parse(line + "\n")[0]
+    """One BootTest from a test written on one line (tests.tools.sections())."""
+    return parse_cfg(line + "\n", "t.cfg")[0]
 
 
 class TestEvaluation(unittest.TestCase):
@@ -571,7 +608,7 @@ class TestEvaluation(unittest.TestCase):
                                                 []), ("ok", None))
 
     def test_kvm_tests_skip_when_kvm_is_unusable(self):
-        tests = parse("boot a accel=kvm\nboot b\n")
+        tests = parse("[boot a]\naccel = kvm\n[boot b]\n")
         with mock.patch.object(qemu, "kvm_status", return_value=(False, "/dev/kvm: nope")):
             self.assertEqual(boottest.kvm_models(tests)[1], {"a": "/dev/kvm: nope"})
         host = cpumodel.Choice("host", [cpumodel.Attempt("host", True)])
@@ -760,12 +797,12 @@ class CommandLine(unittest.TestCase):
 
     def test_test_subcommand(self):
         with open(os.path.join(self.root, testlist.TESTS_CFG), "w", encoding="utf-8") as cfg:
-            cfg.write(textwrap.dedent("""\
+            cfg.write(sections(textwrap.dedent("""\
                 unit  u   source=x.c
                 boot  ok1 args="verbose=1" match='command line +"verbose=1[ "]' groups=g
                 boot  bad match='boot protocol +pvh'
                 boot  iso boot=iso-bios args="verbose=1"
-                """))
+                """)))
         result = self.clockbench("test", "--list", "--group", "g")
         self.assertEqual(result.stdout.split()[0], "ok1")
         result = self.clockbench("test")
@@ -790,13 +827,13 @@ class CommandLine(unittest.TestCase):
         """A boot test with less RAM than its boot needs is refused unless it says
         memory_check=off (to see what the image says then)."""
         with open(os.path.join(self.root, testlist.TESTS_CFG), "w", encoding="utf-8") as cfg:
-            cfg.write("boot small memory=7\n")
+            cfg.write(sections("boot small memory=7\n"))
         result = self.clockbench("test")
         self.assertEqual(result.returncode, 2, result.stdout)
         self.assertIn("clockbench test: tests/tests.cfg:1: small: 7 MiB of guest RAM is too "
                       "little for the multiboot1 boot, which needs at least 8 MiB", result.stderr)
         with open(os.path.join(self.root, testlist.TESTS_CFG), "w", encoding="utf-8") as cfg:
-            cfg.write("boot small memory=7 memory_check=off\n")
+            cfg.write(sections("boot small memory=7 memory_check=off\n"))
         result = self.clockbench("test")
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
 

@@ -15,11 +15,11 @@ import textwrap
 import unittest
 from unittest import mock
 
-from tests.tools import FAKE_QEMU, scratch
+from tests.tools import FAKE_QEMU, parse_cfg, scratch
 from clockbench_lib.base import paths
 from clockbench_lib.model import console
 from clockbench_lib.boot import cpumodel, qemu, run
-from clockbench_lib.testing import boottest, testlist
+from clockbench_lib.testing import boottest
 from clockbench_lib.compare import matrix
 from clockbench_lib import cli
 from clockbench_lib.base.outcome import RunnerError
@@ -204,7 +204,7 @@ class KvmTests(unittest.TestCase):
         """)
 
     def settle(self, environ):
-        tests = testlist.parse_tests_cfg(self.TESTS, "t.cfg")
+        tests = parse_cfg(self.TESTS, "t.cfg")
         with fake(**environ), mock.patch.object(qemu, "kvm_status", return_value=KVM_USABLE):
             return boottest.kvm_models(tests, kvm_choice=lambda: cpumodel.find_model(FAKE_QEMU))
 
@@ -225,7 +225,7 @@ class KvmTests(unittest.TestCase):
         self.assertEqual([t.spec.cpu for t in tests], ["", "", "qemu64", ""])
 
     def test_unusable_kvm_skips_all(self):
-        tests = testlist.parse_tests_cfg(self.TESTS, "t.cfg")
+        tests = parse_cfg(self.TESTS, "t.cfg")
         with mock.patch.object(qemu, "kvm_status", return_value=(False, "/dev/kvm: nope")):
             _, skips, _ = boottest.kvm_models(tests, kvm_choice=None)
         self.assertEqual(skips, {"plain": "/dev/kvm: nope", "noclk": "/dev/kvm: nope",

@@ -17,7 +17,7 @@ import tempfile
 import textwrap
 import unittest
 
-from tests.tools import ROOT, scratch
+from tests.tools import ROOT, scratch, sections
 from clockbench_lib.base import paths
 from clockbench_lib.boot import guestopts
 from clockbench_lib.testing import testlist
@@ -273,18 +273,20 @@ class CommandLine(scratch.ToolCase):
         cfg = os.path.join(self.root, testlist.TESTS_CFG)
         with open(cfg, "w", encoding="utf-8") as out:
             out.write(textwrap.dedent("""\
-                boot fine  args="verbose=1"
-                boot typo  args="verbose=1 budget=300"
+                [boot fine]
+                args = verbose=1
+                [boot typo]
+                args = verbose=1 budget=300
                 """))
         result = self.clockbench("test")
         self.assertEqual(result.returncode, 2, result.stdout)
-        self.assertEqual(result.stderr, "clockbench test: tests/tests.cfg:2: typo: unknown "
+        self.assertEqual(result.stderr, "clockbench test: tests/tests.cfg:3: typo: unknown "
                                         "guest option 'budget' (did you mean 'budget_ms'?) "
                                         "(a test that gives the image a wrong option on "
                                         "purpose says expect=fail).\n")
         self.assertFalse(os.path.exists(self.argv), "QEMU was started")
         with open(cfg, "w", encoding="utf-8") as out:
-            out.write('boot wrong args="bogus=1" expect=fail profile=none\n')
+            out.write(sections('boot wrong args="bogus=1" expect=fail profile=none\n'))
         result = self.clockbench("test")
         self.assertEqual(result.returncode, 1, result.stdout)  # the fake passes it
         with open(self.argv, encoding="utf-8") as argv:

@@ -11,10 +11,10 @@ from unittest import mock
 import json
 import os
 
-from tests.tools import ROOT
+from tests.tools import ROOT, parse_cfg
 from clockbench_lib.model import console, report
 from clockbench_lib.boot import qemu
-from clockbench_lib.testing import boottest, jsonmatch, testlist
+from clockbench_lib.testing import boottest, jsonmatch
 from clockbench_lib.boot.once import BootOutcome
 from clockbench_lib.base.outcome import RunnerError
 
@@ -77,15 +77,15 @@ class Expectations(unittest.TestCase):
 
     def test_tests_cfg_says_which_line(self):
         with self.assertRaises(RunnerError) as caught:
-            testlist.parse_tests_cfg("boot a json='clocks[tsc].present = true'\n")
-        self.assertIn("tests/tests.cfg:1: json=clocks[tsc].present = true: ", str(caught.exception))
+            parse_cfg("boot a json='clocks[tsc].present = true'\n")
+        self.assertIn("tests/tests.cfg:2: json=clocks[tsc].present = true: ", str(caught.exception))
         with self.assertRaises(RunnerError) as caught:
-            testlist.parse_tests_cfg("boot a json='env.cpuss == 2'\n")
+            parse_cfg("boot a json='env.cpuss == 2'\n")
         self.assertEqual(str(caught.exception),
-                         "tests/tests.cfg:1: json=env.cpuss == 2: env has no member 'cpuss' in "
+                         "tests/tests.cfg:2: json=env.cpuss == 2: env has no member 'cpuss' in "
                          "docs/report.schema.json.")
         with self.assertRaises(RunnerError) as caught:
-            testlist.parse_tests_cfg("boot a repeat=9\n")
+            parse_cfg("boot a repeat=9\n")
         self.assertIn("repeat=9 is more than 5 boots", str(caught.exception))
 
 
@@ -136,7 +136,7 @@ class Repeat(unittest.TestCase):
         self.assertEqual(console.parse_check_names(["ok 1 before KTAP"]), [])
 
     def run_test(self, *boots):
-        test = testlist.parse_tests_cfg(f"boot twice repeat={len(boots)}\n")[0]
+        test = parse_cfg(f"boot twice repeat={len(boots)}\n")[0]
         with mock.patch.object(boottest, "boot_once", side_effect=list(boots)) as boot_once:
             result = boottest.run_boot_test(test)
         return result, boot_once

@@ -18,11 +18,11 @@ from dataclasses import replace
 from types import SimpleNamespace
 from unittest import mock
 
-from tests.tools import FAKE_QEMU, FIXTURES, GOOD_LOG, PYTHON, scratch
+from tests.tools import FAKE_QEMU, FIXTURES, GOOD_LOG, PYTHON, parse_cfg, scratch
 from clockbench_lib.base import outcome
 from clockbench_lib.model import osreport, report
 from clockbench_lib.boot import kvmprobe, linux, qemu, xen
-from clockbench_lib.testing import boottest, reportchecks, testlist
+from clockbench_lib.testing import boottest, reportchecks
 from clockbench_lib.base.outcome import RunnerError
 
 LINUX_LOG = os.path.join(FIXTURES, "linux", "linux-pc.log")
@@ -289,7 +289,7 @@ class DocumentChecks(unittest.TestCase):
 
     def test_runs_are_picked_by_clocksource(self):
         lines = report.read_log_lines(DOM0_LOG)
-        (test,) = testlist.parse_tests_cfg(
+        (test,) = parse_cfg(
             "boot t boot=xen-linux-dom0 json='runs[xen].problem == null' "
             "json='runs[xen].reads[0].through == \"syscall\"' json='budget_ms == 600'\n")
         self.assertEqual(reportchecks.run_report_checks([], lines, "d.log", test.json,
@@ -300,24 +300,23 @@ class TestsCfgLines(unittest.TestCase):
     """report= and json= of a linux boot name clockbench-user's document."""
 
     def test_report_names_per_document(self):
-        (test,) = testlist.parse_tests_cfg("boot t boot=linux report=valid "
-                                           "report=linux_tcg_facts\n")
+        (test,) = parse_cfg("boot t boot=linux report=valid report=linux_tcg_facts\n")
         self.assertEqual(test.report, ["valid", "linux_tcg_facts"])
-        with self.assertRaisesRegex(RunnerError, r"t.cfg:1: report=tcg_facts is not a report "
+        with self.assertRaisesRegex(RunnerError, r"t.cfg:3: report=tcg_facts is not a report "
                                                  r"check of clockbench-os/1 documents \(boots "
                                                  r"that run clockbench-user\) \(known: valid, "
                                                  r"linux_tcg_facts, linux_xen_dom0_facts, "
                                                  r"linux_xen_pv_domu_facts\)\."):
-            testlist.parse_tests_cfg("boot t boot=linux report=tcg_facts\n", "t.cfg")
+            parse_cfg("boot t boot=linux report=tcg_facts\n", "t.cfg")
         with self.assertRaisesRegex(RunnerError, "report=linux_tcg_facts is not a report "
                                                  "check \\(known: valid, tcg_facts"):
-            testlist.parse_tests_cfg("boot t report=linux_tcg_facts\n", "t.cfg")
+            parse_cfg("boot t report=linux_tcg_facts\n", "t.cfg")
 
     def test_json_paths_against_the_os_schema(self):
         with self.assertRaisesRegex(RunnerError, "json=env.boot == 1: the report has no "
                                                  "member 'env' in docs/os-report.schema.json"):
-            testlist.parse_tests_cfg("boot t boot=linux json='env.boot == 1'\n", "t.cfg")
-        testlist.parse_tests_cfg("boot t json='env.boot == 1'\n", "t.cfg")
+            parse_cfg("boot t boot=linux json='env.boot == 1'\n", "t.cfg")
+        parse_cfg("boot t json='env.boot == 1'\n", "t.cfg")
 
 
 class KvmProbe(unittest.TestCase):
@@ -369,7 +368,7 @@ class KvmProbe(unittest.TestCase):
         self.assertTrue(ring0.problem.endswith("(hang: hang: 60 s)"), ring0.problem)
 
     def test_tests_under_kvm_are_skipped_with_the_reason(self):
-        tests = testlist.parse_tests_cfg("boot a boot=linux accel=kvm cpu=host\n"
+        tests = parse_cfg("boot a boot=linux accel=kvm cpu=host\n"
                                          "boot b boot=linux\n"
                                          "boot c accel=kvm cpu=host\n")
         emulated = kvmprobe.Ring0(True, 150000)

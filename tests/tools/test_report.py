@@ -19,7 +19,7 @@ import tempfile
 import textwrap
 import unittest
 
-from tests.tools import CLOCKBENCH, FAKE_QEMU, FIXTURES, PYTHON, ROOT, fake_qemu, scratch
+from tests.tools import CLOCKBENCH, FAKE_QEMU, FIXTURES, PYTHON, ROOT, fake_qemu, parse_cfg, scratch, sections
 from clockbench_lib.model import report
 from clockbench_lib.boot import runinfo
 from clockbench_lib.testing import boottest, reportchecks, testlist
@@ -579,11 +579,6 @@ class Checks(unittest.TestCase):
 
     def test_sanity(self):
         cases = [
-            (lambda d: d["clocks"][5].update(backward_steps=2, worst_backward_ns=838.1),
-             ["pit: backward_steps is 2, expected 0", "pit: worst_backward_ns is 838.1, "
-                                                      "expected 0"]),
-            (lambda d: d["clocks"][4].update(backward_steps_ns=1),
-             ["acpi_pm: backward_steps_ns is 1, expected 0"]),
             (lambda d: d["clocks"][3]["read_ns"].update(p90=700.0),
              ["hpet: read_ns is out of order: p90 700.0 > p99 608.7"]),
             (lambda d: d["clocks"][1]["read_cycles"].update(min=-3),
@@ -592,17 +587,12 @@ class Checks(unittest.TestCase):
              ["tsc_rdtscp: batch_ns_per_read is -0.5: a negative cost"]),
             (lambda d: d["clocks"][2]["read_ns"].update(p50=None),
              ["tsc_ordered: read_ns.p50 is null"]),
-            (lambda d: d["clocks"][3].update(rate_ppm=-12000.0),
-             ["hpet: rate_ppm is -12000.0, beyond ±10000"]),
             (lambda d: d["clocks"][3].update(rate_reference="hpet"),
              ["hpet: rate_reference 'hpet' is not another present clock"]),
             (lambda d: d["clocks"][3].update(rate_reference="kvm_clock"),
              ["hpet: rate_reference 'kvm_clock' is not another present clock"]),
             (lambda d: d["clocks"][5].update(samples=0),
              ["pit: samples is 0, expected more than 0"]),
-            (lambda d: d["empty_bracket_cycles"].update(p50=5000, p90=5000, p99=5000,
-                                                        p999=5000),
-             ["empty_bracket_cycles.p50 is 5000, expected below 1000 cycles"]),
             (lambda d: d["empty_bracket_cycles"].update(min=50, p50=46),
              ["empty_bracket_cycles is out of order: min 50 > p50 46"]),
             (lambda d: d["clocks"][0]["read_cycles"].update(min=-1),
@@ -617,6 +607,37 @@ class Checks(unittest.TestCase):
             with self.subTest(expected[0]):
                 self.assertEqual(self.problems("tcg_facts", change), expected)
                 self.assertEqual(self.problems("valid", change), [])
+
+    def test_the_guests_verdicts_are_read_not_judged_again(self):
+        """A report that lists its checks (checks.list) is asked whether the guest judged
+        each clock, not judged again: a clock stepping back with its check passed (the
+        guest's tolerance allows it, or it does not judge a trapped port clock) is no
+        problem; a failed or missing check is, named as the guest named it."""
+        def listed(**results):
+            def change(document):
+                checks = [{"name": "the empty TSC bracket is measured and subtracted",
+                           "result": "pass", "info": ""}]
+                for clock in document["clocks"]:
+                    if clock["present"] and clock["measured"]:
+                        checks += [{"name": f"{clock['name']}: {check}", "result": "pass",
+                                    "info": ""}
+                                   for check in ("advances",
+                                                 "never went backwards in back-to-back reads",
+                                                 "runs at its nominal rate within 10000 ppm")]
+                for check in checks:
+                    check["result"] = results.get(check["name"], check["result"])
+                document["checks"]["list"] = [c for c in checks if c["result"] != "gone"]
+                document["clocks"][5].update(backward_steps=2, worst_backward_ns=838.1)
+            return change
+        self.assertEqual(self.problems("tcg_facts", listed()), [])
+        self.assertEqual(self.problems("tcg_facts", listed(**{
+            "pit: never went backwards in back-to-back reads": "skip"})), [])
+        self.assertEqual(self.problems("tcg_facts", listed(**{
+            "pit: never went backwards in back-to-back reads": "fail",
+            "hpet: runs at its nominal rate within 10000 ppm": "gone"})), [
+                "hpet: the guest made no check 'hpet: runs at its nominal rate*'",
+                "pit: the guest's check 'pit: never went backwards in back-to-back reads' "
+                "is fail"])
 
     def test_shared_rates(self):
         def share(name, source, **changes):
@@ -676,6 +697,7 @@ class Checks(unittest.TestCase):
             clock(document)["claims_stable"] = True
 
         def warping_stable_tsc(document):
+            """Warps the guest judged and passed are not judged again here."""
             stable_tsc(document)
             clock(document).update(warps=3, worst_warp_ns=41.5)
 
@@ -685,9 +707,7 @@ class Checks(unittest.TestCase):
              ["cross_cpu.cpus is 3, but env.cpus_online is 4"]),
             (lambda d: d["cross_cpu"].update(clocks=[]),
              ["cross_cpu.clocks is empty: no clock was compared across CPUs"]),
-            (warping_stable_tsc,
-             ["cross_cpu: tsc: warps is 3 (worst 41.5 ns), expected 0 for a clock that claims "
-              "to be stable across CPUs"]),
+            (warping_stable_tsc, []),
             (lambda d: clock(d, 3).update(worst_warp_ns=5.0),
              ["cross_cpu: hpet: worst_warp_ns is 5.0 although warps is 0"]),
             (lambda d: clock(d)["offsets"].pop(),
@@ -719,7 +739,7 @@ class Checks(unittest.TestCase):
               "otherwise"]),
         ]
         for change, expected in cases:
-            with self.subTest(expected[0]):
+            with self.subTest(expected[0] if expected else "passes"):
                 self.assertEqual(self.problems("smp_facts", change, smp_document()), expected)
                 self.assertEqual(self.problems("valid", change, smp_document()), [])
         # A stable clock without warps, a clock that does not claim stability with them,
@@ -814,8 +834,6 @@ class Checks(unittest.TestCase):
              ["env.boot is 'multiboot2', expected 'pvh'"]),
             (lambda d: d["clocks"][0].update(trapped=False),
              ["tsc is not trapped, although Xen's CPUID leaf says it emulates rdtsc here"]),
-            (lambda d: d["env"]["xen"].update(tsc_emulated=False),
-             ["empty_bracket_cycles.p50 is 140000, expected below 1000 cycles"]),
             (lambda d: d["env"].update(memory_mib=0),
              ["env.memory_mib is 0: the memory map did not come from Xen"]),
             (lambda d: d["clocks"][4].update(absent_reason="port 0x608 reads as all ones"),
@@ -1022,9 +1040,7 @@ class Checks(unittest.TestCase):
         def rate(hz, source="pit"):
             return lambda d: tick_rate(d, source, hz)
 
-        pit100, pit1000 = tick_rate(_TICKS, "pit", 100), tick_rate(_TICKS, "pit", 1000)
-        noise = pit100["noise_pct"]
-        floor = -max(2.0 * noise + 2.0, 10.0)
+        pit100 = tick_rate(_TICKS, "pit", 100)
         cases = [
             (not_applied, ["ticks did not apply: tick_rates is empty: no tick measurements "
                            "asked for"]),
@@ -1034,23 +1050,11 @@ class Checks(unittest.TestCase):
                                  baseline_disturbed_ms=None)
                         for s in d["ticks"]["sources"]],
              ["ticks: no tick source is present"]),
-            (lambda d: rate(1000)(d).update(reached=False),
-             [f"ticks: pit at 1000 Hz: reached is false but interrupts_per_s is "
-              f"{pit1000['interrupts_per_s']:.1f}"]),
-            (lambda d: rate(100)(d).update(cpu_stolen_pct=100.5),
-             [f"ticks: pit at 100 Hz: cpu_stolen_pct is 100.50, outside {floor:.2f} to 100 "
-              f"(noise {noise})"]),
-            (lambda d: rate(100)(d).update(cpu_stolen_pct=floor - 0.5),
-             [f"ticks: pit at 100 Hz: cpu_stolen_pct is {floor - 0.5:.2f}, outside "
-              f"{floor:.2f} to 100 (noise {noise})"]),
             (lambda d: rate(100)(d).update(cpu_stolen_pct=None),
              ["ticks: pit at 100 Hz: cpu_stolen_pct is null"]),
             (lambda d: rate(100)(d).update(cycles_per_interrupt=None),
              [f"ticks: pit at 100 Hz: cycles_per_interrupt is None with "
               f"{pit100['interrupts']} interrupts"]),
-            (lambda d: rate(100)(d)["lateness_ns"].update(min=-10 ** 9),
-             [f"ticks: pit at 100 Hz: lateness_ns.min is -1000000000: an interrupt came "
-              f"before its expiry (grid known to {pit100['grid_uncertainty_ns']:.0f} ns)"]),
             (lambda d: rate(100)(d)["handler_cycles"].update(min=10 ** 12),
              [f"ticks: pit at 100 Hz: handler_cycles is out of order: min 1000000000000 > "
               f"p50 {pit100['handler_cycles']['p50']}"]),
@@ -1058,15 +1062,6 @@ class Checks(unittest.TestCase):
              []),
             (lambda d: rate(100)(d).update(records=0),
              ["ticks: pit at 100 Hz: distributions without records"]),
-            (lambda d: rate(1000)(d).update(interrupts_per_s=700.0, reached=False,
-                                            typical_hz=990.0),
-             []),
-            (lambda d: rate(1000)(d).update(interrupts_per_s=700.0, reached=False,
-                                            typical_hz=500.0),
-             ["ticks: pit at 1000 Hz delivered 700.0 interrupts a second, more than 10 % "
-              "off"]),
-            (lambda d: rate(1000)(d).update(state="failed", problem="writing it faulted"),
-             ["ticks: pit at 1000 Hz failed: writing it faulted"]),
             (lambda d: rate(1000)(d).update(state="unreachable", problem="too fast"), []),
         ]
         for change, expected in cases:
@@ -1097,7 +1092,7 @@ class Checks(unittest.TestCase):
     def test_many_problems_are_cut_short(self):
         document = good_document()
         for clock in document["clocks"][:6]:
-            clock["backward_steps"] = 1
+            clock["read_ns"]["p90"] = clock["read_ns"]["max"] + 1
         lines = [report.BEGIN, *json_lines(document), report.END]
         problems = reportchecks.run_report_checks(["tcg_facts"], lines, "x")
         self.assertEqual(len(problems), reportchecks.MAX_PROBLEMS_SHOWN + 1)
@@ -1108,11 +1103,11 @@ class TestsCfgReportKey(unittest.TestCase):
     """report= in tests/tests.cfg and in `clockbench test`'s judgement."""
 
     def test_parsing(self):
-        (test,) = testlist.parse_tests_cfg("boot t report=valid report=tcg_facts report=valid\n")
+        (test,) = parse_cfg("boot t report=valid report=tcg_facts report=valid\n")
         self.assertEqual(test.report, ["valid", "tcg_facts"])
         with self.assertRaises(RunnerError) as caught:
-            testlist.parse_tests_cfg("boot t report=fast\n", "t.cfg")
-        self.assertEqual(str(caught.exception), "t.cfg:1: report=fast is not a report check "
+            parse_cfg("boot t report=fast\n", "t.cfg")
+        self.assertEqual(str(caught.exception), "t.cfg:2: report=fast is not a report check "
                                                 "(known: valid, tcg_facts, kvm_facts, "
                                                 "xen_pv_facts, xen_pvh_dom0_facts, "
                                                 "xen_pv_domu_facts, xen_pvh_domu_facts, "
@@ -1186,7 +1181,7 @@ class TestsCfgReportKey(unittest.TestCase):
                                "xen-smp-4": (4, "")})
 
     def test_evaluation(self):
-        (test,) = testlist.parse_tests_cfg("boot t report=valid report=tcg_facts\n")
+        (test,) = parse_cfg("boot t report=valid report=tcg_facts\n")
         lines = fixture_lines("good.log")
         self.assertEqual(boottest.evaluate_boot_test(test, "pass", None, lines, "b/t.log"),
                          ("ok", None))
@@ -1194,7 +1189,7 @@ class TestsCfgReportKey(unittest.TestCase):
                                                fixture_lines("missing-field.log"), "b/t.log")
         self.assertEqual((state, reason), ("not ok", "report=valid/tcg_facts: b/t.log: "
                                            "clocks[3]: 'read_ns' is a required property"))
-        (test,) = testlist.parse_tests_cfg("boot t match=nothing report=kvm_facts\n")
+        (test,) = parse_cfg("boot t match=nothing report=kvm_facts\n")
         state, reason = boottest.evaluate_boot_test(test, "pass", None, lines)
         self.assertEqual(state, "not ok")
         self.assertTrue(reason.startswith("no line matches /nothing/; report=kvm_facts: "
@@ -1294,8 +1289,8 @@ class WithFakeQemu(unittest.TestCase):
 
     def test_boot_test_with_report_checks(self):
         with open(os.path.join(self.root, testlist.TESTS_CFG), "w", encoding="utf-8") as cfg:
-            cfg.write("boot good report=valid report=tcg_facts\n"
-                      "boot kvm  report=kvm_facts\n")
+            cfg.write(sections("boot good report=valid report=tcg_facts\n"
+                      "boot kvm  report=kvm_facts\n"))
         result = self.tool("clockbench", "test", "--no-build", log="good.log")
         lines = result.stdout.splitlines()
         self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
@@ -1351,7 +1346,7 @@ class WithFakeQemu(unittest.TestCase):
                                    r"kvm-unit-tests' three clock tests [0-9.]+ s$")
         self.assertRegex(result.stdout.splitlines()[-1],
                          r"^  tcg +default run / kvm-unit-tests' 3 clock tests +[0-9.]+ +goal "
-                         r"<= 1\.000 +(NOT )?met +median of pairs \(s, this/theirs\): "
+                         r"<= 0\.800 +(NOT )?met +median of pairs \(s, this/theirs\): "
                          r"[0-9.]+/[0-9.]+, [0-9.]+/[0-9.]+$")
         with open(argv_file, encoding="utf-8") as argv:  # the last boot: vmexit
             last = json.load(argv)
@@ -1420,11 +1415,14 @@ class BenchGoals(unittest.TestCase):
         met, lines = self.goals({"kut": {"pairs": [(3.3, 3.0), (3.0, 3.3), (3.5, 3.0)]}})
         self.assertFalse(met)
         self.assertEqual(lines[-1], "  tcg  default run / kvm-unit-tests' 3 clock tests      "
-                                    "1.100  goal <= 1.000  NOT met  median of pairs (s, "
+                                    "1.100  goal <= 0.800  NOT met  median of pairs (s, "
                                     "this/theirs): 3.30/3.00, 3.00/3.30, 3.50/3.00")
         met, lines = self.goals({"kut": {"pairs": [(3.0, 3.3)]}})
+        self.assertFalse(met)
+        self.assertRegex(lines[-1], r" 0\.909  goal <= 0\.800  NOT met  ")
+        met, lines = self.goals({"kut": {"pairs": [(2.4, 3.3)]}})
         self.assertTrue(met)
-        self.assertRegex(lines[-1], r" 0\.909  goal <= 1\.000  met  ")
+        self.assertRegex(lines[-1], r" 0\.727  goal <= 0\.800  met  ")
 
     def test_a_wide_batch_spread_is_not_met(self):
         met, lines = self.goals({"tcg": self.tcg(90.0, 130.0)})
@@ -1437,15 +1435,3 @@ if __name__ == "__main__":
     unittest.main()
 
 
-class MultiAccessExemption(unittest.TestCase):
-    """Steps back of a multi-access port clock are not judged when ring 0
-    performs port I/O (iopl_honoured false), as the guest's own check."""
-
-    def test_exemption(self):
-        clock = {"name": "pit", "flags": ["port_io", "multi_access"]}
-        self.assertFalse(reportchecks._steps_back_judged(
-            clock, {"env": {"iopl_honoured": False}}))
-        self.assertTrue(reportchecks._steps_back_judged(
-            clock, {"env": {"iopl_honoured": True}}))
-        self.assertTrue(reportchecks._steps_back_judged(
-            {"name": "hpet", "flags": []}, {"env": {"iopl_honoured": False}}))

@@ -60,6 +60,22 @@ class HostReport(unittest.TestCase):
             self.assertEqual(reportchecks.check_histogram_facts(
                 {"clocks": [pit]}), [])
 
+    def test_every_check_is_listed(self):
+        checks = self.document["checks"]
+        results = [check["result"] for check in checks["list"]]
+        for count, result in (("passed", "pass"), ("failed", "fail"),
+                              ("skipped", "skip"), ("errors", "error")):
+            with self.subTest(count=count):
+                self.assertEqual(results.count(result), checks[count])
+
+    def test_a_judged_check_carries_its_figures_and_tolerance(self):
+        rate = next(check for check in self.document["checks"]["list"]
+                    if check["name"] == "tsc: runs at its nominal rate within 10000 ppm")
+        tsc = next(c for c in self.document["clocks"] if c["name"] == "tsc")
+        self.assertEqual(rate["result"], "pass")
+        self.assertEqual(rate["figures"]["rate_ppm"], tsc["rate_ppm"])
+        self.assertEqual(rate["tolerance"], {"rate_limit_ppm": 10000})
+
     def test_what_it_says(self):
         self.assertEqual(self.document["schema"], "clockbench/2")
         self.assertEqual(self.document["verdict"], "pass")

@@ -264,6 +264,78 @@ static void walk_ascending(void **state)
 	assert_int_equal(sum + h.over + h.under, h.total);
 }
 
+/* Settling: the same distribution at twice the count has settled; one
+ * whose median moved two buckets, or whose tail grew, has not; marks of
+ * nothing, or of no fewer samples, never settle. */
+static void settling(void **state)
+{
+	struct hist_marks marks = { 0 };
+	size_t i;
+
+	(void)state;
+	hist_init(&h);
+	assert_false(hist_settled(&h, &marks));
+	for (i = 0; i < 20000; i++)
+		hist_record(&h, 100 + (int64_t)(rng() % 1000));
+	assert_false(hist_settled(&h, &marks));
+	hist_marks_take(&h, &marks);
+	assert_int_equal(marks.total, 20000);
+	assert_int_equal(marks.at[0], hist_percentile(&h, 500));
+	assert_int_equal(marks.at[2], hist_percentile(&h, 990));
+	assert_false(hist_settled(&h, &marks));
+	for (i = 0; i < 20000; i++)
+		hist_record(&h, 100 + (int64_t)(rng() % 1000));
+	assert_true(hist_settled(&h, &marks));
+
+	/* A constant 1024 (bucket [1024, 1056)), then the neighbouring
+	 * bucket: settled; two buckets on: not. */
+	hist_init(&h);
+	for (i = 0; i < 1000; i++)
+		hist_record(&h, 1024);
+	hist_marks_take(&h, &marks);
+	for (i = 0; i < 3000; i++)
+		hist_record(&h, 1056);
+	assert_true(hist_settled(&h, &marks));
+	hist_init(&h);
+	for (i = 0; i < 1000; i++)
+		hist_record(&h, 1024);
+	hist_marks_take(&h, &marks);
+	for (i = 0; i < 3000; i++)
+		hist_record(&h, 1088);
+	assert_false(hist_settled(&h, &marks));
+
+	/* The median stays, the p99 grows out of its bucket: not settled. */
+	hist_init(&h);
+	for (i = 0; i < 10000; i++)
+		hist_record(&h, 50);
+	hist_marks_take(&h, &marks);
+	for (i = 0; i < 10000; i++)
+		hist_record(&h, i % 25 ? 50 : 5000);
+	assert_int_equal(hist_percentile(&h, 500), 50);
+	assert_false(hist_settled(&h, &marks));
+
+	/* Small and signed values: exact buckets, 1 apart is a neighbour. */
+	hist_init(&h);
+	for (i = 0; i < 100; i++)
+		hist_record(&h, -1);
+	hist_marks_take(&h, &marks);
+	for (i = 0; i < 300; i++)
+		hist_record(&h, 0);
+	assert_true(hist_settled(&h, &marks));
+	for (i = 0; i < 2000; i++)
+		hist_record(&h, 2);
+	assert_false(hist_settled(&h, &marks));
+
+	/* Over the range: every such value is one bucket. */
+	hist_init(&h);
+	for (i = 0; i < 100; i++)
+		hist_record(&h, HIST_LIMIT + (int64_t)i);
+	hist_marks_take(&h, &marks);
+	for (i = 0; i < 100; i++)
+		hist_record(&h, 3 * HIST_LIMIT);
+	assert_true(hist_settled(&h, &marks));
+}
+
 static void emit_stdout(void *ctx, const char *text, size_t len)
 {
 	(void)ctx;
@@ -301,6 +373,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(edges),
 		cmocka_unit_test(buckets_tile_the_range),
 		cmocka_unit_test(walk_ascending),
+		cmocka_unit_test(settling),
 	};
 
 	if (argc == 2 && strcmp(argv[1], "--json") == 0)

@@ -110,9 +110,9 @@ static void numbers_within_bounds(void **state)
 {
 	(void)state;
 	assert_int_equal(options_parse("", &opts, err, sizeof(err)), 0);
-	assert_int_equal(opts.budget_ms, 1000);
+	assert_int_equal(opts.budget_ms, 400);
 	assert_int_equal(opts.samples, 0);
-	assert_int_equal(opts.rate_ms, 100);
+	assert_int_equal(opts.rate_ms, 50);
 	assert_int_equal(
 		options_parse("budget_ms=250 samples=1000000 rate_ms=10", &opts,
 			      err, sizeof(err)),
@@ -148,7 +148,7 @@ static void tick_rates_list(void **state)
 	assert_int_equal(opts.tick_rates_hz[1], 1000);
 	assert_int_equal(opts.tick_rates_hz[2], 10000);
 	assert_int_equal(opts.tick_rates_hz[3], 100000);
-	assert_int_equal(opts.tick_ms, 100);
+	assert_int_equal(opts.tick_ms, 40);
 	/* Another list, one rate, and none at all (no tick phase). */
 	assert_int_equal(options_parse("tick_rates=1000,50 tick_ms=20", &opts,
 				       err, sizeof(err)),

@@ -3,11 +3,13 @@
  * Unit tests: the report (report/), written from a synthetic run that no
  * hardware measured: a two-CPU TCG-like run with every kind of clock and
  * tick source result.  The checks' names stay the same when the figures
- * change; the verdict follows the most severe result; the JSON document is
- * well formed.  With CLOCKBENCH_REPORT_JSON set, the document also goes to
+ * change; each judged check carries the figures it was judged on and its
+ * tolerance; the verdict follows the most severe result; the JSON document
+ * is well formed.  With CLOCKBENCH_REPORT_JSON set, the document also goes to
  * that file, which tests/tools/test_report_host.py validates against
  * docs/report.schema.json.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -25,6 +27,7 @@
 #include "base/extable.h"
 #include "lib/x86.h"
 #include "report/run.h"
+#include "report/tolerances.h"
 
 #define GHZ 2100000000.0
 
@@ -465,6 +468,231 @@ static void verdicts(void **state)
 	assert_int_equal(ktap_verdict(k), VERDICT_FAIL);
 }
 
+/* @c's figure (or, with @tolerance, tolerance) @key; a failure when it has
+ * none. */
+static double value_of(const struct ktap_check *c, const char *key,
+		       bool tolerance)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nr_values; i++)
+		if (!strcmp(c->values[i].key, key) &&
+		    !(c->tolerances & (1u << i)) == !tolerance)
+			return c->values[i].value;
+	fail_msg("\"%s\" has no %s \"%s\"", c->name,
+		 tolerance ? "tolerance" : "figure", key);
+	return NAN;
+}
+
+static double figure(const struct ktap *k, const char *name, const char *key)
+{
+	return value_of(find(k, name), key, false);
+}
+
+static double tolerance(const struct ktap *k, const char *name, const char *key)
+{
+	return value_of(find(k, name), key, true);
+}
+
+#define RATE_CHECK "pit: runs at its nominal rate within 10000 ppm"
+#define BACK_CHECK "pit: never went backwards in back-to-back reads"
+#define DELIVERY_CHECK \
+	"ticks: lapic: at 1000 Hz, delivers within 10 % of the rate asked"
+#define STOLEN_CHECK                                                           \
+	"ticks: lapic: CPU lost lies between 0 and 100 % at every rate, give " \
+	"or take the loop's own variation"
+#define LATENESS_CHECK                                                        \
+	"ticks: lapic: no interrupt came before its expiry, within what the " \
+	"expiries are known to"
+
+/* Every check site stays within KTAP_MAX_VALUES, whichever way it goes. */
+static void values_fit_every_check(void **state)
+{
+	struct tick_rate_result *r = &run.ticks.sources[0].rates[1];
+	unsigned int variant, i;
+
+	(void)state;
+	clocks[0].flags |= CLOCK_CLAIMS_STABLE;
+	for (variant = 0; variant < 6; variant++) {
+		fill_run(1.0);
+		r->reached = variant == 0;
+		r->typical_hz = variant == 1 ? 500 : 1000;
+		r->start.no_expiries = variant == 2;
+		r->delivered_hz = variant == 2 ? 700 : r->delivered_hz;
+		r->state = variant == 3	  ? TICK_RATE_FAILED
+			   : variant == 4 ? TICK_RATE_UNREACHABLE
+					  : r->state;
+		run.measure.clocks[3].backward_steps = variant == 5 ? 4 : 0;
+		run.measure.clocks[3].port_use[0].path =
+			variant == 5 ? PORT_RING0 : PORT_NATIVE;
+		run.xcpu.clocks[0].warps = variant;
+		run.cpus.cpu[1].ran = variant != 1;
+		all_checks(&first);
+		for (i = 0; i < first.nr; i++)
+			assert_int_equal(first.checks[i].values_dropped, 0);
+	}
+	clocks[0].flags &= ~CLOCK_CLAIMS_STABLE;
+}
+
+/* A clock's checks carry what they were judged on, and against. */
+static void clock_checks_carry_their_figures(void **state)
+{
+	struct ktap *k = &first;
+
+	(void)state;
+	fill_run(1.0);
+	run.measure.clocks[3].rate_ppm = -25000;
+	run.measure.clocks[3].backward_steps = 4;
+	run.measure.clocks[3].worst_backward_ns = 800;
+	all_checks(k);
+	assert_int_equal(find(k, RATE_CHECK)->result, CHECK_FAIL);
+	assert_true(figure(k, RATE_CHECK, "rate_ppm") == -25000);
+	assert_true(figure(k, RATE_CHECK, "rate_uncertainty_ppm") == 5);
+	assert_true(tolerance(k, RATE_CHECK, "rate_limit_ppm") ==
+		    RATE_LIMIT_PPM);
+	assert_int_equal(find(k, BACK_CHECK)->result, CHECK_FAIL);
+	assert_true(figure(k, BACK_CHECK, "backward_steps") == 4);
+	assert_true(figure(k, BACK_CHECK, "worst_backward_ns") == 800);
+	assert_true(tolerance(k, BACK_CHECK, "backward_steps_max") == 0);
+	assert_true(figure(k,
+			   "the empty TSC bracket is measured and "
+			   "subtracted",
+			   "empty_bracket_p50_cycles") == 90);
+	/* Not judged where ring 0 carried the port accesses: the figures
+	 * stay, the bound goes. */
+	run.measure.clocks[3].port_use[0].path = PORT_RING0;
+	all_checks(k);
+	assert_int_equal(find(k, BACK_CHECK)->result, CHECK_SKIP);
+	assert_true(figure(k, BACK_CHECK, "backward_steps") == 4);
+	assert_int_equal(find(k, BACK_CHECK)->tolerances, 0);
+	/* A rate not measured has nothing to show. */
+	assert_int_equal(find(k, "acpi_pm: runs at its nominal rate within "
+				 "10000 ppm")
+				 ->nr_values,
+			 0);
+}
+
+/* Delivery at the checked rate: the figures and bounds of the verdict, and
+ * of its exemptions. */
+static void delivery_carries_its_figures(void **state)
+{
+	struct tick_rate_result *r = &run.ticks.sources[0].rates[1];
+	struct ktap *k = &first;
+
+	(void)state;
+	fill_run(1.0);
+	r->reached = false;
+	r->delivered_hz = 600;
+	r->typical_hz = 990;
+	r->long_gaps = 7;
+	all_checks(k);
+	/* Held up: its median interval kept the rate. */
+	assert_int_equal(find(k, DELIVERY_CHECK)->result, CHECK_SKIP);
+	assert_true(figure(k, DELIVERY_CHECK, "delivered_hz") == 600);
+	assert_true(figure(k, DELIVERY_CHECK, "typical_hz") == 990);
+	assert_true(figure(k, DELIVERY_CHECK, "long_gaps") == 7);
+	assert_true(
+		tolerance(k, DELIVERY_CHECK, "tick_delivered_tolerance_pct") ==
+		TICK_DELIVERED_TOLERANCE_PCT);
+	assert_true(tolerance(k, DELIVERY_CHECK, "tick_long_gap_periods") ==
+		    TICK_LONG_GAP_PERIODS);
+	assert_true(tolerance(k, DELIVERY_CHECK, "tick_checked_rate_hz") ==
+		    TICK_CHECKED_RATE_HZ);
+	r->typical_hz = 600;
+	all_checks(k);
+	assert_int_equal(find(k, DELIVERY_CHECK)->result, CHECK_FAIL);
+	assert_true(figure(k, DELIVERY_CHECK, "typical_hz") == 600);
+	/* A rate that failed to start has no figures, only its bounds. */
+	r->state = TICK_RATE_FAILED;
+	all_checks(k);
+	assert_int_equal(find(k, DELIVERY_CHECK)->result, CHECK_FAIL);
+	assert_true(tolerance(k, DELIVERY_CHECK, "tick_checked_rate_hz") ==
+		    TICK_CHECKED_RATE_HZ);
+	assert_int_equal(find(k, DELIVERY_CHECK)->tolerances,
+			 (1u << find(k, DELIVERY_CHECK)->nr_values) - 1);
+}
+
+/* Checks over every rate give the figures of the rate that decided: the
+ * one nearest its bounds, not the first or the earliest. */
+static void the_deciding_rate_is_shown(void **state)
+{
+	struct tick_rate_result *slow = &run.ticks.sources[0].rates[0];
+	struct tick_rate_result *fast = &run.ticks.sources[0].rates[1];
+	struct ktap *k = &first;
+
+	(void)state;
+	fill_run(1.0);
+	fast->stolen_pct = -9; /* allowed: at least 10 points below 0 */
+	all_checks(k);
+	assert_int_equal(find(k, STOLEN_CHECK)->result, CHECK_PASS);
+	assert_true(figure(k, STOLEN_CHECK, "rate_hz") == 1000);
+	assert_true(figure(k, STOLEN_CHECK, "cpu_stolen_pct") == -9);
+	assert_true(figure(k, STOLEN_CHECK, "noise_pct") == 2);
+	assert_true(tolerance(k, STOLEN_CHECK, "stolen_noise_floor_pct") ==
+		    STOLEN_NOISE_FLOOR_PCT);
+	assert_true(tolerance(k, STOLEN_CHECK, "stolen_noise_spreads") ==
+		    STOLEN_NOISE_SPREADS);
+	assert_true(tolerance(k, STOLEN_CHECK, "stolen_noise_margin_pct") ==
+		    STOLEN_NOISE_MARGIN_PCT);
+	slow->stolen_pct = 101;
+	all_checks(k);
+	assert_int_equal(find(k, STOLEN_CHECK)->result, CHECK_FAIL);
+	assert_true(figure(k, STOLEN_CHECK, "rate_hz") == 100);
+	slow->stolen_pct = NAN;
+	all_checks(k);
+	assert_int_equal(find(k, STOLEN_CHECK)->result, CHECK_FAIL);
+	assert_true(figure(k, STOLEN_CHECK, "rate_hz") == 100);
+
+	/* The earliest interrupt is within its rate's allowance; a later
+	 * one at another rate is not. */
+	fill_run(1.0);
+	slow->lateness_ns.min = -50000;
+	slow->grid_uncertainty_ns = 100000;
+	fast->lateness_ns.min = -20000;
+	all_checks(k);
+	assert_int_equal(find(k, LATENESS_CHECK)->result, CHECK_FAIL);
+	assert_string_equal(find(k, LATENESS_CHECK)->info,
+			    "earliest -50000 ns, expiries known to 100000 ns");
+	assert_true(figure(k, LATENESS_CHECK, "rate_hz") == 1000);
+	assert_true(figure(k, LATENESS_CHECK, "lateness_min_ns") == -20000);
+	assert_true(figure(k, LATENESS_CHECK, "grid_uncertainty_ns") == 14000);
+}
+
+/* The cross-CPU and CPU checks carry their counts. */
+static void cpu_checks_carry_their_figures(void **state)
+{
+	const char *warped = "tsc, which claims stability across CPUs, never "
+			     "warped";
+	const char *online = "CPU 1 (APIC ID 1) comes online and runs "
+			     "on_cpu() work";
+	struct ktap *k = &first;
+
+	(void)state;
+	clocks[0].flags |= CLOCK_CLAIMS_STABLE;
+	fill_run(1.0);
+	run.xcpu.clocks[0].warps = 3;
+	run.xcpu.clocks[0].worst_warp_ns = 77;
+	run.cpus.cpu[1].ran = false;
+	all_checks(k);
+	clocks[0].flags &= ~CLOCK_CLAIMS_STABLE;
+	assert_int_equal(find(k, warped)->result, CHECK_FAIL);
+	assert_true(figure(k, warped, "warps") == 3);
+	assert_true(figure(k, warped, "worst_warp_ns") == 77);
+	assert_true(figure(k, warped, "hand_offs") == 100000);
+	assert_true(tolerance(k, warped, "xcpu_warps_max") == XCPU_WARPS_MAX);
+	assert_true(figure(k,
+			   "tsc: the warp test ran and every CPU's offset "
+			   "from CPU 0 was measured",
+			   "offsets_missing") == 0);
+	assert_int_equal(find(k, online)->result, CHECK_FAIL);
+	assert_true(figure(k, online, "online") == 1);
+	assert_true(isnan(figure(k, online, "said_index")));
+	write_json(k);
+	assert_non_null(strstr(document, "\"figures\": {\"online\": 1,"
+					 "\"said_index\": null,\"said_id\": "
+					 "null}"));
+}
+
 /* What is not measured says why, in the checks and in the JSON. */
 static void absent_and_not_applied(void **state)
 {
@@ -710,6 +938,11 @@ int main(void)
 		cmocka_unit_test(a_shared_rate_names_its_source),
 		cmocka_unit_test(names_are_stable),
 		cmocka_unit_test(verdicts),
+		cmocka_unit_test(values_fit_every_check),
+		cmocka_unit_test(clock_checks_carry_their_figures),
+		cmocka_unit_test(delivery_carries_its_figures),
+		cmocka_unit_test(the_deciding_rate_is_shown),
+		cmocka_unit_test(cpu_checks_carry_their_figures),
 		cmocka_unit_test(absent_and_not_applied),
 		cmocka_unit_test(nothing_timed),
 		cmocka_unit_test(printers),

@@ -167,6 +167,12 @@ static void a_quiet_switch_passes(void **state)
 			 CHECK_PASS);
 	assert_non_null(strstr(document, "\"schema\": \"clockbench-os/1\""));
 	assert_non_null(strstr(document, "\"verdict\": \"pass\""));
+	/* Every check in the JSON, with its counts. */
+	assert_non_null(strstr(
+		document, "{\"name\": \"every available clocksource "
+			  "measured\",\"result\": \"pass\",\"info\": \"3 of "
+			  "3\",\"figures\": {\"clocksources\": 3,"
+			  "\"clocksources_measured\": 3}}"));
 }
 
 static void a_step_back_or_a_warp_fails(void **state)
@@ -180,12 +186,14 @@ static void a_step_back_or_a_warp_fails(void **state)
 			 CHECK_FAIL);
 	assert_non_null(strstr(checks.checks[3].info,
 			       "clock_gettime(CLOCK_MONOTONIC) via syscall"));
+	assert_non_null(strstr(document, "\"reads_stepping_back\": 1}"));
 	fill_report(1);
 	find(&rep.runs[0], "CLOCK_BOOTTIME", READER_LIBC)->warps.warps = 3;
 	find(&rep.runs[0], "CLOCK_BOOTTIME", READER_LIBC)->warps.worst = 800;
 	assert_int_equal(judge("warps"), VERDICT_FAIL);
 	assert_int_equal(result_of("tsc: monotonic clocks agree across CPUs"),
 			 CHECK_FAIL);
+	assert_non_null(strstr(document, "\"reads_warping\": 1}"));
 	/* CLOCK_REALTIME may be stepped: its warps are shown, not failed. */
 	fill_report(1);
 	find(&rep.runs[0], "CLOCK_REALTIME", READER_LIBC)->warps.warps = 1;

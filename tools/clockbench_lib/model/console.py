@@ -274,16 +274,35 @@ def parse_checks(lines):
     return counted if seen_ktap else None
 
 
-def parse_check_names(lines):
-    """The names of the guest's top-level KTAP checks, in order: each result line's text
-    after its number, up to the " # " that starts its figures or directive."""
-    names, seen_ktap = [], False
+def parse_check_list(lines):
+    """The guest's top-level KTAP checks, in order, as its JSON lists them (checks.list):
+    {"name", "result", "info"} each, read from the result lines: a name up to the " # "
+    that starts its figures or directive, "skip" for `ok ... # SKIP`, "error" for
+    `not ok ... # ERROR`, else "pass" or "fail".  For a run that ended before its JSON
+    report (an unexpected exception prints only the KTAP)."""
+    checks, seen_ktap = [], False
     for line in lines:
         if _KTAP_HEADER.match(line):
             seen_ktap = True
-        elif seen_ktap and (result := _KTAP_RESULT.match(line)):
-            names.append(result.group(2).strip().split(" # ", 1)[0].strip())
-    return names
+            continue
+        result = _KTAP_RESULT.match(line) if seen_ktap else None
+        if not result:
+            continue
+        name, _, info = result.group(2).strip().partition(" # ")
+        passed = result.group(1) == "ok"
+        directive = "SKIP" if passed else "ERROR"
+        if info == directive or info.startswith(directive + " "):
+            state, info = directive.lower(), info[len(directive):].strip()
+        else:
+            state = "pass" if passed else "fail"
+        checks.append({"name": name.strip(), "result": state, "info": info.strip()})
+    return checks
+
+
+def parse_check_names(lines):
+    """The names of the guest's top-level KTAP checks, in order: each result line's text
+    after its number, up to the " # " that starts its figures or directive."""
+    return [check["name"] for check in parse_check_list(lines)]
 
 
 def guest_failures(lines):

@@ -16,7 +16,7 @@ from ..boot.once import boot_once, build_images, check_image
 from ..boot.process import stop_all
 from ..boot.runner import checks_guest_options, command_announcer, kvm_cpu_choice, say
 from . import testreport
-from .reportchecks import run_report_checks
+from .reportchecks import run_check_assertions, run_report_checks
 from .testlist import TESTS_CFG, load_tests_cfg, select_boot_tests
 from .testreport import TestResult
 
@@ -41,9 +41,9 @@ def judge_boot_test(test, verdict, reason, lines, log_name="the log", record=Non
 
     A guest SKIP that the line did not expect makes the test a skip; otherwise the
     verdict must equal expect=, every match= / no nomatch= regex must be found, and the
-    guest's JSON report must pass every report= check (`log_name` names the log); with
-    `record` (the outcome's BootOutcome.record), json= sees the run's record, runner
-    member and all.  A verdict that comes with a reason (Xen saying dom0 crashed) gives
+    guest's JSON report must pass every report= check (`log_name` names the log), and
+    every check= must find the guest's check with its result; with `record` (the
+    outcome's BootOutcome.record), json= sees the run's record, runner member and all.  A verdict that comes with a reason (Xen saying dom0 crashed) gives
     it when it is wrong.
     """
     if verdict in ("error", "hang"):
@@ -66,6 +66,7 @@ def judge_boot_test(test, verdict, reason, lines, log_name="the log", record=Non
                             f"{console.quote(found.strip())}")
     problems += run_report_checks(test.report, lines, log_name, test.json,
                                   test.spec.runs_user, record)
+    problems += run_check_assertions(test.checks, lines, log_name, test.spec.runs_user)
     return ("not ok" if problems else "ok"), problems
 
 
@@ -127,7 +128,8 @@ def test_assertions(test):
     return ([f"match={pattern}" for pattern in test.match]
             + [f"nomatch={pattern}" for pattern in test.nomatch]
             + [f"report={name}" for name in test.report]
-            + [f"json={expectation.text}" for expectation in test.json])
+            + [f"json={expectation.text}" for expectation in test.json]
+            + [f"check={expectation.text}" for expectation in test.checks])
 
 
 def format_test_listing(tests):
@@ -195,7 +197,7 @@ def linux_kvm_skips(tests, skips, build, notes=None):
 def prepare_tests(tests, build):
     """Check dependencies, build every image the tests need once, check the images exist,
     then the tests' guest options (check_test_options())."""
-    if any(test.report for test in tests):
+    if any(test.report or test.json or test.checks for test in tests):
         report.require_jsonschema()
     needed = [qemu.qemu_program()]
     for test in tests:

@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: MIT
 """Reading tests/tests.cfg, the one list of every clockbench test.
 
-One test per line: `KIND NAME key=value...`, split like a shell would (Python shlex).
-A `#` at the start of a word begins a comment; blank lines are ignored.  The runner
-runs the `boot` lines; `unit` lines belong to the Makefile and are only checked for shape.
+A section per test, as kvm-unit-tests' unittests.cfg has: a `[KIND NAME]` line, then one
+`key = value` a line, the value being the rest of the line as it is written (no quoting);
+a key that asserts something (match, nomatch, report, json, check) may be given again,
+one assertion a line.  A line whose first character is `#` is a comment; blank lines are
+ignored.  The runner runs the `boot` tests; `unit` tests belong to the Makefile (their
+`source` lines) and are only checked for shape.
 """
 
 import difflib
@@ -17,14 +20,16 @@ from dataclasses import dataclass, field, replace
 from ..base import paths
 from ..model import osreport, report
 from ..boot import guestopts, qemu
-from . import jsonmatch
+from . import checkmatch, jsonmatch
 from ..base.outcome import RunnerError
 from .reportchecks import checks_for
 
 FORMAT_HELP = """\
 tests.cfg:
-  One test per line, `KIND NAME key=value...`, split like a shell would (shlex);
-  `#` at the start of a word begins a comment. `unit` lines belong to the Makefile.
+  A section per test: a `[boot NAME]` (or `[unit NAME]`) line, then one `key = value`
+  a line, the value the rest of the line as written (no quotes); the assertions (match,
+  nomatch, report, json, check) repeat, one a line; a line starting with `#` is a
+  comment. `unit` tests belong to the Makefile (source = FILE...).
   boot keys [defaults]:
     boot=multiboot1|pvh|iso-bios|iso-uefi|xen|xen-pvh-dom0|xen-pv-domu|
          xen-pvh-domu|xen-hvm-domu|linux|xen-linux-dom0|xen-linux-pv-domu
@@ -66,7 +71,7 @@ tests.cfg:
                     "clocksource=tsc" [none; Xen boots only]
     acpi_patch=madt-no-cpus|ioapic-dead|ioapic-dead-first  boot with a firmware
                     table patched from tests/fixtures/acpi/pc/
-                    (tools/clockbench_lib/acpipatch.py): the MADT with no CPU enabled,
+                    (tools/clockbench_lib/boot/acpipatch.py): the MADT with no CPU enabled,
                     with its IOAPIC where nothing answers, or with a second IOAPIC there
                     for GSIs 0-23; GRUB's acpi command loads it, so boot=iso-bios
                     machine=pc smp=1 only (docs/hostile.md) [none]
@@ -79,12 +84,18 @@ tests.cfg:
                     histogram_facts or port_trap_facts; for the linux boots, of clockbench-user's
                     document (clockbench-os/1): valid, linux_tcg_facts,
                     linux_xen_dom0_facts or linux_xen_pv_domu_facts
-                    (tools/clockbench_lib/reportchecks.py)
+                    (tools/clockbench_lib/testing/reportchecks.py)
     json='PATH OP VALUE'  one value of the guest's JSON report (for the linux
                     boots clockbench-user's document) must compare so
                     (repeatable), e.g. json='clocks[hpet].freq_hz == 100000000';
                     OP: == != < <= > >= with a JSON value, or ~ with a regex as a
-                    JSON string (tools/clockbench_lib/jsonmatch.py)
+                    JSON string (tools/clockbench_lib/testing/jsonmatch.py)
+    check='NAME = RESULT[|RESULT] [~ "REGEX"]'  a check the guest made, named as
+                    it prints it after `ok N` (`*` any run of characters), must have
+                    one of the results pass, fail, skip, error (repeatable), and with ~
+                    an info that the regex, a JSON string, finds something in, e.g.
+                    check='hpet: advances = pass' (the guest's JSON lists every check;
+                    tools/clockbench_lib/testing/checkmatch.py)
     repeat=N        boot N times; each boot must pass the line, and every boot's
                     KTAP check names must be the same, in the same order [1]
     groups=a,b      groups for --group
@@ -96,7 +107,7 @@ tests.cfg:
                     runs alone; none: args= alone, for a test of the command line
                     itself [check; the linux boots take no profile]
   A test passes when the guest's verdict equals expect=, the regexes hold and the
-  report checks pass. A guest SKIP that was not expected makes the test a skip."""
+  report, json and check assertions pass. A guest SKIP that was not expected makes the test a skip."""
 
 TESTS_CFG = os.path.join("tests", "tests.cfg")  # relative to the repository root
 KINDS = ("unit", "boot")
@@ -105,8 +116,9 @@ BOOT_KEYS = ("boot", "machine", "machine_opts", "cpu", "cpu_features", "firmware
              "accel", "smp",
              "memory", "memory_check", "timeout", "args", "xen_args", "acpi_patch",
              "expect", "match",
-             "nomatch", "report", "json", "repeat", "groups", "profile")
-REPEATABLE_KEYS = ("match", "nomatch", "report", "json")
+             "nomatch", "report", "json", "check", "repeat", "groups", "profile")
+REPEATABLE_KEYS = ("match", "nomatch", "report", "json", "check")
+UNIT_KEYS = ("source",)
 MAX_REPEAT = 5
 # What a boot test's profile adds to its guest options (each unless args= gives it).  A
 # check needs no tick measurements (about 1.6 s of a TCG boot) and none of the per-read
@@ -122,9 +134,26 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _GROUP = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 
 
+class Value(str):
+    """A value of tests.cfg, which knows where it was written (`where`: FILE:LINE), so that
+    what is wrong with it names its own line."""
+
+    where = None
+
+    def __new__(cls, text, where=None):
+        value = super().__new__(cls, text)
+        value.where = where
+        return value
+
+
+def _at(where, value):
+    """Where `value` was written when it knows, else `where` (the test's section)."""
+    return getattr(value, "where", None) or where
+
+
 @dataclass
 class UnitTest:
-    """A `unit` line: host unit tests the Makefile builds and runs."""
+    """A `[unit NAME]` section: host unit tests the Makefile builds and runs."""
 
     name: str
     line_no: int
@@ -133,7 +162,8 @@ class UnitTest:
 
 @dataclass
 class BootTest:
-    """A `boot` line: one QEMU boot and what its console and verdict must show."""
+    """A `[boot NAME]` section: one QEMU boot and what its console, its verdict and its
+    report must show."""
 
     name: str
     line_no: int
@@ -144,6 +174,7 @@ class BootTest:
     nomatch: list = field(default_factory=list)
     report: list = field(default_factory=list)
     json: list = field(default_factory=list)  # jsonmatch.Expectation
+    checks: list = field(default_factory=list)  # checkmatch.CheckExpectation
     repeat: int = 1
     groups: tuple = ()
     memory_check: bool = True  # refuse less RAM than the boot needs (qemu.check_memory)
@@ -193,7 +224,8 @@ def _single(keys, key, where, default=None):
     if not values:
         return default
     if len(values) > 1 and key not in REPEATABLE_KEYS:
-        raise RunnerError(f"{where}: {key}= is given {len(values)} times; give it once.")
+        raise RunnerError(f"{_at(where, values[1])}: {key}= is given {len(values)} times; "
+                          f"give it once.")
     return values[0]
 
 
@@ -201,7 +233,8 @@ def _choice(keys, key, choices, where, default):
     """A value that must be one of `choices`."""
     value = _single(keys, key, where, default)
     if value not in choices:
-        raise RunnerError(f"{where}: {key}={value} is not one of {', '.join(choices)}.")
+        raise RunnerError(f"{_at(where, value)}: {key}={value} is not one of "
+                          f"{', '.join(choices)}.")
     return value
 
 
@@ -215,7 +248,8 @@ def _number(keys, key, where, default, convert=int, minimum=1):
     except ValueError:
         number = None
     if number is None or number < minimum:
-        raise RunnerError(f"{where}: {key}={value} is not a number of at least {minimum}.")
+        raise RunnerError(f"{_at(where, value)}: {key}={value} is not a number of at least "
+                          f"{minimum}.")
     return number
 
 
@@ -226,7 +260,7 @@ def _patterns(keys, key, where):
         try:
             re.compile(pattern)
         except re.error as error:
-            raise RunnerError(f"{where}: {key}={pattern} is not a valid regular "
+            raise RunnerError(f"{_at(where, pattern)}: {key}={pattern} is not a valid regular "
                               f"expression: {error}.") from None
     return patterns
 
@@ -240,7 +274,7 @@ def _report_checks(keys, where, user):
         if name not in known:
             whose = f" of {osreport.OS_SCHEMA} documents (boots that run clockbench-user)" \
                 if user else ""
-            raise RunnerError(f"{where}: report={name} is not a report check{whose} "
+            raise RunnerError(f"{_at(where, name)}: report={name} is not a report check{whose} "
                               f"(known: {', '.join(known)}).")
     return list(dict.fromkeys(names))
 
@@ -265,12 +299,23 @@ def _json_expectations(keys, where, user):
         try:
             expectation = jsonmatch.parse(text)
         except ValueError as error:
-            raise RunnerError(f"{where}: json={text}: {error}.") from None
+            raise RunnerError(f"{_at(where, text)}: json={text}: {error}.") from None
         problem = jsonmatch.schema_problem(_report_schema(_schema_file(user)), expectation,
                                            _schema_file(user))
         if problem:
-            raise RunnerError(f"{where}: json={text}: {problem}.")
+            raise RunnerError(f"{_at(where, text)}: json={text}: {problem}.")
         expectations.append(expectation)
+    return expectations
+
+
+def _check_expectations(keys, where):
+    """The check= assertions, each parsed (checkmatch)."""
+    expectations = []
+    for text in keys.get("check", []):
+        try:
+            expectations.append(checkmatch.parse(text))
+        except ValueError as error:
+            raise RunnerError(f"{_at(where, text)}: check={text}: {error}.") from None
     return expectations
 
 
@@ -280,7 +325,7 @@ def _groups(keys, where):
     groups = tuple(group for group in value.split(",") if group)
     for group in groups:
         if not _GROUP.match(group):
-            raise RunnerError(f"{where}: '{group}' is not a valid group name.")
+            raise RunnerError(f"{_at(where, value)}: '{group}' is not a valid group name.")
     return groups
 
 
@@ -288,7 +333,8 @@ def _repeat(keys, where):
     """How many boots repeat= asks for, at most MAX_REPEAT."""
     repeat = _number(keys, "repeat", where, 1)
     if repeat > MAX_REPEAT:
-        raise RunnerError(f"{where}: repeat={repeat} is more than {MAX_REPEAT} boots.")
+        raise RunnerError(f"{_at(where, keys['repeat'][0])}: repeat={repeat} is more than "
+                          f"{MAX_REPEAT} boots.")
     return repeat
 
 
@@ -313,8 +359,9 @@ def _profile(keys, where, user):
     not the image's)."""
     if user:
         if "profile" in keys:
-            raise RunnerError(f"{where}: profile= is for boots of the image; this boot runs "
-                              f"clockbench-user, whose options args= gives as they are.")
+            raise RunnerError(f"{_at(where, keys['profile'][0])}: profile= is for boots of the "
+                              f"image; this boot runs clockbench-user, whose options args= "
+                              f"gives as they are.")
         return None
     return _choice(keys, "profile", PROFILES, where, "check")
 
@@ -323,7 +370,7 @@ def parse_boot_test(name, keys, line_no, where):
     """Build a BootTest from the key=value words of a `boot` line."""
     unknown = [key for key in keys if key not in BOOT_KEYS]
     if unknown:
-        raise RunnerError(f"{where}: unknown key '{unknown[0]}' "
+        raise RunnerError(f"{_at(where, keys[unknown[0]][0])}: unknown key '{unknown[0]}' "
                           f"(known keys: {', '.join(BOOT_KEYS)}).")
     boot = _choice(keys, "boot", qemu.BOOTS, where, "multiboot1")
     spec = qemu.BootSpec(
@@ -360,6 +407,7 @@ def parse_boot_test(name, keys, line_no, where):
         nomatch=_patterns(keys, "nomatch", where),
         report=_report_checks(keys, where, spec.runs_user),
         json=_json_expectations(keys, where, spec.runs_user),
+        checks=_check_expectations(keys, where),
         repeat=_repeat(keys, where),
         groups=_groups(keys, where),
         memory_check=_choice(keys, "memory_check", ("on", "off"), where, "on") == "on",
@@ -367,41 +415,82 @@ def parse_boot_test(name, keys, line_no, where):
     )
 
 
-def parse_line(words, line_no, where):
-    """Turn the words of one non-empty line into a UnitTest or BootTest."""
-    kind = words[0]
+_SECTION = re.compile(r"^\[(?P<kind>\S+)\s+(?P<name>[^\]\s]+)\]$")
+_KEY = re.compile(r"^[a-z][a-z_]*$")
+
+
+def _section(line, where):
+    """The (kind, name) of a `[KIND NAME]` line; RunnerError naming `where`."""
+    match = _SECTION.match(line)
+    if not match:
+        raise RunnerError(f"{where}: '{line}' is not a section line: a test starts with "
+                          f"[KIND NAME] (kinds: {', '.join(KINDS)}).")
+    kind, name = match.group("kind"), match.group("name")
     if kind not in KINDS:
         raise RunnerError(f"{where}: unknown kind '{kind}' (known: {', '.join(KINDS)}).")
-    if len(words) < 2 or "=" in words[1]:
-        raise RunnerError(f"{where}: a {kind} line needs a test name after the kind.")
-    name = words[1]
     if not _NAME.match(name):
         raise RunnerError(f"{where}: '{name}' is not a valid test name "
                           f"(letters, digits, '.', '_', '-').")
-    keys = parse_key_values(words[2:], where)
-    if kind == "unit":
-        return UnitTest(name=name, line_no=line_no, keys=keys)
-    return parse_boot_test(name, keys, line_no, where)
+    return kind, name
+
+
+def _key_value(line, where):
+    """The (key, Value) of a `key = value` line; RunnerError naming `where`."""
+    key, equals, value = line.partition("=")
+    key = key.strip()
+    if not equals or not _KEY.match(key):
+        raise RunnerError(f"{where}: '{line}' is not of the form key = value.")
+    return key, Value(value.strip(), where)
+
+
+def _unit_test(name, keys, line_no, where):
+    """Build a UnitTest from the keys of a `[unit NAME]` section: its sources."""
+    unknown = [key for key in keys if key not in UNIT_KEYS]
+    if unknown:
+        raise RunnerError(f"{_at(where, keys[unknown[0]][0])}: unknown key '{unknown[0]}' "
+                          f"of a unit test (known keys: {', '.join(UNIT_KEYS)}).")
+    sources = [word for value in keys.get("source", []) for word in value.split()]
+    if not sources:
+        raise RunnerError(f"{where}: the unit test '{name}' names no source = FILE.")
+    return UnitTest(name=name, line_no=line_no, keys={"source": sources})
+
+
+def _sections(text, filename):
+    """The sections of tests.cfg text: (kind, name, header line number, {key: [Value]})
+    in file order; RunnerError names the line."""
+    sections = []
+    for line_no, line in enumerate(text.splitlines(), start=1):
+        where = f"{filename}:{line_no}"
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        if stripped.startswith("["):
+            kind, name = _section(stripped, where)
+            sections.append((kind, name, line_no, {}))
+            continue
+        if not sections:
+            raise RunnerError(f"{where}: '{stripped}' comes before the first test: a test "
+                              f"starts with [KIND NAME].")
+        key, value = _key_value(stripped, where)
+        sections[-1][3].setdefault(key, []).append(value)
+    return sections
 
 
 def parse_tests_cfg(text, filename=TESTS_CFG):
-    """Parse the whole file: every line is checked, names must be unique.
+    """Parse the whole file: every section is checked, names must be unique.
 
     Returns the UnitTest and BootTest objects in file order; RunnerError names the line.
     """
     tests = []
     seen = {}
-    for line_no, line in enumerate(text.splitlines(), start=1):
+    for kind, name, line_no, keys in _sections(text, filename):
         where = f"{filename}:{line_no}"
-        words = split_fields(line, where)
-        if not words:
-            continue
-        test = parse_line(words, line_no, where)
-        if test.name in seen:
-            raise RunnerError(f"{where}: test name '{test.name}' is already used on line "
-                              f"{seen[test.name]}.")
-        seen[test.name] = line_no
-        tests.append(test)
+        if name in seen:
+            raise RunnerError(f"{where}: test name '{name}' is already used on line "
+                              f"{seen[name]}.")
+        seen[name] = line_no
+        tests.append(_unit_test(name, keys, line_no, where) if kind == "unit"
+                     else parse_boot_test(name, keys, line_no, where))
     return tests
 
 
