@@ -18,7 +18,7 @@ import unittest
 from tests.tools import FIXTURES, GOOD_LOG
 from tests.tools.test_histogram import encode
 from clockbench_lib.model import histogram
-from clockbench_lib.compare import plot
+from clockbench_lib.compare import plot, plotbase, plotcosts, plotcross
 from clockbench_lib.compare.inputs import load_inputs
 from clockbench_lib.compare.ticks import compare_ticks
 from clockbench_lib.base.outcome import RunnerError
@@ -47,7 +47,7 @@ def outside_limits(axis):
     y_low, y_high = sorted(axis.get_ylim())
     points = []
     for line in axis.get_lines():
-        if line.get_gid() != plot.REFERENCE:
+        if line.get_gid() != plotbase.REFERENCE:
             points += [tuple(point) for point in line.get_xydata()]
     for collection in axis.collections:
         if isinstance(collection, LineCollection):
@@ -63,7 +63,7 @@ def marker_points(axis):
     return [(line.get_xdata()[0], line.get_ydata()[0], line.get_markerfacecolor() == "white")
             for line in axis.get_lines()
             if len(line.get_xdata()) == 1 and line.get_marker() not in ("|", "_")
-            and line.get_gid() != plot.REFERENCE]
+            and line.get_gid() != plotbase.REFERENCE]
 
 
 def panel(drawn, title):
@@ -164,7 +164,7 @@ class SampleFigures(unittest.TestCase):
     def test_six_points_without_a_histogram(self):
         drawn = self.by_stem["percentiles-tsc"]
         axis = drawn.figure.axes[0]
-        lines = [line for line in axis.get_lines() if line.get_gid() != plot.REFERENCE]
+        lines = [line for line in axis.get_lines() if line.get_gid() != plotbase.REFERENCE]
         self.assertEqual(len(lines), 10)  # five environments, two runs each
         for line in lines:
             self.assertEqual(list(line.get_xdata()),
@@ -222,7 +222,7 @@ class SampleFigures(unittest.TestCase):
         self.assertGreater(high, 108.0741312 + 1.009421139)
         notes = [text.get_text() for text in warps.texts]
         self.assertEqual(notes, ["59k, worst 44.3 µs", "45.8k, worst 64.7 µs"])
-        counts = sorted(x for line in warps.get_lines() if line.get_gid() != plot.REFERENCE
+        counts = sorted(x for line in warps.get_lines() if line.get_gid() != plotbase.REFERENCE
                         for x in line.get_xdata() if x)
         self.assertEqual(counts, [43993, 45847, 53463, 58991])
         self.assertEqual([label.get_text() for label in offsets.get_yticklabels()],
@@ -233,10 +233,10 @@ class SampleFigures(unittest.TestCase):
 class OtherInputs(unittest.TestCase):
     def test_histogram_lines(self):
         inputs = with_histograms(load_inputs([SAMPLE]), "kvm-pc")
-        drawn = plot.build_percentiles(plot._figure_class(),  # pylint: disable=protected-access
+        drawn = plotcosts.build_percentiles(plotbase.load_figure_class(),
                                        inputs, "kvm_clock")
         axis = drawn.figure.axes[0]
-        lines = [line for line in axis.get_lines() if line.get_gid() != plot.REFERENCE]
+        lines = [line for line in axis.get_lines() if line.get_gid() != plotbase.REFERENCE]
         self.assertEqual(len(lines), 2)
         for line, run in zip(lines, inputs.runs["kvm-pc"]):
             costs = next(c for c in run.document["clocks"]
@@ -278,6 +278,7 @@ class OtherInputs(unittest.TestCase):
             "least 2 CPUs), so the cross-CPU plot is not written.",
             "no report has tick measurements (a 'ticks' section that applies), so the "
             "tick-cost plot is not written."])
+        inputs = load_inputs([GOOD_LOG])  # read anew: the figures above read its model
         for clock in inputs.runs["good"][0].document["clocks"]:
             clock["present"] = False
         drawn, messages = plot.build_figures(inputs, [])
@@ -288,19 +289,19 @@ class OtherInputs(unittest.TestCase):
     def test_costs_below_the_floor(self):
         inputs = load_inputs([GOOD_LOG])
         inputs.runs["good"][0].document["clocks"][0]["read_ns"]["p50"] = 0
-        figure_class = plot._figure_class()  # pylint: disable=protected-access
-        drawn = plot.build_read_cost(figure_class, inputs)
+        figure_class = plotbase.load_figure_class()
+        drawn = plotcosts.build_read_cost(figure_class, inputs)
         self.assertIn("Costs under 1 ns are drawn at 1 ns, the floor of the log axis (a read "
                       "no slower than the empty bracket is reported as 0 ns): tsc in good.",
                       drawn.caption)
         axis = drawn.figure.axes[0]
-        self.assertIn(plot.FLOOR_NS, [x for x, _, _ in marker_points(axis)])
+        self.assertIn(plotbase.FLOOR_NS, [x for x, _, _ in marker_points(axis)])
         self.assertEqual(outside_limits(axis), [])
         # The footnote says it in the image too.
         self.assertIn("Costs under 1 ns", " ".join(t.get_text() for t in drawn.figure.texts))
-        drawn = plot.build_percentiles(figure_class, inputs, "tsc")
+        drawn = plotcosts.build_percentiles(figure_class, inputs, "tsc")
         self.assertIn("drawn at 1 ns", drawn.caption)  # the fixture's min is 0 ns
-        self.assertEqual(min(drawn.figure.axes[0].get_lines()[0].get_ydata()), plot.FLOOR_NS)
+        self.assertEqual(min(drawn.figure.axes[0].get_lines()[0].get_ydata()), plotbase.FLOOR_NS)
 
     def test_write_plots(self):
         inputs = load_inputs([GOOD_LOG, SMP_LOG])
@@ -328,7 +329,7 @@ class OtherInputs(unittest.TestCase):
 
     def test_only_environments_with_data_in_a_legend(self):
         inputs = load_inputs([GOOD_LOG, SMP_LOG])
-        drawn = plot.build_cross_cpu(plot._figure_class(),  # pylint: disable=protected-access
+        drawn = plotcross.build_cross_cpu(plotbase.load_figure_class(),
                                      inputs)
         legend = drawn.figure.axes[2].get_legend()
         self.assertEqual([text.get_text() for text in legend.get_texts()], ["smp"])
@@ -338,9 +339,9 @@ class OtherInputs(unittest.TestCase):
         self.assertEqual(handles[0].get_color(), "#ff7f0e")
 
     def test_clock_names_are_safe_in_file_names(self):
-        self.assertEqual(plot._file_part("../x y/z"),  # pylint: disable=protected-access
+        self.assertEqual(plotbase.file_part("../x y/z"),
                          "_x_y_z")
-        self.assertEqual(plot._file_part("tsc_ordered"),  # pylint: disable=protected-access
+        self.assertEqual(plotbase.file_part("tsc_ordered"),
                          "tsc_ordered")
 
 

@@ -11,6 +11,10 @@
   xentable  per kind of Xen guest: a xen_pvclock and a tsc read and their ratio
   ostable   per clocksource: the raw read beside clock_gettime (clockbench-user)
   table     compare's one table writer: aligned text, Markdown (escaped) and CSV
-  plot      compare's plots
+  plot      compare --plot: every figure the reports allow, built, then saved
+  plotbase  what the figures share: matplotlib on demand, styles, the floor, captions
+  plotcosts the read-cost and percentile figures
+  plotcross the cross-CPU figure: offsets, drift, warps
+  plotticks the tick-cost figure
   html      compare --html: one self-contained HTML report with findings, tables, plots
 """

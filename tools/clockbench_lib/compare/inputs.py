@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass, field
 
 from ..base.outcome import RunnerError
+from ..model import osreport
 from ..model.console import quote
 from ..model.manifest import load_manifest
 from ..model.record import Report, load_record, read_input, record_of
@@ -60,7 +61,8 @@ class Run:
 
     @functools.cached_property
     def record(self):
-        """The run's Record."""
+        """The run's Record, made from `document` when first asked for (a test that
+        changes the document does so before)."""
         return record_of(self.document, self.source)
 
     @functools.cached_property
@@ -82,7 +84,8 @@ class Inputs:
     apart: list = field(default_factory=list)      # sentences: rows kept apart, and why
 
     def add(self, run):
-        if run.record.is_os_document:
+        # By the schema alone: the run's model is made when it is first asked for.
+        if run.document.get("schema") == osreport.OS_SCHEMA:
             self.os_runs.setdefault(run.env, []).append(run)
         else:
             self.runs.setdefault(run.env, []).append(run)
