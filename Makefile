@@ -352,9 +352,14 @@ matrix-check: images $(BUILD)/xen-4.17-amd64
 check: deps
 	@$(MAKE) --no-print-directory test
 
+# What the tests need is built first, a job a core (JOBS=1 for one at a time); the
+# tests then run in turn, each using the cores as it can.
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+TEST_BUILDS = images user iso guest-options dom0 $(BUILD)/xen-4.17-amd64 \
+	$(BUILD)/clockbench-xen.iso $(UNIT_BINS) $(FUZZ_BINS) $(BUILD)/host/test_report \
+	$(BUILD)/host/test_user_report $(BUILD)/host/test_hist
 test:
-	@$(MAKE) --no-print-directory images user iso
-	@$(MAKE) --no-print-directory dom0
+	@$(MAKE) --no-print-directory -j$(JOBS) $(TEST_BUILDS)
 	@$(MAKE) --no-print-directory format-check
 	@$(MAKE) --no-print-directory layers
 	@$(MAKE) --no-print-directory lint
@@ -385,7 +390,7 @@ docs:
 
 # Unused imports and names, undefined names: Debian's pyflakes.
 PYTHON_SRCS := tools/clockbench tools/bench tools/layers tools/check-rules tools/dom0-build tools/install \
-	tools/clockbench_lib tests/tools tests/fuzz tests/fuzz/run
+	tools/clockbench_lib tests/tools tests/tools/run tests/fuzz tests/fuzz/run
 lint:
 	@echo "  LINT    pyflakes over $(PYTHON_SRCS)"
 	@$(PYTHON) -m pyflakes $(PYTHON_SRCS)
@@ -411,7 +416,7 @@ unit-tests: $(UNIT_BINS)
 # this host by build/host/guest-options.
 tool-tests: $(BUILD)/host/test_report $(BUILD)/host/test_user_report $(BUILD)/host/test_hist $(USER_PROGRAM) \
 		$(GUEST_OPTIONS)
-	@$(PYTHON) -m unittest discover -s tests/tools -t .
+	@$(PYTHON) tests/tools/run --jobs $(JOBS)
 
 boot-tests: images iso $(BUILD)/xen-4.17-amd64 $(BUILD)/clockbench-xen.iso \
 		$(DOM0)/initrd.img
@@ -473,7 +478,7 @@ fuzz: deps
 
 # A few seconds of each, and every kept regression input: part of `make check`.
 fuzz-smoke: fuzz-targets
-	@$(FUZZ_RUN) --seconds $(FUZZ_SMOKE_SECONDS) $(FUZZ_TARGETS)
+	@$(FUZZ_RUN) --jobs $(JOBS) --seconds $(FUZZ_SMOKE_SECONDS) $(FUZZ_TARGETS)
 	$(if $(HOST_FUZZ),@$(PYTHON) $(HOST_FUZZ) --seconds $(FUZZ_SMOKE_SECONDS))
 
 # --- installing ------------------------------------------------------------

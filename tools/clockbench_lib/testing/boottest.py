@@ -252,8 +252,12 @@ def run_boot_tests(tests, skips, jobs, verbose=False):
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         # The boots that run alone first, one after another, then the others two at
         # once: one alone among the others would wait for a long boot beside it to end.
+        # Among those, the longest first (a boot's timeout says how long it may take: an
+        # HVM domU under Xen under TCG takes minutes), so that no long boot is left to
+        # run by itself at the end while the other worker idles.
         futures = {test.name: pool.submit(run_gated, test)
-                   for test in sorted(tests, key=lambda test: not alone[test.name])
+                   for test in sorted(tests, key=lambda test: (not alone[test.name],
+                                                               -test.timeout_s))
                    if test.name not in skips}
         futures = [futures.get(test.name) for test in tests]
         try:
