@@ -234,6 +234,10 @@ def check_test_options(tests):
                               f"expect=fail).")
 
 
+# A boot test allowed this long or longer is started among the first (run_boot_tests()).
+LONG_BOOT_S = 300
+
+
 def run_boot_tests(tests, skips, jobs, verbose=False):
     """Run `tests` on `jobs` workers, printing results in list order (TAP lines); returns
     the results.  `verbose` prints each boot's QEMU command before it starts.  A boot that
@@ -252,12 +256,13 @@ def run_boot_tests(tests, skips, jobs, verbose=False):
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         # The boots that run alone first, one after another, then the others two at
         # once: one alone among the others would wait for a long boot beside it to end.
-        # Among those, the longest first (a boot's timeout says how long it may take: an
-        # HVM domU under Xen under TCG takes minutes), so that no long boot is left to
-        # run by itself at the end while the other worker idles.
+        # Among those, a boot that may take minutes (LONG_BOOT_S: an HVM domU under Xen
+        # under TCG takes three) starts first, beside the short ones of the list, so
+        # that it neither ends the suite by itself nor starts beside the other Xen
+        # boots, which take every core they are given and starved it.
         futures = {test.name: pool.submit(run_gated, test)
-                   for test in sorted(tests, key=lambda test: (not alone[test.name],
-                                                               -test.timeout_s))
+                   for test in sorted(tests, key=lambda test: (
+                       not alone[test.name], test.timeout_s < LONG_BOOT_S))
                    if test.name not in skips}
         futures = [futures.get(test.name) for test in tests]
         try:
