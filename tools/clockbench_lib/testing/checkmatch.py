@@ -38,7 +38,7 @@ class CheckExpectation:
     info: str = None  # a regular expression, or None
 
 
-def name_pattern(name):
+def _name_pattern(name):
     """`name` as a regular expression of the whole name, a `*` any run of characters."""
     return re.compile("^" + ".*".join(re.escape(part) for part in name.split("*")) + "$")
 
@@ -70,6 +70,12 @@ def parse(text):
                             info=info)
 
 
+def named(checks, name):
+    """The entries of `checks` (checks.list) whose name `name` names (`*` any run)."""
+    pattern = _name_pattern(name)
+    return [entry for entry in checks if pattern.match(entry["name"])]
+
+
 def listed_checks(document):
     """The checks the report lists (checks.list), or None for a report from a guest that
     lists none (one older than the list)."""
@@ -82,15 +88,14 @@ def check(document, expectation):
     if checks is None:
         return (f"check={expectation.text}: the report lists no checks (checks.list is "
                 f"missing: a guest from before the one judge?)")
-    pattern = name_pattern(expectation.name)
-    named = [entry for entry in checks if pattern.match(entry["name"])]
-    if not named:
+    found = named(checks, expectation.name)
+    if not found:
         close = difflib.get_close_matches(expectation.name, [c["name"] for c in checks], n=1,
                                           cutoff=0.5)
         hint = f" (the nearest is '{close[0]}')" if close else ""
         return f"check={expectation.text}: the guest made no check named so{hint}"
     wanted = "|".join(expectation.results)
-    for entry in named:
+    for entry in found:
         if entry["result"] not in expectation.results:
             info = f" # {entry['info']}" if entry.get("info") else ""
             return (f"check={expectation.text}: '{entry['name']}' is {entry['result']}, "

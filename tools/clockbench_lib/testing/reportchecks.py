@@ -55,22 +55,14 @@ def _listed_clock(document, name):
                                       "absent_reason": "not listed in the report"}
 
 
-def _guest_checks(document, name):
-    """The checks of the guest's list (checks.list) that `name` names (checkmatch: a `*`
-    is any run of characters)."""
-    expectation = checkmatch.parse(f"{name} = {'|'.join(checkmatch.RESULTS)}")
-    pattern = checkmatch.name_pattern(expectation.name)
-    return [entry for entry in checkmatch.listed_checks(document) or ()
-            if pattern.match(entry["name"])]
-
-
 def _judged(document, name):
     """Problems unless the guest made a check that `name` names and every such check
     passed or was skipped: the guest judges, with its own tolerance (checks.list carries
     it); the host only asks that it was judged."""
-    if checkmatch.listed_checks(document) is None:
+    checks = checkmatch.listed_checks(document)
+    if checks is None:
         return []  # a guest from before the check list: its verdict says it all
-    found = _guest_checks(document, name)
+    found = checkmatch.named(checks, name)
     if not found:
         return [f"the guest made no check '{name}'"]
     return [f"the guest's check '{entry['name']}' is {entry['result']}"
