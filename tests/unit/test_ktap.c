@@ -15,24 +15,14 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/json_sink.h"
+
 #include "lib/json.h"
 #include "lib/ktap.h"
 
 static struct ktap k;
 
-/* --- the JSON, collected into memory -------------------------------------- */
-
-static char document[1 << 16];
-static size_t document_len;
-
-static void collect(void *ctx, const char *text, size_t len)
-{
-	(void)ctx;
-	assert_true(document_len + len < sizeof(document));
-	memcpy(document + document_len, text, len);
-	document_len += len;
-	document[document_len] = '\0';
-}
+/* --- the JSON, collected into memory (json_sink.h) ------------------------ */
 
 /* @k's members as a document of their own, lines up to @newline_depth. */
 static const char *json_of(const struct ktap *checks,

@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "tests/unit/capture.h"
+#include "tests/unit/json_sink.h"
 
 #include "base/extable.h"
 #include "lib/x86.h"
@@ -373,19 +374,7 @@ static const report_json_member members[] = {
 	report_ticks_json, report_timing_json,
 };
 
-/* --- a JSON sink into memory ---------------------------------------------- */
-
-static char document[1 << 17];
-static size_t document_len;
-
-static void collect(void *ctx, const char *text, size_t len)
-{
-	(void)ctx;
-	assert_true(document_len + len < sizeof(document));
-	memcpy(document + document_len, text, len);
-	document_len += len;
-	document[document_len] = '\0';
-}
+/* --- the JSON, collected into memory (json_sink.h) ------------------------ */
 
 static void write_json(const struct ktap *k)
 {

@@ -18,22 +18,12 @@
 #include <cmocka.h>
 
 #include "tests/unit/capture.h"
+#include "tests/unit/json_sink.h"
 
 #include "user/report.h"
 
 static struct os_report rep;
 static struct ktap checks;
-static char document[1 << 17];
-static size_t document_len;
-
-static void collect(void *ctx, const char *text, size_t len)
-{
-	(void)ctx;
-	assert_true(document_len + len < sizeof(document));
-	memcpy(document + document_len, text, len);
-	document_len += len;
-	document[document_len] = '\0';
-}
 
 /* One clocksource's run with every reader measured, as on a quiet host. */
 static void fill_run(struct os_run *run, const char *clocksource)
