@@ -4,7 +4,8 @@ report's checks.list or, for a run that ended before its report, from its KTAP l
 
 import unittest
 
-from clockbench_lib.model import console
+from tests.tools import GOOD_LOG
+from clockbench_lib.model import console, report
 from clockbench_lib.testing import checkmatch, reportchecks
 
 KTAP = ["clockbench 1.0", "KTAP version 1", "1..4",
@@ -104,6 +105,18 @@ class FromTheConsole(unittest.TestCase):
                                                      ["clockbench 1.0", "hang"], "h.log")
         self.assertEqual(problems, ["check=a = pass: h.log: the guest printed neither a report "
                                     "nor a KTAP check"])
+
+    def test_beside_report_checks_the_one_loaded_report_is_read(self):
+        """With report= or json= asked too, check= reads the report they load."""
+        lines = report.read_log_lines(GOOD_LOG)  # a guest from before checks.list
+        self.assertEqual(reportchecks.run_report_checks(["valid"], lines, "g.log",
+                                                        checks=[checkmatch.parse("a = pass")]),
+                         ["check=a = pass: the report lists no checks (checks.list is "
+                          "missing: a guest from before the one judge?)"])
+        broken = lines[:-3]
+        (problem,) = reportchecks.run_report_checks(["valid"], broken, "b.log",
+                                                    checks=[checkmatch.parse("a = pass")])
+        self.assertTrue(problem.startswith("report=valid, check=a = pass: b.log"), problem)
 
     def test_a_broken_report_is_not_passed_over(self):
         lines = KTAP + ["clockbench-json begin", "json| {", "clockbench-json end"]

@@ -16,7 +16,7 @@ from ..boot.once import boot_once, build_images, check_image
 from ..boot.process import stop_all
 from ..boot.runner import checks_guest_options, command_announcer, kvm_cpu_choice, say
 from . import testreport
-from .reportchecks import run_check_assertions, run_report_checks
+from .reportchecks import run_report_checks
 from .testlist import TESTS_CFG, load_tests_cfg, select_boot_tests
 from .testreport import TestResult
 
@@ -65,8 +65,7 @@ def judge_boot_test(test, verdict, reason, lines, log_name="the log", record=Non
             problems.append(f"/{pattern}/ must not match but matched: "
                             f"{console.quote(found.strip())}")
     problems += run_report_checks(test.report, lines, log_name, test.json,
-                                  test.spec.runs_user, record)
-    problems += run_check_assertions(test.checks, lines, log_name, test.spec.runs_user)
+                                  test.spec.runs_user, record, test.checks)
     return ("not ok" if problems else "ok"), problems
 
 

@@ -747,30 +747,42 @@ def checks_for(user):
     return OS_CHECKS if user else CHECKS
 
 
-def run_report_checks(names, lines, source, expectations=(), user=False, record=None):
-    """Load the report from console `lines` and run the checks `names` and the json=
-    `expectations` (jsonmatch) on it: the image's report, or with `user` clockbench-user's
-    document and OS_CHECKS.  With `record` (boot.BootOutcome.record of the run), the
-    image's report is checked as the run's record `run --json` writes, runner member and
-    all, validated as such (json='runner.accel == "tcg"').
+def _load_document(lines, source, user):
+    """The image's report in console `lines`, or with `user` clockbench-user's document,
+    loaded and validated; RunnerError naming `source`."""
+    return (osreport.load_os_report(lines, source) if user
+            else report.load_report(lines, source))
+
+
+def run_report_checks(names, lines, source, expectations=(), user=False, record=None,
+                      checks=()):
+    """Load the report from console `lines` and run the checks `names`, the json=
+    `expectations` (jsonmatch) and the check= `checks` (checkmatch) on it: the image's
+    report, or with `user` clockbench-user's document and OS_CHECKS.  With `record`
+    (boot.BootOutcome.record of the run), the image's report is checked as the run's
+    record `run --json` writes, runner member and all, validated as such
+    (json='runner.accel == "tcg"').  check= alone is run_check_assertions(), which reads a
+    run that ended before its report from its KTAP lines.
 
     Returns problem sentences, each naming its check; a report that cannot be loaded is
     one problem, whichever checks were asked for.
     """
     if not names and not expectations:
-        return []
+        return run_check_assertions(checks, lines, source, user)
     try:
-        document = (osreport.load_os_report(lines, source) if user
-                    else report.load_report(lines, source))
+        document = _load_document(lines, source, user)
         if record and not user:
             document = record(dict(document, schema=report.SCHEMA))
             report.validate_document(document, f"{source} (the run's record)")
     except RunnerError as error:
         asked = ([f"report={'/'.join(names)}"] if names else []) + \
-            [f"json={expectation.text}" for expectation in expectations]
+            [f"json={expectation.text}" for expectation in expectations] + \
+            [f"check={expectation.text}" for expectation in checks]
         return [f"{', '.join(asked)}: {error}"]
     problems = [problem for problem in (jsonmatch.check(document, expectation)
                                         for expectation in expectations) if problem]
+    problems += [problem for problem in (checkmatch.check(document, expectation)
+                                         for expectation in checks) if problem]
     for name in names:
         found = checks_for(user)[name](document)
         shown = found[:MAX_PROBLEMS_SHOWN]
@@ -787,8 +799,7 @@ def _listed_checks(lines, source, user):
     the run gave neither."""
     framing = osreport.OS_FRAMING if user else report.IMAGE_FRAMING
     if user or any(framing.begin in line for line in lines):
-        document = (osreport.load_os_report(lines, source) if user
-                    else report.load_report(lines, source))
+        document = _load_document(lines, source, user)
         listed = checkmatch.listed_checks(document)
         if listed is None:
             raise RunnerError(f"{source}: the report lists no checks (checks.list is "
