@@ -7,6 +7,7 @@ the tests share.
 """
 
 import os
+import shlex
 import sys
 
 sys.dont_write_bytecode = True
@@ -28,7 +29,6 @@ def sections(text):
     shell would, for brevity here: each becomes a `[KIND NAME]` section with one
     `key = value` a line (blank and `#` lines are kept, so line numbers shift only by the
     keys)."""
-    import shlex  # pylint: disable=import-outside-toplevel
     out = []
     for line in text.splitlines():
         if not line.strip() or line.lstrip().startswith("#"):
