@@ -150,17 +150,19 @@ class Functions:
                       self.out('parse_options -t linux-pv && xl_config /k /l "" /r'))
 
     def test_hvm_configuration(self):
-        config = self.out('parse_options "$@" && xl_config /i/c.iso /l/c.log /l/a.img', "-t",
+        config = self.out('parse_options "$@" && xl_config /i/c,d.iso /l/c.log /l/a.img', "-t",
                           "hvm", "-o", "budget_ms=800")
-        self.assertIn('disk = [ "format=raw, vdev=hdc, access=ro, devtype=cdrom, '
-                      'backendtype=qdisk, target=/i/c.iso", "format=raw, vdev=hda, access=rw, '
-                      'backendtype=qdisk, target=/l/a.img" ]\n', config)
-        for line in ('boot = "d"', 'serial = "file:/l/c.log"', 'vga = "none"', "vnc = 0"):
+        self.assertIn('device_model_args_hvm = [ "-chardev", '
+                      '"file,id=console,mux=on,path=/l/c.log", "-serial", "chardev:console", '
+                      '"-device", "virtio-serial-pci", "-device", "virtconsole,chardev=console", '
+                      '"-drive", "file=/i/c,,d.iso,if=virtio,format=raw,readonly=on", '
+                      '"-drive", "file=/l/a.img,if=virtio,format=raw" ]\n', config)
+        for line in ('boot = "c"', 'vga = "none"', "vnc = 0"):
             self.assertIn(line + "\n", config)
-        self.assertNotIn("extra", config)
-        self.assertNotIn("kernel", config)
+        for word in ("extra", "\nkernel", "\ndisk", "\nserial"):
+            self.assertNotIn(word, config)
         without = self.out('parse_options "$@" && xl_config /i/c.iso /l/c.log ""', "-t", "hvm")
-        self.assertIn('target=/i/c.iso" ]\n', without)
+        self.assertIn('"file=/i/c.iso,if=virtio,format=raw,readonly=on" ]\n', without)
         self.assertEqual(self.out('grub_args_text "a=1 b=2"'),
                          "set clockbench_args='a=1 b=2'\n")
 

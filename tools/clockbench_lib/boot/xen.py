@@ -192,7 +192,8 @@ DOMU_QEMU_MEMORY_MIB = 1024    # Xen, the 512 MiB dom0 and the domU
 # xl create failed ("can't allocate low memory for domain: Out of memory").
 DOMU_MIN_MEMORY_MIB = 672
 # How long a domU boot may take: Linux dom0 boots in ~4 s under TCG, a PV or PVH domU
-# runs in 15-20 s, an HVM one needs its firmware and GRUB first (60-90 s in all).
+# runs in 15-20 s, an HVM one needs its firmware and GRUB first (60-125 s in all, on a
+# slow host beside other boots; with an IDE CD and COM1 there it had taken 330-480 s).
 DOMU_TIMEOUT_S = {"pv": 180, "pvh": 180, "hvm": 360}
 # The dom0's own wait ends this much before the runner's, so that its sentence arrives.
 DOMU_WAIT_MARGIN_S = 30
