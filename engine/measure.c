@@ -164,6 +164,13 @@ static void measure_resolution(struct clock_result *r, uint64_t budget_cycles)
 {
 	const struct clock *c = r->clock;
 	uint64_t mask = clock_mask(c->width_bits), half = mask / 2 + 1;
+	/* TSC reads before the first clock read and after each: the interval
+	 * two clock reads span is bounded by the TSC read before the first of
+	 * them and the one after the second, not by the two after each (the
+	 * guest may be held up between a read and its TSC read: a step then
+	 * looked like a PIT step back of 23 ms under the nested KVM, its gap
+	 * measured from after the hold-up). */
+	uint64_t t_before_prev = tsc_read_ordered();
 	uint64_t prev = c->read(), min_step = 0, changes = 0, reads;
 	uint64_t start = tsc_read_ordered(), elapsed;
 	/* The counter extended past its wraps; the first reads' extended
@@ -190,7 +197,7 @@ static void measure_resolution(struct clock_result *r, uint64_t budget_cycles)
 			r->stalls++;
 		} else if (step >= half && time_every_read &&
 			   clock_gap_ambiguous(
-				   t_now - t_prev,
+				   t_now - t_before_prev,
 				   ns_to_cycles((double)clock_ns(c, step)),
 				   half_wrap_cycles)) {
 			/* The guest was away about as long as the step
@@ -216,6 +223,7 @@ static void measure_resolution(struct clock_result *r, uint64_t budget_cycles)
 		if (stored < RESOLUTION_KEPT_READS)
 			samples[stored++] = extended;
 		prev = now;
+		t_before_prev = t_prev;
 		t_prev = t_now;
 		if (reads >= MIN_RESOLUTION_READS &&
 		    t_now - start > budget_cycles)
