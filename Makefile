@@ -437,7 +437,7 @@ FUZZ_SECONDS ?= 180
 FUZZ_SMOKE_SECONDS ?= 5
 # FUZZ_TARGETS="acpi options" on the command line builds and fuzzes only those.
 FUZZ_TARGETS := acpi boot_mb1 boot_mb2 boot_pvh boot_xen_pv options pvclock \
-	xen xen_console cpuid hist
+	xen xen_console cpuid hist hostline
 # Per target: the source in tests/fuzz/ (default fuzz_TARGET.c), the unit
 # tests whose sources it links (default TARGET), and its -D flags.  A boot
 # target goes on to parse the options and open ACPI as the kernel does.
