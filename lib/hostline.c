@@ -89,6 +89,29 @@ static bool printable(const char *s, size_t n)
 	return true;
 }
 
+static int parse_event_name(const char *v, size_t n, struct host_event *out,
+			    char *err, size_t errlen)
+{
+	size_t i;
+
+	if (out->event[0])
+		return error_set(err, errlen, "event is given twice");
+	if (n == 0 || n >= HOSTLINE_EVENT_LEN)
+		return error_set(err, errlen,
+				 "the event's name is empty or over %u "
+				 "characters",
+				 HOSTLINE_EVENT_LEN - 1);
+	for (i = 0; i < n; i++)
+		if (!((v[i] >= 'a' && v[i] <= 'z') || v[i] == '-' ||
+		      (v[i] >= '0' && v[i] <= '9')))
+			return error_set(err, errlen,
+					 "the event's name may hold only "
+					 "a-z, 0-9 and \"-\"");
+	memcpy(out->event, v, n);
+	out->event[n] = '\0';
+	return 0;
+}
+
 static int parse_pair(const char *w, size_t n, struct host_event *out,
 		      char *err, size_t errlen)
 {
@@ -108,6 +131,9 @@ static int parse_pair(const char *w, size_t n, struct host_event *out,
 				 "a key is over %u characters long or not "
 				 "printable ASCII",
 				 KEY_CHARS_MAX);
+	if (klen == 5 && memcmp(w, "event", 5) == 0)
+		return parse_event_name(eq + 1, n - klen - 1, out, err,
+					errlen);
 	for (k = 0; k < HOST_NR_KEYS; k++)
 		if (strlen(key_names[k]) == klen &&
 		    memcmp(key_names[k], w, klen) == 0)

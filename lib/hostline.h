@@ -9,7 +9,8 @@
  * SEQ is the event's number (from 1), KIND "sync" (an answer at once, which
  * times the console's round trip), "done" (the event is over) or "abort"
  * (the host could not carry it out; its runner says why).  Values are
- * decimal integers in the unit their key names; keys this parser does not
+ * decimal integers in the unit their key names (but event=NAME, the
+ * host's name for the event: stop, savevm, migrate, ...); keys this parser does not
  * know are counted and skipped, so that a newer host (Xen's toolstack, say)
  * can add its own.  The line is untrusted input: lengths, digits, ranges
  * and duplicates are checked, and what is wrong is said in one sentence.
@@ -25,6 +26,8 @@
 /* The longest line the guest keeps, its end of line not counted. */
 #define HOSTLINE_MAX 480
 #define HOSTLINE_PREFIX "clockbench-host "
+/* event=NAME: the host's name for the event, lower case, "-" allowed. */
+#define HOSTLINE_EVENT_LEN 16
 
 enum hostline_kind {
 	HOSTLINE_SYNC,
@@ -52,7 +55,8 @@ struct host_event {
 	enum hostline_kind kind;
 	unsigned int present; /* 1u << enum hostline_key */
 	uint64_t value[HOST_NR_KEYS];
-	unsigned int unknown_keys; /* skipped */
+	char event[HOSTLINE_EVENT_LEN]; /* event=NAME, "" when not given */
+	unsigned int unknown_keys;	/* skipped */
 };
 
 /** The key's name in the line ("ready_ns"). */

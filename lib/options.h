@@ -64,6 +64,8 @@ struct options {
 	unsigned int hold_ap;	/* APIC ID not to start; 0 = none */
 	unsigned int warp_ms;	/* cross-CPU warp test per clock */
 	unsigned int drift_ms;	/* span of the drift fit */
+	unsigned int events;	/* event points (engine/lifecycle.h) */
+	unsigned int event_wait_ms; /* the bound on each one's wait */
 	unsigned int tick_rates_hz[TICK_MAX_RATES]; /* rates to measure */
 	unsigned int nr_tick_rates; /* 0: no tick measurements */
 	unsigned int tick_ms;	    /* per tick source and rate */

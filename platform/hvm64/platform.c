@@ -158,6 +158,21 @@ void platform_console_flush(void)
 	xen_hvm_console_flush();
 }
 
+int platform_console_read_byte(void)
+{
+	return uart_found ? uart_read_byte() : -1;
+}
+
+const char *platform_console_input_missing(void)
+{
+	if (xen_console == XEN_HVM_CONSOLE_IO)
+		return "Xen's console_io has no input for clockbench yet";
+	if (!uart_found)
+		return "no UART answers at COM1 and the virtio console has "
+		       "no receive path yet";
+	return NULL;
+}
+
 unsigned int platform_console_burst(void)
 {
 	if (xen_console == XEN_HVM_CONSOLE_IO)

@@ -29,7 +29,8 @@ static void done_line_gives_every_value(void **state)
 		parse("clockbench-host 2 done ready_ns=10 start_ns=20 "
 		      "end_ns=1000000020 sent_ns=1000000030 "
 		      "start_real_ns=1700000000000000000 stop_us=5 "
-		      "resume_us=1000005 downtime_ms=7 xen_pause_ns=3",
+		      "resume_us=1000005 downtime_ms=7 xen_pause_ns=3 "
+		      "event=stop",
 		      &e, err),
 		0);
 	assert_int_equal(e.seq, 2);
@@ -40,6 +41,7 @@ static void done_line_gives_every_value(void **state)
 	assert_int_equal(e.value[HOST_START_REAL_NS], 1700000000000000000ull);
 	assert_int_equal(e.value[HOST_DOWNTIME_MS], 7);
 	assert_int_equal(e.unknown_keys, 1); /* a newer host's key */
+	assert_string_equal(e.event, "stop");
 }
 
 static void sync_needs_only_ready_and_sent(void **state)
@@ -78,6 +80,9 @@ static void bad_lines_say_what_is_wrong(void **state)
 		  "twice" },
 		{ "clockbench-host 1 sync ready_ns", "not KEY=VALUE" },
 		{ "clockbench-host 1 sync =5", "not KEY=VALUE" },
+		{ "clockbench-host 1 abort event=Stop", "only a-z" },
+		{ "clockbench-host 1 abort event=", "empty" },
+		{ "clockbench-host 1 abort event=a event=b", "twice" },
 	};
 	struct host_event e;
 	char err[200];
