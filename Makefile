@@ -42,7 +42,7 @@ PYTHON := /usr/bin/python3
 DEBIAN_PACKAGES := gcc libc6-dev make binutils git python3 clang-format xz-utils \
 	clang libclang-rt-14-dev \
 	qemu-system-x86 grub-pc-bin grub-efi-amd64-bin grub-common xorriso \
-	mtools ovmf newlib-source libxen-dev libcmocka-dev python3-jsonschema \
+	mtools ovmf newlib-source libxen-dev libcmocka-dev python3-jsonschema qemu-utils \
 	python3-matplotlib python3-pyflakes xen-hypervisor-4.17-amd64 help2man \
 	python3-argcomplete
 

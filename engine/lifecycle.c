@@ -121,13 +121,14 @@ static void choose_clocks(struct lifecycle_result *out)
 			continue;
 		if (clock_ns(c, clock_mask(c->width_bits)) < WRAP_MIN_NS ||
 		    followed.nr == LIFECYCLE_MAX_CLOCKS) {
-			snprintf(out->left_out + used,
-				 sizeof(out->left_out) - used, "%s%s (%s)",
-				 used ? "; " : "", c->name,
-				 followed.nr == LIFECYCLE_MAX_CLOCKS
-					 ? "no room"
-					 : "wraps in under 2 s, so its "
-					   "advance over an event is ambiguous");
+			snprintf(
+				out->left_out + used,
+				sizeof(out->left_out) - used, "%s%s (%s)",
+				used ? "; " : "", c->name,
+				followed.nr == LIFECYCLE_MAX_CLOCKS
+					? "no room"
+					: "wraps in under 2 s, so its "
+					  "advance over an event is ambiguous");
 			continue;
 		}
 		followed.clock[followed.nr++] = c;
@@ -282,7 +283,8 @@ static void offsets_into(struct lifecycle_event *e, struct xcpu_result *x,
 			continue;
 		for (cpu = 1; cpu < x->ncpu && cpu < MAX_CPUS; cpu++) {
 			const struct xcpu_per_cpu *pc = &x->clocks[i].cpu[cpu];
-			typeof(e->clocks[k].cpu[cpu]) *o = &e->clocks[k].cpu[cpu];
+			typeof(e->clocks[k].cpu[cpu]) *o =
+				&e->clocks[k].cpu[cpu];
 
 			if (!pc->offset_ok)
 				continue;
@@ -382,10 +384,9 @@ static int run_event(struct lifecycle_event *e, unsigned int wait_ms)
 	if (wait_host(e, HOSTLINE_SYNC, &e->sync, SYNC_WAIT_MS, false))
 		return -1;
 	t1 = stopwatch_read();
-	e->round_trip_ns =
-		stopwatch_ns((double)(t1 - t0)) -
-		(double)(e->sync.value[HOST_SENT_NS] -
-			 e->sync.value[HOST_READY_NS]);
+	e->round_trip_ns = stopwatch_ns((double)(t1 - t0)) -
+			   (double)(e->sync.value[HOST_SENT_NS] -
+				    e->sync.value[HOST_READY_NS]);
 	if (e->round_trip_ns < 0)
 		e->round_trip_ns = 0;
 	offsets_into(e, &offsets_before, false);
@@ -416,8 +417,8 @@ static int run_event(struct lifecycle_event *e, unsigned int wait_ms)
 		struct lifecycle_clock *lc = &e->clocks[k];
 		const struct clock *c = followed.clock[k];
 
-		lc->advance_ns = (double)clock_ns(
-			c, samplers[0].advance[k] - adv0[k]);
+		lc->advance_ns =
+			(double)clock_ns(c, samplers[0].advance[k] - adv0[k]);
 		lc->largest_step_ns =
 			(double)clock_ns(c, samplers[0].largest_step[k]);
 		for (cpu = 0; cpu < ncpu && cpu < MAX_CPUS; cpu++) {

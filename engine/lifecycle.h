@@ -64,8 +64,8 @@ struct lifecycle_event {
 	char problem[LIFECYCLE_TEXT_LEN]; /* what went wrong, "" if nothing */
 	char kind[HOSTLINE_EVENT_LEN];	  /* the host's name for it */
 	struct host_event sync, host;
-	double round_trip_ns; /* the sync's, less the host's own time */
-	double waited_ns;     /* the guest's wait for "done", by the TSC */
+	double round_trip_ns;	  /* the sync's, less the host's own time */
+	double waited_ns;	  /* the guest's wait for "done", by the TSC */
 	uint64_t loops[MAX_CPUS]; /* reads of every clock, per vCPU */
 	unsigned int nr_clocks;
 	struct lifecycle_clock clocks[LIFECYCLE_MAX_CLOCKS];

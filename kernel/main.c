@@ -268,10 +268,10 @@ static void run_xcpu(struct run *r)
 
 static void run_lifecycle(struct run *r)
 {
-	lifecycle_run(&(struct lifecycle_options){ .events = r->opts.events,
-						   .wait_ms =
-							   r->opts.event_wait_ms },
-		      &r->report.lifecycle);
+	lifecycle_run(
+		&(struct lifecycle_options){ .events = r->opts.events,
+					     .wait_ms = r->opts.event_wait_ms },
+		&r->report.lifecycle);
 }
 
 static void run_ticks(struct run *r)

@@ -121,10 +121,9 @@ static int parse_pair(const char *w, size_t n, struct host_event *out,
 	unsigned int k;
 
 	if (!eq || eq == w)
-		return error_set(err, errlen,
-				 "the word \"%.*s\" is not KEY=VALUE",
-				 (int)(n > KEY_CHARS_MAX ? KEY_CHARS_MAX : n),
-				 w);
+		return error_set(
+			err, errlen, "the word \"%.*s\" is not KEY=VALUE",
+			(int)(n > KEY_CHARS_MAX ? KEY_CHARS_MAX : n), w);
 	klen = (size_t)(eq - w);
 	if (klen > KEY_CHARS_MAX || !printable(w, n))
 		return error_set(err, errlen,
@@ -132,8 +131,7 @@ static int parse_pair(const char *w, size_t n, struct host_event *out,
 				 "printable ASCII",
 				 KEY_CHARS_MAX);
 	if (klen == 5 && memcmp(w, "event", 5) == 0)
-		return parse_event_name(eq + 1, n - klen - 1, out, err,
-					errlen);
+		return parse_event_name(eq + 1, n - klen - 1, out, err, errlen);
 	for (k = 0; k < HOST_NR_KEYS; k++)
 		if (strlen(key_names[k]) == klen &&
 		    memcmp(key_names[k], w, klen) == 0)
@@ -174,14 +172,13 @@ static int check_needed(const struct host_event *e, char *err, size_t errlen)
 					 "a \"%s\" line must give %s",
 					 kinds[e->kind].name, key_names[k]);
 		if (i && e->value[k] < e->value[order[prev]])
-			return error_set(err, errlen,
-					 "%s (%llu) is before %s (%llu): the "
-					 "host's monotonic clock went back",
-					 key_names[k],
-					 (unsigned long long)e->value[k],
-					 key_names[order[prev]],
-					 (unsigned long long)
-						 e->value[order[prev]]);
+			return error_set(
+				err, errlen,
+				"%s (%llu) is before %s (%llu): the "
+				"host's monotonic clock went back",
+				key_names[k], (unsigned long long)e->value[k],
+				key_names[order[prev]],
+				(unsigned long long)e->value[order[prev]]);
 		prev = i;
 	}
 	return 0;
@@ -209,7 +206,8 @@ int hostline_parse(const char *line, size_t len, struct host_event *out,
 		return error_set(err, errlen,
 				 "the event number \"%.*s\" is not a number "
 				 "from 1 to 1000000",
-				 (int)(n > KEY_CHARS_MAX ? KEY_CHARS_MAX : n), w);
+				 (int)(n > KEY_CHARS_MAX ? KEY_CHARS_MAX : n),
+				 w);
 	out->seq = (unsigned int)seq;
 	n = next_word(line, len, &pos, &w);
 	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
@@ -220,7 +218,8 @@ int hostline_parse(const char *line, size_t len, struct host_event *out,
 		return error_set(err, errlen,
 				 "the kind \"%.*s\" is none of sync, done, "
 				 "abort",
-				 (int)(n > KEY_CHARS_MAX ? KEY_CHARS_MAX : n), w);
+				 (int)(n > KEY_CHARS_MAX ? KEY_CHARS_MAX : n),
+				 w);
 	out->kind = kinds[i].kind;
 	while ((n = next_word(line, len, &pos, &w)))
 		if (parse_pair(w, n, out, err, errlen))

@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 /* The longest line the guest keeps, its end of line not counted. */
-#define HOSTLINE_MAX 480
+#define HOSTLINE_MAX	480
 #define HOSTLINE_PREFIX "clockbench-host "
 /* event=NAME: the host's name for the event, lower case, "-" allowed. */
 #define HOSTLINE_EVENT_LEN 16

@@ -167,8 +167,8 @@ static void offsets_check(const struct lifecycle_result *l,
 				  o->before_unc_ns + o->after_unc_ns;
 			if (moved > allowed)
 				ok = false;
-			if (!worst_clock || moved - allowed >
-						    worst - worst_allowed) {
+			if (!worst_clock ||
+			    moved - allowed > worst - worst_allowed) {
 				worst = moved;
 				worst_allowed = allowed;
 				worst_clock = e->clocks[c].clock->name;
@@ -179,8 +179,9 @@ static void offsets_check(const struct lifecycle_result *l,
 		return;
 	report(k, ok, "every vCPU's offset from CPU 0 moves at most %.0f ns",
 	       LIFECYCLE_OFFSET_STEP_MAX_NS);
-	report_info(k, "%u offsets; most: %s on CPU %u moved %.0f ns (%.0f "
-		       "allowed with both bounds)",
+	report_info(k,
+		    "%u offsets; most: %s on CPU %u moved %.0f ns (%.0f "
+		    "allowed with both bounds)",
 		    pairs, worst_clock, worst_cpu, worst, worst_allowed);
 	report_figure(k, "worst_offset_move_ns", worst);
 	report_tolerance(k, "lifecycle_offset_step_max_ns",
@@ -215,18 +216,20 @@ static void event_checks(const struct lifecycle_result *l,
 			report_info(k, "%llu steps back",
 				    (unsigned long long)lc->back_steps);
 		else if (lc->back_steps)
-			report_info(k, "%llu steps back, worst %.0f ns on CPU "
-				       "%u; %s %+.3f ms",
+			report_info(k,
+				    "%llu steps back, worst %.0f ns on CPU "
+				    "%u; %s %+.3f ms",
 				    (unsigned long long)lc->back_steps,
 				    lc->worst_back_ns, lc->back_cpu, b.name,
 				    b.excess_ns / 1e6);
 		else
-			report_info(k, "%s: %+.3f ms against the host (+-%.3f)"
-				       "; %s-%s stepped %+.3f ms",
+			report_info(k,
+				    "%s: %+.3f ms against the host (+-%.3f)"
+				    "; %s-%s stepped %+.3f ms",
 				    b.name, b.excess_ns / 1e6, b.bound_ns / 1e6,
 				    STEP_BASE_CLOCK, lc->clock->name,
 				    base ? (base->advance_ns - lc->advance_ns) /
-						   1e6
+						    1e6
 					 : NAN);
 		report_figure(k, "back_steps", (double)lc->back_steps);
 		report_figure(k, "worst_back_ns", lc->worst_back_ns);
@@ -367,8 +370,7 @@ static void event_json(struct json_writer *w, const struct lifecycle_result *l,
 		json_object_begin(w, "pvclock");
 		json_uint_if(w, "version_before", p->ok_before,
 			     p->version_before);
-		json_uint_if(w, "version_after", p->ok_after,
-			     p->version_after);
+		json_uint_if(w, "version_after", p->ok_after, p->version_after);
 		json_uint_if(w, "flags_before", p->ok_before, p->flags_before);
 		json_uint_if(w, "flags_after", p->ok_after, p->flags_after);
 		json_bool(w, "tsc_stable_before",

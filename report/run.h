@@ -132,8 +132,7 @@ void report_ticks_checks(const struct run_report *run, struct ktap *k);
 void report_env_json(const struct run_report *run, struct json_writer *w);
 void report_measure_json(const struct run_report *run, struct json_writer *w);
 void report_xcpu_json(const struct run_report *run, struct json_writer *w);
-void report_lifecycle_json(const struct run_report *run,
-			   struct json_writer *w);
+void report_lifecycle_json(const struct run_report *run, struct json_writer *w);
 void report_ticks_json(const struct run_report *run, struct json_writer *w);
 void report_timing_json(const struct run_report *run, struct json_writer *w);
 

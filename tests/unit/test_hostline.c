@@ -25,14 +25,13 @@ static void done_line_gives_every_value(void **state)
 	char err[200] = "";
 
 	(void)state;
-	assert_int_equal(
-		parse("clockbench-host 2 done ready_ns=10 start_ns=20 "
-		      "end_ns=1000000020 sent_ns=1000000030 "
-		      "start_real_ns=1700000000000000000 stop_us=5 "
-		      "resume_us=1000005 downtime_ms=7 xen_pause_ns=3 "
-		      "event=stop",
-		      &e, err),
-		0);
+	assert_int_equal(parse("clockbench-host 2 done ready_ns=10 start_ns=20 "
+			       "end_ns=1000000020 sent_ns=1000000030 "
+			       "start_real_ns=1700000000000000000 stop_us=5 "
+			       "resume_us=1000005 downtime_ms=7 xen_pause_ns=3 "
+			       "event=stop",
+			       &e, err),
+			 0);
 	assert_int_equal(e.seq, 2);
 	assert_int_equal(e.kind, HOSTLINE_DONE);
 	assert_true(host_event_has(&e, HOST_END_NS));
@@ -50,9 +49,9 @@ static void sync_needs_only_ready_and_sent(void **state)
 	char err[200] = "";
 
 	(void)state;
-	assert_int_equal(parse("clockbench-host 1 sync ready_ns=5 sent_ns=9",
-			       &e, err),
-			 0);
+	assert_int_equal(
+		parse("clockbench-host 1 sync ready_ns=5 sent_ns=9", &e, err),
+		0);
 	assert_int_equal(e.kind, HOSTLINE_SYNC);
 	assert_int_equal(parse("clockbench-host 3 abort", &e, err), 0);
 	assert_int_equal(e.kind, HOSTLINE_ABORT);
@@ -64,7 +63,8 @@ static void bad_lines_say_what_is_wrong(void **state)
 		const char *line, *says;
 	} cases[] = {
 		{ "clockbench-hos 1 done", "does not start" },
-		{ "clockbench-host 0 sync ready_ns=1 sent_ns=2", "event number" },
+		{ "clockbench-host 0 sync ready_ns=1 sent_ns=2",
+		  "event number" },
 		{ "clockbench-host x sync", "event number" },
 		{ "clockbench-host 1 paused", "none of sync" },
 		{ "clockbench-host 1 sync ready_ns=1", "must give sent_ns" },
