@@ -25,9 +25,12 @@
 #define UART_LSR 5
 #define UART_SCR 7
 
-#define LCR_8N1		 0x03
-#define LCR_DLAB	 0x80
-#define FCR_ENABLE_CLEAR 0x07 /* FIFO on, both FIFOs cleared */
+#define LCR_8N1	 0x03
+#define LCR_DLAB 0x80
+/* FIFO on, both FIFOs cleared, receive trigger at 14 bytes: QEMU hands its
+ * UART up to the trigger level's bytes at a time, one at a time at level 1,
+ * which under a busy vCPU took milliseconds a byte of the host's line. */
+#define FCR_ENABLE_CLEAR 0xc7
 #define MCR_DTR_RTS	 0x03
 #define IIR_FIFO_MASK	 0xc0 /* both set: a working 16-byte FIFO */
 #define LSR_DR		 0x01 /* a received byte waits in RBR */

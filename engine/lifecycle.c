@@ -35,7 +35,12 @@
 #define OFFSET_WARP_MS	5
 #define OFFSET_DRIFT_MS 20
 #define SYNC_WAIT_MS	10000
-#define AP_WAIT_MS	1000
+/* Between two rounds of the wait, a pause without a single exit: every clock
+ * read but the TSC's, and every poll of the UART, is a trip into the
+ * emulator that holds its lock, and a loop of nothing else starves the
+ * thread that hands the host's line to the UART. */
+#define WAIT_ROUND_GAP_NS 20000
+#define AP_WAIT_MS	  1000
 
 struct followed {
 	unsigned int nr;
@@ -301,6 +306,14 @@ static void offsets_into(struct lifecycle_event *e, struct xcpu_result *x,
 	}
 }
 
+static void pause_round(void)
+{
+	uint64_t end = stopwatch_read() + stopwatch_cycles(WAIT_ROUND_GAP_NS);
+
+	while (stopwatch_read() < end)
+		cpu_relax();
+}
+
 /* --- one event ------------------------------------------------------------------ */
 
 /* Wait for the host's line of @kind for event @e->seq, at most @wait_ms,
@@ -353,6 +366,7 @@ static int wait_host(struct lifecycle_event *e, enum hostline_kind kind,
 		}
 		if (rc > 0 && got->kind == kind)
 			return 0;
+		pause_round();
 		if (stopwatch_read() - start > bound) {
 			snprintf(e->problem, sizeof(e->problem),
 				 "no answer from the host within %u ms "

@@ -38,6 +38,10 @@ RESUME_WAIT_S = 2.0            # for QMP's RESUME event after cont or a migratio
 GUEST_WAIT_EXTRA_S = 30.0
 BOOT_EXTRA_S = 15.0
 SCRATCH_DISK_MIB = 16
+# The sync line is padded to about a "done" line's length (unknown keys, which the guest
+# skips): a line reaches the guest's UART a FIFO's worth at a time, so the sync then times
+# the round trip the "done" takes.
+SYNC_LINE_CHARS = 300
 EVENT_LINE = re.compile(r"^clockbench-event (\d+) (sync|ready)\s*$")
 # Boots that can have events: the -kernel boots, which take the scratch drive and COM1.
 EVENT_BOOTS = ("multiboot1", "pvh")
@@ -156,6 +160,7 @@ class EventDriver:
         self.events = events
         self.command = list(command)
         self.work_dir = work_dir
+        os.makedirs(work_dir, exist_ok=True)  # for the sockets
         self.name = name
         self.problem = None
         self.notes = []
@@ -247,8 +252,9 @@ class EventDriver:
                            f"{len(self.events)} were asked")
                 continue
             if what == "sync":
-                self._write(f"clockbench-host {seq} sync ready_ns={ready_ns} "
-                            f"sent_ns={time.monotonic_ns()}")
+                line = f"clockbench-host {seq} sync ready_ns={ready_ns}"
+                line += " p=0" * max(0, (SYNC_LINE_CHARS - len(line) - 30) // 4)
+                self._write(f"{line} sent_ns={time.monotonic_ns()}")
                 continue
             self.reached = seq
             event = self.events[seq - 1]
