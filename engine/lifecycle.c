@@ -319,13 +319,20 @@ static void pause_round(void)
 /* Wait for the host's line of @kind for event @e->seq, at most @wait_ms,
  * reading every clock meanwhile when @sample: 0, or -1 with the problem
  * in @e. */
+/* Where CPU 0's loop was when the first byte of the awaited line came: a
+ * line takes milliseconds to trickle into the UART, and only its first
+ * byte's delay is the round trip's. */
+static uint64_t first_byte_tsc, first_byte_advance[LIFECYCLE_MAX_CLOCKS];
+
 static int wait_host(struct lifecycle_event *e, enum hostline_kind kind,
 		     struct host_event *got, unsigned int wait_ms, bool sample)
 {
+	bool first_seen = false;
 	uint64_t start = stopwatch_read();
 	uint64_t bound = stopwatch_cycles((double)wait_ms * 1e6);
 	char why[LIFECYCLE_TEXT_LEN - 40];
 	uint32_t last_version = e->pvclock.version_before;
+	bool was_empty;
 	int rc;
 
 	for (;;) {
@@ -343,7 +350,16 @@ static int wait_host(struct lifecycle_event *e, enum hostline_kind kind,
 				}
 			}
 		}
+		was_empty = input.len == 0;
 		rc = input_poll(got, why, sizeof(why));
+		if (!first_seen && was_empty && (input.len || rc)) {
+			first_seen = true;
+			first_byte_tsc = stopwatch_read();
+			memcpy(first_byte_advance, samplers[0].advance,
+			       sizeof(first_byte_advance));
+		}
+		if (rc > 0 && got->kind != kind)
+			first_seen = false; /* not the line awaited */
 		if (rc < 0) {
 			snprintf(e->problem, sizeof(e->problem),
 				 "the host's line is unusable: %s", why);
@@ -395,7 +411,8 @@ static int run_event(struct lifecycle_event *e, unsigned int wait_ms)
 	/* The round trip, with nothing happening. */
 	t0 = stopwatch_read();
 	printf("clockbench-event %u sync\n", e->seq);
-	if (wait_host(e, HOSTLINE_SYNC, &e->sync, SYNC_WAIT_MS, false))
+	if (wait_host(e, HOSTLINE_SYNC, &e->sync,
+		      wait_ms < SYNC_WAIT_MS ? wait_ms : SYNC_WAIT_MS, false))
 		return -1;
 	t1 = stopwatch_read();
 	e->round_trip_ns = stopwatch_ns((double)(t1 - t0)) -

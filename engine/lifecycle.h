@@ -29,7 +29,7 @@
  * each time round its loop), unwrapped read by read. */
 struct lifecycle_clock {
 	const struct clock *clock;
-	double advance_ns;	/* from "ready" to the host's line */
+	double advance_ns; /* from "ready" to the host's line's first byte */
 	double largest_step_ns; /* between two reads in a row, CPU 0 */
 	/* Against its rate reference (clocks_reference_for), ppm, over a
 	 * short window just before the event and just after; NaN: none. */

@@ -142,7 +142,8 @@ def add_run_parser(subparsers):
                         help="an event in the VM's life, repeatable, run in order at the "
                              "guest's event points (docs/lifecycle.md): stop[:TIME] (QMP "
                              "stop, then cont after TIME, e.g. 3s or 500ms; default 1s), "
-                             "savevm (savevm then loadvm on a scratch qcow2 under build/), "
+                             "savevm[:TIME] (savevm, the VM running on for TIME, default 0, "
+                             "then loadvm of that snapshot, on a scratch qcow2 under build/), "
                              "migrate (live migration to a second QEMU on a unix socket, "
                              "the run going on there); the -kernel boots under TCG or KVM, "
                              "on COM1 (--console uart, the default with --event)")

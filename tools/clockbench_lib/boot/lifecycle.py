@@ -49,39 +49,40 @@ EVENT_BOOTS = ("multiboot1", "pvh")
 
 @dataclass(frozen=True)
 class EventSpec:
-    """One event: its kind and, for stop, how long the VM stays stopped."""
+    """One event: its kind and, for stop, how long the VM stays stopped; for savevm, how
+    long it runs on between the snapshot and its loadvm (0: at once)."""
 
     kind: str
     seconds: float = 0.0
 
     def describe(self):
         """e.g. "stop 3 s", "savevm"."""
-        return f"{self.kind} {self.seconds:g} s" if self.kind == "stop" else self.kind
+        return f"{self.kind} {self.seconds:g} s" if self.seconds else self.kind
 
 
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s)?$")
 
 
 def parse_event(text):
-    """An EventSpec from `--event` text (stop[:DURATION], savevm, migrate), or
+    """An EventSpec from `--event` text (stop[:DURATION], savevm[:DURATION], migrate), or
     RunnerError naming what is wrong."""
     kind, _, arg = text.strip().partition(":")
     if kind not in KINDS:
         raise RunnerError(f"--event {text!r}: the event is none of {', '.join(KINDS)} "
                           f"(e.g. --event stop:3s --event savevm --event migrate).")
-    if kind != "stop":
+    if kind == "migrate":
         if arg:
             raise RunnerError(f"--event {text!r}: {kind} takes no argument.")
         return EventSpec(kind)
     if not arg:
-        return EventSpec(kind, DEFAULT_STOP_S)
+        return EventSpec(kind, DEFAULT_STOP_S if kind == "stop" else 0.0)
     match = _DURATION.match(arg)
     if not match:
-        raise RunnerError(f"--event {text!r}: the stop's time {arg!r} is not a duration "
+        raise RunnerError(f"--event {text!r}: the {kind}'s time {arg!r} is not a duration "
                           f"such as 3s or 500ms.")
     seconds = float(match.group(1)) / (1000 if match.group(2) == "ms" else 1)
     if not 0 < seconds <= MAX_STOP_S:
-        raise RunnerError(f"--event {text!r}: a stop lasts more than 0 and at most "
+        raise RunnerError(f"--event {text!r}: a {kind}'s time is more than 0 and at most "
                           f"{MAX_STOP_S:g} s.")
     return EventSpec(kind, seconds)
 
@@ -282,6 +283,8 @@ class EventDriver:
         elif event.kind == "savevm":
             tag = f"clockbench-{self.reached}"
             for command_line in (f"savevm {tag}", f"loadvm {tag}"):
+                if command_line.startswith("loadvm") and event.seconds:
+                    time.sleep(event.seconds)  # the VM runs on from its snapshot
                 said = self._qmp.human(command_line)
                 if said:
                     raise RunnerError(f"QEMU's {command_line.split()[0]} said: "
