@@ -241,6 +241,14 @@ static void event_checks(const struct lifecycle_result *l,
 	}
 	if (e->answered)
 		offsets_check(l, e, k);
+	/* KVM marks every vCPU's record when the VM was stopped (so that a
+	 * guest's soft lockup watchdog can forgive the gap). */
+	if (e->answered && e->pvclock.present && !strcmp(kind_of(e), "stop")) {
+		report(k, e->pvclock.stopped_seen,
+		       "kvm_clock: PVCLOCK_GUEST_STOPPED is seen after a stop");
+		report_info(k, "flags %#x before, %#x after",
+			    e->pvclock.flags_before, e->pvclock.flags_after);
+	}
 }
 
 void report_lifecycle_checks(const struct run_report *run, struct ktap *k)

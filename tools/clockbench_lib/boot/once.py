@@ -237,8 +237,10 @@ def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.e
         if verdict == "error" and said and result.status is not None and (
                 result.status == 1 or result.status < 0):
             reason += ": " + said
-    if driver and driver.problem and verdict != "hang":
+    if driver and driver.problem and verdict in ("pass", "skip"):
         verdict, reason = "error", driver.problem
+    elif driver and driver.problem:  # the guest's own failure stands, with the sentence
+        reason = f"{reason}; {driver.problem}" if reason else driver.problem
     return BootOutcome(spec=spec, verdict=verdict, reason=reason, qemu_status=result.status,
                        seconds=result.seconds, lines=result.lines, report=report,
                        command=command, xen_facts=facts, started=started,
