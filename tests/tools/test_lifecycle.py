@@ -46,7 +46,7 @@ class EventSpecs(unittest.TestCase):
             lifecycle.check_boot(qemu.BootSpec(boot="xen", memory_mib=512), events)
         with self.assertRaisesRegex(RunnerError, "iso-bios boot cannot have events"):
             lifecycle.check_boot(qemu.BootSpec(boot="iso-bios"), events)
-        with self.assertRaisesRegex(RunnerError, "virtio console has no receive path"):
+        with self.assertRaisesRegex(RunnerError, "cannot reach the virtio console"):
             lifecycle.check_boot(qemu.BootSpec(console="virtio"), events)
         lifecycle.check_boot(qemu.BootSpec(console="uart"), events)
         lifecycle.check_boot(qemu.BootSpec(boot="xen"), ())  # no events: nothing to say

@@ -109,8 +109,9 @@ def check_boot(spec, events):
                           f"they need one of the -kernel boots {', '.join(EVENT_BOOTS)} "
                           f"(COM1 for the host's line, a scratch drive for savevm).")
     if spec.console_choice != "uart":
-        raise RunnerError("--event: the virtio console has no receive path yet, so the "
-                          "host's line goes to COM1: use --console uart (the default "
+        raise RunnerError("--event: the host's line cannot reach the virtio console: its "
+                          "stdio, shared with COM1 (a mux), gave it no input under QEMU "
+                          "7.2, so the line goes to COM1: use --console uart (the default "
                           "with --event).")
 
 
