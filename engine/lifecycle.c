@@ -433,6 +433,7 @@ static int run_event(struct lifecycle_event *e, unsigned int wait_ms)
 	memcpy(adv0, samplers[0].advance, sizeof(adv0));
 	t0 = stopwatch_read();
 	printf("clockbench-event %u ready\n", e->seq);
+	e->sampled = true;
 	sampler_read(&samplers[0]);
 	if (wait_host(e, HOSTLINE_DONE, &e->host, wait_ms, true) == 0)
 		e->answered = true;

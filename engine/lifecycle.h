@@ -59,6 +59,7 @@ struct lifecycle_pvclock {
 struct lifecycle_event {
 	unsigned int seq;
 	bool reached;  /* the guest got to this event point */
+	bool sampled;  /* it said "ready" and read the clocks meanwhile */
 	bool answered; /* the host's "done" came */
 	bool aborted;  /* the host said it could not carry it out */
 	char problem[LIFECYCLE_TEXT_LEN]; /* what went wrong, "" if nothing */

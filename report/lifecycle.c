@@ -206,7 +206,7 @@ static void event_checks(const struct lifecycle_result *l,
 		report_error(k, "the host answered");
 		report_info(k, "%s", e->problem);
 	}
-	for (c = 0; c < e->nr_clocks; c++) {
+	for (c = 0; e->sampled && c < e->nr_clocks; c++) {
 		const struct lifecycle_clock *lc = &e->clocks[c];
 		struct behaviour b = judge_clock(e, lc);
 

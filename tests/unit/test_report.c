@@ -353,7 +353,7 @@ static void fill_lifecycle(double scale)
 	l->ncpu = 2;
 	snprintf(l->left_out, sizeof(l->left_out), "pit (wraps in under 2 s)");
 	e->seq = 1;
-	e->reached = e->answered = true;
+	e->reached = e->sampled = e->answered = true;
 	snprintf(e->kind, sizeof(e->kind), "stop");
 	e->round_trip_ns = 4e6 * scale;
 	e->waited_ns = 1.01e9 * scale;
