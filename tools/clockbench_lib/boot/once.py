@@ -59,6 +59,7 @@ class BootOutcome:
             "argv": runinfo.argv(),
             "started_utc": runinfo.iso_utc(started),
             "ended_utc": runinfo.iso_utc(ended),
+            **({"events": list(self.event_notes)} if self.event_notes else {}),
         }
 
     def record(self, document=None, reason=None):
