@@ -102,6 +102,14 @@ static void sampler_read(struct sampler *s)
 	s->loops++;
 }
 
+static void pause_round(void)
+{
+	uint64_t end = stopwatch_read() + stopwatch_cycles(WAIT_ROUND_GAP_NS);
+
+	while (stopwatch_read() < end)
+		cpu_relax();
+}
+
 static void ap_sampler(void *arg)
 {
 	struct sampler *s = &samplers[cpu_index()];
@@ -109,7 +117,7 @@ static void ap_sampler(void *arg)
 	(void)arg;
 	while (!__atomic_load_n(&samplers_stop, __ATOMIC_ACQUIRE)) {
 		sampler_read(s);
-		cpu_relax();
+		pause_round();
 	}
 }
 
@@ -304,14 +312,6 @@ static void offsets_into(struct lifecycle_event *e, struct xcpu_result *x,
 			}
 		}
 	}
-}
-
-static void pause_round(void)
-{
-	uint64_t end = stopwatch_read() + stopwatch_cycles(WAIT_ROUND_GAP_NS);
-
-	while (stopwatch_read() < end)
-		cpu_relax();
 }
 
 /* --- one event ------------------------------------------------------------------ */
