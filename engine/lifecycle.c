@@ -414,8 +414,9 @@ static int run_event(struct lifecycle_event *e, unsigned int wait_ms)
 	if (wait_host(e, HOSTLINE_SYNC, &e->sync,
 		      wait_ms < SYNC_WAIT_MS ? wait_ms : SYNC_WAIT_MS, false))
 		return -1;
-	t1 = stopwatch_read();
-	e->round_trip_ns = stopwatch_ns((double)(t1 - t0)) -
+	/* To the answer's first byte: the rest of the line trickles in a
+	 * FIFO's worth at a time, and the done line's advance ends there too. */
+	e->round_trip_ns = stopwatch_ns((double)(first_byte_tsc - t0)) -
 			   (double)(e->sync.value[HOST_SENT_NS] -
 				    e->sync.value[HOST_READY_NS]);
 	if (e->round_trip_ns < 0)
@@ -449,8 +450,10 @@ static int run_event(struct lifecycle_event *e, unsigned int wait_ms)
 		struct lifecycle_clock *lc = &e->clocks[k];
 		const struct clock *c = followed.clock[k];
 
-		lc->advance_ns =
-			(double)clock_ns(c, samplers[0].advance[k] - adv0[k]);
+		lc->advance_ns = (double)clock_ns(
+			c, (e->answered ? first_byte_advance[k]
+					: samplers[0].advance[k]) -
+				   adv0[k]);
 		lc->largest_step_ns =
 			(double)clock_ns(c, samplers[0].largest_step[k]);
 		for (cpu = 0; cpu < ncpu && cpu < MAX_CPUS; cpu++) {
