@@ -42,7 +42,7 @@ PYTHON := /usr/bin/python3
 DEBIAN_PACKAGES := gcc libc6-dev make binutils git python3 clang-format xz-utils \
 	clang libclang-rt-14-dev \
 	qemu-system-x86 grub-pc-bin grub-efi-amd64-bin grub-common xorriso \
-	mtools ovmf newlib-source libxen-dev libcmocka-dev python3-jsonschema \
+	mtools ovmf newlib-source libxen-dev libcmocka-dev python3-jsonschema qemu-utils \
 	python3-matplotlib python3-pyflakes xen-hypervisor-4.17-amd64 help2man \
 	python3-argcomplete
 
@@ -437,7 +437,7 @@ FUZZ_SECONDS ?= 180
 FUZZ_SMOKE_SECONDS ?= 5
 # FUZZ_TARGETS="acpi options" on the command line builds and fuzzes only those.
 FUZZ_TARGETS := acpi boot_mb1 boot_mb2 boot_pvh boot_xen_pv options pvclock \
-	xen xen_console cpuid hist
+	xen xen_console cpuid hist hostline
 # Per target: the source in tests/fuzz/ (default fuzz_TARGET.c), the unit
 # tests whose sources it links (default TARGET), and its -D flags.  A boot
 # target goes on to parse the options and open ACPI as the kernel does.

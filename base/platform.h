@@ -61,6 +61,18 @@ void platform_console_write(const char *buf, size_t len);
 /** Wait until everything written is out. */
 void platform_console_flush(void);
 
+/**
+ * A byte of the console's input if one waits, else -1 at once (polled):
+ * COM1's receiver natively; none yet as a Xen PV guest (its console ring
+ * can carry the same host line later) or on the virtio console (the
+ * runner keeps COM1 for events).  Where there is none, also says why
+ * through platform_console_input_missing().
+ */
+int platform_console_read_byte(void);
+
+/** Why the console has no input here, or NULL when it has. */
+const char *platform_console_input_missing(void);
+
 /** Bytes the console takes per wait for the hardware (a UART's FIFO
  * depth, 1 without one), for the report; 0 where each write goes out
  * whole (a hypervisor's console). */

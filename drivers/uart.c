@@ -14,6 +14,7 @@
 #include "lib/txburst.h"
 
 #define UART_THR 0 /* transmit holding (DLAB = 0) */
+#define UART_RBR 0 /* receive buffer (DLAB = 0, read) */
 #define UART_DLL 0 /* divisor latch low (DLAB = 1) */
 #define UART_IER 1 /* interrupt enable (DLAB = 0) */
 #define UART_DLM 1 /* divisor latch high (DLAB = 1) */
@@ -24,11 +25,15 @@
 #define UART_LSR 5
 #define UART_SCR 7
 
-#define LCR_8N1		 0x03
-#define LCR_DLAB	 0x80
-#define FCR_ENABLE_CLEAR 0x07 /* FIFO on, both FIFOs cleared */
+#define LCR_8N1	 0x03
+#define LCR_DLAB 0x80
+/* FIFO on, both FIFOs cleared, receive trigger at 14 bytes: QEMU hands its
+ * UART up to the trigger level's bytes at a time, one at a time at level 1,
+ * which under a busy vCPU took milliseconds a byte of the host's line. */
+#define FCR_ENABLE_CLEAR 0xc7
 #define MCR_DTR_RTS	 0x03
 #define IIR_FIFO_MASK	 0xc0 /* both set: a working 16-byte FIFO */
+#define LSR_DR		 0x01 /* a received byte waits in RBR */
 #define LSR_THRE	 0x20 /* transmit holding register (or FIFO) empty */
 #define LSR_TEMT	 0x40 /* transmitter completely empty */
 
@@ -107,4 +112,11 @@ void uart_write(const char *buf, size_t len)
 void uart_flush(void)
 {
 	uart_wait(LSR_THRE | LSR_TEMT);
+}
+
+int uart_read_byte(void)
+{
+	if (uart_stuck || !(inb(COM1_PORT + UART_LSR) & LSR_DR))
+		return -1;
+	return inb(COM1_PORT + UART_RBR);
 }

@@ -19,6 +19,11 @@ unsigned int uart_burst_bytes(void);
 /** Write @len bytes, turning "\n" into "\r\n". */
 void uart_write(const char *buf, size_t len);
 
+/** A received byte (0-255) if one waits, else -1 at once: polled, one
+ * port read when nothing came (the receive path of the event protocol,
+ * docs/lifecycle.md). */
+int uart_read_byte(void);
+
 /** Wait (bounded) until every byte written has left the transmitter. */
 void uart_flush(void);
 

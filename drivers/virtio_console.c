@@ -46,7 +46,9 @@
 #define VIRTIO_STATUS_DRIVER	0x02
 #define VIRTIO_STATUS_DRIVER_OK 0x04
 #define VIRTIO_STATUS_FAILED	0x80
-#define CONSOLE_TRANSMITQ	1 /* port 0's: receiveq 0, transmitq 1 */
+#define CONSOLE_RECEIVEQ	0 /* port 0's: receiveq 0, transmitq 1 */
+#define CONSOLE_TRANSMITQ	1
+#define VRING_DESC_F_WRITE	2 /* the device writes the buffer */
 
 #define QUEUE_MAX_ENTRIES 256
 #define RING_BYTES	  (3 * VRING_LEGACY_ALIGN) /* 256 entries' layout */
@@ -58,6 +60,21 @@
 
 static uint8_t ring[RING_BYTES] __attribute__((aligned(VRING_LEGACY_ALIGN)));
 static char buffer[BUFFER_BYTES] __attribute__((aligned(64)));
+
+/* The receive queue: one buffer the device fills with what came on the
+ * console's input (the host's line at an event point), handed back to it
+ * once read. */
+#define RX_BUFFER_BYTES 512
+static uint8_t rx_ring[RING_BYTES] __attribute__((aligned(VRING_LEGACY_ALIGN)));
+static char rx_buffer[RX_BUFFER_BYTES] __attribute__((aligned(64)));
+
+static struct {
+	bool ready;
+	unsigned int entries;
+	struct vring_layout layout;
+	uint16_t avail_idx, used_seen;
+	uint32_t have, next; /* bytes in rx_buffer, and the next to read */
+} rx;
 
 static struct {
 	bool ready, stopped;
@@ -108,6 +125,81 @@ static volatile uint16_t *avail_ring(void)
 static volatile uint16_t *used_idx_field(void)
 {
 	return (volatile uint16_t *)(ring + vc.layout.used_offset + 2);
+}
+
+/* Hand the receive buffer (back) to the device. */
+static void rx_post(void)
+{
+	struct vring_desc *desc = (struct vring_desc *)rx_ring;
+	volatile uint16_t *avail =
+		(volatile uint16_t *)(rx_ring + rx.layout.avail_offset);
+
+	desc[0] = (struct vring_desc){ .addr = (uintptr_t)rx_buffer,
+				       .len = RX_BUFFER_BYTES,
+				       .flags = VRING_DESC_F_WRITE };
+	avail[2 + rx.avail_idx % rx.entries] = 0;
+	barrier();
+	avail[1] = ++rx.avail_idx;
+	barrier();
+	outw(vc.io + VIRTIO_QUEUE_NOTIFY, CONSOLE_RECEIVEQ);
+}
+
+/* The receive queue, set up before DRIVER_OK; without it the console only
+ * writes (rx.ready false). */
+static void rx_init(void)
+{
+	unsigned int n;
+
+	outw(vc.io + VIRTIO_QUEUE_SELECT, CONSOLE_RECEIVEQ);
+	n = inw(vc.io + VIRTIO_QUEUE_SIZE);
+	if (n == 0 || n > QUEUE_MAX_ENTRIES ||
+	    !vring_layout(n, VRING_LEGACY_ALIGN, &rx.layout) ||
+	    rx.layout.total_bytes > sizeof(rx_ring))
+		return;
+	rx.entries = n;
+	memset(rx_ring, 0, sizeof(rx_ring));
+	outl(vc.io + VIRTIO_QUEUE_PFN,
+	     (uint32_t)((uintptr_t)rx_ring / VRING_LEGACY_ALIGN));
+	rx.ready = true;
+}
+
+bool virtcons_can_read(void)
+{
+	return virtcons_ready() && rx.ready;
+}
+
+int virtcons_read_byte(void)
+{
+	volatile uint16_t *used =
+		(volatile uint16_t *)(rx_ring + rx.layout.used_offset);
+	uint32_t len;
+
+	if (!virtcons_can_read())
+		return -1;
+	if (rx.next < rx.have)
+		return (unsigned char)rx_buffer[rx.next++];
+	if (used[1] == rx.used_seen)
+		return -1;
+	barrier();
+	/* used ring entry {id u32, len u32} at +4 + 8 * index */
+	len = *(volatile uint32_t *)(rx_ring + rx.layout.used_offset + 4 +
+				     8 * (rx.used_seen % rx.entries) + 4);
+	rx.used_seen++;
+	rx.have = len <= RX_BUFFER_BYTES ? len : RX_BUFFER_BYTES;
+	rx.next = 0;
+	if (rx.have == 0) {
+		rx_post();
+		return -1;
+	}
+	/* Copy out before the buffer goes back: the device may refill it. */
+	{
+		static char copy[RX_BUFFER_BYTES];
+
+		memcpy(copy, rx_buffer, rx.have);
+		rx_post();
+		memcpy(rx_buffer, copy, rx.have);
+	}
+	return (unsigned char)rx_buffer[rx.next++];
 }
 
 /* The first slot of bus 0 with a legacy virtio console, or -1. */
@@ -175,6 +267,7 @@ int virtcons_init(char *why, size_t whylen)
 	outb(vc.io + VIRTIO_STATUS, VIRTIO_STATUS_ACK);
 	outb(vc.io + VIRTIO_STATUS, VIRTIO_STATUS_ACK | VIRTIO_STATUS_DRIVER);
 	outl(vc.io + VIRTIO_GUEST_FEATURES, 0); /* port 0 only, no extras */
+	rx_init();
 	outw(vc.io + VIRTIO_QUEUE_SELECT, CONSOLE_TRANSMITQ);
 	n = inw(vc.io + VIRTIO_QUEUE_SIZE);
 	if (n > QUEUE_MAX_ENTRIES ||
@@ -196,6 +289,8 @@ int virtcons_init(char *why, size_t whylen)
 	outb(vc.io + VIRTIO_STATUS, VIRTIO_STATUS_ACK | VIRTIO_STATUS_DRIVER |
 					    VIRTIO_STATUS_DRIVER_OK);
 	vc.ready = true;
+	if (rx.ready)
+		rx_post();
 	return 0;
 }
 

@@ -23,6 +23,13 @@ bool virtcons_ready(void);
  */
 size_t virtcons_write(const char *buf, size_t len);
 
+/** Whether it has a receive queue: the console's input comes here. */
+bool virtcons_can_read(void);
+
+/** A byte of the console's input if one waits, else -1 at once (polled;
+ * the receive buffer goes back to the device once emptied). */
+int virtcons_read_byte(void);
+
 /** Bytes per notification (the buffer's size). */
 unsigned int virtcons_burst_bytes(void);
 

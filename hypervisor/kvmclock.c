@@ -87,6 +87,16 @@ unsigned long kvm_clock_failed_reads(void)
 	return pvclock_source_bad_reads(&kvm_source);
 }
 
+int kvm_clock_sample(struct pvclock_sample *s)
+{
+	unsigned int cpu = kvm_clock_cpu();
+
+	if (!kvm_source.area[cpu])
+		return -1;
+	return pvclock_read(kvm_source.area[cpu], tsc_read_ordered,
+			    kvm_source.max_tries, s);
+}
+
 static uint64_t kvm_clock_read(void)
 {
 	return pvclock_source_read(&kvm_source);

@@ -24,4 +24,14 @@ extern struct clock kvm_clock;
  */
 unsigned long kvm_clock_failed_reads(void);
 
+struct pvclock_sample;
+
+/**
+ * kvm_clock_sample() - one consistent reading of the calling CPU's area:
+ * its version and flags too (PVCLOCK_TSC_STABLE_BIT, GUEST_STOPPED), for
+ * the event report.  0, or -1 when the CPU has no area or the version
+ * never settled.
+ */
+int kvm_clock_sample(struct pvclock_sample *s);
+
 #endif

@@ -154,6 +154,28 @@ static const struct option_desc option_table[] = {
 	  10,
 	  600000,
 	  NULL },
+	{ "events",
+	  FIELD(events),
+	  false,
+	  { NULL },
+	  0,
+	  "event points (docs/lifecycle.md): after the cross-CPU tests the "
+	  "run stops this many times and waits for the host to stop, "
+	  "snapshot or migrate the VM and say \"done\" on the console's "
+	  "input (tools/clockbench run --event sets it)",
+	  0,
+	  8,
+	  NULL },
+	{ "event_wait_ms",
+	  FIELD(event_wait_ms),
+	  false,
+	  { NULL },
+	  30000,
+	  "the most each event point waits for the host's line, in ms; a "
+	  "host that never answers ends the run as an error",
+	  100,
+	  3600000,
+	  NULL },
 	{ "hold_ap",
 	  FIELD(hold_ap),
 	  false,

@@ -58,12 +58,14 @@ struct options {
 	enum port_io_mode port_io;
 	bool verbose;
 	bool acpi_dump;
-	unsigned int budget_ms; /* measurement time for the whole run */
-	unsigned int samples;	/* per-read samples per clock; 0 = budget */
-	unsigned int rate_ms;	/* reference time of a rate measurement */
-	unsigned int hold_ap;	/* APIC ID not to start; 0 = none */
-	unsigned int warp_ms;	/* cross-CPU warp test per clock */
-	unsigned int drift_ms;	/* span of the drift fit */
+	unsigned int budget_ms;	    /* measurement time for the whole run */
+	unsigned int samples;	    /* per-read samples per clock; 0 = budget */
+	unsigned int rate_ms;	    /* reference time of a rate measurement */
+	unsigned int hold_ap;	    /* APIC ID not to start; 0 = none */
+	unsigned int warp_ms;	    /* cross-CPU warp test per clock */
+	unsigned int drift_ms;	    /* span of the drift fit */
+	unsigned int events;	    /* event points (engine/lifecycle.h) */
+	unsigned int event_wait_ms; /* the bound on each one's wait */
 	unsigned int tick_rates_hz[TICK_MAX_RATES]; /* rates to measure */
 	unsigned int nr_tick_rates; /* 0: no tick measurements */
 	unsigned int tick_ms;	    /* per tick source and rate */

@@ -18,6 +18,7 @@
 #include "drivers/tsc.h"
 #include "engine/cpus.h"
 #include "engine/crosscpu.h"
+#include "engine/lifecycle.h"
 #include "engine/measure.h"
 #include "engine/selftest.h"
 #include "engine/ticks.h"
@@ -94,6 +95,7 @@ struct run_report {
 	struct cpus_result cpus;
 	struct measure_result measure;
 	struct xcpu_result xcpu;
+	struct lifecycle_result lifecycle;
 	struct ticks_result ticks;
 	struct selftest_result selftest;
 	/* A finished run's timing, for report_timing_json(); the kernel
@@ -114,6 +116,7 @@ void report_clocks_print(const struct run_report *run);
 void report_cpus_print(const struct run_report *run);
 void report_measure_print(const struct run_report *run);
 void report_xcpu_print(const struct run_report *run);
+void report_lifecycle_print(const struct run_report *run);
 void report_ticks_print(const struct run_report *run);
 void report_timing_print(const struct timing_result *t);
 
@@ -122,12 +125,14 @@ void report_selftest_checks(const struct run_report *run, struct ktap *k);
 void report_cpus_checks(const struct run_report *run, struct ktap *k);
 void report_measure_checks(const struct run_report *run, struct ktap *k);
 void report_xcpu_checks(const struct run_report *run, struct ktap *k);
+void report_lifecycle_checks(const struct run_report *run, struct ktap *k);
 void report_ticks_checks(const struct run_report *run, struct ktap *k);
 
 /* The JSON document's members. */
 void report_env_json(const struct run_report *run, struct json_writer *w);
 void report_measure_json(const struct run_report *run, struct json_writer *w);
 void report_xcpu_json(const struct run_report *run, struct json_writer *w);
+void report_lifecycle_json(const struct run_report *run, struct json_writer *w);
 void report_ticks_json(const struct run_report *run, struct json_writer *w);
 void report_timing_json(const struct run_report *run, struct json_writer *w);
 

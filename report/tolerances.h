@@ -44,4 +44,18 @@
 /** Points below 0 CPU lost may always lie, whatever its noise. */
 #define STOLEN_NOISE_FLOOR_PCT 10.0
 
+/*
+ * Events (docs/lifecycle.md).  A clock's advance over an event is read
+ * against the host's window (its "done" sent less the guest's "ready"
+ * read): a running clock lies above it by the console's round trip (the
+ * event's sync measures it), plus this much for the guest's own loop and
+ * the host's scheduling; within that it ran on, below it froze, above it
+ * jumped.
+ */
+/** Added to the console's round trip to judge how a clock spent an event, ns. */
+#define LIFECYCLE_SLACK_NS 5000000.0
+
+/** How far a vCPU's offset from CPU 0 may move over an event, beyond both bounds, ns. */
+#define LIFECYCLE_OFFSET_STEP_MAX_NS 100000.0
+
 #endif

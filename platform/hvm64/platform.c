@@ -101,13 +101,15 @@ void platform_console_init(void)
 		snprintf(
 			console_words, sizeof(console_words),
 			"virtio console (PCI 00:%02x.0, port 0%s), %u bytes a "
-			"notification; COM1 %s",
+			"notification%s; COM1 %s",
 			virtcons_slot(),
 			virtcons_assigned_io() >= 0
 				? "; the firmware left its I/O BAR unassigned, "
 				  "clockbench placed it"
 				: "",
 			virtcons_burst_bytes(),
+			virtcons_can_read() ? ", input on its receive queue"
+					    : "",
 			uart ? "for ring 0's last words" : "absent");
 	else if (uart)
 		snprintf(
@@ -156,6 +158,25 @@ void platform_console_flush(void)
 {
 	uart_flush();
 	xen_hvm_console_flush();
+}
+
+int platform_console_read_byte(void)
+{
+	/* QEMU's stdio chardev, shared by both, hands its input to the
+	 * virtio console where there is one. */
+	if (virtcons_can_read())
+		return virtcons_read_byte();
+	return uart_found ? uart_read_byte() : -1;
+}
+
+const char *platform_console_input_missing(void)
+{
+	if (xen_console == XEN_HVM_CONSOLE_IO)
+		return "Xen's console_io has no input for clockbench yet";
+	if (!uart_found && !virtcons_can_read())
+		return "no UART answers at COM1 and the virtio console has "
+		       "no receive queue";
+	return NULL;
 }
 
 unsigned int platform_console_burst(void)

@@ -94,6 +94,17 @@ void platform_console_flush(void)
 		xencons_flush(&console);
 }
 
+int platform_console_read_byte(void)
+{
+	return -1;
+}
+
+const char *platform_console_input_missing(void)
+{
+	return "a Xen PV guest reads no console input yet (Xen's console "
+	       "ring can carry the host's line later)";
+}
+
 /* --- exceptions -------------------------------------------------------------- */
 
 static void set_trap_table(void)

@@ -339,6 +339,58 @@ static void fill_timing(double scale)
 	t->console_burst = 16;
 }
 
+/* One stop of 1 s (scaled) under a TSC that ran on and an HPET that froze, on
+ * two vCPUs, with the host's account. */
+static void fill_lifecycle(double scale)
+{
+	struct lifecycle_result *l = &run.lifecycle;
+	struct lifecycle_event *e = &l->events[0];
+	uint64_t window = (uint64_t)(1e9 * scale);
+
+	l->asked = l->nr = 1;
+	l->applies = true;
+	l->wait_ms = 61000;
+	l->ncpu = 2;
+	snprintf(l->left_out, sizeof(l->left_out), "pit (wraps in under 2 s)");
+	e->seq = 1;
+	e->reached = e->sampled = e->answered = true;
+	snprintf(e->kind, sizeof(e->kind), "stop");
+	e->round_trip_ns = 4e6 * scale;
+	e->waited_ns = 1.01e9 * scale;
+	e->host.seq = 1;
+	e->host.kind = HOSTLINE_DONE;
+	e->host.present = (1u << HOST_READY_NS) | (1u << HOST_START_NS) |
+			  (1u << HOST_END_NS) | (1u << HOST_SENT_NS) |
+			  (1u << HOST_STOP_US) | (1u << HOST_RESUME_US);
+	e->host.value[HOST_READY_NS] = 1000;
+	e->host.value[HOST_START_NS] = 2000;
+	e->host.value[HOST_END_NS] = 2000 + window;
+	e->host.value[HOST_SENT_NS] = 3000 + window;
+	e->host.value[HOST_STOP_US] = 1764698400000000;
+	e->host.value[HOST_RESUME_US] = 1764698400000000 + window / 1000;
+	e->loops[0] = 1000;
+	e->loops[1] = 900;
+	e->nr_clocks = 2;
+	e->clocks[0] =
+		(struct lifecycle_clock){ .clock = &clocks[0],
+					  .advance_ns = (double)window + 2e6,
+					  .rate_before_ppm = 3,
+					  .rate_after_ppm = NAN,
+					  .cost_before_ns = 20,
+					  .cost_after_ns = 21 };
+	e->clocks[0].cpu[1].ok_before = e->clocks[0].cpu[1].ok_after = true;
+	e->clocks[0].cpu[1].before_ns = 10 * scale;
+	e->clocks[0].cpu[1].after_ns = 30 * scale;
+	e->clocks[0].cpu[1].before_unc_ns = 100;
+	e->clocks[0].cpu[1].after_unc_ns = 120;
+	e->clocks[1] = (struct lifecycle_clock){ .clock = &clocks[1],
+						 .advance_ns = 3e6 * scale,
+						 .rate_before_ppm = -1,
+						 .rate_after_ppm = 2,
+						 .cost_before_ns = 300,
+						 .cost_after_ns = 310 };
+}
+
 static void fill_run(double scale)
 {
 	unsigned int i;
@@ -356,6 +408,7 @@ static void fill_run(double scale)
 	fill_ticks(scale);
 	fill_selftest();
 	fill_timing(scale);
+	fill_lifecycle(scale);
 }
 
 /* Every check of the run, in the order kernel/main.c makes them. */
@@ -365,13 +418,14 @@ static void all_checks(struct ktap *k)
 	report_cpus_checks(&run, k);
 	report_measure_checks(&run, k);
 	report_xcpu_checks(&run, k);
+	report_lifecycle_checks(&run, k);
 	report_ticks_checks(&run, k);
 	report_selftest_checks(&run, k);
 }
 
 static const report_json_member members[] = {
-	report_env_json,   report_measure_json, report_xcpu_json,
-	report_ticks_json, report_timing_json,
+	report_env_json,       report_measure_json, report_xcpu_json,
+	report_lifecycle_json, report_ticks_json,   report_timing_json,
 };
 
 /* --- the JSON, collected into memory (json_sink.h) ------------------------ */
@@ -409,8 +463,9 @@ static void names_are_stable(void **state)
 	}
 	/* Every check with a moved figure in its info: the bracket, three
 	 * rates, two clocks' hand-offs, the delivered rate, CPU lost and the
-	 * earliest interrupt. */
-	assert_int_equal(differ, 9);
+	 * earliest interrupt; and the event's four: the host's window, two
+	 * clocks' advances and the offsets' moves. */
+	assert_int_equal(differ, 13);
 	assert_int_equal(ktap_verdict(&first), VERDICT_PASS);
 	/* The PM timer is the reference: its rate is not judged. */
 	assert_int_equal(ktap_counts(&first).skipped, 1);
@@ -909,6 +964,42 @@ static void a_shared_rate_names_its_source(void **state)
 }
 
 /* The document of a passing run, for the schema test on the host. */
+/* The event's checks: the host answered, no steps back, the offsets within
+ * bounds; the TSC ran on and the HPET froze, said in their infos. */
+static void lifecycle_checks_describe_each_clock(void **state)
+{
+	const struct ktap_check *c;
+	unsigned int i, seen = 0;
+
+	(void)state;
+	fill_run(1.0);
+	all_checks(&first);
+	for (i = 0; i < first.nr; i++) {
+		c = &first.checks[i];
+		if (strncmp(c->name, "event 1: ", 9))
+			continue;
+		seen++;
+		assert_int_equal(c->result, CHECK_PASS);
+		if (!strcmp(c->name,
+			    "event 1: tsc never steps back on any vCPU"))
+			assert_non_null(strstr(c->info, "ran on: "));
+		if (!strcmp(c->name,
+			    "event 1: hpet never steps back on any vCPU"))
+			assert_non_null(strstr(c->info, "frozen: "));
+	}
+	assert_int_equal(seen, 4);
+	run.lifecycle.events[0].clocks[1].back_steps = 1;
+	run.lifecycle.events[0].clocks[0].cpu[1].after_ns = 1e6;
+	all_checks(&first);
+	assert_int_equal(ktap_verdict(&first), VERDICT_FAIL);
+	run.lifecycle.events[0].answered = false;
+	snprintf(run.lifecycle.events[0].problem, LIFECYCLE_TEXT_LEN,
+		 "no answer from the host within 61000 ms");
+	run.lifecycle.events[0].clocks[1].back_steps = 0;
+	all_checks(&first);
+	assert_int_equal(ktap_verdict(&first), VERDICT_ERROR);
+}
+
 static void document_for_the_schema(void **state)
 {
 	const char *path = getenv("CLOCKBENCH_REPORT_JSON");
@@ -944,6 +1035,7 @@ int main(void)
 		cmocka_unit_test(printers),
 		cmocka_unit_test(firmware_lists_no_cpu),
 		cmocka_unit_test(table_columns_keep_one_unit),
+		cmocka_unit_test(lifecycle_checks_describe_each_clock),
 		cmocka_unit_test(document_for_the_schema),
 	};
 

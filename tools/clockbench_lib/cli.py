@@ -138,6 +138,15 @@ def add_run_parser(subparsers):
                              "on the same output (the default; a buffer per notification "
                              "instead of a trapped port access per byte), or uart, COM1 "
                              "alone (always for the Xen and Linux boots)")
+    parser.add_argument("--event", action="append", default=[], metavar="EVENT",
+                        help="an event in the VM's life, repeatable, run in order at the "
+                             "guest's event points (docs/lifecycle.md): stop[:TIME] (QMP "
+                             "stop, then cont after TIME, e.g. 3s or 500ms; default 1s), "
+                             "savevm[:TIME] (savevm, the VM running on for TIME, default 0, "
+                             "then loadvm of that snapshot, on a scratch qcow2 under build/), "
+                             "migrate (live migration to a second QEMU on a unix socket, "
+                             "the run going on there); the -kernel boots under TCG or KVM, "
+                             "on COM1 (--console uart, the default with --event)")
     parser.add_argument("--cpu", default="", metavar="MODEL",
                         help="QEMU -cpu model, used as given (default under kvm: the first "
                              "model this host's KVM starts: host, else host without each "

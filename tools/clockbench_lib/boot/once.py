@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ..base import paths
 from ..model import osreport, report
-from . import linux, qemu, runinfo, xen
+from . import lifecycle, linux, qemu, runinfo, xen
 from ..model.console import HALT_LINE, parse_report, quote
 from ..base.outcome import RunnerError, Terminated, judge, status_verdict
 from .process import run_process
@@ -31,6 +31,7 @@ class BootOutcome:
     command: list
     xen_facts: xen.XenFacts = None  # what Xen's own lines said (xen boot path only)
     cpu_choice: str = None          # why this -cpu model, when the runner chose it
+    event_notes: tuple = ()         # what the runner saw of each event (--event)
 
     started: datetime.datetime = None  # when the runner began this boot (UTC)
     ended: datetime.datetime = None    # when it was judged
@@ -58,6 +59,7 @@ class BootOutcome:
             "argv": runinfo.argv(),
             "started_utc": runinfo.iso_utc(started),
             "ended_utc": runinfo.iso_utc(ended),
+            **({"events": list(self.event_notes)} if self.event_notes else {}),
         }
 
     def record(self, document=None, reason=None):
@@ -154,8 +156,22 @@ def command_lines(spec, command):
     return lines
 
 
+def event_driver(spec, command, work_dir, events):
+    """The lifecycle.EventDriver of a boot with `events` (checked against `spec`), with
+    its scratch drive for savevm made; None without events."""
+    if not events:
+        return None
+    lifecycle.check_boot(spec, events)
+    name = f"events-{os.getpid()}"
+    if any(e.kind == "savevm" for e in events):
+        disk = os.path.join(work_dir, f"{name}.qcow2")
+        lifecycle.make_scratch_disk(disk)
+        command = command + lifecycle.drive_arguments(disk)
+    return lifecycle.EventDriver(events, command, work_dir, name)
+
+
 def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.environ,
-              before=None):
+              before=None, events=()):
     """Boot the image for `spec` (built and checked by the caller) once and judge the result.
 
     Per-boot files go to `work_dir`, the cleaned console to `log_path`; `before(spec,
@@ -163,20 +179,27 @@ def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.e
     that ends without QEMU's verdict status but with Xen saying how dom0 ended (the guest
     shut dom0 down, or it crashed) is judged by xen.judge_end().  A boot that runs
     clockbench-user is judged by the program's last line (linux.judge()); in the Linux PV
-    domU, by that line and dom0's runner (xen.judge_domu()).
+    domU, by that line and dom0's runner (xen.judge_domu()).  With `events`
+    (lifecycle.EventSpec, the guest options already asking for them) the runner answers
+    the guest's event points; an event it could not carry out, or one the guest never
+    reached, makes the run an error with the runner's sentence.
     """
     image = os.path.join(root, spec.image)
     hypervisor = os.path.join(root, spec.hypervisor) if spec.hypervisor else None
     files = qemu.prepare_boot_files(spec, work_dir)
     command = qemu.build_qemu_command(spec, qemu.qemu_program(environ), image, files,
                                       hypervisor)
+    driver = event_driver(spec, command, work_dir, events)
+    if driver:
+        command = driver.source_command()
     # Asked now, while QEMU boots, so that even an interrupted run's record has it.
     runinfo.ask_qemu_version(command[0])
     if before:
         before(spec, command)
     started = runinfo.utc_now()
     try:
-        result = run_process(command, timeout_s, log_path, echo, end_line=end_lines(spec))
+        result = run_process(command, timeout_s, log_path, echo, end_line=end_lines(spec),
+                             driver=driver)
     except Terminated as stop:
         stop.started = started
         if stop.process_result is not None:
@@ -215,7 +238,12 @@ def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.e
         if verdict == "error" and said and result.status is not None and (
                 result.status == 1 or result.status < 0):
             reason += ": " + said
+    if driver and driver.problem and verdict in ("pass", "skip"):
+        verdict, reason = "error", driver.problem
+    elif driver and driver.problem:  # the guest's own failure stands, with the sentence
+        reason = f"{reason}; {driver.problem}" if reason else driver.problem
     return BootOutcome(spec=spec, verdict=verdict, reason=reason, qemu_status=result.status,
                        seconds=result.seconds, lines=result.lines, report=report,
                        command=command, xen_facts=facts, started=started,
-                       ended=runinfo.utc_now())
+                       ended=runinfo.utc_now(),
+                       event_notes=tuple(driver.notes) if driver else ())

@@ -79,11 +79,12 @@ class ProcessResult:
 class LineSink:
     """Collects lines from both QEMU streams, writes them to the log and echoes them."""
 
-    def __init__(self, log_path, echo=None, end_pattern=None):
+    def __init__(self, log_path, echo=None, end_pattern=None, listener=None):
         os.makedirs(os.path.dirname(os.path.abspath(log_path)), exist_ok=True)
         self._log = open(log_path, "w", encoding="utf-8")
         self._echo = echo
         self._end_pattern = end_pattern
+        self._listener = listener  # listener(line) for every console line (events)
         self._lock = threading.Lock()
         self._lines = HeldLines()
         self._streams = {"stdout": HeldLines(), "stderr": HeldLines()}
@@ -128,6 +129,8 @@ class LineSink:
         elif (self.end_line is None and self._end_pattern is not None
                 and self._end_pattern.match(line)):
             self.end_line, self.end_time = line.strip(), time.monotonic()
+        if self._listener and stream == "stdout":
+            self._listener(line)
         if self._echo:
             self._echo(line, stream)
 
@@ -211,10 +214,11 @@ def stop_all():
         _stop(process)
 
 
-def _start(command):
-    """Start `command` in its own session with stdin from /dev/null and both outputs piped."""
+def _start(command, stdin=subprocess.DEVNULL):
+    """Start `command` in its own session with stdin from /dev/null (or a pipe, for the
+    console's input: subprocess.PIPE) and both outputs piped."""
     try:
-        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        process = subprocess.Popen(command, stdin=stdin, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, start_new_session=True)
     except OSError as error:
         raise RunnerError(f"cannot start {command[0]}: {os.strerror(error.errno)}.") from None
@@ -223,21 +227,27 @@ def _start(command):
     return process
 
 
-def _wait(process, sink, deadline):
-    """Wait for `process` to exit: returns (status, None) or (None, why it must be stopped)."""
+def _wait(process, sink, deadline, current=None):
+    """Wait for `process` to exit: returns (status, None) or (None, why it must be stopped).
+    With `current()`, the run goes on in whichever process it returns (a migration's
+    destination): a process left behind ending is not the run ending."""
     while True:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return None, "timeout"
+        waited = current() if current else process
         try:
-            return process.wait(timeout=min(remaining, _POLL_S)), None
+            status = waited.wait(timeout=min(remaining, _POLL_S))
+            if current and current() is not waited:
+                continue
+            return status, None
         except subprocess.TimeoutExpired:
             reason = sink.stop_due()
             if reason:
                 return None, reason
 
 
-def run_process(command, timeout_s, log_path, echo=None, end_line=None):
+def run_process(command, timeout_s, log_path, echo=None, end_line=None, driver=None):
     """Run `command`, logging its output to `log_path`, killing it after `timeout_s` seconds.
 
     `echo(line, stream)`, when given, is called for every line as it arrives.  `end_line`,
@@ -245,35 +255,61 @@ def run_process(command, timeout_s, log_path, echo=None, end_line=None):
     QEMU is then stopped soon after it.  When the runner is stopped by a signal
     (outcome.Terminated), QEMU is stopped and the Terminated raised again, holding what
     was seen as its `process_result`.
+
+    `driver`, a lifecycle.EventDriver, answers the guest's event points: QEMU then gets
+    a pipe for the console's input, the driver sees every console line, may start more
+    QEMUs (a migration's destination, logged to the same sink), and says which one the
+    run goes on in.
     """
-    sink = LineSink(log_path, echo, end_line)
+    sink = LineSink(log_path, echo, end_line, listener=driver.on_line if driver else None)
     start = time.monotonic()
+    readers = []
+    started = []
+
+    def spawn(more):
+        child = _start(more, stdin=subprocess.PIPE if driver else subprocess.DEVNULL)
+        started.append(child)
+        for pipe, name in ((child.stdout, "stdout"), (child.stderr, "stderr")):
+            reader = threading.Thread(target=_pump, args=(pipe, sink, name), daemon=True)
+            readers.append(reader)
+            reader.start()
+        return child
+
     try:
-        process = _start(command)
+        process = spawn(command)
     except RunnerError:
         sink.close()
         raise
-    readers = [threading.Thread(target=_pump, args=(pipe, sink, name), daemon=True)
-               for pipe, name in ((process.stdout, "stdout"), (process.stderr, "stderr"))]
-    for reader in readers:
-        reader.start()
+    if driver:
+        driver.start(process, spawn)
+    current = (lambda: driver.process) if driver else None
+
+    def stop_every():
+        for child in started:
+            if child.poll() is None:
+                _stop(child)
+
     interrupted = None
     try:
-        status, stop_reason = _wait(process, sink, start + timeout_s)
+        status, stop_reason = _wait(process, sink, start + timeout_s, current)
         if stop_reason:
-            _stop(process)
+            _stop(current() if current else process)
     except Terminated as error:
-        _stop(process)
+        stop_every()
         interrupted, status, stop_reason = error, None, "interrupted"
     except BaseException:
-        _stop(process)
+        stop_every()
         raise
     finally:
+        if driver:
+            driver.finish()
+        stop_every()
         seconds = time.monotonic() - start
-        for reader in readers:
+        for reader in list(readers):
             reader.join(_READER_JOIN_S)
         with _live_lock:
-            _live_processes.discard(process)
+            for child in started:
+                _live_processes.discard(child)
         sink.close()
     result = ProcessResult(status=status, seconds=seconds, lines=sink.lines,
                            console_lines=sink.console_lines, stderr_lines=sink.stderr_lines,

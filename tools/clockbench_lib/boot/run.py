@@ -12,7 +12,7 @@ from ..base.outcome import VERDICT_EXIT, RunnerError, Terminated
 from ..model import console, osreport, report
 from ..model.console import parse_report
 from ..model.record import write_json
-from . import cpumodel, guestopts, kvmprobe, linux, qemu, xen
+from . import cpumodel, guestopts, kvmprobe, lifecycle, linux, qemu, xen
 from .once import BootOutcome, boot_once, build_images, check_image
 from .process import stop_all
 from .runner import checks_guest_options, command_announcer, kvm_cpu_choice, say
@@ -194,6 +194,7 @@ def cmd_run(args):
     human = sys.stderr if args.json == "-" else sys.stdout  # stdout holds the document
     if args.json:
         report.require_jsonschema()
+    events = lifecycle.parse_events(getattr(args, "event", ()))
     chosen = choose_accel(args.accel, boot=args.boot, cpu=args.cpu)
     skip = None
     if args.boot in linux.USER_BOOTS and chosen.accel == "kvm":
@@ -205,13 +206,17 @@ def cmd_run(args):
                          smp=args.smp,
                          memory_mib=args.memory or qemu.default_memory_mib(args.boot),
                          cmdline=" ".join(([args.options] if args.options else [])
-                                          + args.guest_options),
+                                          + args.guest_options
+                                          + ([lifecycle.guest_options(events)] if events
+                                             else [])),
                          machine_opts=args.machine_opts, cpu=chosen.cpu,
                          xen_args=args.xen_args, firmware=args.firmware,
-                         console=args.console,
-                         timeout_s=args.timeout or qemu.default_timeout_s(chosen.accel,
-                                                                          args.boot))
+                         console=args.console or ("uart" if events else ""),
+                         timeout_s=args.timeout or (qemu.default_timeout_s(chosen.accel,
+                                                                           args.boot)
+                                                    + lifecycle.extra_timeout_s(events)))
     qemu.validate_spec(spec)  # a bad option is the one sentence, before any note
+    lifecycle.check_boot(spec, events)
     if chosen.note:
         say("run", chosen.note)
     timeout_s = spec.timeout_s
@@ -229,7 +234,8 @@ def cmd_run(args):
                                 echo=(run_echo(human, args.quiet)
                                       if args.quiet or human is not sys.stdout
                                       else echo_console),
-                                before=command_announcer("run") if args.verbose else None)
+                                before=command_announcer("run") if args.verbose else None,
+                                events=events)
     except RunnerError as error:
         if args.json:
             failed = error_outcome(spec, str(error))
@@ -256,6 +262,8 @@ def cmd_run(args):
                                                            f"document")
     elif args.json:
         document = run_json_document(outcome, log_shown)
+    for note in outcome.event_notes:
+        say("run", note)
     if outcome.reason:
         say("run", outcome.reason)
     for line in outcome.xen_facts.summary_lines() if outcome.xen_facts else ():

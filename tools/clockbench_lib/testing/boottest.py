@@ -95,7 +95,8 @@ def run_boot_test(test, before=None):
         try:
             outcome = boot_once(test.spec, paths.ROOT, test.timeout_s,
                                 paths.work_path(TESTS_DIR, "work", test.name),
-                                paths.work_path(TESTS_DIR, log_name), before=before)
+                                paths.work_path(TESTS_DIR, log_name), before=before,
+                                events=test.events)
         except RunnerError as error:
             return TestResult(state="not ok", reason=str(error), problems=(str(error),),
                               broken=True)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 
 from ..base import paths
 from ..model import osreport, report
-from ..boot import guestopts, qemu
+from ..boot import guestopts, lifecycle, qemu
 from . import checkmatch, jsonmatch
 from ..base.outcome import RunnerError
 from .reportchecks import checks_for
@@ -96,6 +96,11 @@ tests.cfg:
                     an info that the regex, a JSON string, finds something in, e.g.
                     check='hpet: advances = pass' (the guest's JSON lists every check;
                     tools/clockbench_lib/testing/checkmatch.py)
+    event=KIND[:TIME]  an event in the VM's life at the guest's next event point, in
+                    order (repeatable): stop:1s, savevm, migrate, as `run --event`
+                    (docs/lifecycle.md); the guest gets events= and event_wait_ms=,
+                    COM1 alone is the console, and the timeout grows by each event's
+                    time plus 15 s [none]
     repeat=N        boot N times; each boot must pass the line, and every boot's
                     KTAP check names must be the same, in the same order [1]
     groups=a,b      groups for --group
@@ -116,8 +121,8 @@ BOOT_KEYS = ("boot", "machine", "machine_opts", "cpu", "cpu_features", "firmware
              "accel", "smp",
              "memory", "memory_check", "timeout", "args", "xen_args", "acpi_patch",
              "expect", "match",
-             "nomatch", "report", "json", "check", "repeat", "groups", "profile")
-REPEATABLE_KEYS = ("match", "nomatch", "report", "json", "check")
+             "nomatch", "report", "json", "check", "repeat", "groups", "profile", "event")
+REPEATABLE_KEYS = ("match", "nomatch", "report", "json", "check", "event")
 UNIT_KEYS = ("source",)
 MAX_REPEAT = 5
 # What a boot test's profile adds to its guest options (each unless args= gives it).  A
@@ -179,6 +184,7 @@ class BootTest:
     groups: tuple = ()
     memory_check: bool = True  # refuse less RAM than the boot needs (qemu.check_memory)
     profile: str = "check"  # PROFILES; None for a boot that runs clockbench-user
+    events: tuple = ()  # lifecycle.EventSpec, in order
 
 
 def strip_comment(line):
@@ -373,28 +379,34 @@ def parse_boot_test(name, keys, line_no, where):
         raise RunnerError(f"{_at(where, keys[unknown[0]][0])}: unknown key '{unknown[0]}' "
                           f"(known keys: {', '.join(BOOT_KEYS)}).")
     boot = _choice(keys, "boot", qemu.BOOTS, where, "multiboot1")
+    try:
+        events = lifecycle.parse_events(keys.get("event", ()))
+    except RunnerError as error:
+        raise RunnerError(f"{_at(where, keys['event'][0])}: {error}") from None
     spec = qemu.BootSpec(
         boot=boot,
         machine=_choice(keys, "machine", qemu.MACHINES, where, qemu.default_machine(boot)),
         accel=_choice(keys, "accel", qemu.ACCELS, where, "tcg"),
         smp=_number(keys, "smp", where, 1),
         memory_mib=_number(keys, "memory", where, qemu.default_memory_mib(boot)),
-        cmdline=_single(keys, "args", where, ""),
+        cmdline=" ".join(filter(None, (_single(keys, "args", where, ""),
+                                       lifecycle.guest_options(events)))),
         machine_opts=_single(keys, "machine_opts", where, ""),
         cpu=_single(keys, "cpu", where, ""),
         cpu_features=_single(keys, "cpu_features", where, ""),
         xen_args=_single(keys, "xen_args", where, ""),
         firmware=_single(keys, "firmware", where, ""),
-        console=_single(keys, "console", where, ""),
+        console=_single(keys, "console", where, "uart" if events else ""),
         acpi_patch=_single(keys, "acpi_patch", where, ""),
     )
-    timeout_s = _number(keys, "timeout", where, qemu.default_timeout_s(spec.accel, spec.boot),
-                        convert=float, minimum=0.1)
+    timeout_s = _number(keys, "timeout", where, qemu.default_timeout_s(spec.accel, spec.boot)
+                        + lifecycle.extra_timeout_s(events), convert=float, minimum=0.1)
     profile = _profile(keys, where, spec.runs_user)
     spec = replace(spec, timeout_s=timeout_s,
                    cmdline=profile_cmdline(spec.cmdline, profile) if profile else spec.cmdline)
     try:
         qemu.validate_spec(spec)
+        lifecycle.check_boot(spec, events)
     except RunnerError as error:
         raise RunnerError(f"{where}: {error}") from None
     return BootTest(
@@ -412,6 +424,7 @@ def parse_boot_test(name, keys, line_no, where):
         groups=_groups(keys, where),
         memory_check=_choice(keys, "memory_check", ("on", "off"), where, "on") == "on",
         profile=profile,
+        events=events,
     )
 
 

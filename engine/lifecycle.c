@@ -1,0 +1,517 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Event points (engine/lifecycle.h).  Each one: a sync (the console's
+ * round trip), the cross-CPU offsets and each clock's rate and read cost,
+ * "ready", then every vCPU reads every followed clock in a tight loop
+ * (CPU 0 polling the console's input between rounds) until the host's
+ * "done" or the bound, then the same measurements after.  Every wait is
+ * bounded by the stopwatch, every read unwrapped against the one before.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/console.h"
+#include "base/cpu.h"
+#include "base/platform.h"
+#include "base/smp.h"
+#include "base/stopwatch.h"
+#include "drivers/tsc.h"
+#include "engine/clocks.h"
+#include "engine/crosscpu.h"
+#include "engine/lifecycle.h"
+#include "hypervisor/kvmclock.h"
+#include "hypervisor/pvclock.h"
+#include "lib/progress.h"
+
+/* A clock that wraps faster than this has an ambiguous advance over any
+ * event worth the name (the PIT's 16 bits: 55 ms): not followed. */
+#define WRAP_MIN_NS (2 * NS_PER_S)
+/* The windows the rates before and after are measured over. */
+#define RATE_WINDOW_MS 50
+#define COST_READS     64
+/* The cross-CPU offsets before and after: a short warp test and a few
+ * rounds of brackets (engine/crosscpu.c). */
+#define OFFSET_WARP_MS	5
+#define OFFSET_DRIFT_MS 20
+#define SYNC_WAIT_MS	10000
+/* Between two rounds of the wait, a pause without a single exit: every clock
+ * read but the TSC's, and every poll of the UART, is a trip into the
+ * emulator that holds its lock, and a loop of nothing else starves the
+ * thread that hands the host's line to the UART. */
+#define WAIT_ROUND_GAP_NS 20000
+#define AP_WAIT_MS	  1000
+
+struct followed {
+	unsigned int nr;
+	const struct clock *clock[LIFECYCLE_MAX_CLOCKS];
+};
+
+/* Each vCPU's loop: its own last reads, its own counts. */
+struct sampler {
+	uint64_t last[LIFECYCLE_MAX_CLOCKS];
+	uint64_t last_tsc;
+	uint64_t advance[LIFECYCLE_MAX_CLOCKS]; /* raw counts, unwrapped */
+	uint64_t largest_step[LIFECYCLE_MAX_CLOCKS];
+	uint64_t back_steps[LIFECYCLE_MAX_CLOCKS];
+	uint64_t worst_back[LIFECYCLE_MAX_CLOCKS]; /* raw counts */
+	uint64_t loops;
+	bool started;
+};
+
+static struct followed followed;
+static struct sampler samplers[MAX_CPUS];
+static volatile bool samplers_stop;
+static struct xcpu_result offsets_before, offsets_after;
+
+static void sampler_read(struct sampler *s)
+{
+	uint64_t now_tsc = tsc_read_ordered();
+	unsigned int k;
+
+	for (k = 0; k < followed.nr; k++) {
+		const struct clock *c = followed.clock[k];
+		uint64_t now = c->read() & clock_mask(c->width_bits);
+		uint64_t fwd = clock_delta(c, s->last[k], now);
+		uint64_t half = clock_mask(c->width_bits) / 2;
+
+		if (!s->started) {
+			s->last[k] = now;
+			continue;
+		}
+		/* Past half the wrap, a 64-bit clock went back; a narrower
+		 * one did too when the TSC says little time passed. */
+		if (fwd > half &&
+		    (c->width_bits >= 64 ||
+		     stopwatch_ns((double)(now_tsc - s->last_tsc)) <
+			     (double)clock_ns(c, half) / 2)) {
+			uint64_t back = clock_delta(c, now, s->last[k]);
+
+			s->back_steps[k]++;
+			if (back > s->worst_back[k])
+				s->worst_back[k] = back;
+		} else {
+			s->advance[k] += fwd;
+			if (fwd > s->largest_step[k])
+				s->largest_step[k] = fwd;
+		}
+		s->last[k] = now;
+	}
+	s->last_tsc = now_tsc;
+	s->started = true;
+	s->loops++;
+}
+
+static void pause_round(void)
+{
+	uint64_t end = stopwatch_read() + stopwatch_cycles(WAIT_ROUND_GAP_NS);
+
+	while (stopwatch_read() < end)
+		cpu_relax();
+}
+
+static void ap_sampler(void *arg)
+{
+	struct sampler *s = &samplers[cpu_index()];
+
+	(void)arg;
+	while (!__atomic_load_n(&samplers_stop, __ATOMIC_ACQUIRE)) {
+		sampler_read(s);
+		pause_round();
+	}
+}
+
+static void choose_clocks(struct lifecycle_result *out)
+{
+	struct clock *const *cp;
+
+	followed.nr = 0;
+	for (cp = clocks_all(); *cp; cp++) {
+		const struct clock *c = *cp;
+		size_t used = strlen(out->left_out);
+
+		if (!c->present)
+			continue;
+		if (clock_ns(c, clock_mask(c->width_bits)) < WRAP_MIN_NS ||
+		    followed.nr == LIFECYCLE_MAX_CLOCKS) {
+			snprintf(
+				out->left_out + used,
+				sizeof(out->left_out) - used, "%s%s (%s)",
+				used ? "; " : "", c->name,
+				followed.nr == LIFECYCLE_MAX_CLOCKS
+					? "no room"
+					: "wraps in under 2 s, so its "
+					  "advance over an event is ambiguous");
+			continue;
+		}
+		followed.clock[followed.nr++] = c;
+	}
+}
+
+/* --- the console's input ---------------------------------------------------- */
+
+struct input {
+	char line[HOSTLINE_MAX + 1];
+	size_t len;
+	bool overlong;
+};
+
+static struct input input;
+
+/* A whole host line from the console's input into @out, when one has come:
+ * 1; 0 while none; -1 with @why for a host line that does not parse. */
+static int input_poll(struct host_event *out, char *why, size_t whylen)
+{
+	int byte;
+
+	while ((byte = platform_console_read_byte()) >= 0) {
+		if (byte != '\n' && byte != '\r') {
+			if (input.len == HOSTLINE_MAX)
+				input.overlong = true;
+			else
+				input.line[input.len++] = (char)byte;
+			continue;
+		}
+		if (input.len == 0)
+			continue;
+		if (input.overlong) {
+			input.len = 0;
+			input.overlong = false;
+			snprintf(why, whylen,
+				 "a console input line over %u bytes was "
+				 "dropped",
+				 HOSTLINE_MAX);
+			return -1;
+		}
+		if (!hostline_is_host_line(input.line, input.len)) {
+			input.len = 0; /* a stray key press: not for us */
+			continue;
+		}
+		byte = hostline_parse(input.line, input.len, out, why, whylen);
+		input.len = 0;
+		return byte ? -1 : 1;
+	}
+	return 0;
+}
+
+/* --- before and after -------------------------------------------------------- */
+
+static void snapshot_all(uint64_t *raw)
+{
+	unsigned int k;
+
+	for (k = 0; k < followed.nr; k++)
+		raw[k] = followed.clock[k]->read();
+}
+
+static double raw_ns(const struct clock *c, uint64_t from, uint64_t to)
+{
+	return (double)clock_ns(c, clock_delta(c, from, to));
+}
+
+static int followed_index(const struct clock *c)
+{
+	unsigned int k;
+
+	for (k = 0; k < followed.nr; k++)
+		if (followed.clock[k] == c)
+			return (int)k;
+	return -1;
+}
+
+/* Rates against each one's reference, and read costs, into @e: @after
+ * says which half. */
+static void rates_and_costs(struct lifecycle_event *e, bool after)
+{
+	uint64_t a[LIFECYCLE_MAX_CLOCKS], b[LIFECYCLE_MAX_CLOCKS], end;
+	unsigned int k, i;
+
+	snapshot_all(a);
+	end = stopwatch_read() + stopwatch_cycles(RATE_WINDOW_MS * 1e6);
+	while (stopwatch_read() < end)
+		cpu_relax();
+	snapshot_all(b);
+	for (k = 0; k < followed.nr; k++) {
+		const struct clock *c = followed.clock[k];
+		const struct clock *ref = clocks_reference_for(c);
+		int r = ref ? followed_index(ref) : -1;
+		double ppm = NAN, cost;
+		uint64_t t0, t1;
+
+		if (r >= 0) {
+			double ref_ns = raw_ns(ref, a[r], b[r]);
+
+			if (ref_ns > 0)
+				ppm = (raw_ns(c, a[k], b[k]) / ref_ns - 1) *
+				      1e6;
+		}
+		t0 = tsc_read_ordered();
+		for (i = 0; i < COST_READS; i++)
+			(void)c->read();
+		t1 = tsc_read_ordered();
+		cost = stopwatch_ns((double)(t1 - t0)) / COST_READS;
+		if (after) {
+			e->clocks[k].rate_after_ppm = ppm;
+			e->clocks[k].cost_after_ns = cost;
+		} else {
+			e->clocks[k].rate_before_ppm = ppm;
+			e->clocks[k].cost_before_ns = cost;
+		}
+	}
+}
+
+static void pvclock_sample_into(struct lifecycle_pvclock *p, bool after)
+{
+	struct pvclock_sample s;
+	bool ok;
+
+	if (!p->present)
+		return;
+	ok = kvm_clock_sample(&s) == 0;
+	if (after) {
+		p->ok_after = ok;
+		p->version_after = s.version;
+		p->flags_after = s.flags;
+	} else {
+		p->ok_before = ok;
+		p->version_before = s.version;
+		p->flags_before = s.flags;
+	}
+}
+
+static void offsets_into(struct lifecycle_event *e, struct xcpu_result *x,
+			 bool after)
+{
+	unsigned int i, cpu;
+
+	if (smp_cpus_online() < 2)
+		return;
+	xcpu_measure(&(struct xcpu_options){ .warp_ms = OFFSET_WARP_MS,
+					     .drift_ms = OFFSET_DRIFT_MS },
+		     x);
+	for (i = 0; x->applies && i < x->nr; i++) {
+		int k = followed_index(x->clocks[i].clock);
+
+		if (k < 0)
+			continue;
+		for (cpu = 1; cpu < x->ncpu && cpu < MAX_CPUS; cpu++) {
+			const struct xcpu_per_cpu *pc = &x->clocks[i].cpu[cpu];
+			typeof(e->clocks[k].cpu[cpu]) *o =
+				&e->clocks[k].cpu[cpu];
+
+			if (!pc->offset_ok)
+				continue;
+			if (after) {
+				o->ok_after = true;
+				o->after_ns = pc->offset.offset_ns;
+				o->after_unc_ns = pc->offset.uncertainty_ns;
+			} else {
+				o->ok_before = true;
+				o->before_ns = pc->offset.offset_ns;
+				o->before_unc_ns = pc->offset.uncertainty_ns;
+			}
+		}
+	}
+}
+
+/* --- one event ------------------------------------------------------------------ */
+
+/* Wait for the host's line of @kind for event @e->seq, at most @wait_ms,
+ * reading every clock meanwhile when @sample: 0, or -1 with the problem
+ * in @e. */
+/* Where CPU 0's loop was when the first byte of the awaited line came: a
+ * line takes milliseconds to trickle into the UART, and only its first
+ * byte's delay is the round trip's. */
+static uint64_t first_byte_tsc, first_byte_advance[LIFECYCLE_MAX_CLOCKS];
+
+static int wait_host(struct lifecycle_event *e, enum hostline_kind kind,
+		     struct host_event *got, unsigned int wait_ms, bool sample)
+{
+	bool first_seen = false;
+	uint64_t start = stopwatch_read();
+	uint64_t bound = stopwatch_cycles((double)wait_ms * 1e6);
+	char why[LIFECYCLE_TEXT_LEN - 40];
+	uint32_t last_version = e->pvclock.version_before;
+	bool was_empty;
+	int rc;
+
+	for (;;) {
+		if (sample) {
+			sampler_read(&samplers[0]);
+			if (e->pvclock.present) {
+				struct pvclock_sample s;
+
+				if (kvm_clock_sample(&s) == 0) {
+					if (s.flags & XEN_PVCLOCK_GUEST_STOPPED)
+						e->pvclock.stopped_seen = true;
+					if (s.version != last_version)
+						e->pvclock.updates++;
+					last_version = s.version;
+				}
+			}
+		}
+		was_empty = input.len == 0;
+		rc = input_poll(got, why, sizeof(why));
+		if (!first_seen && was_empty && (input.len || rc)) {
+			first_seen = true;
+			first_byte_tsc = stopwatch_read();
+			memcpy(first_byte_advance, samplers[0].advance,
+			       sizeof(first_byte_advance));
+		}
+		if (rc > 0 && got->kind != kind)
+			first_seen = false; /* not the line awaited */
+		if (rc < 0) {
+			snprintf(e->problem, sizeof(e->problem),
+				 "the host's line is unusable: %s", why);
+			return -1;
+		}
+		if (rc > 0 && got->seq != e->seq) {
+			snprintf(e->problem, sizeof(e->problem),
+				 "the host answered event %u while event %u "
+				 "waited",
+				 got->seq, e->seq);
+			return -1;
+		}
+		if (rc > 0 && got->kind == HOSTLINE_ABORT) {
+			e->aborted = true;
+			snprintf(e->problem, sizeof(e->problem),
+				 "the host could not carry out event %u "
+				 "(its runner says why)",
+				 e->seq);
+			return -1;
+		}
+		if (rc > 0 && got->kind == kind)
+			return 0;
+		pause_round();
+		if (stopwatch_read() - start > bound) {
+			snprintf(e->problem, sizeof(e->problem),
+				 "no answer from the host within %u ms "
+				 "(\"clockbench-host %u %s ...\" on the "
+				 "console's input)",
+				 wait_ms, e->seq,
+				 kind == HOSTLINE_SYNC ? "sync" : "done");
+			return -1;
+		}
+	}
+}
+
+static int run_event(struct lifecycle_event *e, unsigned int wait_ms)
+{
+	uint64_t t0, t1, adv0[LIFECYCLE_MAX_CLOCKS];
+	unsigned int k, cpu, ncpu = smp_nr_cpus();
+
+	e->reached = true;
+	e->pvclock.present = kvm_clock.present;
+	for (k = 0; k < followed.nr; k++) {
+		e->clocks[k].clock = followed.clock[k];
+		e->clocks[k].rate_before_ppm = e->clocks[k].rate_after_ppm =
+			NAN;
+	}
+	e->nr_clocks = followed.nr;
+	/* The round trip, with nothing happening. */
+	t0 = stopwatch_read();
+	printf("clockbench-event %u sync\n", e->seq);
+	if (wait_host(e, HOSTLINE_SYNC, &e->sync,
+		      wait_ms < SYNC_WAIT_MS ? wait_ms : SYNC_WAIT_MS, false))
+		return -1;
+	/* To the answer's first byte: the rest of the line trickles in a
+	 * FIFO's worth at a time, and the done line's advance ends there too. */
+	e->round_trip_ns = stopwatch_ns((double)(first_byte_tsc - t0)) -
+			   (double)(e->sync.value[HOST_SENT_NS] -
+				    e->sync.value[HOST_READY_NS]);
+	if (e->round_trip_ns < 0)
+		e->round_trip_ns = 0;
+	offsets_into(e, &offsets_before, false);
+	rates_and_costs(e, false);
+	pvclock_sample_into(&e->pvclock, false);
+
+	memset(samplers, 0, sizeof(samplers));
+	__atomic_store_n(&samplers_stop, false, __ATOMIC_RELEASE);
+	for (cpu = 1; cpu < ncpu; cpu++)
+		if (smp_cpu(cpu)->online)
+			on_cpu_post(cpu, ap_sampler, NULL);
+	sampler_read(&samplers[0]);
+	memcpy(adv0, samplers[0].advance, sizeof(adv0));
+	t0 = stopwatch_read();
+	printf("clockbench-event %u ready\n", e->seq);
+	e->sampled = true;
+	sampler_read(&samplers[0]);
+	if (wait_host(e, HOSTLINE_DONE, &e->host, wait_ms, true) == 0)
+		e->answered = true;
+	t1 = stopwatch_read();
+	sampler_read(&samplers[0]);
+	__atomic_store_n(&samplers_stop, true, __ATOMIC_RELEASE);
+	for (cpu = 1; cpu < ncpu; cpu++)
+		if (smp_cpu(cpu)->online)
+			on_cpu_wait(cpu, AP_WAIT_MS);
+	e->waited_ns = stopwatch_ns((double)(t1 - t0));
+	memcpy(e->kind, e->host.event, sizeof(e->kind));
+	for (k = 0; k < followed.nr; k++) {
+		struct lifecycle_clock *lc = &e->clocks[k];
+		const struct clock *c = followed.clock[k];
+
+		lc->advance_ns = (double)clock_ns(
+			c, (e->answered ? first_byte_advance[k]
+					: samplers[0].advance[k]) -
+				   adv0[k]);
+		lc->largest_step_ns =
+			(double)clock_ns(c, samplers[0].largest_step[k]);
+		for (cpu = 0; cpu < ncpu && cpu < MAX_CPUS; cpu++) {
+			const struct sampler *s = &samplers[cpu];
+			double back = (double)clock_ns(c, s->worst_back[k]);
+
+			e->loops[cpu] = s->loops;
+			lc->back_steps += s->back_steps[k];
+			if (s->back_steps[k] && back > lc->worst_back_ns) {
+				lc->worst_back_ns = back;
+				lc->back_cpu = cpu;
+			}
+		}
+	}
+	if (!e->answered)
+		return -1;
+	pvclock_sample_into(&e->pvclock, true);
+	rates_and_costs(e, true);
+	offsets_into(e, &offsets_after, true);
+	return 0;
+}
+
+void lifecycle_run(const struct lifecycle_options *opts,
+		   struct lifecycle_result *out)
+{
+	const char *missing = platform_console_input_missing();
+	unsigned int i;
+
+	memset(out, 0, sizeof(*out));
+	out->asked = opts->events;
+	out->wait_ms = opts->wait_ms;
+	out->ncpu = smp_nr_cpus();
+	if (!opts->events) {
+		snprintf(out->reason, sizeof(out->reason),
+			 "no event asked (events=0)");
+		return;
+	}
+	if (missing) {
+		snprintf(out->reason, sizeof(out->reason),
+			 "the host cannot answer here: %s", missing);
+		return;
+	}
+	if (!stopwatch_hz()) {
+		snprintf(out->reason, sizeof(out->reason),
+			 "the stopwatch has no rate, so no wait is bounded");
+		return;
+	}
+	out->applies = true;
+	choose_clocks(out);
+	for (i = 0; i < opts->events && i < LIFECYCLE_MAX_EVENTS; i++) {
+		struct lifecycle_event *e = &out->events[i];
+
+		e->seq = i + 1;
+		out->nr = i + 1;
+		progress("event %u of %u: waiting for the host (at most %u "
+			 "ms)",
+			 e->seq, opts->events, opts->wait_ms);
+		if (run_event(e, opts->wait_ms))
+			break; /* the host is gone or broken: no more events */
+	}
+}

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The VM's life: at each event point the runner asked for (events=N), the
+ * guest says so on the console, keeps reading every clock on every vCPU
+ * while the host stops, snapshots or migrates it, and waits (bounded) for
+ * the host's line with the host's own times (lib/hostline.h).  What each
+ * clock did over the event is measured here; the report judges it
+ * (report/lifecycle.c, docs/lifecycle.md).
+ *
+ * The console lines, stable for the host to match:
+ *   clockbench-event N sync     answered at once: times the round trip
+ *   clockbench-event N ready    the event may start
+ */
+#ifndef CLOCKBENCH_ENGINE_LIFECYCLE_H
+#define CLOCKBENCH_ENGINE_LIFECYCLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "boot/boot.h"
+#include "lib/clock.h"
+#include "lib/hostline.h"
+
+#define LIFECYCLE_MAX_EVENTS 8
+#define LIFECYCLE_MAX_CLOCKS 8
+#define LIFECYCLE_TEXT_LEN   200
+
+/* One clock across one event, as CPU 0 read it (every clock back to back
+ * each time round its loop), unwrapped read by read. */
+struct lifecycle_clock {
+	const struct clock *clock;
+	double advance_ns; /* from "ready" to the host's line's first byte */
+	double largest_step_ns; /* between two reads in a row, CPU 0 */
+	/* Against its rate reference (clocks_reference_for), ppm, over a
+	 * short window just before the event and just after; NaN: none. */
+	double rate_before_ppm, rate_after_ppm;
+	double cost_before_ns, cost_after_ns; /* a read, mean of a loop */
+	/* Steps back seen on any vCPU, and the worst, ns. */
+	uint64_t back_steps;
+	double worst_back_ns;
+	unsigned int back_cpu; /* where the worst one was */
+	/* Each vCPU's offset from CPU 0 (the cross-CPU engine's narrowest
+	 * bracket), before and after; ok false where not measured. */
+	struct {
+		bool ok_before, ok_after;
+		double before_ns, before_unc_ns, after_ns, after_unc_ns;
+	} cpu[MAX_CPUS];
+};
+
+/* kvm-clock's record on CPU 0 before and after (present false without). */
+struct lifecycle_pvclock {
+	bool present, ok_before, ok_after;
+	uint32_t version_before, version_after;
+	uint8_t flags_before, flags_after;
+	bool stopped_seen; /* PVCLOCK_GUEST_STOPPED in any read meanwhile */
+	uint64_t updates;  /* version changes CPU 0 saw meanwhile */
+};
+
+struct lifecycle_event {
+	unsigned int seq;
+	bool reached;  /* the guest got to this event point */
+	bool sampled;  /* it said "ready" and read the clocks meanwhile */
+	bool answered; /* the host's "done" came */
+	bool aborted;  /* the host said it could not carry it out */
+	char problem[LIFECYCLE_TEXT_LEN]; /* what went wrong, "" if nothing */
+	char kind[HOSTLINE_EVENT_LEN];	  /* the host's name for it */
+	struct host_event sync, host;
+	double round_trip_ns;	  /* the sync's, less the host's own time */
+	double waited_ns;	  /* the guest's wait for "done", by the TSC */
+	uint64_t loops[MAX_CPUS]; /* reads of every clock, per vCPU */
+	unsigned int nr_clocks;
+	struct lifecycle_clock clocks[LIFECYCLE_MAX_CLOCKS];
+	struct lifecycle_pvclock pvclock;
+};
+
+struct lifecycle_options {
+	unsigned int events;  /* event points; 0: none */
+	unsigned int wait_ms; /* the most each waits for the host */
+};
+
+struct lifecycle_result {
+	bool applies;
+	char reason[LIFECYCLE_TEXT_LEN]; /* why not */
+	unsigned int asked, nr;		 /* events asked, events tried */
+	unsigned int wait_ms, ncpu;
+	char left_out[LIFECYCLE_TEXT_LEN]; /* clocks not followed, and why */
+	struct lifecycle_event events[LIFECYCLE_MAX_EVENTS];
+};
+
+/** Run the event points, into @out. */
+void lifecycle_run(const struct lifecycle_options *opts,
+		   struct lifecycle_result *out);
+
+#endif

@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The events of the VM's life (engine/lifecycle.h): a table per event for
+ * people, the checks, and the "lifecycle" member of the JSON.  What must
+ * hold everywhere is judged (no clock steps back on any vCPU; each vCPU's
+ * offset after within LIFECYCLE_OFFSET_STEP_MAX_NS of before); what
+ * differs by design between hypervisors (which clocks freeze, which run
+ * on, which jump) is described, in the info and the figures, not failed.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report/run.h"
+#include "report/tolerances.h"
+
+/* The clock the steps between clocks are taken from. */
+#define STEP_BASE_CLOCK "tsc"
+
+/* How one clock spent one event. */
+struct behaviour {
+	const char *name; /* "ran on", "frozen", "jumped", "went back" */
+	double excess_ns; /* advance less the host's window */
+	double bound_ns;  /* the round trip plus LIFECYCLE_SLACK_NS */
+	double frozen_ns; /* -excess, when frozen */
+};
+
+static double host_window_ns(const struct host_event *h)
+{
+	return (double)(h->value[HOST_SENT_NS] - h->value[HOST_READY_NS]);
+}
+
+static double host_event_ns(const struct host_event *h)
+{
+	return (double)(h->value[HOST_END_NS] - h->value[HOST_START_NS]);
+}
+
+static struct behaviour judge_clock(const struct lifecycle_event *e,
+				    const struct lifecycle_clock *c)
+{
+	struct behaviour b;
+
+	b.excess_ns = c->advance_ns - host_window_ns(&e->host);
+	b.bound_ns = e->round_trip_ns + LIFECYCLE_SLACK_NS;
+	b.frozen_ns = 0;
+	if (b.excess_ns > b.bound_ns) {
+		b.name = "jumped";
+	} else if (b.excess_ns >= -b.bound_ns) {
+		b.name = "ran on";
+	} else if (b.excess_ns < -(host_window_ns(&e->host) + b.bound_ns)) {
+		b.name = "went back";
+	} else {
+		b.name = "frozen";
+		b.frozen_ns = -b.excess_ns;
+	}
+	return b;
+}
+
+static const struct lifecycle_clock *step_base(const struct lifecycle_event *e)
+{
+	unsigned int k;
+
+	for (k = 0; k < e->nr_clocks; k++)
+		if (!strcmp(e->clocks[k].clock->name, STEP_BASE_CLOCK))
+			return &e->clocks[k];
+	return NULL;
+}
+
+static const char *kind_of(const struct lifecycle_event *e)
+{
+	return e->kind[0] ? e->kind : "event";
+}
+
+/* --- for people ---------------------------------------------------------------- */
+
+static void print_event(const struct lifecycle_event *e)
+{
+	const struct lifecycle_clock *base = step_base(e);
+	unsigned int k;
+
+	if (!e->answered) {
+		printf("  event %u: %s\n", e->seq, e->problem);
+		return;
+	}
+	printf("  event %u (%s): host window %.3f ms, the event %.3f ms, "
+	       "console round trip %.3f ms%s\n",
+	       e->seq, kind_of(e), host_window_ns(&e->host) / 1e6,
+	       host_event_ns(&e->host) / 1e6, e->round_trip_ns / 1e6,
+	       host_event_has(&e->host, HOST_DOWNTIME_MS) ? "" : "");
+	if (host_event_has(&e->host, HOST_STOP_US) &&
+	    host_event_has(&e->host, HOST_RESUME_US))
+		printf("    QEMU: STOP to RESUME %.3f ms\n",
+		       (double)(e->host.value[HOST_RESUME_US] -
+				e->host.value[HOST_STOP_US]) /
+			       1e3);
+	if (host_event_has(&e->host, HOST_DOWNTIME_MS))
+		printf("    QEMU: migration downtime %llu ms, total %llu ms\n",
+		       (unsigned long long)e->host.value[HOST_DOWNTIME_MS],
+		       (unsigned long long)e->host.value[HOST_TOTAL_MS]);
+	printf("    %-10s %12s %12s %-9s %12s %16s %12s %5s\n", "clock",
+	       "advance ms", "-host ms", "", "+-bound ms", "tsc-clock ms",
+	       "rate ppm", "back");
+	for (k = 0; k < e->nr_clocks; k++) {
+		const struct lifecycle_clock *c = &e->clocks[k];
+		struct behaviour b = judge_clock(e, c);
+
+		printf("    %-10s %12.3f %+12.3f %-9s %12.3f %+16.3f "
+		       "%+5.0f/%+5.0f %5llu\n",
+		       c->clock->name, c->advance_ns / 1e6, b.excess_ns / 1e6,
+		       b.name, b.bound_ns / 1e6,
+		       base ? (base->advance_ns - c->advance_ns) / 1e6 : NAN,
+		       c->rate_before_ppm, c->rate_after_ppm,
+		       (unsigned long long)c->back_steps);
+	}
+	for (k = 0; k < e->nr_clocks; k++)
+		printf("    %s: a read %.0f ns before, %.0f ns after\n",
+		       e->clocks[k].clock->name, e->clocks[k].cost_before_ns,
+		       e->clocks[k].cost_after_ns);
+	if (e->pvclock.present)
+		printf("    kvm_clock record on CPU 0: version %u -> %u (%llu "
+		       "updates seen), flags %#x -> %#x, GUEST_STOPPED %s\n",
+		       e->pvclock.version_before, e->pvclock.version_after,
+		       (unsigned long long)e->pvclock.updates,
+		       e->pvclock.flags_before, e->pvclock.flags_after,
+		       e->pvclock.stopped_seen ? "seen" : "not seen");
+}
+
+void report_lifecycle_print(const struct run_report *run)
+{
+	const struct lifecycle_result *l = &run->lifecycle;
+	unsigned int i;
+
+	if (!l->asked)
+		return;
+	printf("\n# events: %u asked\n", l->asked);
+	if (!l->applies) {
+		printf("  none run: %s\n", l->reason);
+		return;
+	}
+	if (l->left_out[0])
+		printf("  not followed: %s\n", l->left_out);
+	for (i = 0; i < l->nr; i++)
+		print_event(&l->events[i]);
+}
+
+/* --- checks ------------------------------------------------------------------ */
+
+static void offsets_check(const struct lifecycle_result *l,
+			  const struct lifecycle_event *e, struct ktap *k)
+{
+	double worst = 0, worst_allowed = LIFECYCLE_OFFSET_STEP_MAX_NS;
+	const char *worst_clock = NULL;
+	unsigned int c, cpu, worst_cpu = 0, pairs = 0;
+	bool ok = true;
+
+	for (c = 0; c < e->nr_clocks; c++)
+		for (cpu = 1; cpu < l->ncpu && cpu < MAX_CPUS; cpu++) {
+			const typeof(e->clocks[c].cpu[cpu]) *o =
+				&e->clocks[c].cpu[cpu];
+			double moved, allowed;
+
+			if (!o->ok_before || !o->ok_after)
+				continue;
+			pairs++;
+			moved = fabs(o->after_ns - o->before_ns);
+			allowed = LIFECYCLE_OFFSET_STEP_MAX_NS +
+				  o->before_unc_ns + o->after_unc_ns;
+			if (moved > allowed)
+				ok = false;
+			if (!worst_clock ||
+			    moved - allowed > worst - worst_allowed) {
+				worst = moved;
+				worst_allowed = allowed;
+				worst_clock = e->clocks[c].clock->name;
+				worst_cpu = cpu;
+			}
+		}
+	if (!pairs)
+		return;
+	report(k, ok, "every vCPU's offset from CPU 0 moves at most %.0f ns",
+	       LIFECYCLE_OFFSET_STEP_MAX_NS);
+	report_info(k,
+		    "%u offsets; most: %s on CPU %u moved %.0f ns (%.0f "
+		    "allowed with both bounds)",
+		    pairs, worst_clock, worst_cpu, worst, worst_allowed);
+	report_figure(k, "worst_offset_move_ns", worst);
+	report_tolerance(k, "lifecycle_offset_step_max_ns",
+			 LIFECYCLE_OFFSET_STEP_MAX_NS);
+}
+
+static void event_checks(const struct lifecycle_result *l,
+			 const struct lifecycle_event *e, struct ktap *k)
+{
+	const struct lifecycle_clock *base = step_base(e);
+	unsigned int c;
+
+	if (e->answered) {
+		report(k, true, "the host answered");
+		report_info(k, "%s: host window %.3f ms, round trip %.3f ms",
+			    kind_of(e), host_window_ns(&e->host) / 1e6,
+			    e->round_trip_ns / 1e6);
+		report_figure(k, "host_window_ns", host_window_ns(&e->host));
+		report_figure(k, "host_event_ns", host_event_ns(&e->host));
+		report_figure(k, "round_trip_ns", e->round_trip_ns);
+	} else {
+		report_error(k, "the host answered");
+		report_info(k, "%s", e->problem);
+	}
+	for (c = 0; e->sampled && c < e->nr_clocks; c++) {
+		const struct lifecycle_clock *lc = &e->clocks[c];
+		struct behaviour b = judge_clock(e, lc);
+
+		report(k, lc->back_steps <= BACKWARD_STEPS_MAX,
+		       "%s never steps back on any vCPU", lc->clock->name);
+		if (!e->answered)
+			report_info(k, "%llu steps back",
+				    (unsigned long long)lc->back_steps);
+		else if (lc->back_steps)
+			report_info(k,
+				    "%llu steps back, worst %.0f ns on CPU "
+				    "%u; %s %+.3f ms",
+				    (unsigned long long)lc->back_steps,
+				    lc->worst_back_ns, lc->back_cpu, b.name,
+				    b.excess_ns / 1e6);
+		else
+			report_info(k,
+				    "%s: %+.3f ms against the host (+-%.3f)"
+				    "; %s-%s stepped %+.3f ms",
+				    b.name, b.excess_ns / 1e6, b.bound_ns / 1e6,
+				    STEP_BASE_CLOCK, lc->clock->name,
+				    base ? (base->advance_ns - lc->advance_ns) /
+						    1e6
+					 : NAN);
+		report_figure(k, "back_steps", (double)lc->back_steps);
+		report_figure(k, "worst_back_ns", lc->worst_back_ns);
+		if (e->answered) {
+			report_figure(k, "excess_ns", b.excess_ns);
+			report_figure(k, "bound_ns", b.bound_ns);
+		}
+		report_tolerance(k, "backward_steps_max", BACKWARD_STEPS_MAX);
+	}
+	if (e->answered)
+		offsets_check(l, e, k);
+	/* KVM marks every vCPU's record when the VM was stopped (so that a
+	 * guest's soft lockup watchdog can forgive the gap). */
+	if (e->answered && e->pvclock.present && !strcmp(kind_of(e), "stop")) {
+		report(k, e->pvclock.stopped_seen,
+		       "kvm_clock: PVCLOCK_GUEST_STOPPED is seen after a stop");
+		report_info(k, "flags %#x before, %#x after",
+			    e->pvclock.flags_before, e->pvclock.flags_after);
+	}
+}
+
+void report_lifecycle_checks(const struct run_report *run, struct ktap *k)
+{
+	const struct lifecycle_result *l = &run->lifecycle;
+	unsigned int i;
+
+	if (!l->asked)
+		return;
+	if (!l->applies) {
+		report_error(k, "events: the event points run");
+		report_info(k, "%s", l->reason);
+		return;
+	}
+	for (i = 0; i < l->nr; i++) {
+		report_prefix_push(k, "event %u: ", l->events[i].seq);
+		event_checks(l, &l->events[i], k);
+		report_prefix_pop(k);
+	}
+	if (l->nr < l->asked) {
+		report_error(k, "events: every event point was reached");
+		report_info(k, "%u of %u: the host stopped answering", l->nr,
+			    l->asked);
+	}
+}
+
+/* --- JSON ---------------------------------------------------------------------- */
+
+static void host_json(struct json_writer *w, const char *key,
+		      const struct host_event *h)
+{
+	unsigned int i;
+
+	json_object_begin(w, key);
+	for (i = 0; i < HOST_NR_KEYS; i++)
+		json_uint_if(w, hostline_key_name((enum hostline_key)i),
+			     host_event_has(h, (enum hostline_key)i),
+			     h->value[i]);
+	json_object_end(w);
+}
+
+static void double_or_null(struct json_writer *w, const char *key, double v)
+{
+	if (isfinite(v))
+		json_double(w, key, v);
+	else
+		json_null(w, key);
+}
+
+static void clock_json(struct json_writer *w, const struct lifecycle_result *l,
+		       const struct lifecycle_event *e,
+		       const struct lifecycle_clock *c)
+{
+	const struct lifecycle_clock *base = step_base(e);
+	struct behaviour b = judge_clock(e, c);
+	unsigned int cpu;
+
+	json_object_begin(w, NULL);
+	json_string(w, "clock", c->clock->name);
+	json_double(w, "advance_ns", c->advance_ns);
+	if (e->answered) {
+		json_string(w, "behaviour", b.name);
+		json_double(w, "excess_ns", b.excess_ns);
+		json_double(w, "bound_ns", b.bound_ns);
+	} else {
+		json_null(w, "behaviour");
+		json_null(w, "excess_ns");
+		json_null(w, "bound_ns");
+	}
+	double_or_null(w, "step_from_tsc_ns",
+		       base ? base->advance_ns - c->advance_ns : NAN);
+	json_double(w, "largest_step_ns", c->largest_step_ns);
+	double_or_null(w, "rate_before_ppm", c->rate_before_ppm);
+	double_or_null(w, "rate_after_ppm", c->rate_after_ppm);
+	json_double(w, "cost_before_ns", c->cost_before_ns);
+	json_double(w, "cost_after_ns", c->cost_after_ns);
+	json_uint(w, "back_steps", c->back_steps);
+	json_double(w, "worst_back_ns", c->worst_back_ns);
+	json_array_begin(w, "offsets");
+	for (cpu = 1; cpu < l->ncpu && cpu < MAX_CPUS; cpu++) {
+		if (!c->cpu[cpu].ok_before && !c->cpu[cpu].ok_after)
+			continue;
+		json_object_begin(w, NULL);
+		json_uint(w, "cpu", cpu);
+		double_or_null(w, "before_ns",
+			       c->cpu[cpu].ok_before ? c->cpu[cpu].before_ns
+						     : NAN);
+		double_or_null(w, "before_uncertainty_ns",
+			       c->cpu[cpu].ok_before ? c->cpu[cpu].before_unc_ns
+						     : NAN);
+		double_or_null(w, "after_ns",
+			       c->cpu[cpu].ok_after ? c->cpu[cpu].after_ns
+						    : NAN);
+		double_or_null(w, "after_uncertainty_ns",
+			       c->cpu[cpu].ok_after ? c->cpu[cpu].after_unc_ns
+						    : NAN);
+		json_object_end(w);
+	}
+	json_array_end(w);
+	json_object_end(w);
+}
+
+static void event_json(struct json_writer *w, const struct lifecycle_result *l,
+		       const struct lifecycle_event *e)
+{
+	const struct lifecycle_pvclock *p = &e->pvclock;
+	unsigned int k, cpu;
+
+	json_object_begin(w, NULL);
+	json_uint(w, "seq", e->seq);
+	json_string(w, "kind", e->kind[0] ? e->kind : NULL);
+	json_bool(w, "answered", e->answered);
+	json_bool(w, "aborted", e->aborted);
+	json_string(w, "problem", e->problem[0] ? e->problem : NULL);
+	json_double(w, "round_trip_ns", e->round_trip_ns);
+	json_double(w, "waited_ns", e->waited_ns);
+	host_json(w, "host", &e->host);
+	json_array_begin(w, "loops");
+	for (cpu = 0; cpu < l->ncpu && cpu < MAX_CPUS; cpu++)
+		json_uint(w, NULL, e->loops[cpu]);
+	json_array_end(w);
+	json_array_begin(w, "clocks");
+	for (k = 0; k < e->nr_clocks; k++)
+		clock_json(w, l, e, &e->clocks[k]);
+	json_array_end(w);
+	if (p->present) {
+		json_object_begin(w, "pvclock");
+		json_uint_if(w, "version_before", p->ok_before,
+			     p->version_before);
+		json_uint_if(w, "version_after", p->ok_after, p->version_after);
+		json_uint_if(w, "flags_before", p->ok_before, p->flags_before);
+		json_uint_if(w, "flags_after", p->ok_after, p->flags_after);
+		json_bool(w, "tsc_stable_before",
+			  p->flags_before & XEN_PVCLOCK_TSC_STABLE_BIT);
+		json_bool(w, "tsc_stable_after",
+			  p->flags_after & XEN_PVCLOCK_TSC_STABLE_BIT);
+		json_bool(w, "guest_stopped_seen", p->stopped_seen);
+		json_uint(w, "updates", p->updates);
+		json_object_end(w);
+	} else {
+		json_null(w, "pvclock");
+	}
+	json_object_end(w);
+}
+
+void report_lifecycle_json(const struct run_report *run, struct json_writer *w)
+{
+	const struct lifecycle_result *l = &run->lifecycle;
+	unsigned int i;
+
+	if (!l->asked)
+		return; /* the member only in a run that asked for events */
+	json_object_begin(w, "lifecycle");
+	json_uint(w, "asked", l->asked);
+	json_bool(w, "applies", l->applies);
+	json_string(w, "reason", l->applies ? NULL : l->reason);
+	json_uint(w, "wait_ms", l->wait_ms);
+	json_string(w, "left_out", l->left_out[0] ? l->left_out : NULL);
+	json_array_begin(w, "events");
+	for (i = 0; i < l->nr; i++)
+		event_json(w, l, &l->events[i]);
+	json_array_end(w);
+	json_object_end(w);
+}
