@@ -383,16 +383,28 @@ def add_compare_parser(subparsers):
                              "single report's row is then NAME, a matrix folder's rows "
                              "ENV@NAME, and a labelled input is never merged with another "
                              "(repeatable)")
+    parser.add_argument("--before", metavar="PATH",
+                        help="the input (matrix folder or report) before a change: its "
+                             "rows are ENV@before, and each environment's clocks are "
+                             "compared with the same environment's in --after")
+    parser.add_argument("--after", metavar="PATH",
+                        help="the input after the change (see --before)")
     parser.add_argument("--fail-above", type=positive_float, metavar="RATIO",
-                        help="exit 1 when a clock's p50 read cost in some environment, at "
-                             "its smallest over its runs, is more than RATIO times the "
-                             "baseline's largest over its runs, naming each on stderr "
-                             "(a regression gate: docs/compare.md)")
+                        help="exit 1 when a clock's p50 read cost (median over the runs) "
+                             "rose more than RATIO times, after against before per "
+                             "environment (or each row against --baseline), and its "
+                             "bootstrap interval over the runs lies wholly above 1, "
+                             "naming each on stderr (a regression gate: docs/compare.md)")
+    parser.add_argument("--wide", action="store_true",
+                        help="every column (batch, resolution, drift, cycles, every "
+                             "ratio) and no wrapping; by default text fits 160 columns")
     parser.add_argument("--format", choices=command.FORMATS, default="table",
                         help="output format (default: table)")
-    parser.add_argument("--table", choices=("all", "clocks", "ticks", "xen", "os"),
+    parser.add_argument("--table", choices=("all", "clocks", "changes", "ticks", "xen", "os"),
                         default=None,
-                        help="which table: clocks, ticks, xen (per Xen guest type: a "
+                        help="which table: clocks, changes (before/after per environment, "
+                             "with --before/--after, two --labels or --fail-above), ticks, "
+                             "xen (per Xen guest type: a "
                              "xen_pvclock and a tsc read and their ratio), os (per "
                              "clocksource: the raw read beside clock_gettime through libc "
                              "and the syscall, from clockbench-user's ENV.os.json) or all "
@@ -405,8 +417,13 @@ def add_compare_parser(subparsers):
                              "a line per finding, every table and the plots inline (no "
                              "script, nothing fetched); plots go to a scratch folder unless "
                              "--plot DIR is given")
-    parser.add_argument("results", nargs="+", metavar="RESULTS",
-                        help="matrix folders, report JSON files or console logs")
+    parser.add_argument("--include-failed", action="store_true",
+                        help="take the figures of runs the guest judged FAIL or ERROR into "
+                             "the tables, plots and gate (by default they are left out and "
+                             "listed with their reason)")
+    parser.add_argument("results", nargs="*", metavar="RESULTS",
+                        help="matrix folders, report JSON files or console logs (none "
+                             "needed with --before and --after)")
     parser.set_defaults(handler=command.cmd_compare)
 
 

@@ -80,6 +80,7 @@ class Report:
     findings: list = field(default_factory=list)   # Finding
     plots: list = field(default_factory=list)      # Plot
     plot_notes: list = field(default_factory=list)  # why a plot is not there
+    summary: list = field(default_factory=list)    # the answer first (summary.py)
 
 
 # ---------------------------------------------------------------------------- plots
@@ -400,8 +401,11 @@ def document_html(report, now=None):
            f"<h1>{_e(report.title)}</h1>",
            f'<p class="meta">Environments: {_e(envs)}. Written by <code>clockbench compare '
            f"--html</code> at {_e(now.strftime('%Y-%m-%d %H:%M UTC'))}; "
-           f"docs/compare.md explains every column.</p>",
-           "<h2>Inputs</h2>", inputs_html(report), "<h2>Findings</h2>"]
+           f"docs/compare.md explains every column.</p>"]
+    if report.summary:
+        out.append('<h2>Summary</h2><ul class="summary">'
+                   + "".join(f"<li>{_e(line)}</li>" for line in report.summary) + "</ul>")
+    out += ["<h2>Inputs</h2>", inputs_html(report), "<h2>Findings</h2>"]
     if not report.findings:
         out.append("<p>Nothing stands out: no clock is trapped, no warps, every CPU agrees "
                    "within its uncertainty and every tick rate was delivered.</p>")

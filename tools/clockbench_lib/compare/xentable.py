@@ -4,7 +4,7 @@ tsc read cost and their ratio."""
 
 from dataclasses import dataclass
 
-from .cells import Spread, ratio_text, read_p50, spread, spread_text
+from .cells import Spread, csv_number, ratio_text, read_p50, spread, spread_text
 from .table import Column, Table
 
 
@@ -64,7 +64,7 @@ def format_xen_table(rows, markdown=False):
 
 
 def format_xen_csv(rows):
-    """The Xen guests' clock costs as CSV, numbers unformatted."""
+    """The Xen guests' clock costs as CSV, numbers at the tables' precision."""
     heading = ["env", "guest", "runs"]
     for name in ("xen_pvclock_p50_ns", "tsc_p50_ns", "xen_pvclock_over_tsc"):
         heading += [f"{name}_median", f"{name}_min", f"{name}_max"]
@@ -72,6 +72,7 @@ def format_xen_csv(rows):
     for row in rows:
         line = [row.env, row.guest, row.runs]
         for value in (row.pvclock, row.tsc, row.ratio):
-            line += ["", "", ""] if value is None else [value.median, value.low, value.high]
+            line += ["", "", ""] if value is None else [
+                csv_number(value.median), csv_number(value.low), csv_number(value.high)]
         lines.append(line + [row.rdtsc])
     return Table("", heading + ["rdtsc"], lines).csv()
