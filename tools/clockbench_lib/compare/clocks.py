@@ -212,7 +212,8 @@ def format_table(table, inputs, baseline, markdown=False, wide=False):
 def format_csv(table, baseline, inputs=None):
     """The comparison as CSV: one row per clock and environment, numbers unformatted.
     Its present_runs are the cells' measured_runs: the runs where the clock was present
-    and timed.  Then p50_over_tsc (the × tsc column) and, with `inputs`, flags."""
+    and timed.  Then p50_over_tsc (the × tsc column) and, with `inputs`, flags and the
+    row's verdicts (`1 FAIL, 1 PASS`: runs left out are counted, not in the figures)."""
     names = {}
     for metric, (_, unit, _, _) in METRICS.items():
         suffix = f"_{unit.replace('/', '_per_')}" if unit else ""
@@ -225,5 +226,7 @@ def format_csv(table, baseline, inputs=None):
     extra = [("p50_over_tsc", ratio)]
     if inputs is not None:
         extra.append(("flags", lambda cell: "; ".join(clock_flags(inputs, cell))))
+        extra.append(("verdicts", lambda cell: verdict_words(inputs.verdicts.get(cell.env,
+                                                                                 {}))))
     return cells_csv(table, ("clock", "env", "runs", "present_runs", "missing_reason"), METRICS,
                 names, baseline, extra)

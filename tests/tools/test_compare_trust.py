@@ -1,0 +1,261 @@
+# SPDX-License-Identifier: MIT
+"""Whether `clockbench compare` can be trusted (issue 32), on the fixture matrices and the
+altered copies tests/tools/altered.py makes of them: verdicts in every view and FAIL runs
+left out, hosts of one name told apart, an input given twice counted once, before/after
+per environment with its interval, and the answer first in 160 columns.
+
+Run: /usr/bin/python3 -m unittest tests.tools.test_compare_trust -v
+"""
+
+import csv
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+from tests.tools import CLOCKBENCH, PYTHON, ROOT, altered
+from clockbench_lib.compare.inputs import load_inputs
+
+AMD, SAMPLE = altered.AMD, altered.SAMPLE
+WIDTH = 160
+
+
+def run_tool(*args):
+    return subprocess.run([PYTHON, CLOCKBENCH, "compare", *args], capture_output=True,
+                          text=True, check=False, cwd=ROOT)
+
+
+class Scratch(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.scratch = tempfile.mkdtemp(prefix="clockbench-trust-")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.scratch)
+
+    @classmethod
+    def path(cls, name):
+        return os.path.join(cls.scratch, name)
+
+
+class Verdicts(Scratch):
+    """amd/: the guest said FAIL in three of its four runs (a tick rate not delivered)."""
+
+    def test_fail_runs_are_left_out_and_said_why(self):
+        inputs = load_inputs([AMD])
+        self.assertEqual(list(inputs.runs), ["xen-tsc"])
+        self.assertEqual(len(inputs.runs["xen-tsc"]), 1)
+        self.assertEqual(inputs.verdicts, {"tcg-pc": {"fail": 2}, "xen-tsc": {"pass": 1,
+                                                                             "fail": 1}})
+        self.assertEqual([run.left_out for run in inputs.left_out], [
+            "ticks: pit: at 1000 Hz, delivers within 10 % of the rate asked # 369.4 "
+            "interrupts a second",
+            "ticks: lapic: at 1000 Hz, delivers within 10 % of the rate asked # 326.0 "
+            "interrupts a second",
+            "ticks: xen_oneshot: at 1000 Hz, delivers within 10 % of the rate asked # 292.1 "
+            "interrupts a second"])
+
+    def test_include_failed_takes_them_in(self):
+        inputs = load_inputs([AMD], include_failed=True)
+        self.assertEqual({env: len(runs) for env, runs in inputs.runs.items()},
+                         {"tcg-pc": 2, "xen-tsc": 2})
+        self.assertEqual(inputs.left_out, [])
+
+    def test_every_view_shows_the_verdicts(self):
+        text = run_tool(AMD)
+        self.assertEqual(text.returncode, 0, text.stderr)
+        lines = text.stdout.splitlines()
+        self.assertIn("runs: 3 FAIL, 1 PASS; FAIL/ERROR left out of the figures, reasons "
+                      "below: tcg-pc 2, xen-tsc 1", lines[:5])
+        self.assertIn("verdicts: tcg-pc 2 FAIL; xen-tsc 1 FAIL, 1 PASS", lines)
+        self.assertIn(f"tcg-pc: FAIL run {AMD}/tcg-pc/run-1.json, left out of the figures "
+                      f"(--include-failed takes it in): ticks: pit: at 1000 Hz, delivers "
+                      f"within 10 % of the rate asked # 369.4 interrupts a second",
+                      run_tool("--wide", AMD).stdout.splitlines())
+        rows = list(csv.DictReader(run_tool("--format", "csv", "--include-failed",
+                                            AMD).stdout.splitlines()))
+        self.assertEqual({row["env"]: row["verdicts"] for row in rows},
+                         {"tcg-pc": "2 FAIL", "xen-tsc": "1 FAIL, 1 PASS"})
+        page = self.path("amd.html")
+        result = run_tool("--html", page, AMD)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(page, encoding="utf-8") as source:
+            html = source.read()
+        self.assertIn("<th>verdicts</th>", html)
+        self.assertIn('<span class="bad">2 FAIL</span><br>every run left out of the figures',
+                      html)
+        self.assertIn('<span class="bad">1 FAIL, 1 PASS</span>', html)
+        self.assertIn("ticks: xen_oneshot: at 1000 Hz, delivers within 10 %", html)
+
+
+class Hosts(Scratch):
+    """The same host name with another CPU is another host; an input given twice, as one
+    path or as a copy, counts once.  Each is said in one sentence."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        altered.other_cpu_copy(AMD, cls.path("intel"))
+        altered.byte_copy(AMD, cls.path("copy"))
+
+    def test_same_name_other_cpu_is_not_merged(self):
+        inputs = load_inputs([AMD, self.path("intel")], include_failed=True)
+        rows = {env: len(runs) for env, runs in inputs.runs.items()}
+        self.assertEqual(len(rows), 4, rows)
+        self.assertEqual(set(rows.values()), {2})
+        self.assertTrue(all(row.startswith(("tcg-pc@vm.", "xen-tsc@vm.")) for row in rows),
+                        rows)
+        (tcg, xen) = inputs.apart
+        self.assertRegex(tcg, r"^tcg-pc from vm and tcg-pc from vm are kept apart as "
+                              r"tcg-pc@vm\.[0-9a-f]{4}, tcg-pc@vm\.[0-9a-f]{4}: different "
+                              r"hosts of one name \(CPU models AMD EPYC, Intel\(R\) Xeon\(R\) "
+                              r"Platinum 8375C CPU @ 2\.90GHz\)\.$")
+        self.assertEqual(len(tcg.split(". ")), 1, "one sentence")
+        summary = run_tool("--include-failed", AMD, self.path("intel")).stdout.splitlines()
+        self.assertRegex(summary[3], r"^hosts: vm \(AMD EPYC\), vm \(Intel.*\); hosts of one "
+                                     r"name told apart by CPU, kernel, versions, machine id")
+
+    def test_the_same_input_twice_counts_once(self):
+        inputs = load_inputs([AMD, AMD], include_failed=True)
+        self.assertEqual({env: len(runs) for env, runs in inputs.runs.items()},
+                         {"tcg-pc": 2, "xen-tsc": 2})
+        self.assertEqual(inputs.counted_once,
+                         [f"{AMD} is given twice: its runs are counted once."])
+        self.assertEqual(inputs.apart, [])
+
+    def test_a_copy_counts_once(self):
+        inputs = load_inputs([AMD, self.path("copy")], include_failed=True)
+        self.assertEqual({env: len(runs) for env, runs in inputs.runs.items()},
+                         {"tcg-pc": 2, "xen-tsc": 2})
+        self.assertEqual(inputs.counted_once, [
+            f"{self.path('copy')} repeats 4 runs of {AMD} (the same run ids, or the same "
+            f"reports): each counted once."])
+        result = run_tool("--include-failed", AMD, self.path("copy"))
+        self.assertIn("1 input(s) repeated, counted once", result.stdout.splitlines()[3])
+
+    def test_a_single_record_is_named_by_its_environment(self):
+        one = self.path("one.json")
+        other = self.path("two.json")
+        shutil.copy(os.path.join(SAMPLE, "tcg-pc", "run-1.json"), one)
+        shutil.copy(os.path.join(AMD, "xen-tsc", "run-1.json"), other)
+        inputs = load_inputs([other])
+        self.assertEqual(list(inputs.runs), ["xen-tsc"])  # its runner.environment
+        result = run_tool("--fail-above", "100", one, os.path.join(AMD, "xen-tsc",
+                                                                   "run-1.json"))
+        self.assertEqual(result.returncode, 2, result.stderr)  # one.json: clockbench/1
+        self.assertIn("--baseline tcg-pc: no report from that environment", result.stderr)
+
+
+class BeforeAfter(Scratch):
+    """Two matrices of the same tree, five repeats each, that differ by noise only (every
+    read cost drawn from ±10 %); and the same with hpet made 2x slower."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        altered.repeats_copy(SAMPLE, cls.path("before"), seed=1)
+        altered.repeats_copy(SAMPLE, cls.path("after"), seed=2)
+        altered.repeats_copy(SAMPLE, cls.path("slower"), seed=3, slower="hpet")
+
+    def test_noise_gates_nothing(self):
+        result = run_tool("--before", self.path("before"), "--after", self.path("after"),
+                          "--fail-above", "1.2")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertNotIn("FAIL:", result.stderr)
+        self.assertIn("clockbench compare: no clock above --fail-above 1.2 beyond the noise: "
+                      "28 compared (after against before).", result.stderr)
+        self.assertIn("before/after: 0 slower beyond the noise and above --fail-above 1.2",
+                      result.stdout.splitlines()[3])
+
+    def test_one_clock_twice_as_slow_gates_that_clock_everywhere(self):
+        result = run_tool("--before", self.path("before"), "--after", self.path("slower"),
+                          "--fail-above", "1.2")
+        self.assertEqual(result.returncode, 1, result.stderr)
+        failed = [line.split("FAIL: ", 1)[1].split(":", 1)[0]
+                  for line in result.stderr.splitlines() if "FAIL: " in line]
+        self.assertEqual(failed, [f"hpet in {env}" for env in
+                                  ("tcg-pc", "tcg-q35", "kvm-pc", "xen-hpet", "xen-tsc")])
+        self.assertIn("5 of 28 clocks compared (after against before) above --fail-above 1.2 "
+                      "and beyond the noise of the repeats.", result.stderr)
+        self.assertIn("before/after: 5 slower beyond the noise and above --fail-above 1.2, 0 "
+                      "faster, of 28: hpet", result.stdout.splitlines()[3])
+
+    def test_xen_pvclock_is_gated(self):
+        result = run_tool("--before", self.path("before"), "--after", self.path("after"),
+                          "--table", "changes", "--format", "csv")
+        rows = list(csv.DictReader(result.stdout.splitlines()))
+        self.assertEqual({row["env"] for row in rows if row["clock"] == "xen_pvclock"},
+                         {"xen-hpet", "xen-tsc"})
+        for row in rows:
+            self.assertLessEqual(float(row["interval_low"]), float(row["ratio"]))
+            self.assertGreaterEqual(float(row["interval_high"]), float(row["ratio"]))
+            self.assertEqual((row["before_runs"], row["after_runs"]), ("5", "5"))
+
+    def test_two_labels_are_before_and_after(self):
+        before, after = self.path("before"), self.path("slower")
+        result = run_tool("--label", f"old={before}", "--label", f"new={after}",
+                          "--fail-above", "1.5", before, after)
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertIn("FAIL: hpet in xen-tsc: p50 ", result.stderr)
+        self.assertIn("ns in xen-tsc@new (5 runs) against ", result.stderr)
+        self.assertIn("(new against old)", result.stderr)
+
+    def test_the_interval_is_reproducible(self):
+        args = ("--before", self.path("before"), "--after", self.path("after"),
+                "--table", "changes")
+        self.assertEqual(run_tool(*args).stdout, run_tool(*args).stdout)
+
+
+class AnswerFirst(Scratch):
+    """A 12-environment matrix: within 160 columns by default, the first five lines say
+    what is expensive where and whether to trust it."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        altered.many_envs_copy(SAMPLE, cls.path("twelve"), count=12)
+
+    def test_twelve_environments_fit(self):
+        result = run_tool(self.path("twelve"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        lines = result.stdout.splitlines()
+        self.assertLessEqual(max(len(line) for line in lines), WIDTH)
+        self.assertRegex(result.stdout, r"\ntsc +tcg-q35-3 +2 ")
+        wide = run_tool("--wide", self.path("twelve")).stdout.splitlines()
+        self.assertGreater(max(len(line) for line in wide), WIDTH)
+        self.assertIn("batch ns/read", "\n".join(wide))
+        self.assertNotIn("batch ns/read", result.stdout)
+
+    def test_the_first_five_lines(self):
+        lines = run_tool(self.path("twelve")).stdout.splitlines()
+        self.assertRegex(lines[0], r"^costliest reads \(p50\): pit in kvm-pc(-\d)? \d+ ns = "
+                                   r"\d+x tsc; .*; trapped: \d+ clock\(s\) in 12 environment")
+        self.assertRegex(lines[1], r"^warps: xen_pvclock \(worst 64654 ns\) in xen-hpet 2/2, ")
+        self.assertEqual(lines[2], "runs: 24 PASS; every run with a report passed its checks")
+        self.assertRegex(lines[3], r"^hosts: twelve: unnamed \(Intel\(R\) Xeon\(R\) "
+                                   r"Processor\); busy host: 0 of 24 runs with tick noise")
+        self.assertEqual(lines[4], "")
+        self.assertTrue(lines[5].startswith("clocks: what one read costs"))
+
+    def test_columns_all_dashes_are_left_out(self):
+        # One host's matrix with no tcg-pc baseline: the ratio column would be all '-'.
+        lines = run_tool(os.path.join(AMD)).stdout.splitlines()
+        heading = next(line for line in lines if line.startswith("clock "))
+        self.assertNotIn("/ tcg-pc", heading)
+        self.assertIn("p50 ns", heading)
+
+    def test_html_summary_first(self):
+        page = self.path("twelve.html")
+        result = run_tool("--html", page, self.path("twelve"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(page, encoding="utf-8") as source:
+            html = source.read()
+        summary = html.split('<ul class="summary">', 1)[1].split("</ul>", 1)[0]
+        self.assertEqual(summary.count("<li>"), 4)
+        self.assertLess(html.index('<ul class="summary">'), html.index("<h2>Inputs</h2>"))
+
+
+if __name__ == "__main__":
+    unittest.main()
