@@ -24,6 +24,8 @@ from ..model.record import Report, load_record, read_input, record_of
 OS_SUFFIX = ".os"
 
 
+# What the sentence on rows kept apart says of hosts that share a name but not an identity.
+HOSTS_OF_ONE_NAME = "different hosts of one name"
 # The verdicts of a run whose figures are left out unless --include-failed takes them in.
 FAILED_VERDICTS = ("fail", "error")
 
@@ -46,8 +48,10 @@ class HostIdentity:
 
     @property
     def digest(self):
-        """Four hex digits that name this identity among hosts of one name."""
-        text = "\n".join(str(getattr(self, fact)) for fact, _ in self.FACTS)
+        """Four hex digits that name this identity among hosts of one name: of all but
+        Xen's version, which the runner records for the Xen boots only, so that one host's
+        rows carry one name."""
+        text = "\n".join(str(getattr(self, fact)) for fact, _ in self.FACTS if fact != "xen")
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:4]
 
 
@@ -267,7 +271,7 @@ def _apart_sentence(name, keys, labels):
             values = list(dict.fromkeys(getattr(key.identity, fact) for key in keys))
             if len(values) > 1:
                 told.append(f"{words} {', '.join(quote(str(v), 80) for v in values)}")
-        reasons.append(f"different hosts of one name ({'; '.join(told)})")
+        reasons.append(f"{HOSTS_OF_ONE_NAME} ({'; '.join(told)})")
     why = "; ".join(reasons) or "different inputs"
     if any(key.host.startswith("input:") for key in keys) and len(
             {key.host for key in keys}) > 1:

@@ -9,7 +9,7 @@ import statistics
 
 from .cells import number_text
 from .clocks import tsc_p50s
-from .inputs import FAILED_VERDICTS
+from .inputs import FAILED_VERDICTS, HOSTS_OF_ONE_NAME
 from .table import TEXT_WIDTH
 
 SUMMARY_LINES = 5
@@ -158,9 +158,7 @@ def hosts_line(inputs):
                      f"{key.host} ({key.identity.cpu or 'CPU unknown'})")
             hosts.setdefault(words, None)
     parts = [f"hosts: {', '.join(hosts) or 'none named'}"]
-    many = [key for key in {runs[0].key for runs in inputs.runs.values() if runs[0].key}
-            if not key.host.startswith("input:")]
-    if len({(key.host, key.identity) for key in many}) > len({key.host for key in many}):
+    if any(HOSTS_OF_ONE_NAME in sentence for sentence in inputs.apart):
         parts.append("hosts of one name told apart by CPU, kernel, versions, machine id")
     if inputs.apart:
         parts.append(f"{len(inputs.apart)} name(s) kept apart, reasons below")
