@@ -107,3 +107,34 @@ def many_envs_copy(src, dst, count=12, repeats=2):
         wanted[base if turn == 0 else f"{base}-{turn + 1}"] = base
         number += 1
     return repeats_copy(src, dst, repeats=repeats, envs=wanted)
+
+
+def with_histograms(record, values_of):
+    """`record` with a histogram (read_ns.hist, as the guest writes it) for every timed
+    clock: of the read costs `values_of(clock_name)` returns, whose min and max replace
+    the report's."""
+    from tests.tools.test_histogram import encode  # pylint: disable=import-outside-toplevel
+    for clock in record["clocks"]:
+        read = clock.get("read_ns")
+        if not read:
+            continue
+        values = values_of(clock["name"])
+        read.update(hist=encode(values), min=min(values), max=max(values))
+    return record
+
+
+def histograms_copy(src, dst, values_of):
+    """A copy of the matrix `src` whose records carry histograms (with_histograms) of
+    `values_of(env, run, clock)` and a run id each."""
+    shutil.copytree(src, dst)
+    manifest = _load(os.path.join(dst, "manifest.json"))
+    for env in manifest["environments"]:
+        for run in env["runs"]:
+            if not run.get("json"):
+                continue
+            path = os.path.join(dst, run["json"])
+            record = with_histograms(_load(path), lambda clock, e=env["name"], r=run["run"]:
+                                     values_of(e, r, clock))
+            record["run_id"] = f"{os.path.basename(dst)}-{env['name']}-{run['run']}"
+            _dump(path, record)
+    return dst

@@ -259,3 +259,50 @@ class AnswerFirst(Scratch):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class PooledPercentiles(Scratch):
+    """--percentiles: every read of every run, from the runs' histograms added."""
+
+    @classmethod
+    def values(cls, env, run, clock):
+        """Made-up read costs: run 1 fast, run 2 with a slow tail."""
+        base = 40 if clock == "tsc" else 200
+        if run == 1:
+            return [base + (i % 7) for i in range(5000)]
+        return [base + (i % 11) for i in range(4990)] + [base * 50 + i for i in range(10)]
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        altered.histograms_copy(SAMPLE, cls.path("hist"), cls.values)
+
+    def test_pooled_is_the_histogram_of_every_read(self):
+        from clockbench_lib.compare.pooled import pooled_rows
+        from clockbench_lib.model.histogram import Histogram
+        from tests.tools.test_histogram import encode
+        inputs = load_inputs([self.path("hist")])
+        rows = {(clock, env): (runs, reads, values) for clock, env, runs, _, reads, values, _
+                in pooled_rows(inputs, (50, 99.9, 99.99))}
+        every = Histogram.from_json(encode(self.values("tcg-pc", 1, "hpet")
+                                           + self.values("tcg-pc", 2, "hpet")))
+        runs, reads, values = rows[("hpet", "tcg-pc")]
+        self.assertEqual((runs, reads), (2, 10000))
+        for p in (50, 99.9, 99.99):
+            self.assertEqual(values[p], every.quantile(p / 100), p)
+        self.assertGreater(values[99.99], 200 * 40)  # the tail of run 2 alone (low end)
+        self.assertLess(values[50], 220)
+
+    def test_the_option(self):
+        result = run_tool("--percentiles", "50,99,99.9,99.99", "--table", "percentiles",
+                          self.path("hist"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        heading = next(line for line in result.stdout.splitlines()
+                       if line.startswith("clock "))
+        self.assertRegex(heading, r"runs +reads +p50 ns +p99 ns +p99\.9 ns +p99\.99 ns")
+        self.assertRegex(result.stdout, r"\nhpet +tcg-pc +2 +10000 +20\d ")
+        bad = run_tool("--percentiles", "50,101", self.path("hist"))
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn("'101' is not a percentile", bad.stderr)
+        old = run_tool("--table", "percentiles", SAMPLE)
+        self.assertIn("no histogram in its reports", old.stdout)

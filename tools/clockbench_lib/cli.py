@@ -395,16 +395,22 @@ def add_compare_parser(subparsers):
                              "environment (or each row against --baseline), and its "
                              "bootstrap interval over the runs lies wholly above 1, "
                              "naming each on stderr (a regression gate: docs/compare.md)")
+    parser.add_argument("--percentiles", metavar="P,P,...",
+                        help="also a table of read-cost percentiles pooled over the runs "
+                             "from their histograms (every read of every run), e.g. "
+                             "50,99,99.9,99.99 (the default of --table percentiles)")
     parser.add_argument("--wide", action="store_true",
                         help="every column (batch, resolution, drift, cycles, every "
                              "ratio) and no wrapping; by default text fits 160 columns")
     parser.add_argument("--format", choices=command.FORMATS, default="table",
                         help="output format (default: table)")
-    parser.add_argument("--table", choices=("all", "clocks", "changes", "ticks", "xen", "os"),
+    parser.add_argument("--table", choices=("all", "clocks", "changes", "percentiles", "ticks",
+                                                  "xen", "os"),
                         default=None,
                         help="which table: clocks, changes (before/after per environment, "
-                             "with --before/--after, two --labels or --fail-above), ticks, "
-                             "xen (per Xen guest type: a "
+                             "with --before/--after, two --labels or --fail-above), "
+                             "percentiles (pooled over the runs, --percentiles), "
+                             "ticks, xen (per Xen guest type: a "
                              "xen_pvclock and a tsc read and their ratio), os (per "
                              "clocksource: the raw read beside clock_gettime through libc "
                              "and the syscall, from clockbench-user's ENV.os.json) or all "

@@ -14,6 +14,7 @@ from .change import (baseline_pairs, change_csv, change_line, change_table, chan
                      label_pairs, not_gated_lines)
 from .clocks import (clock_flags, clock_table, compare, format_csv, format_table,
                      left_out_notes, notes, tsc_p50s)
+from .pooled import DEFAULT_PERCENTILES, parse_percentiles, pooled_csv, pooled_table
 from .summary import summary_lines
 from .table import TEXT_WIDTH
 from .inputs import load_inputs, parse_labels
@@ -84,6 +85,9 @@ def cmd_compare(args):
             f"picks one).")
     which = args.table or ("clocks" if args.format == "csv" and inputs.runs else
                            "os" if args.format == "csv" else "all")
+    percentiles = getattr(args, "percentiles", None)
+    percentiles = parse_percentiles(percentiles) if percentiles else (
+        DEFAULT_PERCENTILES if which == "percentiles" else None)
     found, one_side, alone = [], [], []
     if inputs.runs and (paired or fail_above is not None or which == "changes"):
         pairs, alone = (label_pairs(inputs, *paired) if paired
@@ -97,7 +101,7 @@ def cmd_compare(args):
     if which == "os" and not os_rows:
         raise RunnerError(f"{', '.join(args.results)}: no clockbench-user document "
                           f"({osreport.OS_SCHEMA}) among the results.")
-    if which in ("clocks", "ticks", "xen", "changes") and not inputs.runs:
+    if which in ("clocks", "ticks", "xen", "changes", "percentiles") and not inputs.runs:
         raise RunnerError(f"{', '.join(args.results)}: only clockbench-user documents, "
                           f"which have no {which} table (--table os is theirs).")
     xen_rows = compare_xen(inputs) if which in ("all", "xen") else []
@@ -121,6 +125,13 @@ def cmd_compare(args):
             lines = format_csv(table, args.baseline, inputs)
         else:
             lines += format_table(table, inputs, args.baseline, markdown=markdown, wide=wide)
+    if percentiles and which in ("all", "percentiles") and inputs.runs:
+        if args.format == "csv" and which == "percentiles":
+            lines = pooled_csv(inputs, percentiles)
+        elif args.format != "csv":
+            lines += [""] if lines and lines[-1] else []
+            lines += pooled_table(inputs, percentiles).without_empty_columns(keep=4).lines(
+                args.format, None if wide else TEXT_WIDTH)
     if which in ("all", "ticks"):
         if not ticks and which == "ticks":
             raise RunnerError(f"{', '.join(args.results)}: no report has tick "
@@ -149,7 +160,8 @@ def cmd_compare(args):
             say(sentence)
     messages = []
     if getattr(args, "html", None):
-        messages = write_html_report(args, inputs, found, fail_above, side_names)
+        messages = write_html_report(args, inputs, found, fail_above, side_names,
+                                     percentiles)
     elif args.plot:
         written, messages = plot.write_plots(inputs, ticks, args.plot)
         messages = [f"wrote {path}" for item in written for path in (item.png, item.svg)] \
@@ -197,7 +209,8 @@ def findings(inputs, table, ticks, xen_rows, os_rows):
             + html.os_findings(os_rows))
 
 
-def write_html_report(args, inputs, found=(), limit=None, side_names=("before", "after")):
+def write_html_report(args, inputs, found=(), limit=None, side_names=("before", "after"),
+                      percentiles=None):
     """`--html FILE`: the summary, every table, the findings and the plots in one HTML
     file.  The plots go to --plot DIR when given (and stay), else to a scratch folder.
     Returns the lines to tell the user."""
@@ -207,6 +220,8 @@ def write_html_report(args, inputs, found=(), limit=None, side_names=("before", 
     tables = [change_table(found, limit, *side_names)] if found else []
     tables += [clock_table(table, inputs, args.baseline).without_empty_columns(keep=4)] \
         if table else []
+    tables += [pooled_table(inputs, percentiles).without_empty_columns(keep=4)] \
+        if percentiles and inputs.runs else []
     tables += [tick_table(ticks, args.baseline).without_empty_columns(keep=5)] if ticks else []
     tables += [xen_table(xen_rows)] if xen_rows else []
     tables += [os_table(os_rows)] if os_rows else []
