@@ -499,14 +499,16 @@ man: $(BUILD)/clockbench.1
 completion: $(BUILD)/clockbench.bash-completion
 
 # The man page from --help (help2man), with every subcommand's --help after it.
-$(BUILD)/clockbench.1: $(CLI_SRCS) $(BUILD)/include/clockbench/version.h
+# tools/clockbench.h2m adds SYNOPSIS, EXAMPLES, EXIT STATUS and FILES.
+$(BUILD)/clockbench.1: $(CLI_SRCS) tools/clockbench.h2m $(BUILD)/include/clockbench/version.h
 	@mkdir -p $(@D)
 	@echo "  MAN     $@"
+	@cp tools/clockbench.h2m $@.h2m
 	@for c in run test parse matrix compare host; do \
 		printf '[COMMAND: clockbench %s]\n.nf\n' $$c; \
 		$(PYTHON) tools/clockbench $$c --help | \
 			sed -e 's/\\/\\e/g' -e 's/-/\\-/g' -e "s/^[.']/\\\\\&&/"; \
-		printf '.fi\n'; done > $@.h2m
+		printf '.fi\n'; done >> $@.h2m
 	@help2man --no-info --version-string='clockbench $(VERSION_STRING)' --include=$@.h2m \
 		--name='boot and judge the clockbench clock-measurement images under QEMU and Xen' \
 		--output=$@ tools/clockbench

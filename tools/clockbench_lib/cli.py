@@ -13,7 +13,7 @@ import os
 import signal
 import sys
 
-from . import version
+from . import completion, version
 from .base.outcome import (EXIT_ERROR, EXIT_INTERRUPTED, EXIT_PASS, EXIT_TABLE,
                            INTERRUPTED_EXITS, STOP_SIGNALS, RunnerError, Terminated)
 from .model import osreport, report
@@ -169,7 +169,10 @@ def add_run_parser(subparsers):
                              f"{xen.DOMU_TIMEOUT_S['pv']} xen-pv-domu and xen-pvh-domu, "
                              f"{xen.DOMU_TIMEOUT_S['hvm']} xen-hvm-domu)")
     parser.add_argument("--log", metavar="FILE",
-                        help=f"where to save the console (default: {RUN_DIR}/last.log)")
+                        help=f"where to save the console (default: {RUN_DIR}/last.log under "
+                             f"the checkout, whatever the current folder; for an installed "
+                             f"runner $XDG_CACHE_HOME/clockbench/{RUN_DIR}/last.log, "
+                             f"~/.cache/clockbench/{RUN_DIR}/last.log without it)")
     parser.add_argument("--json", metavar="FILE",
                         help="write the run's record ('-': to standard output, the "
                              "console and the runner's lines then going to stderr; schema "
@@ -203,7 +206,8 @@ def add_run_parser(subparsers):
     parser.add_argument("guest_options", nargs="*", metavar="-- guest options",
                         help="options passed to the guest, e.g. -- verbose=1 (for the "
                              f"linux boots {linux.PROGRAM}'s, after "
-                             f"{' '.join(linux.ALWAYS_OPTIONS)})")
+                             f"{' '.join(linux.ALWAYS_OPTIONS)})"
+                        ).completer = completion.guest_option_words
     parser.set_defaults(handler=cmd_run)
 
 
@@ -234,7 +238,8 @@ def add_test_parser(subparsers):
                         help="boots run at once (default: 2)")
     parser.add_argument("--config", metavar="FILE", help=f"test list (default: {TESTS_CFG})")
     parser.add_argument("--no-build", action="store_true", help="don't run make first")
-    parser.add_argument("names", nargs="*", metavar="NAME", help="only these tests")
+    parser.add_argument("names", nargs="*", metavar="NAME", help="only these tests"
+                        ).completer = completion.test_names
     parser.set_defaults(handler=cmd_test)
 
 
@@ -302,8 +307,10 @@ def add_matrix_parser(subparsers):
                     "refused unless --add. Guest options (after --), --cpu, --smp and --xen-args\n"
                     "apply to every environment; --env-file adds environments. docs/compare.md.",
         epilog=f"{matrix.ENV_FILE_HELP}\n\n"
-               "exit statuses:\n  0   every run gave a report\n"
-               "  1   some run gave none (see the manifest)\n"
+               "exit statuses:\n  0   every run gave a report and the guest judged it PASS\n"
+               "      (or SKIP)\n"
+               "  1   some run gave none, or the guest judged it FAIL or ERROR (see the\n"
+               "      manifest; compare lists them and leaves them out)\n"
                "  2   the matrix could not start (missing QEMU or image, unwritable DIR,\n"
                "      DIR not empty without --add, a bad environment file line, named\n"
                "      FILE:LINE)\n"
@@ -328,7 +335,7 @@ def add_matrix_parser(subparsers):
                              "stderr before it starts")
     parser.add_argument("--env", nargs="+", metavar="NAME",
                         help="only these environments, built in or from --env-file "
-                             "(default: all)")
+                             "(default: all)").completer = completion.environment_names
     parser.add_argument("--env-file", metavar="FILE",
                         help="more environments, one a line (see below)")
     parser.add_argument("--cpu", default="", metavar="MODEL",
@@ -344,7 +351,8 @@ def add_matrix_parser(subparsers):
     parser.add_argument("--no-build", action="store_true", help="don't run make first")
     parser.add_argument("guest_options", nargs="*", metavar="-- guest options",
                         help="options passed to the guest in every environment, after its "
-                             "own, e.g. -- tick_rates=100")
+                             "own, e.g. -- tick_rates=100"
+                        ).completer = completion.guest_option_words
     parser.set_defaults(handler=matrix.cmd_matrix)
 
 
@@ -366,8 +374,9 @@ def add_compare_parser(subparsers):
                     "separate rows (tcg-pc@host-a, tcg-pc@host-b) and a note says why.\n"
                     "docs/compare.md explains every column.",
         epilog="exit statuses:\n  0   the comparison was printed (with --fail-above: and no\n"
-               "      clock is above the limit)\n"
-               "  1   --fail-above: some clock is above the limit (one line each)\n"
+               "      clock is above the limit beyond the noise)\n"
+               "  1   --fail-above: some clock rose above the limit, its bootstrap interval\n"
+               "      wholly above 1 (one line each on stderr)\n"
                "  2   an input is unreadable, truncated, malformed, of another schema\n"
                "      version or missing a field, or --html's FILE cannot be written: one\n"
                "      sentence names the file and the fault\n"
