@@ -151,6 +151,15 @@ class CompareTest(unittest.TestCase):
         self.assertIsNone(self.cell("xen_pvclock", "xen-hpet").ratios["p50"])
         self.assertFalse(self.cell("xen_pvclock", "xen-hpet").missing)
 
+    def test_xen_rows_of_reports_before_env_xen(self):
+        """The sample's clockbench/1 Xen runs have no env.xen: they are rows all the same,
+        the guest type not said, rather than dropped without a word."""
+        rows = compare_xen(load_inputs([SAMPLE]))
+        self.assertEqual([(row.env, row.guest, row.runs) for row in rows],
+                         [("xen-hpet", "not said (before env.xen)", 2),
+                          ("xen-tsc", "not said (before env.xen)", 2)])
+        self.assertIsNotNone(rows[0].ratio)
+
     def test_xen_guests_table(self):
         """Per Xen environment: the guest type, a xen_pvclock and a tsc read, their
         ratio (the median of the runs' ratios), and whether Xen emulates rdtsc."""
