@@ -78,6 +78,10 @@ class Verdicts(Scratch):
                                             AMD).stdout.splitlines()))
         self.assertEqual({row["env"]: row["verdicts"] for row in rows},
                          {"tcg-pc": "2 FAIL", "xen-tsc": "1 FAIL, 1 PASS"})
+        ticks = list(csv.DictReader(run_tool("--format", "csv", "--table", "ticks",
+                                             AMD).stdout.splitlines()))
+        self.assertEqual({row["env"]: row["verdicts"] for row in ticks},
+                         {"xen-tsc": "1 FAIL, 1 PASS"})
         page = self.path("amd.html")
         result = run_tool("--html", page, AMD)
         self.assertEqual(result.returncode, 0, result.stderr)

@@ -137,7 +137,7 @@ def cmd_compare(args):
             raise RunnerError(f"{', '.join(args.results)}: no report has tick "
                               f"measurements (a 'ticks' section that applies).")
         if ticks and args.format == "csv":
-            lines = format_tick_csv(ticks, args.baseline)
+            lines = format_tick_csv(ticks, args.baseline, inputs)
         elif ticks:
             lines += [""] if lines and lines[-1] else []
             lines += format_tick_table(ticks, args.baseline, markdown=markdown, wide=wide)

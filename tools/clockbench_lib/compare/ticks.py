@@ -6,6 +6,7 @@ import functools
 
 from .cells import (DEFAULT_BASELINE, add_ratios, build_cell, cell_row, cells_csv, headings,
                     missing_row)
+from .clocks import verdict_words
 from .table import TEXT_WIDTH, Column, Row, Table
 
 
@@ -163,9 +164,11 @@ TICK_CSV_NAMES = {"rate": "interrupts_per_s", "stolen": "cpu_stolen_pct",
                   "noise": "noise_pct"}
 
 
-def format_tick_csv(table, baseline):
-    """The tick costs as CSV: one row per source, rate and environment, numbers
-    unformatted."""
+def format_tick_csv(table, baseline, inputs=None):
+    """The tick costs as CSV: one row per source, rate and environment, numbers at the
+    tables' precision; with `inputs`, the row's verdicts last (as the clocks' CSV)."""
     names = {metric: (name, name) for metric, name in TICK_CSV_NAMES.items()}
+    extra = [("verdicts", lambda cell: verdict_words(inputs.verdicts.get(cell.env, {})))] \
+        if inputs is not None else ()
     return cells_csv(table, ("source", "rate_hz", "env", "runs", "measured_runs", "missing_reason"),
-                TICK_FIGURES, names, baseline)
+                     TICK_FIGURES, names, baseline, extra)
