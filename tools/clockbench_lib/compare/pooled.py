@@ -89,8 +89,8 @@ def pooled_table(inputs, percentiles):
                                                                                percentiles):
         runs = str(timed) if pooled_runs == timed else f"{pooled_runs} of {timed}"
         if not values:
-            rows.append(Row([clock_name, env, runs, "-", why or ""], clock_name, lead=3,
-                            text=why))
+            rows.append(Row([clock_name, env, runs, "-", *("-" for _ in percentiles),
+                             why or ""], clock_name))
             continue
         rows.append(Row([clock_name, env, runs, str(reads),
                          *(number_text(values[p]) for p in percentiles), why or ""],
