@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from . import plot
 from .clocks import verdict_words
+from .xentable import UNSAID_GUEST
 from ..base.outcome import RunnerError
 
 # The read rate a trapped clock's cost is put at: one a microsecond, the order of what a
@@ -251,7 +252,7 @@ def xen_findings(clock_table, xen_rows):
             continue
         p50 = cell.metrics["p50"].median
         row = xen.get(cell.env)
-        guest = f" ({row.guest})" if row else ""
+        guest = f" ({row.guest})" if row and row.guest != UNSAID_GUEST else ""
         rdtsc = f"; rdtsc there: {row.rdtsc}" if row and row.rdtsc != "-" else ""
         lines.append(Finding("Xen pvclock against tsc", (
             f"{cell.env}{guest}: a xen_pvclock read costs {_times(p50 / tsc[cell.env])} a tsc "
