@@ -166,12 +166,12 @@ def hosts_line(inputs):
         parts.append(f"{len(inputs.counted_once)} input(s) repeated, counted once")
     noisy = {}
     judged = 0
-    for env, runs in inputs.runs.items():
-        for run in runs:
-            noise = _noise(run)
-            judged += noise is not None
-            if noise is not None and noise > BUSY_NOISE_PCT:
-                noisy[env] = noisy.get(env, 0) + 1
+    every = [run for runs in inputs.runs.values() for run in runs] + inputs.left_out
+    for run in every:  # a FAIL left out may be the very run a busy host spoilt
+        noise = _noise(run)
+        judged += noise is not None
+        if noise is not None and noise > BUSY_NOISE_PCT:
+            noisy[run.env] = noisy.get(run.env, 0) + 1
     if judged:
         busy = (f"busy host: {sum(noisy.values())} of {judged} runs with tick noise above "
                 f"{BUSY_NOISE_PCT:g} %" + (f" ({', '.join(noisy)})" if noisy else ""))
