@@ -8,6 +8,7 @@ Run: /usr/bin/python3 -m unittest tests.tools.test_compare_trust -v
 """
 
 import csv
+import json
 import os
 import shutil
 import subprocess
@@ -15,7 +16,8 @@ import tempfile
 import unittest
 
 from tests.tools import CLOCKBENCH, PYTHON, ROOT, altered
-from clockbench_lib.compare.inputs import load_inputs
+from clockbench_lib.compare.change import label_pairs
+from clockbench_lib.compare.inputs import Comparable, HostIdentity, Inputs, Run, load_inputs
 
 AMD, SAMPLE = altered.AMD, altered.SAMPLE
 WIDTH = 160
@@ -310,3 +312,42 @@ class PooledPercentiles(Scratch):
         self.assertIn("'101' is not a percentile", bad.stderr)
         old = run_tool("--table", "percentiles", SAMPLE)
         self.assertIn("no histogram in its reports", old.stdout)
+
+
+class PairedByMachine(Scratch):
+    """Before and after on one machine whose QEMU was upgraded: the rows pair (the
+    upgrade is the change compared), though they are other hosts' rows by identity."""
+
+    def test_a_qemu_upgrade_pairs(self):
+        after = altered.byte_copy(AMD, self.path("upgraded"))
+        for env in ("tcg-pc", "xen-tsc"):
+            for number in (1, 2):
+                path = os.path.join(after, env, f"run-{number}.json")
+                with open(path, encoding="utf-8") as source:
+                    record = json.load(source)
+                record["runner"]["qemu_version"] = "QEMU emulator version 9.2.0"
+                with open(path, "w", encoding="utf-8") as out:
+                    json.dump(record, out)
+        result = run_tool("--include-failed", "--before", AMD, "--after", after,
+                          "--table", "changes", "--format", "csv")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        rows = list(csv.DictReader(result.stdout.splitlines()))
+        self.assertEqual({row["env"] for row in rows}, {"tcg-pc", "xen-tsc"})
+        self.assertEqual({row["ratio"] for row in rows}, {"1.0"})
+        self.assertNotIn("not compared", result.stderr)
+
+    def test_two_machines_of_one_name_pair_each_with_itself(self):
+        """Two machines named vm on both sides, QEMU upgraded on both: each pairs with
+        itself (by CPU and machine id), not with the other."""
+        inputs = Inputs()
+        for label, qemu in (("before", "QEMU 7.2"), ("after", "QEMU 9.2")):
+            for cpu, machine in (("AMD EPYC", "00aa"), ("Intel Xeon", "00bb")):
+                key = Comparable(label, "tcg-pc", "vm", "tcg", "max", "TCG",
+                                 identity=HostIdentity(cpu, "Linux 6", qemu, None, machine))
+                row = f"tcg-pc@{label}.{machine}"
+                inputs.runs[row] = [Run(row, "x.json", {}, key)]
+        pairs, alone = label_pairs(inputs, "before", "after")
+        self.assertEqual(alone, [])
+        self.assertEqual([(pair.before, pair.after) for pair in pairs],
+                         [("tcg-pc@before.00aa", "tcg-pc@after.00aa"),
+                          ("tcg-pc@before.00bb", "tcg-pc@after.00bb")])

@@ -87,10 +87,13 @@ def ratio_interval(before, after, rng=None):
 
 
 def _env_and_host(runs):
-    """(environment name, host identity) of a row's runs: what a pair must share."""
+    """(environment name, machine) of a row's runs: what a pair must share.  The machine
+    is the host's name, CPU model and machine id, not its kernel, QEMU or Xen, whose
+    upgrade may be the very change compared; None for a host the input does not name."""
     key = runs[0].key
-    return key.env, (key.host, key.identity) if key and not key.host.startswith(
-        "input:") else None
+    if key is None or key.host.startswith("input:"):
+        return (key.env if key else None), None
+    return key.env, (key.host, key.identity.cpu, key.identity.machine_id)
 
 
 def label_pairs(inputs, before, after):
