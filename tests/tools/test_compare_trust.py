@@ -152,6 +152,14 @@ class Hosts(Scratch):
                                                                    "run-1.json"))
         self.assertEqual(result.returncode, 2, result.stderr)  # one.json: clockbench/1
         self.assertIn("--baseline tcg-pc: no report from that environment", result.stderr)
+        # Two records of their own names: the default baseline tcg-pc is found.
+        first, second = self.path("a.json"), self.path("b.json")
+        shutil.copy(os.path.join(AMD, "tcg-pc", "run-1.json"), first)
+        shutil.copy(os.path.join(AMD, "xen-tsc", "run-1.json"), second)
+        result = run_tool("--include-failed", "--fail-above", "100", first, second)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("compared (each row against tcg-pc).", result.stderr)
+        self.assertRegex(result.stdout, r"\nhpet +xen-tsc +1 +150 +15\.00x +[\d.]+x ")
 
 
 class BeforeAfter(Scratch):
