@@ -158,6 +158,8 @@ $(NEWLIB)/flags: FORCE
 	@echo '$(NEWLIB_TARBALL) $(NEWLIB_CONFIG) $(NEWLIB_CFLAGS)' | \
 		cmp -s - $@ || echo '$(NEWLIB_TARBALL) $(NEWLIB_CONFIG) $(NEWLIB_CFLAGS)' > $@
 
+# newlib's own install goes to NEWLIB_PREFIX in the build tree: `make install
+# DESTDIR=...` (packaging) reaches this rule through MAKEFLAGS, and must not move it.
 $(NEWLIB_STAMP): $(NEWLIB)/flags
 	@echo "  NEWLIB  building newlib from $(NEWLIB_TARBALL) (once, about a minute)"
 	@rm -rf $(NEWLIB)/src $(NEWLIB)/obj $(NEWLIB_PREFIX)
@@ -165,7 +167,7 @@ $(NEWLIB_STAMP): $(NEWLIB)/flags
 	@tar -xf $(NEWLIB_TARBALL) -C $(NEWLIB)/src --strip-components=1
 	@cd $(NEWLIB)/obj && ( ../src/newlib/configure $(NEWLIB_CONFIG) \
 		--prefix=$(NEWLIB_PREFIX) CC="$(CC) $(NEWLIB_CFLAGS)" \
-		AR=ar RANLIB=ranlib && $(MAKE) && $(MAKE) install ) \
+		AR=ar RANLIB=ranlib && $(MAKE) && $(MAKE) install DESTDIR= ) \
 		> ../build.log 2>&1 || { tail -30 ../build.log; \
 		echo "newlib build failed; full log in $(NEWLIB)/build.log"; exit 1; }
 	@touch $@
