@@ -158,6 +158,8 @@ $(NEWLIB)/flags: FORCE
 	@echo '$(NEWLIB_TARBALL) $(NEWLIB_CONFIG) $(NEWLIB_CFLAGS)' | \
 		cmp -s - $@ || echo '$(NEWLIB_TARBALL) $(NEWLIB_CONFIG) $(NEWLIB_CFLAGS)' > $@
 
+# newlib's own install goes to NEWLIB_PREFIX in the build tree: `make install
+# DESTDIR=...` (packaging) reaches this rule through MAKEFLAGS, and must not move it.
 $(NEWLIB_STAMP): $(NEWLIB)/flags
 	@echo "  NEWLIB  building newlib from $(NEWLIB_TARBALL) (once, about a minute)"
 	@rm -rf $(NEWLIB)/src $(NEWLIB)/obj $(NEWLIB_PREFIX)
@@ -165,7 +167,7 @@ $(NEWLIB_STAMP): $(NEWLIB)/flags
 	@tar -xf $(NEWLIB_TARBALL) -C $(NEWLIB)/src --strip-components=1
 	@cd $(NEWLIB)/obj && ( ../src/newlib/configure $(NEWLIB_CONFIG) \
 		--prefix=$(NEWLIB_PREFIX) CC="$(CC) $(NEWLIB_CFLAGS)" \
-		AR=ar RANLIB=ranlib && $(MAKE) && $(MAKE) install ) \
+		AR=ar RANLIB=ranlib && $(MAKE) && $(MAKE) install DESTDIR= ) \
 		> ../build.log 2>&1 || { tail -30 ../build.log; \
 		echo "newlib build failed; full log in $(NEWLIB)/build.log"; exit 1; }
 	@touch $@
@@ -499,14 +501,16 @@ man: $(BUILD)/clockbench.1
 completion: $(BUILD)/clockbench.bash-completion
 
 # The man page from --help (help2man), with every subcommand's --help after it.
-$(BUILD)/clockbench.1: $(CLI_SRCS) $(BUILD)/include/clockbench/version.h
+# tools/clockbench.h2m adds SYNOPSIS, EXAMPLES, EXIT STATUS and FILES.
+$(BUILD)/clockbench.1: $(CLI_SRCS) tools/clockbench.h2m $(BUILD)/include/clockbench/version.h
 	@mkdir -p $(@D)
 	@echo "  MAN     $@"
+	@cp tools/clockbench.h2m $@.h2m
 	@for c in run test parse matrix compare host; do \
 		printf '[COMMAND: clockbench %s]\n.nf\n' $$c; \
 		$(PYTHON) tools/clockbench $$c --help | \
 			sed -e 's/\\/\\e/g' -e 's/-/\\-/g' -e "s/^[.']/\\\\\&&/"; \
-		printf '.fi\n'; done > $@.h2m
+		printf '.fi\n'; done >> $@.h2m
 	@help2man --no-info --version-string='clockbench $(VERSION_STRING)' --include=$@.h2m \
 		--name='boot and judge the clockbench clock-measurement images under QEMU and Xen' \
 		--output=$@ tools/clockbench

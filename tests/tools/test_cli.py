@@ -6,6 +6,7 @@ The whole tools/clockbench runs in a scratch tree with a fake QEMU (tests/tools/
 fake_qemu.py).
 """
 
+import importlib.util
 import json
 import os
 import re
@@ -22,6 +23,37 @@ from clockbench_lib.testing import testlist
 from clockbench_lib import version
 
 XEN_LOG = os.path.join(FIXTURES, "xen", "boot-hpet.log")
+
+
+def completions(line):
+    """What bash completion offers for `line` (the cursor at its end), as the completion
+    script asks the runner: python3-argcomplete answers on file descriptor 8."""
+    result = subprocess.run(["bash", "-c", '"$0" 8>&1 9>&2 1>/dev/null 2>&1',
+                             os.path.join(ROOT, "tools", "clockbench")],
+                            capture_output=True, text=True, timeout=60, check=False,
+                            env=dict(os.environ, _ARGCOMPLETE="1", _ARGCOMPLETE_IFS=" ",
+                                     COMP_LINE=line, COMP_POINT=str(len(line))))
+    return result.stdout.split()
+
+
+@unittest.skipUnless(importlib.util.find_spec("argcomplete"), "python3-argcomplete is missing")
+class Completion(unittest.TestCase):
+    """Completion knows the guest options, the environments and the test names."""
+
+    def test_guest_options(self):
+        self.assertEqual(completions("clockbench run -- exit=h"), ["exit=halt"])
+        self.assertEqual(completions("clockbench matrix -- tick_r"), ["tick_rates="])
+
+    def test_environments(self):
+        self.assertEqual(completions("clockbench matrix --env xen-h"),
+                         ["xen-hvm-domu", "xen-hpet"])
+
+    def test_test_names(self):
+        names = {test.name for test in testlist.load_tests_cfg(
+            os.path.join(ROOT, testlist.TESTS_CFG)) if isinstance(test, testlist.BootTest)}
+        offered = completions("clockbench test mb1-")
+        self.assertTrue(offered)
+        self.assertEqual(set(offered), {name for name in names if name.startswith("mb1-")})
 
 
 class Version(scratch.ToolCase):

@@ -6,6 +6,7 @@ Run: /usr/bin/python3 -m unittest discover -s tests/tools
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -19,7 +20,7 @@ from clockbench_lib.model import console
 from clockbench_lib.boot import cpumodel, qemu, run, xen
 from clockbench_lib.testing import boottest, testlist, testreport
 from clockbench_lib.base.outcome import RunnerError
-from clockbench_lib.boot.process import run_process
+from clockbench_lib.boot.process import LineSink, run_process
 
 # What a boot test of the check profile (the default) adds to its args=.
 CHECK_OPTIONS = " ".join(testlist.PROFILE_OPTIONS["check"])
@@ -836,6 +837,30 @@ class CommandLine(unittest.TestCase):
             cfg.write(sections("boot small memory=7 memory_check=off\n"))
         result = self.clockbench("test")
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+
+
+class StopAfterTheEnd(unittest.TestCase):
+    """After the guest's last line the runner stops QEMU itself: QEMU's "terminating on
+    signal 15" then stays in the log and off the terminal (exit=halt's PASS)."""
+
+    def test_the_signal_line_is_not_echoed_after_the_end(self):
+        with tempfile.TemporaryDirectory() as scratch:
+            log = os.path.join(scratch, "run.log")
+            echoed = []
+            sink = LineSink(log, lambda line, stream: echoed.append(line),
+                            re.compile(r"^clockbench: halted$"))
+            sink.add("qemu-system-x86_64: terminating on signal 15 from pid 9", "stderr")
+            sink.add("clockbench: halted", "stdout")
+            sink.add("qemu-system-x86_64: terminating on signal 15 from pid 9 (python3)",
+                     "stderr")
+            sink.add("qemu-system-x86_64: another message", "stderr")
+            sink.close()
+            with open(log, encoding="utf-8") as source:
+                logged = source.read().splitlines()
+        # Before the end it is news (someone else stopped QEMU); after it, the runner's own.
+        self.assertEqual(echoed, ["qemu-system-x86_64: terminating on signal 15 from pid 9",
+                                  "clockbench: halted", "qemu-system-x86_64: another message"])
+        self.assertEqual(len(logged), 4)
 
 
 if __name__ == "__main__":

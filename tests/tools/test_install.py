@@ -58,6 +58,11 @@ class InstallTest(unittest.TestCase):
         self.make("install")
         share = os.path.join(self.installed, "share")
         self.assertTrue(os.path.islink(os.path.join(self.installed, "bin", "clockbench")))
+        domu = os.path.join(self.installed, "bin", "clockbench-domu")
+        self.assertTrue(os.path.islink(domu))
+        self.assertTrue(os.access(domu, os.X_OK))
+        self.assertEqual(os.path.realpath(domu),
+                         os.path.join(share, "clockbench", "dom0", "clockbench-domu"))
         for path in ("clockbench/build/clockbench-mb1.elf", "clockbench/build/clockbench.iso",
                      "clockbench/build/clockbench-user", "clockbench/docs/report.schema.json",
                      "clockbench/tests/tests.cfg", "clockbench/build/guest-options.json",
@@ -70,6 +75,9 @@ class InstallTest(unittest.TestCase):
         self.assertIn('.TH CLOCKBENCH "1"', page)
         self.assertIn("usage: clockbench", page)
         self.assertIn('.SH "COMMAND: CLOCKBENCH MATRIX"', page)
+        for section in ("SYNOPSIS", "EXAMPLES", '"EXIT STATUS"', "FILES"):
+            self.assertIn(f".SH {section}", page)
+        self.assertIn("last.log", page)
         self.assertIn("\\-\\-env\\-file", page)
         with open(os.path.join(share, "bash-completion", "completions", "clockbench"),
                   encoding="utf-8") as completion:

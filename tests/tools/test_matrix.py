@@ -7,6 +7,7 @@ sentence naming FILE:LINE and exit 2.
 Run: /usr/bin/python3 -m unittest discover -s tests/tools -t .
 """
 
+import io
 import json
 import os
 import shutil
@@ -14,7 +15,7 @@ import subprocess
 import unittest
 from unittest import mock
 
-from tests.tools import FAKE_QEMU, GOOD_LOG, PYTHON, scratch
+from tests.tools import FAKE_QEMU, FIXTURES, GOOD_LOG, PYTHON, scratch
 from clockbench_lib.base import paths
 from clockbench_lib.model import report
 from clockbench_lib.boot import qemu, runinfo, xen
@@ -30,6 +31,10 @@ env xen-tsc-4 boot=xen smp=4 xen_args='clocksource=tsc' description="Xen, 4 vCPU
 
 env q35-pvh   boot=pvh machine=q35
 """
+
+
+# The fake QEMU's exit status for a guest's FAIL: isa-debug-exit's (2 << 1) | 1.
+FAIL_STATUS = "5"
 
 
 def fake_environ(**settings):
@@ -159,7 +164,8 @@ class PassThrough(unittest.TestCase):
                 mock.patch.object(paths, "ROOT", self.root), \
                 mock.patch.object(matrix, "skip_reason", lambda env, **_: None), \
                 mock.patch.object(xen, "installed_version", return_value="4.17.7+13-1"), \
-                mock.patch("builtins.print"):
+                mock.patch("sys.stdout", new_callable=io.StringIO) as self.stdout, \
+                mock.patch("sys.stderr", new_callable=io.StringIO) as self.stderr:
             status = matrix.cmd_matrix(args)
         with open(os.path.join(self.root, "mx", matrix.MANIFEST), encoding="utf-8") as source:
             return status, json.load(source)
@@ -213,6 +219,31 @@ class PassThrough(unittest.TestCase):
                          (matrix.MATRIX_SMP, "", "max"))
         self.assertEqual(self.command(tcg)[self.command(tcg).index("-append") + 1], "")
         self.assertTrue(hpet["xen_options"].endswith("noreboot clocksource=hpet"))
+
+
+class GuestVerdicts(PassThrough):
+    """A run the guest judged FAIL makes the matrix exit 1; progress goes to stderr."""
+
+    def test_options_reach_every_environment(self):
+        pass  # PassThrough's, not run again
+
+    def test_without_options_the_environments_are_their_own(self):
+        pass  # likewise
+
+    def test_a_guest_fail_is_exit_1(self):
+        failing = os.path.join(FIXTURES, "matrix", "amd", "tcg-pc", "run-1.log")
+        status, manifest = self.matrix("--env", "tcg-pc", REPORT=failing, STATUS=FAIL_STATUS)
+        self.assertEqual(status, 1)
+        self.assertEqual(self.stdout.getvalue(), "")  # progress is on stderr
+        ((run,),) = [env["runs"] for env in manifest["environments"]]
+        self.assertEqual((run["verdict"], run["report"]), ("fail", True))
+        lines = self.stderr.getvalue().splitlines()
+        self.assertIn("clockbench matrix: tcg-pc: run 1/1 FAIL", "\n".join(lines))
+        self.assertRegex(lines[-1], r"^clockbench matrix: done: .* \(0 runs without a "
+                                    r"report, 1 the guest judged FAIL or ERROR\)")
+        shutil.rmtree(os.path.join(self.root, "mx"))
+        status, _ = self.matrix("--env", "tcg-q35")  # good.log: PASS
+        self.assertEqual(status, 0)
 
 
 class OutFolder(PassThrough):

@@ -12,6 +12,7 @@ import copy
 import importlib.util
 import os
 import random
+import statistics
 import tempfile
 import unittest
 
@@ -144,11 +145,28 @@ class SampleFigures(unittest.TestCase):
         self.assertEqual([label.get_text() for label in axis.get_yticklabels()], SAMPLE_CLOCKS)
         legend = [text.get_text() for text in axis.get_legend().get_texts()]
         self.assertEqual(legend[:5], ["tcg-pc", "tcg-q35", "kvm-pc", "xen-hpet", "xen-tsc"])
-        # kvm-pc's tsc: p50 11 ns (both runs), the slowest read 72 ns (run 1).
+        # kvm-pc's tsc: p50 11 ns (both runs), the slowest read 72 ns (run 1), a faint
+        # tick.
         points = [(x, y) for x, y, _ in marker_points(axis) if y < 0.5]
         self.assertIn(11.0, [x for x, _ in points])
-        self.assertIn(72.0, [x for x, _ in points])
+        ticks = [(line.get_xdata()[0], line.get_alpha()) for line in axis.get_lines()
+                 if line.get_marker() == "|" and len(line.get_xdata()) == 1
+                 and line.get_ydata()[0] < 0.5]
+        self.assertIn((72.0, plotcosts.SLOWEST_ALPHA), ticks)
+        # The axis ends a little past the largest p99.9, not at the slowest read.
+        p999 = max(statistics.median(clock["read_ns"]["p999"] for clock in clocks)
+                   for clocks in self.timed_clocks())
+        self.assertAlmostEqual(axis.get_xlim()[1], p999 * plotcosts.READ_COST_HEADROOM)
         self.assertNotIn("under 1 ns", self.by_stem["read-cost"].caption)
+
+    def timed_clocks(self):
+        """Per clock and environment, the timed clock entries of its runs."""
+        for name in SAMPLE_CLOCKS:
+            for runs in self.inputs.runs.values():
+                found = [clock.entry for clock in (run.report.clock(name) for run in runs)
+                         if clock and clock.timed and clock.entry.get("read_ns")]
+                if found:
+                    yield found
 
     def test_percentile_axis(self):
         axis = self.by_stem["percentiles-tsc"].figure.axes[0]

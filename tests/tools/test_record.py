@@ -12,6 +12,7 @@ import tempfile
 import unittest
 
 from tests.tools import ROOT
+from clockbench_lib.base import hostinfo
 from clockbench_lib.base.outcome import RunnerError
 from clockbench_lib.model import osreport, report
 from clockbench_lib.model.manifest import MANIFEST, MANIFEST_SCHEMA, load_manifest
@@ -23,6 +24,35 @@ AMD = os.path.join(MATRIX, "amd")         # AMD host "vm", clockbench/2 records
 SAMPLE = os.path.join(MATRIX, "sample")   # clockbench/1 reports
 RUN_SUMMARY = os.path.join(MATRIX, "malformed", "run-summary.json")
 LINUX_LOG = os.path.join(ROOT, "tests", "tools", "fixtures", "linux", "linux-pc.log")
+
+
+class MachineIdentity(unittest.TestCase):
+    """hostinfo.machine_id(): a keyed hash of /etc/machine-id, 16 hex digits."""
+
+    def machine_id(self, text):
+        with tempfile.TemporaryDirectory() as scratch:
+            path = os.path.join(scratch, "machine-id")
+            with open(path, "w", encoding="ascii") as out:
+                out.write(text)
+            return hostinfo.machine_id((os.path.join(scratch, "missing"), path))
+
+    def test_the_hash(self):
+        first = self.machine_id("0123456789abcdef0123456789abcdef\n")
+        self.assertRegex(first, r"^[0-9a-f]{16}$")
+        self.assertNotIn("0123456789abcdef", first)  # the id itself is not given away
+        self.assertEqual(first, self.machine_id("0123456789ABCDEF0123456789ABCDEF"))
+        self.assertNotEqual(first, self.machine_id("f" * 32))
+
+    def test_no_id(self):
+        self.assertIsNone(self.machine_id(""))
+        self.assertIsNone(self.machine_id("not a machine id"))
+        self.assertIsNone(hostinfo.machine_id(("/nonexistent/machine-id",)))
+
+    def test_the_record_reads_it(self):
+        host = Host.from_json({"name": "vm", "cpu": {"model": "X", "vendor": None},
+                               "kernel": "Linux", "machine_id": "0011223344556677"})
+        self.assertEqual(host.machine_id, "0011223344556677")
+        self.assertIsNone(Host.from_json({"name": "vm"}).machine_id)
 
 
 class Records(unittest.TestCase):

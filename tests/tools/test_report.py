@@ -18,9 +18,11 @@ import subprocess
 import tempfile
 import textwrap
 import unittest
+import uuid
 
 from tests.tools import CLOCKBENCH, FAKE_QEMU, FIXTURES, PYTHON, ROOT, fake_qemu, parse_cfg, scratch, sections
 from clockbench_lib.model import report
+from clockbench_lib.base import hostinfo
 from clockbench_lib.boot import runinfo
 from clockbench_lib.testing import boottest, reportchecks, testlist
 from clockbench_lib.base.outcome import RunnerError
@@ -1238,10 +1240,19 @@ class WithFakeQemu(unittest.TestCase):
         # The guest's clockbench/1 report (good.log), in a clockbench/2 record.
         self.assertEqual((written.pop("reason"), written.pop("qemu_status"),
                           written.pop("xen")), (None, 3, None))
+        # Every record has a run id of its own (a UUID), so a copy counts once in compare.
+        run_id = written.pop("run_id")
+        self.assertEqual(str(uuid.UUID(run_id, version=4)), run_id)
         self.assertEqual(written, dict(_GOOD, schema=report.SCHEMA))
         self.assertEqual((runner["accel"], runner["cpu"], runner["cpu_choice"]),
                          ("tcg", "max", None))
         self.assertEqual(runner["qemu_command"][0], FAKE_QEMU)
+        # The host's identity: its machine id hashed, never the id itself.
+        machine_id = runner["host"]["machine_id"]
+        if os.path.isfile("/etc/machine-id"):
+            with open("/etc/machine-id", encoding="ascii") as source:
+                self.assertNotIn(source.read().strip()[:16], machine_id or "")
+        self.assertEqual(machine_id, hostinfo.machine_id())
         self.assertEqual(runner["qemu_version"], fake_qemu.VERSION_LINE)
         self.assertEqual(runner["host"], runinfo.host_facts())
         self.assertIsNone(runner["xen_version"])

@@ -13,7 +13,7 @@ import os
 import signal
 import sys
 
-from . import version
+from . import completion, version
 from .base.outcome import (EXIT_ERROR, EXIT_INTERRUPTED, EXIT_PASS, EXIT_TABLE,
                            INTERRUPTED_EXITS, STOP_SIGNALS, RunnerError, Terminated)
 from .model import osreport, report
@@ -178,7 +178,10 @@ def add_run_parser(subparsers):
                              f"{xen.DOMU_TIMEOUT_S['pv']} xen-pv-domu and xen-pvh-domu, "
                              f"{xen.DOMU_TIMEOUT_S['hvm']} xen-hvm-domu)")
     parser.add_argument("--log", metavar="FILE",
-                        help=f"where to save the console (default: {RUN_DIR}/last.log)")
+                        help=f"where to save the console (default: {RUN_DIR}/last.log under "
+                             f"the checkout, whatever the current folder; for an installed "
+                             f"runner $XDG_CACHE_HOME/clockbench/{RUN_DIR}/last.log, "
+                             f"~/.cache/clockbench/{RUN_DIR}/last.log without it)")
     parser.add_argument("--json", metavar="FILE",
                         help="write the run's record ('-': to standard output, the "
                              "console and the runner's lines then going to stderr; schema "
@@ -212,7 +215,8 @@ def add_run_parser(subparsers):
     parser.add_argument("guest_options", nargs="*", metavar="-- guest options",
                         help="options passed to the guest, e.g. -- verbose=1 (for the "
                              f"linux boots {linux.PROGRAM}'s, after "
-                             f"{' '.join(linux.ALWAYS_OPTIONS)})")
+                             f"{' '.join(linux.ALWAYS_OPTIONS)})"
+                        ).completer = completion.guest_option_words
     parser.set_defaults(handler=cmd_run)
 
 
@@ -243,7 +247,8 @@ def add_test_parser(subparsers):
                         help="boots run at once (default: 2)")
     parser.add_argument("--config", metavar="FILE", help=f"test list (default: {TESTS_CFG})")
     parser.add_argument("--no-build", action="store_true", help="don't run make first")
-    parser.add_argument("names", nargs="*", metavar="NAME", help="only these tests")
+    parser.add_argument("names", nargs="*", metavar="NAME", help="only these tests"
+                        ).completer = completion.test_names
     parser.set_defaults(handler=cmd_test)
 
 
@@ -311,8 +316,10 @@ def add_matrix_parser(subparsers):
                     "refused unless --add. Guest options (after --), --cpu, --smp and --xen-args\n"
                     "apply to every environment; --env-file adds environments. docs/compare.md.",
         epilog=f"{matrix.ENV_FILE_HELP}\n\n"
-               "exit statuses:\n  0   every run gave a report\n"
-               "  1   some run gave none (see the manifest)\n"
+               "exit statuses:\n  0   every run gave a report and the guest judged it PASS\n"
+               "      (or SKIP)\n"
+               "  1   some run gave none, or the guest judged it FAIL or ERROR (see the\n"
+               "      manifest; compare lists them and leaves them out)\n"
                "  2   the matrix could not start (missing QEMU or image, unwritable DIR,\n"
                "      DIR not empty without --add, a bad environment file line, named\n"
                "      FILE:LINE)\n"
@@ -337,7 +344,7 @@ def add_matrix_parser(subparsers):
                              "stderr before it starts")
     parser.add_argument("--env", nargs="+", metavar="NAME",
                         help="only these environments, built in or from --env-file "
-                             "(default: all)")
+                             "(default: all)").completer = completion.environment_names
     parser.add_argument("--env-file", metavar="FILE",
                         help="more environments, one a line (see below)")
     parser.add_argument("--cpu", default="", metavar="MODEL",
@@ -353,7 +360,8 @@ def add_matrix_parser(subparsers):
     parser.add_argument("--no-build", action="store_true", help="don't run make first")
     parser.add_argument("guest_options", nargs="*", metavar="-- guest options",
                         help="options passed to the guest in every environment, after its "
-                             "own, e.g. -- tick_rates=100")
+                             "own, e.g. -- tick_rates=100"
+                        ).completer = completion.guest_option_words
     parser.set_defaults(handler=matrix.cmd_matrix)
 
 
@@ -362,21 +370,31 @@ def add_compare_parser(subparsers):
     from .compare import command  # pylint: disable=import-outside-toplevel  (see LAZY_COMMANDS)
     parser = subparsers.add_parser(
         "compare", help=LAZY_COMMANDS["compare"],
-        description="Per clock and environment: p50 and p99 read cost, batch ns/read,\n"
-                    "resolution, warps and max |drift|, as the median over runs with the\n"
-                    "min-max range, the p50 against the same environment's tsc (x tsc),\n"
+        description="First, at most five lines: the costliest reads and where, warps, the\n"
+                    "runs' verdicts (FAIL/ERROR runs are left out of every figure and\n"
+                    "listed with why; --include-failed takes them in), before/after\n"
+                    "changes, the hosts and busy ones.  Then per clock and environment:\n"
+                    "p50 and p99 read cost, batch ns/read, resolution, warps and max\n"
+                    "|drift|, as the median over runs with the min … max range, the p50\n"
+                    "against the same environment's tsc (x tsc),\n"
                     "cost ratios against the baseline environment, and flags (trapped,\n"
                     "warps).  A reason shared by environments or rates is one line.\n"
                     "Then, per tick source, rate and environment: interrupts a second, CPU\n"
-                    "lost, cycles per interrupt (with ratios) and lateness p50.\n"
+                    "lost, cycles per interrupt (with ratios) and lateness p50 (µs).\n"
                     "RESULTS are matrix folders or single reports (JSON or console log).\n"
                     "Runs are merged only when they share the environment's name, host,\n"
                     "accelerator, guest CPU model and hypervisor (and --label); others are\n"
-                    "separate rows (tcg-pc@host-a, tcg-pc@host-b) and a note says why.\n"
+                    "separate rows (tcg-pc@host-a, tcg-pc@host-b) and a note says why;\n"
+                    "a host is its name with its CPU, kernel, QEMU and Xen versions and\n"
+                    "machine id, and a run given twice counts once.  --before A --after B\n"
+                    "(or two --labels) compares each environment's clocks with\n"
+                    "themselves, with a bootstrap interval over the runs.  Text fits 160\n"
+                    "columns (--wide: every column).\n"
                     "docs/compare.md explains every column.",
         epilog="exit statuses:\n  0   the comparison was printed (with --fail-above: and no\n"
-               "      clock is above the limit)\n"
-               "  1   --fail-above: some clock is above the limit (one line each)\n"
+               "      clock is above the limit beyond the noise)\n"
+               "  1   --fail-above: some clock rose above the limit, its bootstrap interval\n"
+               "      wholly above 1 (one line each on stderr)\n"
                "  2   an input is unreadable, truncated, malformed, of another schema\n"
                "      version or missing a field, or --html's FILE cannot be written: one\n"
                "      sentence names the file and the fault\n"
@@ -392,16 +410,34 @@ def add_compare_parser(subparsers):
                              "single report's row is then NAME, a matrix folder's rows "
                              "ENV@NAME, and a labelled input is never merged with another "
                              "(repeatable)")
+    parser.add_argument("--before", metavar="PATH",
+                        help="the input (matrix folder or report) before a change: its "
+                             "rows are ENV@before, and each environment's clocks are "
+                             "compared with the same environment's in --after")
+    parser.add_argument("--after", metavar="PATH",
+                        help="the input after the change (see --before)")
     parser.add_argument("--fail-above", type=positive_float, metavar="RATIO",
-                        help="exit 1 when a clock's p50 read cost in some environment, at "
-                             "its smallest over its runs, is more than RATIO times the "
-                             "baseline's largest over its runs, naming each on stderr "
-                             "(a regression gate: docs/compare.md)")
+                        help="exit 1 when a clock's p50 read cost (median over the runs) "
+                             "rose more than RATIO times, after against before per "
+                             "environment (or each row against --baseline), and its "
+                             "bootstrap interval over the runs lies wholly above 1, "
+                             "naming each on stderr (a regression gate: docs/compare.md)")
+    parser.add_argument("--percentiles", metavar="P,P,...",
+                        help="also a table of read-cost percentiles pooled over the runs "
+                             "from their histograms (every read of every run), e.g. "
+                             "50,99,99.9,99.99 (the default of --table percentiles)")
+    parser.add_argument("--wide", action="store_true",
+                        help="every column (batch, resolution, drift, cycles, every "
+                             "ratio) and no wrapping; by default text fits 160 columns")
     parser.add_argument("--format", choices=command.FORMATS, default="table",
                         help="output format (default: table)")
-    parser.add_argument("--table", choices=("all", "clocks", "ticks", "xen", "os"),
+    parser.add_argument("--table", choices=("all", "clocks", "changes", "percentiles", "ticks",
+                                                  "xen", "os"),
                         default=None,
-                        help="which table: clocks, ticks, xen (per Xen guest type: a "
+                        help="which table: clocks, changes (before/after per environment, "
+                             "with --before/--after, two --labels or --fail-above), "
+                             "percentiles (pooled over the runs, --percentiles), "
+                             "ticks, xen (per Xen guest type: a "
                              "xen_pvclock and a tsc read and their ratio), os (per "
                              "clocksource: the raw read beside clock_gettime through libc "
                              "and the syscall, from clockbench-user's ENV.os.json) or all "
@@ -414,8 +450,13 @@ def add_compare_parser(subparsers):
                              "a line per finding, every table and the plots inline (no "
                              "script, nothing fetched); plots go to a scratch folder unless "
                              "--plot DIR is given")
-    parser.add_argument("results", nargs="+", metavar="RESULTS",
-                        help="matrix folders, report JSON files or console logs")
+    parser.add_argument("--include-failed", action="store_true",
+                        help="take the figures of runs the guest judged FAIL or ERROR into "
+                             "the tables, plots and gate (by default they are left out and "
+                             "listed with their reason)")
+    parser.add_argument("results", nargs="*", metavar="RESULTS",
+                        help="matrix folders, report JSON files or console logs (none "
+                             "needed with --before and --after)")
     parser.set_defaults(handler=command.cmd_compare)
 
 

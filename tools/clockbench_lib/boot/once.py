@@ -7,7 +7,8 @@ import re
 import shlex
 import subprocess
 import sys
-from dataclasses import dataclass
+import uuid
+from dataclasses import dataclass, field
 
 from ..base import paths
 from ..model import osreport, report
@@ -35,6 +36,9 @@ class BootOutcome:
 
     started: datetime.datetime = None  # when the runner began this boot (UTC)
     ended: datetime.datetime = None    # when it was judged
+    # What tells this run's record from every other, copies included (compare counts a
+    # run once however often it is given).
+    run_id: str = field(default_factory=lambda: str(uuid.uuid4()))
 
     def runner_json(self):
         """Where and how the host booted this run: the "runner" member of its record."""
@@ -66,13 +70,13 @@ class BootOutcome:
         """The run's record (schema clockbench/2): the guest's validated report `document`
         when there is one, else what the runner knows (the console's environment line and
         KTAP counts under "console"), with the runner's verdict, reason (`reason` in place
-        of the outcome's, which a clean verdict lacks), QEMU's status, Xen's facts and the
-        "runner" member."""
+        of the outcome's, which a clean verdict lacks), its run id, QEMU's status, Xen's
+        facts and the "runner" member."""
         record = dict(document) if document else {"schema": report.SCHEMA}
         if not document:
             record["console"] = {"env": self.report["env"], "checks": self.report["checks"]}
         reason = reason or self.reason or (None if document else "the run gave no report")
-        record.update(verdict=self.verdict, reason=reason,
+        record.update(run_id=self.run_id, verdict=self.verdict, reason=reason,
                       qemu_status=self.qemu_status,
                       xen=self.xen_facts.to_json() if self.xen_facts else None,
                       runner=self.runner_json())

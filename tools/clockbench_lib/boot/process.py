@@ -26,6 +26,8 @@ _READER_JOIN_S = 5.0
 # after an end line for whatever the machine prints last.
 _STALL_DUMP_S = 1.0
 _END_GRACE_S = 1.0
+# What QEMU says on stderr when a signal stops it (qemu.py reads the same line).
+_STOPPED_BY_SIGNAL = re.compile(r"terminating on signal \d+")
 # QEMU stderr lines after which the guest never runs again.
 _STALL_LINE = re.compile(r"^KVM internal error")
 
@@ -131,7 +133,10 @@ class LineSink:
             self.end_line, self.end_time = line.strip(), time.monotonic()
         if self._listener and stream == "stdout":
             self._listener(line)
-        if self._echo:
+        if self._echo and not (stream == "stderr" and self.end_line is not None
+                               and _STOPPED_BY_SIGNAL.search(line)):
+            # After the guest's last line the runner itself stops QEMU, which says so
+            # ("terminating on signal 15"): the log keeps it, the terminal is spared it.
             self._echo(line, stream)
 
     @property

@@ -38,11 +38,12 @@ def iso_utc(moment):
 @functools.lru_cache(maxsize=None)
 def host_facts():
     """The host block of a record and of a matrix manifest: name, CPU (model, vendor),
-    kernel."""
+    kernel, and the hash of its machine identity (hostinfo.machine_id())."""
     return {
         "name": hostinfo.host_name(),
         "cpu": {"model": hostinfo.host_cpu(), "vendor": hostinfo.host_cpu_vendor()},
         "kernel": hostinfo.kernel(),
+        "machine_id": hostinfo.machine_id(),
     }
 
 

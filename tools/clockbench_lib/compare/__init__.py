@@ -6,7 +6,10 @@
   inputs    what compare reads (matrix folders, reports, logs), grouped into rows that
             never merge different hosts or setups
   cells     a Cell per thing measured and row: medians, ranges, ratios, and their text
-  clocks    the clocks table, its flags, and the --fail-above rule
+  clocks    the clocks table, its flags and the notes (verdicts, runs left out)
+  change    before/after per environment: ratios with a bootstrap interval, the gate
+  summary   the answer first: at most five lines before the tables
+  pooled    --percentiles: read-cost percentiles pooled over the runs' histograms
   ticks     the tick costs table
   xentable  per kind of Xen guest: a xen_pvclock and a tsc read and their ratio
   ostable   per clocksource: the raw read beside clock_gettime (clockbench-user)

@@ -102,11 +102,30 @@ def number_text(value):
 
 
 def spread_text(value):
+    """The median, and with a spread over the runs its range: `240 (236 … 250)` (an
+    ellipsis, so that a negative range reads `(-1.71 … -0.252)`)."""
     if value is None:
         return "-"
     if value.count == 1 or value.low == value.high:
         return number_text(value.median)
-    return f"{number_text(value.median)} ({number_text(value.low)}-{number_text(value.high)})"
+    return f"{number_text(value.median)} ({range_text(value.low, value.high)})"
+
+
+def range_text(low, high):
+    """A range as every view writes it: `min … max`."""
+    return f"{number_text(low)} … {number_text(high)}"
+
+
+def csv_number(value):
+    """A figure for CSV at the precision the tables show it (number_text: about three
+    significant digits, whole numbers from 1000 up), as a number, not as float noise
+    (0.0035288437025000003 is 0.00353); "" for None."""
+    if value is None:
+        return ""
+    text = number_text(value)
+    if text == "-":
+        return ""
+    return int(text) if "." not in text else float(text)
 
 
 def ratio_text(value):
@@ -173,7 +192,7 @@ def collapsed_missing(cells):
 
 
 def cells_csv(table, heading, metrics, names, baseline, extra=()):
-    """`table` as CSV lines, numbers unformatted: the `heading` columns (the subject, env,
+    """`table` as CSV lines, numbers at the tables' precision (csv_number): the `heading` columns (the subject, env,
     runs, runs measured, missing_reason), then per metric of `metrics` its median, min and
     max (and ratio), named by `names[metric]`: (the values' prefix, the ratio's), then the
     `extra` columns: (heading, function of a cell)."""
@@ -191,9 +210,10 @@ def cells_csv(table, heading, metrics, names, baseline, extra=()):
                    cell.missing_reason or ""]
             for metric, (_, _, _, with_ratio) in metrics.items():
                 value = cell.metrics[metric]
-                row += ["", "", ""] if value is None else [value.median, value.low, value.high]
+                row += ["", "", ""] if value is None else [
+                    csv_number(value.median), csv_number(value.low), csv_number(value.high)]
                 if with_ratio:
                     ratio = cell.ratios[metric]
-                    row.append("" if ratio is None else round(ratio, 4))
+                    row.append("" if ratio is None else round(ratio, 2))
             rows.append(row + [value_of(cell) for _, value_of in extra])
     return Table("", heading, rows).csv()

@@ -1,14 +1,13 @@
 # SPDX-License-Identifier: MIT
 """The clocks table of `clockbench compare`: per clock and environment the read costs,
 resolution, warps and drift, against the same environment's tsc and against the baseline;
-the flags a reader must not miss; and the --fail-above gate's rule (regressions())."""
+and the flags a reader must not miss (change.py compares rows and gates them)."""
 
 import functools
-from dataclasses import dataclass
 
 from .cells import (DEFAULT_BASELINE, add_ratios, build_cell, cell_row, cells_csv,
                     collapsed_missing, median_ratio, missing_row, number_text, ratio_text)
-from .table import Column, Row, Table
+from .table import TEXT_WIDTH, Column, Row, Table, wrap_text
 
 
 def cross_cpu_entry(document, name):
@@ -71,63 +70,11 @@ def compare(inputs, baseline=DEFAULT_BASELINE):
     return table
 
 
-@dataclass
-class Regression:
-    """A clock that costs more in an environment than in the baseline by more than the
-    limit, beyond the spread of their runs."""
-
-    clock: str
-    env: str
-    low_ns: float        # the environment's smallest p50 over its runs
-    base_high_ns: float  # the baseline's largest p50 over its runs
-    runs: int
-    base_runs: int
-
-    @property
-    def ratio(self):
-        return self.low_ns / self.base_high_ns
-
-
-def _p50s(runs, clock_name):
+def run_p50s(runs, clock_name):
     """The p50 read costs (ns) of `clock_name` in the runs that measured it."""
     found = [_clock_figures(clock_name, run)[0] for run in runs]
     return [clock.read_ns.p50 for clock, _ in filter(None, found)
             if clock.read_ns and clock.read_ns.p50 is not None]
-
-
-def regressions(inputs, baseline, limit):
-    """(the Regressions, the clocks not gated and why) of every row against `baseline`.
-
-    The rule: a clock regressed in a row when the row's smallest p50 read cost over its
-    runs, divided by the baseline's largest p50 over its runs, is above `limit`.  Taking
-    the row's best run against the baseline's worst leaves out any difference the spread
-    over repeats could explain.  A clock the baseline did not measure, or measured at a p50
-    of 0 ns (no ratio), is not gated; one a row did not measure has nothing to gate.
-    """
-    found, not_gated = [], []
-    for clock_name in clock_order(inputs):
-        base = _p50s(inputs.runs[baseline], clock_name)
-        if not base:
-            continue
-        if max(base) <= 0:
-            not_gated.append(f"{clock_name}: not gated: its p50 in {baseline} is 0 ns, so "
-                             f"there is no ratio")
-            continue
-        for env, runs in inputs.runs.items():
-            mine = _p50s(runs, clock_name) if env != baseline else []
-            if mine and min(mine) / max(base) > limit:
-                found.append(Regression(clock_name, env, min(mine), max(base), len(mine),
-                                        len(base)))
-    return found, not_gated
-
-
-def regression_line(found, baseline, limit):
-    """One line naming a regressed clock, its row and the figures the rule compared."""
-    return (f"{found.clock} in {found.env}: p50 {number_text(found.low_ns)} ns at best "
-            f"(min over {found.runs} run{'s' * (found.runs != 1)}) is "
-            f"{found.ratio:.2f}x {baseline}'s {number_text(found.base_high_ns)} ns at worst "
-            f"(max over {found.base_runs} run{'s' * (found.base_runs != 1)}), above "
-            f"--fail-above {limit:g}")
 
 
 def clock_flags(inputs, cell):
@@ -168,7 +115,14 @@ def over_tsc(cell, tsc_p50):
     return mine.median / theirs if mine and theirs else None
 
 
-def clock_table(table, inputs, baseline):
+# The columns of the clocks table without --wide: what a read costs, against tsc and the
+# baseline, its warps and flags; --wide adds the batch, resolution, p99 ratio and drift.
+NARROW_HEADINGS = ("clock", "env", "runs", "p50 ns", "× tsc", "p99 ns", "warps", "flags")
+# The columns that show the median alone without --wide (the p50 keeps its range).
+NARROW_MEDIAN_ONLY = ("p99 ns", "warps")
+
+
+def clock_table(table, inputs, baseline, wide=True):
     """The clocks table (a Table): per clock and environment the metrics, `× tsc` (the p50
     over the same environment's tsc p50) after the p50 and its ratio, and the flags; one
     row per clock and reason for the environments where the clock is missing."""
@@ -191,37 +145,75 @@ def clock_table(table, inputs, baseline):
                 row = cell_row(cell, METRICS)
                 row.insert(4, ratio_text(over_tsc(cell, tsc_p50)))
                 rows.append(Row(row + [", ".join(clock_flags(inputs, cell))], clock_name))
-    return Table(f"clocks: what one read costs (median over the runs, their range in "
+    full = Table(f"clocks: what one read costs (median over the runs, their range in "
                  f"brackets), against the same environment's tsc and against {baseline}",
                  columns, rows)
+    if wide:
+        return full
+    narrow = full.only([*NARROW_HEADINGS, f"p50 / {baseline}"])
+    for row in narrow.rows:  # only the p50 shows its range over the runs
+        if row.text is None:
+            row.cells = [cell.split(" (", 1)[0] if isinstance(cell, str) and heading in
+                         NARROW_MEDIAN_ONLY else cell
+                         for cell, heading in zip(row.cells, narrow.headings)]
+    return narrow
+
+
+def verdict_words(counts):
+    """A row's verdicts in words, most severe first: `1 FAIL, 1 PASS`."""
+    order = ("error", "fail", "skip", "pass", None)
+    return ", ".join(f"{counts[verdict]} {(verdict or 'no verdict').upper()}"
+                     for verdict in sorted(counts, key=lambda v: order.index(v)
+                                           if v in order else 0))
+
+
+def left_out_notes(inputs):
+    """A line per FAIL or ERROR run: left out of the figures (or taken in), and why."""
+    shown = "taken into the figures (--include-failed)" if inputs.include_failed else \
+        "left out of the figures (--include-failed takes it in)"
+    runs = [run for runs in inputs.runs.values() for run in runs if run.left_out] \
+        if inputs.include_failed else inputs.left_out
+    return [f"{run.env}: {run.verdict.upper()} run {run.source}, {shown}: {run.left_out}"
+            for run in runs]
 
 
 def notes(inputs, baseline):
-    """Lines about what is not in the table: skipped environments, failed runs, baseline."""
-    lines = list(inputs.apart)
+    """Lines about what is not in the table: every row's verdicts, the runs left out and
+    why, inputs counted once, rows kept apart, skipped environments, failed runs,
+    baseline."""
+    lines = ["verdicts: " + "; ".join(f"{row} {verdict_words(counts)}"
+                                       for row, counts in inputs.verdicts.items())]
+    lines += left_out_notes(inputs)
+    lines += inputs.counted_once
+    lines += list(inputs.apart)
     lines += [f"{env}: skipped: {reason}" for env, reason in inputs.skipped.items()]
     lines += [f"{env}: a run gave no report ({source}): {reason}"
               for env, source, reason in inputs.failed]
-    if baseline not in inputs.runs:
+    if baseline not in inputs.runs and not inputs.paired:
         lines.append(f"baseline {baseline} is not in the results, so there are no ratios "
                      f"(--baseline picks another: {', '.join(inputs.runs)})")
     return lines
 
 
-def format_table(table, inputs, baseline, markdown=False):
-    """The comparison as aligned text columns or a Markdown table, then the notes."""
-    lines = clock_table(table, inputs, baseline).lines("markdown" if markdown else "table")
+def format_table(table, inputs, baseline, markdown=False, wide=False):
+    """The comparison as aligned text columns or a Markdown table, without the columns
+    that would be all '-' (and but for `wide` only NARROW_HEADINGS, wrapped at
+    TEXT_WIDTH), then the notes."""
+    lines = clock_table(table, inputs, baseline, wide).without_empty_columns(keep=4).lines(
+        "markdown" if markdown else "table", None if wide else TEXT_WIDTH)
     extra = notes(inputs, baseline)
     if extra:
         lines.append("")
-        lines += [f"- {text}" if markdown else text for text in extra]
+        lines += [f"- {text}" for text in extra] if markdown else \
+            [line for text in extra for line in wrap_text(text, None if wide else TEXT_WIDTH)]
     return lines
 
 
 def format_csv(table, baseline, inputs=None):
     """The comparison as CSV: one row per clock and environment, numbers unformatted.
     Its present_runs are the cells' measured_runs: the runs where the clock was present
-    and timed.  Then p50_over_tsc (the × tsc column) and, with `inputs`, flags."""
+    and timed.  Then p50_over_tsc (the × tsc column) and, with `inputs`, flags and the
+    row's verdicts (`1 FAIL, 1 PASS`: runs left out are counted, not in the figures)."""
     names = {}
     for metric, (_, unit, _, _) in METRICS.items():
         suffix = f"_{unit.replace('/', '_per_')}" if unit else ""
@@ -230,9 +222,11 @@ def format_csv(table, baseline, inputs=None):
 
     def ratio(cell):
         value = over_tsc(cell, tsc_p50)
-        return "" if value is None else round(value, 4)
+        return "" if value is None else round(value, 2)
     extra = [("p50_over_tsc", ratio)]
     if inputs is not None:
         extra.append(("flags", lambda cell: "; ".join(clock_flags(inputs, cell))))
+        extra.append(("verdicts", lambda cell: verdict_words(inputs.verdicts.get(cell.env,
+                                                                                 {}))))
     return cells_csv(table, ("clock", "env", "runs", "present_runs", "missing_reason"), METRICS,
                 names, baseline, extra)

@@ -15,6 +15,8 @@ import html
 from dataclasses import dataclass, field
 
 from . import plot
+from .clocks import verdict_words
+from .xentable import UNSAID_GUEST
 from ..base.outcome import RunnerError
 
 # The read rate a trapped clock's cost is put at: one a microsecond, the order of what a
@@ -42,6 +44,8 @@ div.wide { overflow-x: auto; }
 table.inputs td { white-space: normal; overflow-wrap: anywhere; max-width: 40em; }
 table.inputs td:first-child { white-space: nowrap; }
 tr.group td { border-top: 2px solid #888; }
+span.bad { color: #a00; font-weight: bold; }
+ul.summary li { font-weight: bold; }
 li { margin: 0.2em 0; } .meta { color: #444; } code { font-size: 0.95em; }
 figure { margin: 1em 0 2em; } figure img { max-width: 100%; border: 1px solid #ddd; }
 figcaption { font-weight: bold; margin-bottom: 0.4em; }
@@ -80,6 +84,7 @@ class Report:
     findings: list = field(default_factory=list)   # Finding
     plots: list = field(default_factory=list)      # Plot
     plot_notes: list = field(default_factory=list)  # why a plot is not there
+    summary: list = field(default_factory=list)    # the answer first (summary.py)
 
 
 # ---------------------------------------------------------------------------- plots
@@ -203,28 +208,34 @@ def cross_cpu_findings(inputs):
 
 
 def tick_findings(tick_table):
-    """A line per tick source, rate and environment whose interrupts did not arrive at
-    the rate asked for (the median over the runs below DELIVERED_FRACTION of it, or the
-    rate could not be set at all)."""
-    lines, unreachable = [], {}
+    """A line per tick source and environment whose interrupts did not arrive at some
+    rate asked for (the median over the runs below DELIVERED_FRACTION of it), naming the
+    rates; and a line per source and reason for the rates that could not be set at all,
+    naming the environments and rates."""
+    short, unreachable = {}, {}
     for (source, rate_hz), cells in tick_table:
         for cell in cells:
             if cell.missing:
                 if cell.missing_reason.startswith(("unreachable", "failed")):
-                    unreachable.setdefault((source, rate_hz, cell.missing_reason),
-                                           []).append(cell.env)
+                    unreachable.setdefault((source, cell.missing_reason), {}).setdefault(
+                        rate_hz, []).append(cell.env)
                 continue
             arrived = cell.metrics.get("rate")
             if arrived and arrived.median < DELIVERED_FRACTION * rate_hz:
-                lines.append(Finding("Tick rates not delivered", (
-                    f"{cell.env}: {source} at {rate_hz} Hz delivered "
-                    f"{_ns(arrived.median)} interrupts a second "
-                    f"({_pct(arrived.median / rate_hz * 100)} % of the rate asked for; median over "
-                    f"{cell.measured_runs} run{'s' if cell.measured_runs != 1 else ''}): a "
-                    f"guest asking for this rate gets fewer ticks.")))
-    for (source, rate_hz, reason), envs in unreachable.items():
+                short.setdefault((cell.env, source), []).append((rate_hz, arrived.median))
+    lines = []
+    for (env, source), rates in short.items():
+        told = ", ".join(f"{_ns(got)} a second at {hz} Hz ({_pct(got / hz * 100)} %)"
+                         for hz, got in rates)
         lines.append(Finding("Tick rates not delivered", (
-            f"{', '.join(envs)}: {source} at {rate_hz} Hz was not delivered at all: "
+            f"{env}: {source} delivered fewer than {DELIVERED_FRACTION:.0%} of the "
+            f"interrupts asked for at {len(rates)} rate{'s' * (len(rates) != 1)}: {told} "
+            f"(medians over the runs): a guest asking for these rates gets fewer ticks.")))
+    for (source, reason), per_rate in unreachable.items():
+        envs = list(dict.fromkeys(env for found in per_rate.values() for env in found))
+        rates = ", ".join(f"{hz}" for hz in per_rate)
+        lines.append(Finding("Tick rates not delivered", (
+            f"{', '.join(envs)}: {source} at {rates} Hz was not delivered at all: "
             f"{reason}.")))
     return lines
 
@@ -241,7 +252,7 @@ def xen_findings(clock_table, xen_rows):
             continue
         p50 = cell.metrics["p50"].median
         row = xen.get(cell.env)
-        guest = f" ({row.guest})" if row else ""
+        guest = f" ({row.guest})" if row and row.guest != UNSAID_GUEST else ""
         rdtsc = f"; rdtsc there: {row.rdtsc}" if row and row.rdtsc != "-" else ""
         lines.append(Finding("Xen pvclock against tsc", (
             f"{cell.env}{guest}: a xen_pvclock read costs {_times(p50 / tsc[cell.env])} a tsc "
@@ -353,9 +364,9 @@ def inputs_html(report):
     (env) and the runner recorded (runner), with the exact QEMU command."""
     out = ["<ul>"]
     out += [f"<li>RESULTS argument: <code>{_e(source)}</code></li>" for source in report.sources]
-    out.append("</ul><table class=\"inputs\"><thead><tr><th>env</th><th>runs</th><th>files</th>"
-               "<th>where it ran</th><th>everything the reports record</th></tr></thead>"
-               "<tbody>")
+    out.append("</ul><table class=\"inputs\"><thead><tr><th>env</th><th>runs</th>"
+               "<th>verdicts</th><th>files</th><th>where it ran</th>"
+               "<th>everything the reports record</th></tr></thead><tbody>")
     groups = list(report.inputs.runs.items()) + list(report.inputs.os_runs.items())
     for env, runs in groups:
         files = "<br>".join(_e(run.source) for run in runs)
@@ -370,11 +381,24 @@ def inputs_html(report):
                                for key, value in _scalars(first["runner"])) \
             if runner else "(not in these reports)"
         schema = _e(first.get("schema", "?"))
+        counts = report.inputs.verdicts.get(env, {})
+        verdicts = _e(verdict_words(counts)) if counts else "-"
+        if any(verdict in ("fail", "error") for verdict in counts):
+            verdicts = f'<span class="bad">{verdicts}</span>' + (
+                "" if report.inputs.include_failed else "<br>FAIL/ERROR runs left out of "
+                "the figures")
         out.append(f"<tr><td>{_e(env)}</td><td class=\"num\">{len(runs)}</td>"
-                   f"<td>{files}</td><td>{summary}</td>"
+                   f"<td>{verdicts}</td><td>{files}</td><td>{summary}</td>"
                    f"<td><details><summary>the guest's view and the runner's record"
                    f"</summary><p><b>the guest saw (env)</b><br>schema: {schema}<br>{seen}</p>"
                    f"<p><b>the runner recorded</b><br>{recorded}</p></details></td></tr>")
+    for env, counts in report.inputs.verdicts.items():
+        if env in report.inputs.runs:
+            continue
+        files = "<br>".join(_e(run.source) for run in report.inputs.left_out if run.env == env)
+        out.append(f"<tr><td>{_e(env)}</td><td class=\"num\">0</td><td><span class=\"bad\">"
+                   f"{_e(verdict_words(counts))}</span><br>every run left out of the figures"
+                   f"</td><td>{files}</td><td></td><td></td></tr>")
     out.append("</tbody></table>")
     if report.notes:
         out.append("<ul>" + "".join(f"<li>{_e(note)}</li>" for note in report.notes) + "</ul>")
@@ -400,8 +424,11 @@ def document_html(report, now=None):
            f"<h1>{_e(report.title)}</h1>",
            f'<p class="meta">Environments: {_e(envs)}. Written by <code>clockbench compare '
            f"--html</code> at {_e(now.strftime('%Y-%m-%d %H:%M UTC'))}; "
-           f"docs/compare.md explains every column.</p>",
-           "<h2>Inputs</h2>", inputs_html(report), "<h2>Findings</h2>"]
+           f"docs/compare.md explains every column.</p>"]
+    if report.summary:
+        out.append('<h2>Summary</h2><ul class="summary">'
+                   + "".join(f"<li>{_e(line)}</li>" for line in report.summary) + "</ul>")
+    out += ["<h2>Inputs</h2>", inputs_html(report), "<h2>Findings</h2>"]
     if not report.findings:
         out.append("<p>Nothing stands out: no clock is trapped, no warps, every CPU agrees "
                    "within its uncertainty and every tick rate was delivered.</p>")

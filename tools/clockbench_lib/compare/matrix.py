@@ -13,6 +13,7 @@ key=value style of tests/tests.cfg (ENV_FILE_HELP).
 import functools
 import json
 import os
+import sys
 from dataclasses import dataclass, replace
 
 from ..base import paths
@@ -27,6 +28,9 @@ from ..model.manifest import MANIFEST, MANIFEST_SCHEMA, MANIFEST_SCHEMA_0
 ENTRY_SETUP = ("accel", "machine", "boot", "cpu", "smp", "guest_options", "xen_options")
 RESULTS_DIR = "results"
 DEFAULT_REPEATS = 3
+# A run's verdicts that make the matrix exit 1 although it gave a report: the guest judged
+# its own checks failed (fail) or broken (error).
+GUEST_FAILED = ("fail", "error")
 MATRIX_SMP = 2  # two vCPUs, so that cross_cpu (warps, offsets, drift) is measured
 
 
@@ -419,8 +423,9 @@ def default_out_dir(now):
 
 
 def progress(message):
-    """One progress line on the terminal."""
-    print(f"clockbench matrix: {message}", flush=True)
+    """One progress line on the terminal, on stderr: stdout is left for what a caller
+    pipes (nothing, today), as every runner message is."""
+    print(f"clockbench matrix: {message}", file=sys.stderr, flush=True)
 
 
 def choose_environments(names, env_file=None):
@@ -518,7 +523,7 @@ def cmd_matrix(args):
              f"{args.repeats} run{'s' * (args.repeats != 1)} each, results in {out_dir}"
              + (f" (adding to its earlier runs, as invocation {invocation})" if adding
                 else ""))
-    failed = 0
+    failed = guest_failed = 0
     for env in chosen:
         runnable_kvm = env.accel == "kvm" and not env.cpu and reasons[env.name] is None
         cpu, cpu_choice = ((kvm_choice().model, kvm_choice().reason) if runnable_kvm
@@ -553,7 +558,9 @@ def cmd_matrix(args):
             progress(f"{env.name}: {shown} {status} "
                      f"({run['seconds']:.1f} s){reason}{xen_note(run['xen'])}")
             failed += not run["report"]
+            guest_failed += bool(run["report"]) and run["verdict"] in GUEST_FAILED
     write_manifest(out_dir, manifest)
-    progress(f"done: {out_dir} ({failed} run{'s' * (failed != 1)} without a report); "
-             f"compare with `tools/clockbench compare {os.path.relpath(out_dir)}`")
-    return EXIT_FAIL if failed else EXIT_PASS
+    progress(f"done: {out_dir} ({failed} run{'s' * (failed != 1)} without a report, "
+             f"{guest_failed} the guest judged FAIL or ERROR); compare with "
+             f"`tools/clockbench compare {os.path.relpath(out_dir)}`")
+    return EXIT_FAIL if failed or guest_failed else EXIT_PASS

@@ -5,7 +5,7 @@ documents)."""
 
 from dataclasses import dataclass
 
-from .cells import Spread, number_text, ratio_text, read_p50, spread, spread_text
+from .cells import Spread, csv_number, number_text, ratio_text, read_p50, spread, spread_text
 from .inputs import OS_SUFFIX
 from .table import Column, Table
 
@@ -111,7 +111,7 @@ def format_os_table(rows, inputs, markdown=False):
 
 
 def format_os_csv(rows):
-    """Raw against OS as CSV, numbers unformatted."""
+    """Raw against OS as CSV, numbers at the tables' precision."""
     heading = ["env", "clocksource", "raw_clock"]
     for name in ("raw_p50_ns", "clock_gettime_p50_ns", "syscall_p50_ns"):
         heading += [f"{name}_median", f"{name}_min", f"{name}_max"]
@@ -119,7 +119,8 @@ def format_os_csv(rows):
     for row in rows:
         line = [row.env, row.clocksource, row.raw_clock]
         for value in (row.raw, row.libc, row.syscall):
-            line += ["", "", ""] if value is None else [value.median, value.low, value.high]
-        lines.append(line + [row.via, "" if row.added is None else row.added,
-                             "" if row.ratio is None else row.ratio])
+            line += ["", "", ""] if value is None else [
+                csv_number(value.median), csv_number(value.low), csv_number(value.high)]
+        lines.append(line + [row.via, csv_number(row.added),
+                             "" if row.ratio is None else round(row.ratio, 2)])
     return Table("", heading + ["via", "os_adds_ns", "os_over_raw"], lines).csv()

@@ -29,8 +29,17 @@ def clock_names(inputs):
     return names
 
 
+# How far the read-cost axis reaches past the largest p99.9 (a factor on the log axis):
+# the slowest single read (host preemption, tens of ms) must not squeeze the rest.
+READ_COST_HEADROOM = 1.6
+# How faint the slowest read's tick is.
+SLOWEST_ALPHA = 0.35
+
+
 def build_read_cost(figure_class, inputs):
-    """Every clock's p50–p99 bar and slowest read on one shared log axis."""
+    """Every clock's p50–p99 bar, a thin line on to p99.9, and its slowest read as a faint
+    tick, on one shared log axis that ends a little past the largest p99.9 (a slowest read
+    beyond it is a faint arrow at the axis's end)."""
     clocks = clock_names(inputs)
     if not clocks:
         return None
@@ -40,33 +49,43 @@ def build_read_cost(figure_class, inputs):
     offsets = dict(zip(envs, row_offsets(len(envs))))
     figure = figure_class(figsize=(10, 0.55 * len(envs) * len(clocks) / 2.5 + 2.2))
     axis = figure.subplots()
-    floored, values = [], []
+    floored, drawn = [], []
     for row, name in enumerate(clocks):
         for env, runs in inputs.runs.items():
             clocks_of_runs = [c for c in (_timed_clock(run, name) for run in runs) if c]
             if not clocks_of_runs:
                 continue
-            y = row + offsets[env]
-            style = styles[env]
             where = f"{name} in {env}"
-            p50 = raised_to_floor(statistics.median(c["read_ns"]["p50"] for c in clocks_of_runs),
-                           where, floored)
-            p99 = raised_to_floor(statistics.median(c["read_ns"]["p99"] for c in clocks_of_runs),
-                           where, floored)
-            worst = raised_to_floor(max(c["read_ns"]["max"] for c in clocks_of_runs), where, floored)
-            values += [p50, p99, worst]
-            axis.plot([p50, p99], [y, y], color=style.colour, linewidth=4, alpha=0.55,
-                      solid_capstyle="butt")
-            axis.plot([p99, worst], [y, y], color=style.colour, linewidth=0.8,
-                      linestyle=":")
-            axis.plot([p50], [y], linestyle="none", marker=style.marker, color=style.colour,
-                      markersize=7)
-            axis.plot([worst], [y], linestyle="none", marker=style.marker,
-                      markerfacecolor="white", markeredgecolor=style.colour, markersize=7)
+
+            def median_of(key, of=clocks_of_runs, where=where):
+                found = [c["read_ns"][key] for c in of if c["read_ns"].get(key) is not None]
+                return raised_to_floor(statistics.median(found), where, floored) \
+                    if found else None
+            p50, p99 = median_of("p50"), median_of("p99")
+            p999 = median_of("p999") or p99
+            worst = raised_to_floor(max(c["read_ns"]["max"] for c in clocks_of_runs), where,
+                                    floored)
+            drawn.append((row + offsets[env], styles[env], p50, p99, max(p999, p99), worst))
+    low = min(item[2] for item in drawn) / READ_COST_HEADROOM
+    high = max(item[4] for item in drawn) * READ_COST_HEADROOM
+    beyond = []
+    for y, style, p50, p99, p999, worst in drawn:
+        axis.plot([p50, p99], [y, y], color=style.colour, linewidth=4, alpha=0.55,
+                  solid_capstyle="butt")
+        axis.plot([p99, p999], [y, y], color=style.colour, linewidth=1.2)
+        axis.plot([p50], [y], linestyle="none", marker=style.marker, color=style.colour,
+                  markersize=7)
+        if worst <= high:
+            axis.plot([worst], [y], linestyle="none", marker="|", color=style.colour,
+                      alpha=SLOWEST_ALPHA, markersize=9)
+        else:
+            beyond.append(worst)
+            axis.plot([high], [y], linestyle="none", marker=">", color=style.colour,
+                      alpha=SLOWEST_ALPHA, markersize=6, clip_on=False)
     for row in range(len(clocks) - 1):
         reference_line(axis, True, row + 0.5, color="#cccccc")
     axis.set_xscale("log")
-    axis.set_xlim(min(values) / 1.6, max(values) * 1.6)
+    axis.set_xlim(low, high)
     axis.set_ylim(len(clocks) - 0.5, -0.5)  # the first clock at the top
     axis.set_yticks(range(len(clocks)))
     axis.set_yticklabels(clocks)
@@ -78,15 +97,22 @@ def build_read_cost(figure_class, inputs):
                       color=styles[env].colour, markersize=7, label=env) for env in envs]
     handles += [line2d([], [], color="black", linewidth=4, alpha=0.55,
                        label="p50 (marker) to p99"),
-                line2d([], [], color="black", linewidth=0.8, linestyle=":", marker="o",
-                       markerfacecolor="white", markevery=[1], label="slowest read (max)")]
+                line2d([], [], color="black", linewidth=1.2, label="on to p99.9"),
+                line2d([], [], color="black", linestyle="none", marker="|", markersize=9,
+                       alpha=SLOWEST_ALPHA, label="slowest read (max)"),
+                line2d([], [], color="black", linestyle="none", marker=">", markersize=6,
+                       alpha=SLOWEST_ALPHA, label="slowest read beyond the axis")]
     axis.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0),
                 fontsize="small", frameon=False)
     question = "What does one read of each clock cost, typically and at worst?"
     axis.set_title(question)
-    caption = ("Each clock on one log axis; per environment the p50 marker, a bar to p99 "
-               "(medians over its runs) and a dotted line to the slowest read of any run "
-               "(hollow). The minimum is left out." + floor_caption(floored))
+    past = (f" {len(beyond)} slowest read(s) lie beyond the axis (up to "
+            f"{max(beyond):.0f} ns), marked at its end." if beyond else "")
+    caption = ("Each clock on one log axis; per environment the p50 marker, a bar to p99, "
+               "a thin line on to p99.9 (medians over its runs), and the slowest read of any "
+               "run as a faint tick; the axis ends a little past the largest p99.9, so that "
+               "one preempted read does not squeeze the rest." + past
+               + " The minimum is left out." + floor_caption(floored))
     footnote(figure, floor_caption(floored))
     return Drawn("read-cost", "Read cost of every clock", question, caption, figure)
 

@@ -12,7 +12,21 @@ Markdown and CSV keep the cells, so that every Markdown row has the table's colu
 
 import csv
 import io
+import textwrap
 from dataclasses import dataclass
+
+# What text output fits in by default (compare --wide lifts it): a terminal of 160.
+TEXT_WIDTH = 160
+# A cell that says nothing: a column of only these is left out of text, Markdown and HTML.
+EMPTY_CELLS = ("", "-")
+
+
+def wrap_text(text, width, indent=2):
+    """`text` as lines of at most `width` (None: one line), the later ones indented."""
+    if not width or len(text) <= width:
+        return [text]
+    return textwrap.wrap(text, width, subsequent_indent=" " * indent,
+                         break_on_hyphens=False, break_long_words=False)
 
 
 @dataclass
@@ -51,6 +65,29 @@ class Table:
                         for column in columns]
         self.rows = [row if isinstance(row, Row) else Row(list(row)) for row in rows]
 
+    def without_empty_columns(self, keep=0):
+        """This table without the columns (after the first `keep`) that say nothing: every
+        cell of theirs in a row of cells is '' or '-' (a row that reads as one sentence
+        counts only for its leading cells, and `keep` must hold the cell its sentence is in
+        for Markdown).  CSV keeps its columns; this is for readers."""
+        def says_something(index):
+            return index < keep or any(
+                str(self._cells(row)[index]) not in EMPTY_CELLS for row in self.rows
+                if row.text is None or index < (row.lead or 0))
+        kept = [index for index in range(len(self.columns)) if says_something(index)]
+        rows = [Row([self._cells(row)[index] for index in kept], row.group, row.lead,
+                    row.text) for row in self.rows]
+        return Table(self.title, [self.columns[index] for index in kept], rows)
+
+    def only(self, headings):
+        """This table with only the columns of these `headings` (in its own order); a row
+        that reads as one sentence keeps its lead, which must be among them."""
+        kept = [index for index, column in enumerate(self.columns)
+                if column.heading in headings]
+        rows = [Row([self._cells(row)[index] for index in kept], row.group, row.lead,
+                    row.text) for row in self.rows]
+        return Table(self.title, [self.columns[index] for index in kept], rows)
+
     @property
     def headings(self):
         return [column.heading for column in self.columns]
@@ -63,9 +100,10 @@ class Table:
                              f"{len(self.columns)} columns ({self.title!r})")
         return cells + [""] * (len(self.columns) - len(cells))
 
-    def text(self):
+    def text(self, width=None):
         """Aligned text lines: the title (when there is one), the headings, the rows; a
-        blank line between groups."""
+        blank line between groups.  With `width`, a title or a row's sentence longer
+        than that is wrapped, the sentence under its own start."""
         rows = [(row, self._cells(row)) for row in self.rows]
         widths = [len(heading) for heading in self.headings]
         for row, cells in rows:
@@ -77,7 +115,10 @@ class Table:
             return "  ".join(f"{cell:<{width}}" if column.left else f"{cell:>{width}}"
                              for cell, width, column in zip(cells, widths, self.columns))
 
-        lines = [self.title] if self.title else []
+        def wrapped(text, indent=0):
+            return wrap_text(text, width, indent)
+
+        lines = wrapped(self.title) if self.title else []
         lines.append(aligned(self.headings).rstrip())
         previous = None
         for number, (row, cells) in enumerate(rows):
@@ -88,7 +129,8 @@ class Table:
                 lines.append(aligned(cells).rstrip())
             else:
                 head = aligned(cells[:row.lead]) if row.lead else ""
-                lines.append(f"{head}  {row.text}" if head else row.text)
+                lines += wrapped(f"{head}  {row.text}" if head else row.text,
+                                 len(head) + 2 if head else 0)
         return lines
 
     def markdown(self):
@@ -115,6 +157,9 @@ class Table:
             writer.writerow(cells + [""] * (len(self.columns) - len(cells)))
         return out.getvalue().splitlines()
 
-    def lines(self, fmt):
-        """The table in `fmt`: "table" (aligned text), "markdown" or "csv"."""
-        return {"table": self.text, "markdown": self.markdown, "csv": self.csv}[fmt]()
+    def lines(self, fmt, width=None):
+        """The table in `fmt`: "table" (aligned text, wrapped at `width`), "markdown" or
+        "csv"."""
+        if fmt == "table":
+            return self.text(width)
+        return {"markdown": self.markdown, "csv": self.csv}[fmt]()

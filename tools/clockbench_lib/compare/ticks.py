@@ -6,12 +6,18 @@ import functools
 
 from .cells import (DEFAULT_BASELINE, add_ratios, build_cell, cell_row, cells_csv, headings,
                     missing_row)
-from .table import Column, Row, Table
+from .clocks import verdict_words
+from .table import TEXT_WIDTH, Column, Row, Table
 
 
-def _late_p50(rate):
+# Lateness is µs in every view, as the guest's KTAP lines and `clockbench parse` give it.
+NS_PER_US = 1000
+
+
+def _late_p50_us(rate):
+    """The median lateness of a rate's interrupts in µs, or None without records."""
     late = rate.get("lateness_ns")
-    return late["p50"] if late else None
+    return late["p50"] / NS_PER_US if late else None
 
 
 # Tick metric -> (heading, unit, function of a measured rate entry, ratio shown).
@@ -19,7 +25,7 @@ TICK_METRICS = {
     "rate": ("intr/s", "", lambda r: r.get("interrupts_per_s"), False),
     "stolen": ("CPU lost", "%", lambda r: r.get("cpu_stolen_pct"), True),
     "cycles": ("cyc/intr", "", lambda r: r.get("cycles_per_interrupt"), True),
-    "late": ("late p50", "ns", _late_p50, False),
+    "late": ("late p50", "µs", _late_p50_us, False),
 }
 
 
@@ -105,10 +111,14 @@ TICK_TITLE = ("tick costs: each source at each rate on CPU 0, CPU lost by a work
               "(docs/report-format.md, ticks)")
 
 
-def tick_table(table, baseline):
+# What the tick table leaves out unless --wide: the cycles, which CPU lost already says.
+TICK_WIDE_ONLY = ("cyc/intr",)
+
+
+def tick_table(table, baseline, wide=True):
     """The tick costs (a Table): per source, rate and environment the metrics; per source,
     one row per reason for what was not measured, naming the rates (`all` for every rate of
-    the source) and the environments it holds for."""
+    the source) and the environments it holds for.  Without `wide`, no cycles columns."""
     columns = [Column("source", True), Column("rate Hz"), Column("env", True), Column("runs")]
     columns += [Column(heading) for heading in headings((), TICK_METRICS, baseline)[2:]]
     rows = []
@@ -133,23 +143,32 @@ def tick_table(table, baseline):
                 rates_text = "all" if list(key) == every_rate and len(key) > 1 else \
                     ", ".join(str(rate) for rate in key)
                 rows.append(missing_row([source, rates_text], cells, source))
-    return Table(TICK_TITLE, columns, rows)
+    full = Table(TICK_TITLE, columns, rows)
+    if wide:
+        return full
+    return full.only([column.heading for column in columns
+                      if column.heading not in TICK_WIDE_ONLY
+                      and not column.heading.startswith("cycles /")])
 
 
-def format_tick_table(table, baseline, markdown=False):
-    """The tick costs as aligned text columns or a Markdown table (a title line first)."""
-    return tick_table(table, baseline).lines("markdown" if markdown else "table")
+def format_tick_table(table, baseline, markdown=False, wide=False):
+    """The tick costs as aligned text columns or a Markdown table (a title line first),
+    without the columns that would be all '-'."""
+    return tick_table(table, baseline, wide).without_empty_columns(keep=5).lines(
+        "markdown" if markdown else "table", None if wide else TEXT_WIDTH)
 
 
 # The tick CSV's name of each metric's columns.
 TICK_CSV_NAMES = {"rate": "interrupts_per_s", "stolen": "cpu_stolen_pct",
-                  "cycles": "cycles_per_interrupt", "late": "lateness_p50_ns",
+                  "cycles": "cycles_per_interrupt", "late": "lateness_p50_us",
                   "noise": "noise_pct"}
 
 
-def format_tick_csv(table, baseline):
-    """The tick costs as CSV: one row per source, rate and environment, numbers
-    unformatted."""
+def format_tick_csv(table, baseline, inputs=None):
+    """The tick costs as CSV: one row per source, rate and environment, numbers at the
+    tables' precision; with `inputs`, the row's verdicts last (as the clocks' CSV)."""
     names = {metric: (name, name) for metric, name in TICK_CSV_NAMES.items()}
+    extra = [("verdicts", lambda cell: verdict_words(inputs.verdicts.get(cell.env, {})))] \
+        if inputs is not None else ()
     return cells_csv(table, ("source", "rate_hz", "env", "runs", "measured_runs", "missing_reason"),
-                TICK_FIGURES, names, baseline)
+                     TICK_FIGURES, names, baseline, extra)

@@ -4,7 +4,7 @@ tsc read cost and their ratio."""
 
 from dataclasses import dataclass
 
-from .cells import Spread, ratio_text, read_p50, spread, spread_text
+from .cells import Spread, csv_number, ratio_text, read_p50, spread, spread_text
 from .table import Column, Table
 
 
@@ -22,19 +22,25 @@ class XenRow:
     rdtsc: str = "-"      # "emulated by Xen", "native", or "-" when Xen did not say
 
 
+# The guest type of a report that ran under Xen but predates env.xen (clockbench/1).
+UNSAID_GUEST = "not said (before env.xen)"
+
+
 def compare_xen(inputs):
-    """One XenRow per environment whose reports ran under Xen (env.xen), in input order."""
+    """One XenRow per environment whose reports ran under Xen (env.xen, or for an older
+    report without it the hypervisor the guest named, Xen), in input order."""
     rows = []
     for env, runs in inputs.runs.items():
         kinds = [run.report.env.xen for run in runs]
-        if not any(kinds):
+        if not any(kinds) and not any(run.report.env.hypervisor == "Xen" for run in runs):
             continue
-        kind = next(k for k in kinds if k)
+        kind = next((k for k in kinds if k), None)
         pvclock = [read_p50(run, "xen_pvclock") for run in runs]
         tsc = [read_p50(run, "tsc") for run in runs]
         ratios = [p / t for p, t in zip(pvclock, tsc) if p is not None and t]
-        emulated = kind.get("tsc_emulated")
-        rows.append(XenRow(env, f"{kind['guest']} {kind['domain']}", len(runs),
+        emulated = kind.get("tsc_emulated") if kind else None
+        guest = f"{kind['guest']} {kind['domain']}" if kind else UNSAID_GUEST
+        rows.append(XenRow(env, guest, len(runs),
                            spread(pvclock), spread(tsc), spread(ratios),
                            "-" if emulated is None else
                            "emulated by Xen" if emulated else "native"))
@@ -64,7 +70,7 @@ def format_xen_table(rows, markdown=False):
 
 
 def format_xen_csv(rows):
-    """The Xen guests' clock costs as CSV, numbers unformatted."""
+    """The Xen guests' clock costs as CSV, numbers at the tables' precision."""
     heading = ["env", "guest", "runs"]
     for name in ("xen_pvclock_p50_ns", "tsc_p50_ns", "xen_pvclock_over_tsc"):
         heading += [f"{name}_median", f"{name}_min", f"{name}_max"]
@@ -72,6 +78,7 @@ def format_xen_csv(rows):
     for row in rows:
         line = [row.env, row.guest, row.runs]
         for value in (row.pvclock, row.tsc, row.ratio):
-            line += ["", "", ""] if value is None else [value.median, value.low, value.high]
+            line += ["", "", ""] if value is None else [
+                csv_number(value.median), csv_number(value.low), csv_number(value.high)]
         lines.append(line + [row.rdtsc])
     return Table("", heading + ["rdtsc"], lines).csv()

@@ -152,3 +152,29 @@ def of(distribution):
     histogram.minimum = distribution.get("min")
     histogram.maximum = distribution.get("max")
     return histogram
+
+
+def pooled(histograms):
+    """One Histogram of every sample of `histograms` (the runs of one clock, say): their
+    bucket counts added, over and under added, the smallest minimum and largest maximum;
+    None for none.  RunnerError when they differ in sub_bits or limit, whose buckets do
+    not line up."""
+    histograms = list(histograms)
+    if not histograms:
+        return None
+    first = histograms[0]
+    if any((h.sub_bits, h.limit) != (first.sub_bits, first.limit) for h in histograms):
+        raise RunnerError("the histograms differ in sub_bits or limit, so their buckets "
+                          "cannot be added")
+    counts = {}
+    for histogram in histograms:
+        for low, high, count in histogram.buckets:
+            counts[(low, high)] = counts.get((low, high), 0) + count
+    minima = [h.minimum for h in histograms if h.minimum is not None]
+    maxima = [h.maximum for h in histograms if h.maximum is not None]
+    return Histogram(first.sub_bits, first.limit,
+                     [(low, high, count) for (low, high), count in sorted(counts.items())],
+                     over=sum(h.over for h in histograms),
+                     under=sum(h.under for h in histograms),
+                     minimum=min(minima) if len(minima) == len(histograms) else None,
+                     maximum=max(maxima) if len(maxima) == len(histograms) else None)

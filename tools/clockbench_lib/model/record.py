@@ -19,6 +19,8 @@ Record keeps that document as `document`: the report= checks and json= expectati
 tests.cfg (testing/) and compare's figures read members the model does not name.
 """
 
+import hashlib
+import json
 from dataclasses import dataclass
 
 from ..base.outcome import RunnerError
@@ -51,6 +53,7 @@ class Host:
     cpu_model: str = None
     cpu_vendor: str = None
     kernel: str = None
+    machine_id: str = None  # a hash of /etc/machine-id (runinfo.machine_id()), not the id
 
     @classmethod
     def from_json(cls, host):
@@ -61,7 +64,8 @@ class Host:
         return cls(name=_text(host.get("name")),
                    cpu_model=_text(cpu.get("model") if isinstance(cpu, dict) else cpu),
                    cpu_vendor=_text(cpu.get("vendor") if isinstance(cpu, dict) else None),
-                   kernel=_text(host.get("kernel")))
+                   kernel=_text(host.get("kernel")),
+                   machine_id=_text(host.get("machine_id")))
 
 
 @dataclass(frozen=True)
@@ -220,6 +224,32 @@ class Record:
     runner: Runner
     document: dict
     source: str = ""
+
+    @property
+    def run_id(self):
+        """The unique id the runner gave this run (`run_id`), or None in a record made
+        before run ids, or a guest's report alone."""
+        return _text(self.document.get("run_id"))
+
+    @property
+    def identity(self):
+        """What tells this run from every other: its run id, else a hash of the whole
+        document (two copies of one report are one run; two runs never share a report
+        to the last figure)."""
+        if self.run_id:
+            return f"run_id:{self.run_id}"
+        text = json.dumps(self.document, sort_keys=True, separators=(",", ":"))
+        return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def failures(self):
+        """The checks the guest failed or met an error in, as its KTAP text ('name # info'),
+        from the report's checks.list; () when the report lists none."""
+        listed = _object(self.document.get("checks")).get("list")
+        if not isinstance(listed, list):
+            return ()
+        return tuple(f"{check['name']}" + (f" # {check['info']}" if check.get("info") else "")
+                     for check in listed if isinstance(check, dict)
+                     and check.get("result") in ("fail", "error"))
 
     @property
     def is_os_document(self):
