@@ -9,6 +9,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/console.h"
@@ -62,7 +63,6 @@ struct sampler {
 static struct followed followed;
 static struct sampler samplers[MAX_CPUS];
 static volatile bool samplers_stop;
-static struct xcpu_result offsets_before, offsets_after;
 
 static void sampler_read(struct sampler *s)
 {
@@ -279,13 +279,21 @@ static void pvclock_sample_into(struct lifecycle_pvclock *p, bool after)
 	}
 }
 
-static void offsets_into(struct lifecycle_event *e, struct xcpu_result *x,
-			 bool after)
+static void offsets_into(struct lifecycle_event *e, bool after)
 {
+	/* From the heap, for the moment it is needed: 43 KiB. */
+	struct xcpu_result *x;
 	unsigned int i, cpu;
 
 	if (smp_cpus_online() < 2)
 		return;
+	x = malloc(sizeof(*x));
+	if (!x) {
+		progress("event %u: no offsets %s: the heap has no room for "
+			 "them",
+			 e->seq, after ? "after" : "before");
+		return;
+	}
 	xcpu_measure(&(struct xcpu_options){ .warp_ms = OFFSET_WARP_MS,
 					     .drift_ms = OFFSET_DRIFT_MS },
 		     x);
@@ -312,6 +320,7 @@ static void offsets_into(struct lifecycle_event *e, struct xcpu_result *x,
 			}
 		}
 	}
+	free(x);
 }
 
 /* --- one event ------------------------------------------------------------------ */
@@ -421,7 +430,7 @@ static int run_event(struct lifecycle_event *e, unsigned int wait_ms)
 				    e->sync.value[HOST_READY_NS]);
 	if (e->round_trip_ns < 0)
 		e->round_trip_ns = 0;
-	offsets_into(e, &offsets_before, false);
+	offsets_into(e, false);
 	rates_and_costs(e, false);
 	pvclock_sample_into(&e->pvclock, false);
 
@@ -472,7 +481,7 @@ static int run_event(struct lifecycle_event *e, unsigned int wait_ms)
 		return -1;
 	pvclock_sample_into(&e->pvclock, true);
 	rates_and_costs(e, true);
-	offsets_into(e, &offsets_after, true);
+	offsets_into(e, true);
 	return 0;
 }
 
@@ -499,6 +508,15 @@ void lifecycle_run(const struct lifecycle_options *opts,
 	if (!stopwatch_hz()) {
 		snprintf(out->reason, sizeof(out->reason),
 			 "the stopwatch has no rate, so no wait is bounded");
+		return;
+	}
+	out->events = calloc(opts->events < LIFECYCLE_MAX_EVENTS
+				     ? opts->events
+				     : LIFECYCLE_MAX_EVENTS,
+			     sizeof(*out->events));
+	if (!out->events) {
+		snprintf(out->reason, sizeof(out->reason),
+			 "the heap has no room for the events' records");
 		return;
 	}
 	out->applies = true;

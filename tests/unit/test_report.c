@@ -343,10 +343,13 @@ static void fill_timing(double scale)
  * two vCPUs, with the host's account. */
 static void fill_lifecycle(double scale)
 {
+	static struct lifecycle_event events[1];
 	struct lifecycle_result *l = &run.lifecycle;
-	struct lifecycle_event *e = &l->events[0];
+	struct lifecycle_event *e = &events[0];
 	uint64_t window = (uint64_t)(1e9 * scale);
 
+	memset(events, 0, sizeof(events));
+	l->events = events;
 	l->asked = l->nr = 1;
 	l->applies = true;
 	l->wait_ms = 61000;
