@@ -290,14 +290,6 @@ static void host_json(struct json_writer *w, const char *key,
 	json_object_end(w);
 }
 
-static void double_or_null(struct json_writer *w, const char *key, double v)
-{
-	if (isfinite(v))
-		json_double(w, key, v);
-	else
-		json_null(w, key);
-}
-
 static void clock_json(struct json_writer *w, const struct lifecycle_result *l,
 		       const struct lifecycle_event *e,
 		       const struct lifecycle_clock *c)
@@ -318,33 +310,30 @@ static void clock_json(struct json_writer *w, const struct lifecycle_result *l,
 		json_null(w, "excess_ns");
 		json_null(w, "bound_ns");
 	}
-	double_or_null(w, "step_from_tsc_ns",
-		       base ? base->advance_ns - c->advance_ns : NAN);
+	/* json_double() writes a NaN (not measured) as null. */
+	json_double(w, "step_from_tsc_ns",
+		    base ? base->advance_ns - c->advance_ns : NAN);
 	json_double(w, "largest_step_ns", c->largest_step_ns);
-	double_or_null(w, "rate_before_ppm", c->rate_before_ppm);
-	double_or_null(w, "rate_after_ppm", c->rate_after_ppm);
+	json_double(w, "rate_before_ppm", c->rate_before_ppm);
+	json_double(w, "rate_after_ppm", c->rate_after_ppm);
 	json_double(w, "cost_before_ns", c->cost_before_ns);
 	json_double(w, "cost_after_ns", c->cost_after_ns);
 	json_uint(w, "back_steps", c->back_steps);
 	json_double(w, "worst_back_ns", c->worst_back_ns);
 	json_array_begin(w, "offsets");
 	for (cpu = 1; cpu < l->ncpu && cpu < MAX_CPUS; cpu++) {
-		if (!c->cpu[cpu].ok_before && !c->cpu[cpu].ok_after)
+		const typeof(c->cpu[cpu]) *o = &c->cpu[cpu];
+
+		if (!o->ok_before && !o->ok_after)
 			continue;
 		json_object_begin(w, NULL);
 		json_uint(w, "cpu", cpu);
-		double_or_null(w, "before_ns",
-			       c->cpu[cpu].ok_before ? c->cpu[cpu].before_ns
-						     : NAN);
-		double_or_null(w, "before_uncertainty_ns",
-			       c->cpu[cpu].ok_before ? c->cpu[cpu].before_unc_ns
-						     : NAN);
-		double_or_null(w, "after_ns",
-			       c->cpu[cpu].ok_after ? c->cpu[cpu].after_ns
-						    : NAN);
-		double_or_null(w, "after_uncertainty_ns",
-			       c->cpu[cpu].ok_after ? c->cpu[cpu].after_unc_ns
-						    : NAN);
+		json_double_if(w, "before_ns", o->ok_before, o->before_ns);
+		json_double_if(w, "before_uncertainty_ns", o->ok_before,
+			       o->before_unc_ns);
+		json_double_if(w, "after_ns", o->ok_after, o->after_ns);
+		json_double_if(w, "after_uncertainty_ns", o->ok_after,
+			       o->after_unc_ns);
 		json_object_end(w);
 	}
 	json_array_end(w);
