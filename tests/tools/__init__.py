@@ -6,8 +6,12 @@ sys.path, so that the tests import the clockbench_lib beside them, and names onc
 the tests share.
 """
 
+import contextlib
+import io
 import os
 import shlex
+import signal
+import subprocess
 import sys
 
 sys.dont_write_bytecode = True
@@ -44,3 +48,32 @@ def parse_cfg(text, filename="tests/tests.cfg"):
     """testlist.parse_tests_cfg() of tests written one a line (sections())."""
     from clockbench_lib.testing import testlist  # pylint: disable=import-outside-toplevel
     return testlist.parse_tests_cfg(sections(text), filename)
+
+
+def run_cli(*args):
+    """`tools/clockbench ARGS` run in this process, as a subprocess.CompletedProcess with
+    its exit status and what it printed (stdout, stderr as text).
+
+    The same main() the script calls, without a new interpreter's start-up and imports
+    (about a second of CPU each, most of a compare test's time); a test that is about the
+    script itself (its path, signals, exit on a broken pipe) runs it as a process."""
+    # pylint: disable=import-outside-toplevel
+    from clockbench_lib import cli
+    from clockbench_lib.base.outcome import STOP_SIGNALS
+    out, err = io.StringIO(), io.StringIO()
+    # main() takes the stop signals for itself; the test process gets its own back.
+    handlers = {number: signal.getsignal(number) for number in STOP_SIGNALS}
+    with contextlib.chdir(ROOT), contextlib.redirect_stdout(out), \
+            contextlib.redirect_stderr(err):
+        try:
+            status = cli.main(list(args))
+        except SystemExit as leaving:  # argparse's usage errors and --help
+            code = leaving.code
+            status = code if isinstance(code, int) else (0 if code is None else 1)
+            if isinstance(code, str):
+                print(code, file=sys.stderr)
+        finally:
+            for number, handler in handlers.items():
+                signal.signal(number, handler)
+    return subprocess.CompletedProcess(["clockbench", *args], status, out.getvalue(),
+                                       err.getvalue())

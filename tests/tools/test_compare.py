@@ -15,7 +15,7 @@ import subprocess
 import tempfile
 import unittest
 
-from tests.tools import CLOCKBENCH, FIXTURES, GOOD_LOG, PYTHON, ROOT
+from tests.tools import FIXTURES, GOOD_LOG, PYTHON, ROOT, run_cli
 from clockbench_lib.boot import cpumodel
 from clockbench_lib.compare import matrix
 from clockbench_lib.compare.clocks import METRICS, compare, format_csv, format_table
@@ -55,10 +55,6 @@ def tick_rate(document, source, hz):
     entry = next(s for s in document["ticks"]["sources"] if s["name"] == source)
     return next(r for r in entry["rates"] if r["requested_hz"] == hz)
 
-
-def run_tool(*args):
-    return subprocess.run([PYTHON, CLOCKBENCH, *args], capture_output=True, text=True,
-                          check=False, cwd=ROOT)
 
 
 class MatrixTest(unittest.TestCase):
@@ -260,7 +256,7 @@ class TickCompareTest(unittest.TestCase):
         inputs = load_inputs([GOOD_LOG])
         self.assertFalse(has_ticks(inputs))
         self.assertEqual(compare_ticks(inputs), [])
-        result = run_tool("compare", GOOD_LOG, "--table", "ticks")
+        result = run_cli("compare", GOOD_LOG, "--table", "ticks")
         self.assertEqual(result.returncode, 2)
         self.assertIn("no report has tick measurements", result.stderr)
 
@@ -299,7 +295,7 @@ class MalformedTest(unittest.TestCase):
                 self.assertIn(sentence, str(caught.exception))
 
     def test_cli_exit_status_and_no_traceback(self):
-        result = run_tool("compare", os.path.join(MATRIX_FIXTURES, "malformed", "truncated.log"))
+        result = run_cli("compare", os.path.join(MATRIX_FIXTURES, "malformed", "truncated.log"))
         self.assertEqual(result.returncode, 2)
         self.assertNotIn("Traceback", result.stderr)
         self.assertEqual(len(result.stderr.strip().splitlines()), 1)
@@ -321,7 +317,7 @@ class MalformedTest(unittest.TestCase):
 class EndToEndTest(unittest.TestCase):
     def test_compare_with_plots(self):
         with tempfile.TemporaryDirectory() as plots:
-            result = run_tool("compare", SAMPLE, "--plot", plots)
+            result = run_cli("compare", SAMPLE, "--plot", plots)
             self.assertEqual(result.returncode, 0, result.stderr)
             self.assertRegex(result.stdout, r"hpet\s+kvm-pc\s+2\s+\S+")
             self.assertIn("p50 / tcg-pc", result.stdout)
@@ -337,7 +333,7 @@ class EndToEndTest(unittest.TestCase):
 
     def test_plots_without_ticks_say_so(self):
         with tempfile.TemporaryDirectory() as plots:
-            result = run_tool("compare", GOOD_LOG,
+            result = run_cli("compare", GOOD_LOG,
                               "--plot", plots)
             self.assertEqual(result.returncode, 0, result.stderr)
             self.assertIn("no report has tick measurements (a 'ticks' section that "
@@ -346,22 +342,22 @@ class EndToEndTest(unittest.TestCase):
             self.assertFalse(os.path.exists(os.path.join(plots, "tick-cost.png")))
 
     def test_markdown_and_csv(self):
-        markdown = run_tool("compare", SAMPLE, "--format", "markdown", "--baseline", "kvm-pc")
+        markdown = run_cli("compare", SAMPLE, "--format", "markdown", "--baseline", "kvm-pc")
         self.assertEqual(markdown.returncode, 0, markdown.stderr)
         self.assertIn("| clock | env | runs |", markdown.stdout)
         self.assertIn("p50 / kvm-pc", markdown.stdout)
         self.assertIn("| source | rate Hz | env | runs |", markdown.stdout)
-        result = run_tool("compare", SAMPLE, "--format", "csv")
+        result = run_cli("compare", SAMPLE, "--format", "csv")
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertTrue(result.stdout.startswith("clock,env,runs,present_runs,missing_reason,"))
-        result = run_tool("compare", SAMPLE, "--format", "csv", "--table", "ticks")
+        result = run_cli("compare", SAMPLE, "--format", "csv", "--table", "ticks")
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertTrue(result.stdout.startswith("source,rate_hz,env,runs,measured_runs,"))
-        result = run_tool("compare", SAMPLE, "--table", "clocks")
+        result = run_cli("compare", SAMPLE, "--table", "clocks")
         self.assertNotIn("tick costs", result.stdout)
 
     def test_unknown_baseline(self):
-        result = run_tool("compare", SAMPLE, "--baseline", "xen-pvh")
+        result = run_cli("compare", SAMPLE, "--baseline", "xen-pvh")
         self.assertEqual(result.returncode, 2)
         self.assertIn("--baseline xen-pvh: no report from that environment", result.stderr)
 
@@ -417,25 +413,25 @@ class OsLayerCompareTest(unittest.TestCase):
             self.assertEqual(row.added, libc["read_ns"]["p50"] - raw)
 
     def test_the_table_and_its_formats(self):
-        result = run_tool("compare", "--table", "os", self.image, self.os_doc)
+        result = run_cli("compare", "--table", "os", self.image, self.os_doc)
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertIn("What the OS adds: clock_gettime(CLOCK_MONOTONIC) through libc",
                       result.stdout)
         self.assertRegex(result.stdout, r"\ntcg-pc\s+\S+\s+\S+\s+")
-        result = run_tool("compare", "--table", "os", "--format", "csv", self.os_doc)
+        result = run_cli("compare", "--table", "os", "--format", "csv", self.os_doc)
         rows = list(csv.reader(result.stdout.splitlines()))
         self.assertEqual(rows[0][:3], ["env", "clocksource", "raw_clock"])
         self.assertEqual(rows[1][0], "tcg-pc")
 
     def test_an_os_document_alone_says_what_is_missing(self):
-        result = run_tool("compare", self.os_doc)
+        result = run_cli("compare", self.os_doc)
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertIn("tcg-pc: no image report of this environment", result.stdout)
-        result = run_tool("compare", "--table", "clocks", self.os_doc)
+        result = run_cli("compare", "--table", "clocks", self.os_doc)
         self.assertEqual(result.returncode, 2)
         self.assertIn("only clockbench-user documents, which have no clocks table",
                       result.stderr)
-        result = run_tool("compare", "--table", "os", self.image)
+        result = run_cli("compare", "--table", "os", self.image)
         self.assertEqual(result.returncode, 2)
         self.assertIn("no clockbench-user document (clockbench-os/1)", result.stderr)
 
@@ -465,7 +461,7 @@ class OsLayerCaptureTest(unittest.TestCase):
                 shutil.copy(os.path.join(linux, capture), results[-1])
             rows = {(row.env, row.clocksource): row
                     for row in compare_os(load_inputs(results))}
-            result = run_tool("compare", "--table", "os", *results)
+            result = run_cli("compare", "--table", "os", *results)
         self.assertEqual(set(rows), {("tcg-pc", "tsc"), ("tcg-pc", "hpet"),
                                      ("tcg-pc", "acpi_pm"), ("xen-hpet", "tsc"),
                                      ("xen-hpet", "xen")})

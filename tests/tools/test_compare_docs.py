@@ -12,11 +12,10 @@ import os
 import re
 import shlex
 import shutil
-import subprocess
 import tempfile
 import unittest
 
-from tests.tools import PYTHON, ROOT, altered
+from tests.tools import ROOT, altered, run_cli
 
 DOC = os.path.join(ROOT, "docs", "compare.md")
 # Where the section of examples that run on the fixtures starts, and where it ends.
@@ -42,9 +41,9 @@ def commands(lines):
 
 def run(command):
     """Run a documented command from the top of the tree: (status, output lines)."""
-    words = shlex.split(command)
-    result = subprocess.run([PYTHON, os.path.join(ROOT, words[0]), *words[1:]],
-                            capture_output=True, text=True, check=False, cwd=ROOT)
+    program, *words = shlex.split(command)
+    assert program == "tools/clockbench", command
+    result = run_cli(*words)
     return result.returncode, result.stdout.splitlines() + result.stderr.splitlines()
 
 

@@ -13,13 +13,12 @@ import base64
 import json
 import os
 import shutil
-import subprocess
 import tempfile
 import unittest
 from html.parser import HTMLParser
 from unittest import mock
 
-from tests.tools import CLOCKBENCH, FIXTURES, GOOD_LOG, PYTHON, ROOT
+from tests.tools import FIXTURES, GOOD_LOG, run_cli
 from clockbench_lib.compare import html, plot
 from clockbench_lib.compare.clocks import clock_table, compare
 from clockbench_lib.compare.command import write_html_report
@@ -33,10 +32,6 @@ SAMPLE = os.path.join(FIXTURES, "matrix", "sample")
 LINUX = os.path.join(FIXTURES, "linux")
 HAVE_MATPLOTLIB = os.path.exists("/usr/lib/python3/dist-packages/matplotlib")
 
-
-def run_tool(*args):
-    return subprocess.run([PYTHON, CLOCKBENCH, *args], capture_output=True, text=True,
-                          check=False, cwd=ROOT)
 
 
 class Collect(HTMLParser):
@@ -90,7 +85,7 @@ class HtmlReportTest(unittest.TestCase):
         cls.scratch = tempfile.TemporaryDirectory()
         cls.path = os.path.join(cls.scratch.name, "report.html")
         cls.plots = os.path.join(cls.scratch.name, "plots")
-        cls.result = run_tool("compare", SAMPLE, "--table", "clocks", "--html", cls.path,
+        cls.result = run_cli("compare", SAMPLE, "--table", "clocks", "--html", cls.path,
                               "--plot", cls.plots)
         cls.text, cls.parsed = parse(cls.path)
         cls.inputs = load_inputs([SAMPLE])
@@ -211,7 +206,7 @@ class HtmlUnitTest(unittest.TestCase):
         self.assertAlmostEqual(html.cpu_share_pct(82095.0), 8209.5)
 
     def test_a_bad_file_is_one_sentence(self):
-        result = run_tool("compare", GOOD_LOG, "--html", "/nonexistent-folder/report.html")
+        result = run_cli("compare", GOOD_LOG, "--html", "/nonexistent-folder/report.html")
         self.assertEqual(result.returncode, 2)
         self.assertIn("cannot write /nonexistent-folder/report.html: No such file or directory.",
                       result.stderr)

@@ -11,11 +11,10 @@ Run: /usr/bin/python3 -m unittest discover -s tests/tools -t .
 import json
 import os
 import shutil
-import subprocess
 import tempfile
 import unittest
 
-from tests.tools import CLOCKBENCH, FIXTURES, PYTHON, ROOT
+from tests.tools import FIXTURES, run_cli
 from clockbench_lib.model import report
 from clockbench_lib.compare.change import baseline_pairs, change_line, changes, ratio_interval
 from clockbench_lib.compare.clocks import compare, format_table
@@ -28,10 +27,6 @@ SAMPLE = os.path.join(MATRIX_FIXTURES, "sample")   # Intel host, clockbench/1
 AMD = os.path.join(MATRIX_FIXTURES, "amd")         # AMD host "vm", clockbench/2
 RUN_SUMMARY = os.path.join(MATRIX_FIXTURES, "malformed", "run-summary.json")
 
-
-def run_tool(*args):
-    return subprocess.run([PYTHON, CLOCKBENCH, *args], capture_output=True, text=True,
-                          check=False, cwd=ROOT)
 
 
 class Scratch(unittest.TestCase):
@@ -125,7 +120,7 @@ class Labels(Scratch):
         self.assertEqual(list(inputs.runs), ["before", "after", "tcg-pc@vm", "xen-tsc@vm"])
         self.assertEqual(inputs.apart, [])
         # Two labels and --baseline naming one: each environment against itself.
-        result = run_tool("compare", "--include-failed", "--label", f"before={before}",
+        result = run_cli("compare", "--include-failed", "--label", f"before={before}",
                           "--label", f"after={after}", "--baseline", "before", before, after)
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertRegex(result.stdout, r"\ntsc +after +1 ")
@@ -142,7 +137,7 @@ class Labels(Scratch):
                 with self.assertRaises(RunnerError) as caught:
                     parse_labels(list(specs), [AMD, SAMPLE])
                 self.assertIn(sentence, str(caught.exception))
-        result = run_tool("compare", "--label", "x", AMD)
+        result = run_cli("compare", "--label", "x", AMD)
         self.assertEqual(result.returncode, 2)
         self.assertNotIn("Traceback", result.stderr)
 
@@ -151,19 +146,19 @@ class Baseline(unittest.TestCase):
     def test_a_missing_default_baseline_names_the_environments(self):
         # tcg-pc@vm's two runs are FAILs, left out: it is no row to choose.
         envs = "tcg-pc@sample, tcg-q35, kvm-pc, xen-hpet, xen-tsc@sample, xen-tsc@vm"
-        result = run_tool("compare", SAMPLE, AMD)
+        result = run_cli("compare", SAMPLE, AMD)
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertIn(f"baseline tcg-pc is not in the results, so there are no ratios "
                       f"(--baseline picks another: {envs})", result.stdout.splitlines())
         self.assertNotIn("baseline", result.stderr, "said once, in the table's notes")
-        result = run_tool("compare", "--format", "csv", SAMPLE, AMD)
+        result = run_cli("compare", "--format", "csv", SAMPLE, AMD)
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertIn(f"clockbench compare: the default baseline tcg-pc is not in the results, "
                       f"so there are no ratios; the environments are: {envs} (--baseline "
                       f"ENV picks one).", result.stderr)
 
     def test_a_missing_chosen_baseline_is_an_error(self):
-        result = run_tool("compare", "--baseline", "tcg-pc@elsewhere", SAMPLE, AMD)
+        result = run_cli("compare", "--baseline", "tcg-pc@elsewhere", SAMPLE, AMD)
         self.assertEqual(result.returncode, 2)
         self.assertIn("--baseline tcg-pc@elsewhere: no report from that environment in the "
                       "results (there are: tcg-pc@sample,", result.stderr)
@@ -176,7 +171,7 @@ class Gate(unittest.TestCase):
     def test_within_the_noise(self):
         # amd's xen-tsc against its tcg-pc (FAIL runs taken in): every ratio's interval
         # holds 1 or the ratio is below 1.2.
-        result = run_tool("compare", "--include-failed", "--baseline", "tcg-pc",
+        result = run_cli("compare", "--include-failed", "--baseline", "tcg-pc",
                           "--fail-above", "1.2", AMD)
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertIn("clockbench compare: no clock above --fail-above 1.2 beyond the noise: "
@@ -186,7 +181,7 @@ class Gate(unittest.TestCase):
                       "nothing to compare it with.", result.stderr)
 
     def test_failing_names_each_clock(self):
-        result = run_tool("compare", "--baseline", "tcg-pc", "--fail-above", "2", SAMPLE)
+        result = run_cli("compare", "--baseline", "tcg-pc", "--fail-above", "2", SAMPLE)
         self.assertEqual(result.returncode, 1, result.stderr)
         failed = [line for line in result.stderr.splitlines() if "FAIL: " in line]
         self.assertEqual([line.split("FAIL: ")[1].split(":")[0] for line in failed],
@@ -232,11 +227,11 @@ class Gate(unittest.TestCase):
         self.assertGreater(high, ratio)
 
     def test_the_baseline_is_required(self):
-        result = run_tool("compare", "--fail-above", "2", AMD, SAMPLE)
+        result = run_cli("compare", "--fail-above", "2", AMD, SAMPLE)
         self.assertEqual(result.returncode, 2)
         self.assertIn("--baseline tcg-pc: no report from that environment", result.stderr)
         for bad in ("0", "-1", "x"):
-            result = run_tool("compare", "--fail-above", bad, AMD)
+            result = run_cli("compare", "--fail-above", bad, AMD)
             self.assertEqual(result.returncode, 2)
             self.assertIn("is not a number greater than 0", result.stderr)
 
@@ -278,8 +273,8 @@ class OlderSchemas(Scratch):
         self.assertNotIn("runner", new)  # the guest's own report: the host adds it
         for path in (os.path.join(SAMPLE, "tcg-pc", "run-1.log"),
                      os.path.join(AMD, "tcg-pc", "run-1.json")):
-            result = run_tool("parse", path) if path.endswith(".log") else \
-                run_tool("compare", "--include-failed", "--table", "clocks", path)
+            result = run_cli("parse", path) if path.endswith(".log") else \
+                run_cli("compare", "--include-failed", "--table", "clocks", path)
             self.assertEqual(result.returncode, 0, result.stderr)
 
     def test_a_run_summary_is_a_run_without_a_report(self):

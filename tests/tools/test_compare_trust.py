@@ -11,11 +11,10 @@ import csv
 import json
 import os
 import shutil
-import subprocess
 import tempfile
 import unittest
 
-from tests.tools import CLOCKBENCH, PYTHON, ROOT, altered
+from tests.tools import altered, run_cli
 from clockbench_lib.compare.change import label_pairs
 from clockbench_lib.compare.inputs import Comparable, HostIdentity, Inputs, Run, load_inputs
 
@@ -24,8 +23,7 @@ WIDTH = 160
 
 
 def run_tool(*args):
-    return subprocess.run([PYTHON, CLOCKBENCH, "compare", *args], capture_output=True,
-                          text=True, check=False, cwd=ROOT)
+    return run_cli("compare", *args)
 
 
 class Scratch(unittest.TestCase):

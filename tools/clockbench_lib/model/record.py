@@ -281,8 +281,15 @@ def record_of(document, source=""):
 
 # ---------------------------------------------------------------------------- reading
 
-def load_json_file(path):
-    """The parsed JSON at `path`; RunnerError in one sentence when it cannot be."""
+# The SHA-256 of every JSON file this process has validated (compare, and the tests that
+# run it in one process, read the same fixtures many times; a schema check of a record
+# takes about 0.1 s of CPU).
+_VALIDATED = set()
+
+
+def _json_file(path):
+    """(the parsed JSON at `path`, the SHA-256 of its bytes); RunnerError in one sentence
+    when it cannot be read or parsed."""
     try:
         with open(path, "rb") as source:
             data = source.read(MAX_JSON_FILE_BYTES + 1)
@@ -298,22 +305,33 @@ def load_json_file(path):
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise RunnerError(f"{path}: not a text file (it is not UTF-8).") from None
-    return report.load_json_text(text, path)
+    return report.load_json_text(text, path), hashlib.sha256(data).digest()
+
+
+def load_json_file(path):
+    """The parsed JSON at `path`; RunnerError in one sentence when it cannot be."""
+    return _json_file(path)[0]
+
+
+def _validated_record(document, digest, path):
+    """The Record of `document` (the file at `path`, whose bytes hash to `digest`): a
+    clockbench/2 document, or an older clockbench/1 report or clockbench-run/0 summary,
+    validated once per process."""
+    if digest not in _VALIDATED:
+        report.validate_document(document, path, summaries=True)
+        _VALIDATED.add(digest)
+    return record_of(document, path)
 
 
 def load_record(path):
     """The Record in a JSON file: a clockbench/2 document (a report or a run's record,
     with or without the guest's report), or an older clockbench/1 report or
     clockbench-run/0 summary, validated."""
-    document = load_json_file(path)
-    report.validate_document(document, path, summaries=True)
-    return record_of(document, path)
+    return _validated_record(*_json_file(path), path)
 
 
-def load_measurement(path):
-    """The Record of a JSON file that holds a measurement (see Record.no_report_reason);
-    RunnerError for a record of a run that gave no report."""
-    record = load_record(path)
+def _measurement(record, path):
+    """`record`, or RunnerError when it records a run that gave no report."""
     reason = record.no_report_reason
     if reason:
         raise RunnerError(f"{path}: this records a run that gave no report "
@@ -321,16 +339,22 @@ def load_measurement(path):
     return record
 
 
+def load_measurement(path):
+    """The Record of a JSON file that holds a measurement (see Record.no_report_reason);
+    RunnerError for a record of a run that gave no report."""
+    return _measurement(load_record(path), path)
+
+
 def read_input(path):
     """The Record of a measurement in a JSON file or (anything else) a console log: the
     image's report (clockbench/2, or an older clockbench/1) or clockbench-user's document
     (clockbench-os/1), validated."""
     if path.endswith(".json"):
-        document = load_json_file(path)
+        document, digest = _json_file(path)
         if isinstance(document, dict) and document.get("schema") == osreport.OS_SCHEMA:
             osreport.validate_os_document(document, path)
             return record_of(document, path)
-        return load_measurement(path)
+        return _measurement(_validated_record(document, digest, path), path)
     lines = report.read_log_lines(path)
     if osreport.has_os_report(lines) and not report.has_report(lines):
         return record_of(osreport.load_os_report(lines, path), path)
