@@ -432,13 +432,15 @@ def add_compare_parser(subparsers):
     parser.add_argument("--format", choices=command.FORMATS, default="table",
                         help="output format (default: table)")
     parser.add_argument("--table", choices=("all", "clocks", "changes", "percentiles", "ticks",
-                                                  "xen", "os"),
+                                                  "xen", "lifecycle", "os"),
                         default=None,
                         help="which table: clocks, changes (before/after per environment, "
                              "with --before/--after, two --labels or --fail-above), "
                              "percentiles (pooled over the runs, --percentiles), "
                              "ticks, xen (per Xen guest type: a "
-                             "xen_pvclock and a tsc read and their ratio), os (per "
+                             "xen_pvclock and a tsc read and their ratio), lifecycle "
+                             "(per event of run --event: what each clock did, against "
+                             "the host's window and the TSC), os (per "
                              "clocksource: the raw read beside clock_gettime through libc "
                              "and the syscall, from clockbench-user's ENV.os.json) or all "
                              "(default: all; csv holds one table, clocks unless another is "

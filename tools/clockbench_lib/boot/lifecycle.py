@@ -21,10 +21,10 @@ import shutil
 import subprocess
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..base.outcome import RunnerError
-from . import qmp
+from . import qemu, qmp
 
 KINDS = ("stop", "savevm", "migrate")
 DEFAULT_STOP_S = 1.0
@@ -377,3 +377,16 @@ class EventDriver:
             pass  # it was ending anyway
         source_qmp.close()
         return dict(started, downtime_ms=info.get("downtime"), total_ms=info.get("total-time"))
+
+
+def with_events(spec, events):
+    """`spec` (its timeout_s 0 for the boot's default) with what `events` need: the
+    guest options that give the image its event points, COM1 for the host's line, and
+    the boot's bound grown by each event's time.  `spec` itself without events."""
+    if not events:
+        return spec
+    timeout_s = spec.timeout_s or qemu.default_timeout_s(spec.accel, spec.boot)
+    return replace(spec, cmdline=" ".join(part for part in (spec.cmdline,
+                                                            guest_options(events)) if part),
+                   console=spec.console or "uart",
+                   timeout_s=timeout_s + extra_timeout_s(events))

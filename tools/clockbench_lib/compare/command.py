@@ -21,6 +21,8 @@ from .inputs import load_inputs, parse_labels
 from .ostable import compare_os, format_os_csv, format_os_table, os_notes, os_table
 from .ticks import compare_ticks, format_tick_csv, format_tick_table, tick_table
 from .xentable import compare_xen, format_xen_csv, format_xen_table, xen_table
+from .lifecycletable import (compare_lifecycle, format_lifecycle_csv,
+                             format_lifecycle_table, lifecycle_table)
 
 
 FORMATS = ("table", "markdown", "csv")
@@ -101,13 +103,19 @@ def cmd_compare(args):
     if which == "os" and not os_rows:
         raise RunnerError(f"{', '.join(args.results)}: no clockbench-user document "
                           f"({osreport.OS_SCHEMA}) among the results.")
-    if which in ("clocks", "ticks", "xen", "changes", "percentiles") and not inputs.runs:
+    if which in ("clocks", "ticks", "xen", "lifecycle", "changes", "percentiles") \
+            and not inputs.runs:
         raise RunnerError(f"{', '.join(args.results)}: only clockbench-user documents, "
                           f"which have no {which} table (--table os is theirs).")
     xen_rows = compare_xen(inputs) if which in ("all", "xen") else []
     if which == "xen" and not xen_rows:
         raise RunnerError(f"{', '.join(args.results)}: no report ran under Xen (an env.xen "
                           f"that is not null).")
+    life_rows = compare_lifecycle(inputs) if which in ("all", "lifecycle") else []
+    if which == "lifecycle" and not life_rows:
+        raise RunnerError(f"{', '.join(args.results)}: no report measured an event in the "
+                          f"VM's life (a 'lifecycle' member with events: run --event, "
+                          f"docs/lifecycle.md).")
     ticks = compare_ticks(inputs, args.baseline) if which != "clocks" or args.plot else []
     table = compare(inputs, args.baseline) if inputs.runs else []
     markdown = args.format == "markdown"
@@ -146,6 +154,11 @@ def cmd_compare(args):
     elif xen_rows and args.format != "csv":
         lines += [""] if lines and lines[-1] else []
         lines += format_xen_table(xen_rows, markdown=markdown)
+    if life_rows and args.format == "csv" and which == "lifecycle":
+        lines = format_lifecycle_csv(life_rows)
+    elif life_rows and args.format != "csv":
+        lines += [""] if lines and lines[-1] else []
+        lines += format_lifecycle_table(life_rows, markdown=markdown)
     if os_rows and args.format == "csv" and which == "os":
         lines = format_os_csv(os_rows)
     elif os_rows and args.format != "csv":
@@ -224,6 +237,8 @@ def write_html_report(args, inputs, found=(), limit=None, side_names=("before", 
         if percentiles and inputs.runs else []
     tables += [tick_table(ticks, args.baseline).without_empty_columns(keep=5)] if ticks else []
     tables += [xen_table(xen_rows)] if xen_rows else []
+    life_rows = compare_lifecycle(inputs)
+    tables += [lifecycle_table(life_rows)] if life_rows else []
     tables += [os_table(os_rows)] if os_rows else []
     envs = list(inputs.runs) + [env for env in inputs.os_runs if env not in inputs.runs]
     report_ = html.Report(f"clockbench compare: {', '.join(envs)}", list(args.results),

@@ -18,14 +18,15 @@ from dataclasses import dataclass, replace
 
 from ..base import paths
 from ..model import histogram, report
-from ..boot import cpumodel, guestopts, qemu, runinfo, xen
+from ..boot import cpumodel, guestopts, lifecycle, qemu, runinfo, xen
 from ..testing import testlist
 from ..boot.once import boot_once, build_images, check_image
 from ..base.outcome import EXIT_FAIL, EXIT_PASS, RunnerError
 from ..model.manifest import MANIFEST, MANIFEST_SCHEMA, MANIFEST_SCHEMA_0
 
 # What an environment is run with; runs added to a folder must agree with its earlier ones.
-ENTRY_SETUP = ("accel", "machine", "boot", "cpu", "smp", "guest_options", "xen_options")
+ENTRY_SETUP = ("accel", "machine", "boot", "cpu", "smp", "guest_options", "xen_options",
+               "events")
 RESULTS_DIR = "results"
 DEFAULT_REPEATS = 3
 # A run's verdicts that make the matrix exit 1 although it gave a report: the guest judged
@@ -48,13 +49,22 @@ class Environment:
     smp: int = MATRIX_SMP
     args: str = ""           # guest options
     source: str = "built in"  # or FILE:LINE of the environment file that gave it
+    events: tuple = ()       # run --event's words, in order (docs/lifecycle.md)
+
+    @property
+    def event_specs(self):
+        """The lifecycle.EventSpecs of `events`."""
+        return lifecycle.parse_events(self.events)
 
     def spec(self, cpu=""):
         """The BootSpec of one run in this environment, with -cpu `cpu` when the
-        environment names none ("" for the accelerator's default)."""
-        return qemu.BootSpec(boot=self.boot, machine=self.machine, accel=self.accel,
-                             smp=self.smp, memory_mib=qemu.default_memory_mib(self.boot),
-                             xen_args=self.xen_args, cpu=self.cpu or cpu, cmdline=self.args)
+        environment names none ("" for the accelerator's default), and what its events
+        need (lifecycle.with_events)."""
+        return lifecycle.with_events(
+            qemu.BootSpec(boot=self.boot, machine=self.machine, accel=self.accel,
+                          smp=self.smp, memory_mib=qemu.default_memory_mib(self.boot),
+                          xen_args=self.xen_args, cpu=self.cpu or cpu, cmdline=self.args),
+            self.event_specs)
 
     @property
     def on_xen(self):
@@ -84,25 +94,35 @@ ENVIRONMENTS = (
                 "clocksource=hpet", boot="xen", xen_args="clocksource=hpet"),
     Environment("xen-tsc", "Xen 4.17 PV dom0 under QEMU TCG (pc), Xen booted with "
                 "clocksource=tsc", boot="xen", xen_args="clocksource=tsc"),
+    Environment("tcg-life", "QEMU TCG (pc) through a 1 s stop, a savevm with the VM running "
+                "1 s before its loadvm, and a live migration", accel="tcg", machine="pc",
+                events=("stop:1s", "savevm:1s", "migrate")),
+    Environment("kvm-life", "QEMU with KVM (pc) through a 1 s stop, a savevm with the VM "
+                "running 1 s before its loadvm, and a live migration", accel="kvm",
+                machine="pc", events=("stop:1s", "savevm:1s", "migrate")),
 )
 ENVIRONMENT_NAMES = tuple(env.name for env in ENVIRONMENTS)
 
-ENV_FILE_KEYS = ("accel", "machine", "boot", "cpu", "smp", "xen_args", "args", "description")
+ENV_FILE_KEYS = ("accel", "machine", "boot", "cpu", "smp", "xen_args", "args", "event",
+                 "description")
 ENV_FILE_HELP = """\
 environment file (--env-file):
   One environment a line, `env NAME key=value...`, split like a shell would (as
   tests/tests.cfg); `#` at the start of a word begins a comment. Keys [defaults]:
   accel=tcg|kvm [tcg]  machine=pc|q35 [the boot's]  boot=BOOT [multiboot1]
   cpu=MODEL [the accelerator's]  smp=N [2]  xen_args="Xen options" [none]
-  args="guest options" [none]  description="words" [from the keys]
+  args="guest options" [none]  event=KIND[:TIME] [none; repeatable, in order, as
+  run --event]  description="words" [from the keys]
   e.g.  env tcg-epyc accel=tcg cpu=EPYC args="tick_rates=100"
         env xen-tsc-4 boot=xen smp=4 xen_args="clocksource=tsc"
+        env tcg-stop3 event=stop:3s event=migrate
   A bad line is an error (exit 2) naming FILE:LINE."""
 
 
-def _env_description(keys):
+def _env_description(keys, events=()):
     """What an environment file's line asks for, in words, when it gives no description."""
-    return " ".join(f"{key}={value}" for key, value in keys.items()) or "the defaults"
+    return " ".join([f"{key}={value}" for key, value in keys.items()]
+                    + [f"event={event}" for event in events]) or "the defaults"
 
 
 def parse_env_line(words, where, taken):
@@ -125,11 +145,13 @@ def parse_env_line(words, where, taken):
         raise RunnerError(f"{where}: unknown key '{unknown[0]}' "
                           f"(known keys: {', '.join(ENV_FILE_KEYS)}).")
     boot = testlist.choice_key(keys, "boot", qemu.BOOTS, where, "multiboot1")
-    single = {key: testlist.single_key(keys, key, where, "") for key in keys}
+    single = {key: testlist.single_key(keys, key, where, "") for key in keys
+              if key != "event"}
     env = Environment(
         name=name,
         description=single.get("description") or _env_description(
-            {key: value for key, value in single.items() if key != "description"}),
+            {key: value for key, value in single.items() if key != "description"},
+            keys.get("event", ())),
         accel=testlist.choice_key(keys, "accel", qemu.ACCELS, where, "tcg"),
         machine=testlist.choice_key(keys, "machine", qemu.MACHINES, where,
                                     qemu.default_machine(boot)),
@@ -138,9 +160,11 @@ def parse_env_line(words, where, taken):
         smp=testlist.number_key(keys, "smp", where, MATRIX_SMP),
         xen_args=single.get("xen_args", ""),
         args=single.get("args", ""),
-        source=where)
+        source=where,
+        events=tuple(keys.get("event", ())))
     try:
         qemu.validate_spec(env.spec())
+        lifecycle.check_boot(env.spec(), env.event_specs)
     except RunnerError as error:
         raise RunnerError(f"{where}: {error}") from None
     return env
@@ -378,8 +402,10 @@ def run_once(env, number, out_dir, timeout_s, cpu="", cpu_choice=None, before=No
     env_dir = os.path.join(out_dir, env.name)
     log_path = os.path.join(env_dir, f"run-{number}.log")
     json_path = os.path.join(env_dir, f"run-{number}.json")
-    outcome = boot_once(env.spec(cpu), paths.ROOT, timeout_s,
-                        os.path.join(env_dir, "work"), log_path, before=before)
+    spec = env.spec(cpu)
+    outcome = boot_once(spec, paths.ROOT, spec.timeout_s or timeout_s,
+                        os.path.join(env_dir, "work"), log_path, before=before,
+                        events=env.event_specs)
     outcome.cpu_choice = cpu_choice
     document = None
     if outcome.verdict in ("pass", "fail", "skip"):
@@ -532,7 +558,7 @@ def cmd_matrix(args):
             "name": env.name, "description": env.description, "source": env.source,
             "accel": env.accel, "machine": env.machine, "boot": env.boot,
             "cpu": env.spec(cpu).cpu_option, "cpu_choice": cpu_choice,
-            "smp": env.smp, "guest_options": env.args,
+            "smp": env.smp, "guest_options": env.args, "events": list(env.events),
             "xen_options": env.xen_options,
             "skipped": reasons[env.name] is not None, "reason": reasons[env.name],
             "runs": []}, out_dir)

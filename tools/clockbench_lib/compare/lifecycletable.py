@@ -1,0 +1,131 @@
+# SPDX-License-Identifier: MIT
+"""The lifecycle table of `clockbench compare --table lifecycle`: per environment, event
+and clock, what the clock did over the event (frozen, ran on, jumped: the guest's call,
+docs/lifecycle.md), by how much against the host's own window, and how far it stepped
+against the TSC — over the runs, so that one event's figures can be read across
+hypervisors side by side."""
+
+from collections import Counter
+from dataclasses import dataclass
+
+from .cells import Spread, csv_number, spread, spread_text
+from .table import Column, Row, Table
+
+NS_PER_MS = 1e6
+
+
+@dataclass
+class LifeRow:
+    """One clock over one event point in one environment's runs."""
+
+    env: str
+    seq: int                 # the event point, from 1
+    kind: str                # stop, savevm, migrate, ... (runs that disagree: joined by /)
+    clock: str
+    runs: int                # runs whose report has this event and clock
+    answered: int            # of them, those where the host answered
+    behaviours: Counter      # the guest's call ("frozen", "ran on", "jumped") -> runs
+    host_ms: Spread = None   # the host's window (ready to sent), ms
+    excess_ms: Spread = None  # the clock's advance less the host's window, ms
+    bound_ms: Spread = None  # what the call allowed either way, ms
+    step_ms: Spread = None   # (TSC - clock) after less before, ms
+    back_steps: int = 0      # steps back on any vCPU, added over the runs
+
+    @property
+    def behaviour(self):
+        """The guest's calls over the runs: `frozen`, or `frozen 2, ran on 1`."""
+        if not self.behaviours:
+            return "-"
+        if len(self.behaviours) == 1:
+            return next(iter(self.behaviours))
+        return ", ".join(f"{name} {count}" for name, count in self.behaviours.most_common())
+
+
+def _events(run):
+    """The lifecycle events of `run`'s report ([] without a lifecycle member)."""
+    lifecycle = run.document.get("lifecycle")
+    return (lifecycle or {}).get("events") or []
+
+
+def _ms(value):
+    return None if value is None else value / NS_PER_MS
+
+
+def _host_window_ms(event):
+    host = event.get("host") or {}
+    ready, sent = host.get("ready_ns"), host.get("sent_ns")
+    return None if ready is None or sent is None else (sent - ready) / NS_PER_MS
+
+
+def compare_lifecycle(inputs):
+    """One LifeRow per environment, event point and clock, for every environment whose
+    reports carry lifecycle events; in input order, clocks as the guest listed them."""
+    rows = []
+    for env, runs in inputs.runs.items():
+        found = {}  # (seq, clock) -> [(event, clock member)]
+        for run in runs:
+            for event in _events(run):
+                for clock in event.get("clocks") or []:
+                    found.setdefault((event.get("seq"), clock.get("clock")), []).append(
+                        (event, clock))
+        for (seq, name), seen in found.items():
+            kinds = list(dict.fromkeys(event.get("kind") or "?" for event, _ in seen))
+            answered = [(event, clock) for event, clock in seen if event.get("answered")]
+            rows.append(LifeRow(
+                env, seq, "/".join(kinds), name, len(seen), len(answered),
+                Counter(clock["behaviour"] for _, clock in answered
+                        if clock.get("behaviour")),
+                spread([_host_window_ms(event) for event, _ in answered]),
+                spread([_ms(clock.get("excess_ns")) for _, clock in answered]),
+                spread([_ms(clock.get("bound_ns")) for _, clock in answered]),
+                spread([_ms(clock.get("step_from_tsc_ns")) for _, clock in answered
+                        if name != "tsc"]),
+                sum(clock.get("back_steps") or 0 for _, clock in seen)))
+    return rows
+
+
+LIFECYCLE_HEADINGS = ("env", "event", "clock", "runs", "what it did", "host ms",
+                      "excess ms", "± ms", "tsc - clock ms", "back")
+LIFECYCLE_TITLE = ("Lifecycle: what each clock did over each event (the guest's call; its "
+                   "advance less the host's window, within ± the round trip; the step "
+                   "against the TSC, read back to back), median over the runs")
+
+
+def _answered_text(row):
+    """`3`, or `3 (1 unanswered)`: runs whose host never answered have no figures."""
+    missing = row.runs - row.answered
+    return str(row.runs) if not missing else f"{row.runs} ({missing} unanswered)"
+
+
+def lifecycle_table(rows):
+    """The lifecycle events' table (a Table), a group per environment."""
+    left = (0, 1, 2, 4)
+    columns = [Column(heading, index in left) for index, heading in
+               enumerate(LIFECYCLE_HEADINGS)]
+    return Table(LIFECYCLE_TITLE, columns, [
+        Row([row.env, f"{row.seq} {row.kind}", row.clock, _answered_text(row),
+             row.behaviour, spread_text(row.host_ms), spread_text(row.excess_ms),
+             spread_text(row.bound_ms), spread_text(row.step_ms), str(row.back_steps)],
+            group=row.env)
+        for row in rows])
+
+
+def format_lifecycle_table(rows, markdown=False):
+    """The lifecycle table as aligned text columns or a Markdown table."""
+    return lifecycle_table(rows).lines("markdown" if markdown else "table")
+
+
+def format_lifecycle_csv(rows):
+    """The lifecycle table as CSV, numbers at the tables' precision."""
+    heading = ["env", "event", "kind", "clock", "runs", "answered", "behaviour"]
+    for name in ("host_ms", "excess_ms", "bound_ms", "tsc_minus_clock_ms"):
+        heading += [f"{name}_median", f"{name}_min", f"{name}_max"]
+    lines = []
+    for row in rows:
+        line = [row.env, row.seq, row.kind, row.clock, row.runs, row.answered,
+                row.behaviour]
+        for value in (row.host_ms, row.excess_ms, row.bound_ms, row.step_ms):
+            line += ["", "", ""] if value is None else [
+                csv_number(value.median), csv_number(value.low), csv_number(value.high)]
+        lines.append(line + [row.back_steps])
+    return Table("", heading + ["back_steps"], lines).csv()
