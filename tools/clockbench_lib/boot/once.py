@@ -10,7 +10,7 @@ import sys
 import uuid
 from dataclasses import dataclass, field
 
-from ..base import paths
+from ..base import hoststate, paths
 from ..model import osreport, report
 from . import lifecycle, linux, qemu, runinfo, xen
 from ..model.console import HALT_LINE, parse_report, quote
@@ -33,6 +33,7 @@ class BootOutcome:
     xen_facts: xen.XenFacts = None  # what Xen's own lines said (xen boot path only)
     cpu_choice: str = None          # why this -cpu model, when the runner chose it
     event_notes: tuple = ()         # what the runner saw of each event (--event)
+    host_state: dict = None         # the host over the run (hoststate.host_state())
 
     started: datetime.datetime = None  # when the runner began this boot (UTC)
     ended: datetime.datetime = None    # when it was judged
@@ -64,6 +65,7 @@ class BootOutcome:
             "started_utc": runinfo.iso_utc(started),
             "ended_utc": runinfo.iso_utc(ended),
             **({"events": list(self.event_notes)} if self.event_notes else {}),
+            **({"host_state": self.host_state} if self.host_state else {}),
         }
 
     def record(self, document=None, reason=None):
@@ -201,13 +203,15 @@ def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.e
     if before:
         before(spec, command)
     started = runinfo.utc_now()
+    watch = hoststate.HostWatch()
     try:
         result = run_process(command, timeout_s, log_path, echo, end_line=end_lines(spec),
-                             driver=driver)
+                             driver=driver, watch=watch)
     except Terminated as stop:
         stop.started = started
         if stop.process_result is not None:
             stop.outcome = interrupted_outcome(spec, command, stop)
+            stop.outcome.host_state = watch.finish()
         raise
     report = parse_report(result.console_lines)
     facts = (xen.parse_xen_log(result.console_lines, spec.xen_command_line)
@@ -250,4 +254,5 @@ def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.e
                        seconds=result.seconds, lines=result.lines, report=report,
                        command=command, xen_facts=facts, started=started,
                        ended=runinfo.utc_now(),
-                       event_notes=tuple(driver.notes) if driver else ())
+                       event_notes=tuple(driver.notes) if driver else (),
+                       host_state=watch.finish())

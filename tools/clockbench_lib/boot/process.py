@@ -232,11 +232,14 @@ def _start(command, stdin=subprocess.DEVNULL):
     return process
 
 
-def _wait(process, sink, deadline, current=None):
+def _wait(process, sink, deadline, current=None, poll=None):
     """Wait for `process` to exit: returns (status, None) or (None, why it must be stopped).
     With `current()`, the run goes on in whichever process it returns (a migration's
-    destination): a process left behind ending is not the run ending."""
+    destination): a process left behind ending is not the run ending.  `poll()`, when
+    given, is called at every poll (a HostWatch's sample)."""
     while True:
+        if poll:
+            poll()
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return None, "timeout"
@@ -252,7 +255,8 @@ def _wait(process, sink, deadline, current=None):
                 return None, reason
 
 
-def run_process(command, timeout_s, log_path, echo=None, end_line=None, driver=None):
+def run_process(command, timeout_s, log_path, echo=None, end_line=None, driver=None,
+                watch=None):
     """Run `command`, logging its output to `log_path`, killing it after `timeout_s` seconds.
 
     `echo(line, stream)`, when given, is called for every line as it arrives.  `end_line`,
@@ -265,6 +269,9 @@ def run_process(command, timeout_s, log_path, echo=None, end_line=None, driver=N
     a pipe for the console's input, the driver sees every console line, may start more
     QEMUs (a migration's destination, logged to the same sink), and says which one the
     run goes on in.
+
+    `watch`, a hoststate.HostWatch, follows every QEMU started as this run's own and
+    samples their CPU time at each poll.
     """
     sink = LineSink(log_path, echo, end_line, listener=driver.on_line if driver else None)
     start = time.monotonic()
@@ -274,6 +281,8 @@ def run_process(command, timeout_s, log_path, echo=None, end_line=None, driver=N
     def spawn(more):
         child = _start(more, stdin=subprocess.PIPE if driver else subprocess.DEVNULL)
         started.append(child)
+        if watch:
+            watch.follow(child.pid)
         for pipe, name in ((child.stdout, "stdout"), (child.stderr, "stderr")):
             reader = threading.Thread(target=_pump, args=(pipe, sink, name), daemon=True)
             readers.append(reader)
@@ -296,7 +305,8 @@ def run_process(command, timeout_s, log_path, echo=None, end_line=None, driver=N
 
     interrupted = None
     try:
-        status, stop_reason = _wait(process, sink, start + timeout_s, current)
+        status, stop_reason = _wait(process, sink, start + timeout_s, current,
+                                    watch.sample if watch else None)
         if stop_reason:
             _stop(current() if current else process)
     except Terminated as error:

@@ -266,6 +266,8 @@ def cmd_run(args):
         say("run", note)
     if outcome.reason:
         say("run", outcome.reason)
+    if outcome.host_state and outcome.host_state["busy"]:
+        print(f"clockbench run: {outcome.host_state['said']}", file=human, flush=True)
     for line in outcome.xen_facts.summary_lines() if outcome.xen_facts else ():
         print(f"clockbench run: {line}", file=human, flush=True)
     for line in linux.summary_lines(os_document, spec.environment) if os_document else ():
