@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from ..base import hoststate, paths
 from ..model import osreport, report
-from . import lifecycle, linux, qemu, runinfo, xen
+from . import contend, lifecycle, linux, qemu, runinfo, xen
 from ..model.console import HALT_LINE, parse_report, quote
 from ..base.outcome import RunnerError, Terminated, judge, status_verdict
 from .process import run_process
@@ -34,6 +34,7 @@ class BootOutcome:
     cpu_choice: str = None          # why this -cpu model, when the runner chose it
     event_notes: tuple = ()         # what the runner saw of each event (--event)
     host_state: dict = None         # the host over the run (hoststate.host_state())
+    contend: dict = None            # what --contend arranged (Contender.to_json())
 
     started: datetime.datetime = None  # when the runner began this boot (UTC)
     ended: datetime.datetime = None    # when it was judged
@@ -66,6 +67,7 @@ class BootOutcome:
             "ended_utc": runinfo.iso_utc(ended),
             **({"events": list(self.event_notes)} if self.event_notes else {}),
             **({"host_state": self.host_state} if self.host_state else {}),
+            **({"contend": self.contend} if self.contend else {}),
         }
 
     def record(self, document=None, reason=None):
@@ -198,6 +200,11 @@ def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.e
     driver = event_driver(spec, command, work_dir, events)
     if driver:
         command = driver.source_command()
+    contender = None
+    if spec.contend:
+        contender = contend.Contender(work_dir, f"run-{os.getpid()}-{id(spec):x}",
+                                      timeout_s + contend.BOUND_MARGIN_S)
+        command = command + contender.arguments()
     # Asked now, while QEMU boots, so that even an interrupted run's record has it.
     runinfo.ask_qemu_version(command[0])
     if before:
@@ -206,12 +213,14 @@ def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.e
     watch = hoststate.HostWatch()
     try:
         result = run_process(command, timeout_s, log_path, echo, end_line=end_lines(spec),
-                             driver=driver, watch=watch)
+                             driver=driver, watch=watch, contender=contender)
     except Terminated as stop:
         stop.started = started
         if stop.process_result is not None:
             stop.outcome = interrupted_outcome(spec, command, stop)
-            stop.outcome.host_state = watch.finish()
+            stop.outcome.contend = contender.to_json() if contender else None
+            stop.outcome.host_state = watch.finish(
+                stop.outcome.contend["said"] if contender else None)
         raise
     report = parse_report(result.console_lines)
     facts = (xen.parse_xen_log(result.console_lines, spec.xen_command_line)
@@ -255,4 +264,6 @@ def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.e
                        command=command, xen_facts=facts, started=started,
                        ended=runinfo.utc_now(),
                        event_notes=tuple(driver.notes) if driver else (),
-                       host_state=watch.finish())
+                       contend=contender.to_json() if contender else None,
+                       host_state=watch.finish(contender.to_json()["said"] if contender
+                                               else None))

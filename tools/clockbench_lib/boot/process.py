@@ -256,7 +256,7 @@ def _wait(process, sink, deadline, current=None, poll=None):
 
 
 def run_process(command, timeout_s, log_path, echo=None, end_line=None, driver=None,
-                watch=None):
+                watch=None, contender=None):
     """Run `command`, logging its output to `log_path`, killing it after `timeout_s` seconds.
 
     `echo(line, stream)`, when given, is called for every line as it arrives.  `end_line`,
@@ -271,7 +271,9 @@ def run_process(command, timeout_s, log_path, echo=None, end_line=None, driver=N
     run goes on in.
 
     `watch`, a hoststate.HostWatch, follows every QEMU started as this run's own and
-    samples their CPU time at each poll.
+    samples their CPU time at each poll.  `contender`, a contend.Contender, arranges
+    --contend once QEMU has started (stopped, -S) and lets the guest run; its loops are
+    stopped when the run ends, however it ends.
     """
     sink = LineSink(log_path, echo, end_line, listener=driver.on_line if driver else None)
     start = time.monotonic()
@@ -291,7 +293,15 @@ def run_process(command, timeout_s, log_path, echo=None, end_line=None, driver=N
 
     try:
         process = spawn(command)
-    except RunnerError:
+        if contender:
+            contender.start(process)
+    except BaseException:
+        for child in started:
+            _stop(child)
+            with _live_lock:
+                _live_processes.discard(child)
+        if contender:
+            contender.finish()
         sink.close()
         raise
     if driver:
@@ -318,6 +328,8 @@ def run_process(command, timeout_s, log_path, echo=None, end_line=None, driver=N
     finally:
         if driver:
             driver.finish()
+        if contender:
+            contender.finish()
         stop_every()
         seconds = time.monotonic() - start
         for reader in list(readers):

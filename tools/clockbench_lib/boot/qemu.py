@@ -144,6 +144,7 @@ class BootSpec:
     timeout_s: float = 0    # the runner's bound, for a domU boot's dom0 to wait less;
                             # 0 = default_timeout_s()
     acpi_patch: str = ""    # acpipatch.PATCHES: a patched firmware table (iso-bios only)
+    contend: bool = False   # --contend: a busy loop beside each vCPU thread (contend.py)
 
     @property
     def image(self):
@@ -269,11 +270,12 @@ class BootSpec:
 
     def describe(self):
         """Short human form, e.g. "tcg pc multiboot1 -cpu max" ("... qboot" when qboot
-        starts it, "... uart" when the guest has no virtio console)."""
+        starts it, "... uart" when the guest has no virtio console, "... contended" with
+        --contend)."""
         text = f"{self.accel} {self.machine} {self.boot} -cpu {self.cpu_option}"
         text += " qboot" if self.firmware_choice == "qboot" else ""
-        return text + (" uart" if self.console_choice == "uart" and not self.uart_only
-                       else "")
+        text += " uart" if self.console_choice == "uart" and not self.uart_only else ""
+        return text + (" contended" if self.contend else "")
 
 
 def default_firmware(accel, boot):
@@ -520,6 +522,11 @@ def validate_spec(spec):
         raise RunnerError(xen.KVM_REFUSAL)
     if spec.acpi_patch:
         validate_acpi_patch(spec)
+    if spec.contend and (spec.xen_boot or spec.runs_user):
+        raise RunnerError(f"--contend pins a busy loop beside the vCPU threads of the QEMU "
+                          f"that runs the measuring guest; the {spec.boot} boot's guest "
+                          f"runs {'under Xen' if spec.xen_boot else 'under Linux'}, whose "
+                          f"contention is not arranged yet.")
     if spec.xen_args and not spec.xen_boot:
         raise RunnerError(f"Xen options (--xen-args, xen_args=) apply only to the Xen boot "
                           f"paths ({', '.join(xen.XEN_BOOTS)}).")
