@@ -14,4 +14,11 @@ void console_write(const char *buf, size_t len);
 void console_puts(const char *s);
 void console_flush(void);
 
+/**
+ * Print, as the run ends, how many bytes were written to the console and
+ * how many of them a console had to give up on (lib/consloss.h), in one
+ * line: "clockbench: console: ...".
+ */
+void console_say_losses(void);
+
 #endif

@@ -164,6 +164,24 @@ def command_lines(spec, command):
     return lines
 
 
+def console_problem(spec, loss, received_bytes):
+    """Why the console lost output, in a sentence, or None: the guest said it gave up on
+    bytes (model.console.parse_console_loss()), or, on QEMU's own guests' consoles, the
+    runner received fewer bytes before the guest's account line than the guest says it
+    wrote (firmware lines and COM1's "\r" only ever add bytes).  Under Xen and Linux the
+    console carries others' output, so only the guest's own word counts there."""
+    if not loss:
+        return None
+    if loss["lost_bytes"]:
+        return f"the guest's console may have lost output: {quote(loss['said'], 400)}"
+    if (not spec.xen_boot and not spec.runs_user and received_bytes is not None
+            and received_bytes < loss["written_bytes"]):
+        return (f"the console lost output on the way: the guest wrote "
+                f"{loss['written_bytes']} bytes before its account line, the runner "
+                f"received {received_bytes}")
+    return None
+
+
 def event_driver(spec, command, work_dir, events):
     """The lifecycle.EventDriver of a boot with `events` (checked against `spec`), with
     its scratch drive for savevm made; None without events."""
@@ -213,7 +231,8 @@ def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.e
     watch = hoststate.HostWatch()
     try:
         result = run_process(command, timeout_s, log_path, echo, end_line=end_lines(spec),
-                             driver=driver, watch=watch, contender=contender)
+                             driver=driver, watch=watch, contender=contender,
+                             stalled_reader=spec.console_reader == "stalled")
     except Terminated as stop:
         stop.started = started
         if stop.process_result is not None:
@@ -255,6 +274,11 @@ def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.e
         if verdict == "error" and said and result.status is not None and (
                 result.status == 1 or result.status < 0):
             reason += ": " + said
+    lost = console_problem(spec, report["console_loss"], result.console_bytes)
+    if lost and verdict in ("pass", "skip"):
+        verdict, reason = "error", lost
+    elif lost:  # the guest's own failure stands, with the sentence
+        reason = f"{reason}; {lost}" if reason else lost
     if driver and driver.problem and verdict in ("pass", "skip"):
         verdict, reason = "error", driver.problem
     elif driver and driver.problem:  # the guest's own failure stands, with the sentence

@@ -145,6 +145,7 @@ class BootSpec:
                             # 0 = default_timeout_s()
     acpi_patch: str = ""    # acpipatch.PATCHES: a patched firmware table (iso-bios only)
     contend: bool = False   # --contend: a busy loop beside each vCPU thread (contend.py)
+    console_reader: str = ""  # "stalled": the runner reads nothing until QEMU exits (a test's)
 
     @property
     def image(self):
