@@ -49,6 +49,14 @@ void console_flush(void)
 	timing_enter(was);
 }
 
+uint64_t console_lost_bytes(void)
+{
+	struct console_loss loss = { 0 };
+
+	platform_console_losses(&loss);
+	return loss.lost_bytes;
+}
+
 void console_say_losses(void)
 {
 	struct console_loss loss = { 0 };

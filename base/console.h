@@ -8,6 +8,7 @@
 #define CLOCKBENCH_BASE_CONSOLE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 void console_init(void);
 void console_write(const char *buf, size_t len);
@@ -20,5 +21,8 @@ void console_flush(void);
  * line: "clockbench: console: ...".
  */
 void console_say_losses(void);
+
+/** The bytes a console gave up on so far (may be lost; see above). */
+uint64_t console_lost_bytes(void);
 
 #endif

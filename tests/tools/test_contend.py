@@ -16,7 +16,7 @@ import unittest
 
 from tests.tools.test_lifecycle import FakeProcess, FakeQmp
 from clockbench_lib.base.outcome import RunnerError
-from clockbench_lib.boot import contend, lifecycle, qemu
+from clockbench_lib.boot import contend, lifecycle, qemu, xen
 
 
 def vcpus(*threads):
@@ -101,14 +101,44 @@ class Arranging(unittest.TestCase):
         self.assertRegex(contender.to_json()["said"], "nothing was arranged")
 
 
+class UnderXen(unittest.TestCase):
+    """What dom0's runner (dom0/clockbench-domu's contend_start) says, as the record keeps
+    it."""
+
+    LINES = ["(dom0) clockbench-domu: --contend: a busy loop in dom0 (its shell spinning) "
+             "runs on pCPU 1, dom0's vCPUs pinned there beside the domU's 2 vCPU(s) "
+             "(cpus=\"1\"), from before the domU runs to its end, bounded to 180 s.",
+             "clockbench: PASS",
+             "(dom0) clockbench-domu: --contend: the busy loop on pCPU 1 ran 19 s."]
+
+    def test_the_arrangement_read(self):
+        state = xen.domu_contend(self.LINES, 2)
+        self.assertEqual(state["host_cpus"], [1])
+        self.assertEqual(state["bound_s"], 180.0)
+        self.assertEqual(state["vcpus"], [{"vcpu": 0, "thread_id": None, "host_cpu": 1},
+                                          {"vcpu": 1, "thread_id": None, "host_cpu": 1}])
+        self.assertEqual(state["loops"], [{"host_cpu": 1, "seconds": 19.0,
+                                           "cpu_seconds": None}])
+        self.assertTrue(state["said"].endswith("bounded to 180 s; it ran 19 s"))
+
+    def test_nothing_said(self):
+        self.assertIsNone(xen.domu_contend(self.LINES[1:], 2))
+
+
 class Refusals(unittest.TestCase):
     def test_boots_that_cannot_have_it(self):
-        for boot in ("xen", "xen-pv-domu", "linux"):
+        for boot in ("xen", "xen-linux-dom0", "linux"):
             spec = qemu.BootSpec(boot=boot, machine=qemu.default_machine(boot), contend=True)
-            with self.assertRaisesRegex(RunnerError, r"^--contend pins a busy loop .* the "
-                                                     rf"{boot} boot's guest runs under "):
+            with self.assertRaisesRegex(RunnerError, r"^--contend pins a busy neighbour .* "
+                                                     rf"the {boot} boot's guest runs under "):
                 qemu.validate_spec(spec)
         qemu.validate_spec(qemu.BootSpec(contend=True, smp=2))
+        qemu.validate_spec(qemu.BootSpec(boot="xen-pv-domu", contend=True, smp=2))
+
+    def test_a_domus_dom0_is_asked(self):
+        self.assertIn(" clockbench.contend=1", xen.dom0_command_line("xen-pv-domu", 2, "",
+                                                                     120, contend=True))
+        self.assertNotIn("contend", xen.dom0_command_line("xen-pv-domu", 2, "", 120))
 
     def test_not_with_events(self):
         with self.assertRaisesRegex(RunnerError, "^--event and --contend do not go together"):

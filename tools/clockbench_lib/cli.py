@@ -154,8 +154,10 @@ def add_run_parser(subparsers):
                              "pinned beside it, then the guest runs; the loops stop when "
                              "the run ends (and by themselves after the timeout). The "
                              "record's runner.contend and the output say what was "
-                             "arranged. QEMU's own guests only (not the Xen or Linux "
-                             "boots), not with --event")
+                             "arranged. For a Xen domU, dom0 pins the domU's vCPUs to one "
+                             "physical CPU and runs a busy loop there, its own vCPUs pinned "
+                             "beside them (docs/dom0.md). Not for Xen's dom0 boots or the "
+                             "Linux boots, not with --event")
     parser.add_argument("--cpu", default="", metavar="MODEL",
                         help="QEMU -cpu model, used as given (default under kvm: the first "
                              "model this host's KVM starts: host, else host without each "

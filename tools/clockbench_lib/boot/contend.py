@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: MIT
-"""`--contend`: a busy neighbour on each vCPU's host CPU, for a bounded time.
+"""`--contend`: a busy neighbour on each vCPU's host CPU, for a bounded time.  (Under
+Xen, for a domU, dom0/clockbench-domu arranges it and xen.domu_contend() reads what it
+said; this module is QEMU's half.)
 
 QEMU starts stopped (-S) with a QMP socket.  The runner asks it for its vCPU threads
 (query-cpus-fast's thread-id), pins vCPU K's thread to host CPU K (counted in the set this

@@ -219,7 +219,7 @@ def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.e
     if driver:
         command = driver.source_command()
     contender = None
-    if spec.contend:
+    if spec.contend and not spec.xen_boot:  # a domU's: dom0's runner arranges it
         contender = contend.Contender(work_dir, f"run-{os.getpid()}-{id(spec):x}",
                                       timeout_s + contend.BOUND_MARGIN_S)
         command = command + contender.arguments()
@@ -274,6 +274,11 @@ def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.e
         if verdict == "error" and said and result.status is not None and (
                 result.status == 1 or result.status < 0):
             reason += ": " + said
+    contended = (contender.to_json() if contender else
+                 xen.domu_contend(result.console_lines, spec.smp) if spec.contend else None)
+    if spec.contend and not contended and verdict in ("pass", "skip"):
+        verdict, reason = "error", ("--contend was asked, but dom0's runner never said it "
+                                    "arranged it")
     lost = console_problem(spec, report["console_loss"], result.console_bytes)
     if lost and verdict in ("pass", "skip"):
         verdict, reason = "error", lost
@@ -288,6 +293,5 @@ def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.e
                        command=command, xen_facts=facts, started=started,
                        ended=runinfo.utc_now(),
                        event_notes=tuple(driver.notes) if driver else (),
-                       contend=contender.to_json() if contender else None,
-                       host_state=watch.finish(contender.to_json()["said"] if contender
-                                               else None))
+                       contend=contended,
+                       host_state=watch.finish(contended["said"] if contended else None))

@@ -523,11 +523,12 @@ def validate_spec(spec):
         raise RunnerError(xen.KVM_REFUSAL)
     if spec.acpi_patch:
         validate_acpi_patch(spec)
-    if spec.contend and (spec.xen_boot or spec.runs_user):
-        raise RunnerError(f"--contend pins a busy loop beside the vCPU threads of the QEMU "
-                          f"that runs the measuring guest; the {spec.boot} boot's guest "
-                          f"runs {'under Xen' if spec.xen_boot else 'under Linux'}, whose "
-                          f"contention is not arranged yet.")
+    if spec.contend and (spec.runs_user or (spec.xen_boot and not spec.runs_domu)):
+        raise RunnerError(f"--contend pins a busy neighbour beside the measuring guest's "
+                          f"vCPUs: QEMU's own guests', or under Xen a domU's (xen-*-domu, "
+                          f"a busy loop in dom0); the {spec.boot} boot's guest runs "
+                          f"{'under Xen as dom0' if spec.xen_boot else 'under Linux'}, "
+                          f"whose contention is not arranged yet.")
     if spec.xen_args and not spec.xen_boot:
         raise RunnerError(f"Xen options (--xen-args, xen_args=) apply only to the Xen boot "
                           f"paths ({', '.join(xen.XEN_BOOTS)}).")
@@ -677,7 +678,8 @@ def _boot_arguments(spec, image, files, hypervisor):
         elif spec.runs_user:
             dom0 = linux.dom0_command_line(spec.cmdline, spec.smp)
         else:
-            dom0 = xen.dom0_command_line(spec.boot, spec.smp, spec.cmdline, timeout_s)
+            dom0 = xen.dom0_command_line(spec.boot, spec.smp, spec.cmdline, timeout_s,
+                                         contend=spec.contend)
         return ["-kernel", xen.kernel_argument(hypervisor or spec.hypervisor),
                 "-append", spec.xen_command_line,
                 "-initrd", xen.initrd_argument(kernel, dom0) + ","
