@@ -154,9 +154,9 @@ def _noise(run):
 
 def busy_line(inputs):
     """The runs on a busy host: by the host's load the runner recorded (runner.host_state,
-    base/hoststate.py's rule) where the record has it; else, for older records, by the
-    guest's own sign, tick noise above BUSY_NOISE_PCT (a weak one: a host busy between
-    the work loop's timings goes unseen)."""
+    by tools/clockbench_lib/base/hoststate.py's rule) where the record has it; else, for
+    older records, by the guest's own sign, tick noise above BUSY_NOISE_PCT (a weak one:
+    a host busy between the work loop's timings goes unseen)."""
     recorded, noisy = {}, {}
     judged_recorded = judged_noise = 0
     every = [run for runs in inputs.runs.values() for run in runs] + inputs.left_out

@@ -71,8 +71,8 @@ class Host:
 
 @dataclass(frozen=True)
 class HostState:
-    """How busy the host was over a run (the runner member's host_state,
-    base/hoststate.py): None for what the record does not say."""
+    """How busy the host was over a run (the runner member's host_state, made by
+    tools/clockbench_lib/base/hoststate.py): None for what the record does not say."""
 
     busy: bool = None
     others_pct: float = None   # CPU time of processes other than the run's QEMU
