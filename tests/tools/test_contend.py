@@ -29,6 +29,10 @@ class Arrangement(unittest.TestCase):
         self.assertEqual(contend.arrangement(vcpus(11, 12, 13), {4, 1}),
                          [(0, 11, 1), (1, 12, 4), (2, 13, 1)])
 
+    def test_vcpus_of_one_thread_share_its_cpu(self):
+        self.assertEqual(contend.arrangement(vcpus(11, 11, 12), {0, 1}),
+                         [(0, 11, 0), (1, 11, 0), (2, 12, 1)])
+
     def test_vcpus_in_index_order(self):
         self.assertEqual(contend.arrangement(list(reversed(vcpus(11, 12))), {0, 1}),
                          [(0, 11, 0), (1, 12, 1)])

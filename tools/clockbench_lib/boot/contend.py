@@ -39,18 +39,21 @@ LOOP_EXIT_WAIT_S = 5.0
 def arrangement(vcpus, allowed):
     """Which host CPU each vCPU thread goes to: `vcpus` is query-cpus-fast's answer,
     `allowed` the host CPUs this runner may use; returns [(vCPU index, thread id, host
-    CPU)] in vCPU order.  RunnerError when QEMU named no vCPU threads."""
+    CPU)] in vCPU order.  vCPUs that share a thread (TCG without one thread a vCPU) share
+    its CPU.  RunnerError when QEMU named no vCPU threads."""
     cpus = sorted(allowed)
     if not cpus:
         raise RunnerError("--contend: this runner may use no host CPU (its affinity is "
                           "empty), so nothing can be pinned.")
-    pairs = []
+    pairs, placed = [], {}  # placed: thread id -> its host CPU
     for entry in sorted(vcpus or (), key=lambda entry: entry.get("cpu-index", 0)):
         index, thread = entry.get("cpu-index"), entry.get("thread-id")
         if not isinstance(index, int) or not isinstance(thread, int) or thread <= 0:
             raise RunnerError(f"--contend: QEMU's query-cpus-fast named no thread for a "
                               f"vCPU ({entry!r}), so nothing can be pinned beside it.")
-        pairs.append((index, thread, cpus[len(pairs) % len(cpus)]))
+        if thread not in placed:
+            placed[thread] = cpus[len(placed) % len(cpus)]
+        pairs.append((index, thread, placed[thread]))
     if not pairs:
         raise RunnerError("--contend: QEMU listed no vCPUs (query-cpus-fast), so nothing "
                           "can be pinned beside them.")
