@@ -25,6 +25,7 @@ void run_exit(enum verdict verdict)
 {
 	const char *how = platform_end_words(exit_method);
 
+	console_say_losses();
 	printf("clockbench: %s\n", verdict_name(verdict));
 	console_flush();
 	if (how)

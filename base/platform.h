@@ -61,6 +61,14 @@ void platform_console_write(const char *buf, size_t len);
 /** Wait until everything written is out. */
 void platform_console_flush(void);
 
+struct console_loss;
+/**
+ * Add to @l (lib/consloss.h) every byte a console of this platform gave up
+ * on so far, with why: a device that did not take a buffer within its
+ * bound, a transmitter that never came ready, a ring never drained.
+ */
+void platform_console_losses(struct console_loss *l);
+
 /**
  * A byte of the console's input if one waits, else -1 at once (polled):
  * COM1's receiver natively; none yet as a Xen PV guest (its console ring

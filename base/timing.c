@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Where a run's time goes (see base/timing.h). */
+#include "base/console.h"
 #include "base/cpu.h"
 #include "base/stopwatch.h"
 #include "base/timing.h"
@@ -50,5 +51,6 @@ void timing_collect(unsigned int console_burst, struct timing_result *out)
 		out->phase_ms[p] = stopwatch_ns((double)acct.cycles[p]) / 1e6;
 	out->run_ms = stopwatch_ns((double)(now - acct.start_cycles)) / 1e6;
 	out->console_bytes = acct.console_bytes;
+	out->console_lost_bytes = console_lost_bytes();
 	out->console_burst = console_burst;
 }

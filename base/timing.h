@@ -38,7 +38,8 @@ struct timing_result {
 	double phase_ms[TIMING_NR];
 	double run_ms;		/* the first line to now, measured on its own */
 	uint64_t console_bytes; /* written to the console, as sent */
-	unsigned int console_burst; /* bytes the console takes per wait */
+	uint64_t console_lost_bytes; /* of those, given up on so far */
+	unsigned int console_burst;  /* bytes the console takes per wait */
 };
 
 /** Start the accounts (first thing in the run), in TIMING_SETUP. */

@@ -49,6 +49,7 @@
 #define FIFO_16550A_BYTES 16
 
 static bool uart_stuck;
+static unsigned long unwaited_bytes; /* written after a wait gave up */
 static unsigned int burst_bytes = 1;
 
 static bool uart_wait(uint8_t lsr_bits)
@@ -103,10 +104,17 @@ void uart_write(const char *buf, size_t len)
 	txburst_start(&t, buf, len);
 	while ((n = txburst_next(&t, burst, burst_bytes))) {
 		/* Write even when the wait gave up: an emulated UART without
-		 * a working LSR still takes bytes. */
-		uart_wait(LSR_THRE);
+		 * a working LSR still takes bytes, but a full FIFO drops
+		 * them, so they are counted as maybe lost. */
+		if (!uart_wait(LSR_THRE))
+			unwaited_bytes += n;
 		outsb(COM1_PORT + UART_THR, burst, n);
 	}
+}
+
+unsigned long uart_unwaited_bytes(void)
+{
+	return unwaited_bytes;
 }
 
 void uart_flush(void)

@@ -24,6 +24,10 @@ void uart_write(const char *buf, size_t len);
  * docs/lifecycle.md). */
 int uart_read_byte(void);
 
+/** Bytes written without the transmitter's room (its wait gave up, once
+ * and for good): a full FIFO may have dropped them. */
+unsigned long uart_unwaited_bytes(void);
+
 /** Wait (bounded) until every byte written has left the transmitter. */
 void uart_flush(void);
 

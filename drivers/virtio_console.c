@@ -14,6 +14,7 @@
 
 #include "base/cpu.h"
 #include "base/platform.h"
+#include "base/stopwatch.h"
 #include "drivers/virtio_console.h"
 #include "lib/vring.h"
 
@@ -53,10 +54,19 @@
 #define QUEUE_MAX_ENTRIES 256
 #define RING_BYTES	  (3 * VRING_LEGACY_ALIGN) /* 256 entries' layout */
 #define BUFFER_BYTES	  4096
-/* Polls of the used ring before a write is given up on: far more than a
- * device that works needs (it answers within the notification, or an I/O
- * thread does within microseconds), and a bound for one that stopped. */
-#define MAX_POLLS 50000000ul
+/*
+ * How long a buffer may wait for the device to take it.  A device that
+ * works answers within the notification, or its I/O thread within
+ * microseconds, unless the host reads the console slowly: QEMU's stdio is
+ * non-blocking, so a full pipe holds the buffer until the host reads.  A
+ * busy host can leave the pipe full for seconds; giving up then loses the
+ * buffer or sends it late, out of order.  So the bound is long, by the
+ * stopwatch once it runs; before that (the first lines, far less than a
+ * pipe holds) by polls.
+ */
+#define SEND_WAIT_NS	20e9
+#define MAX_POLLS	50000000ul
+#define POLLS_PER_CHECK 1024 /* polls between two reads of the stopwatch */
 
 static uint8_t ring[RING_BYTES] __attribute__((aligned(VRING_LEGACY_ALIGN)));
 static char buffer[BUFFER_BYTES] __attribute__((aligned(64)));
@@ -315,11 +325,13 @@ unsigned long virtcons_bytes_lost(void)
 }
 
 /* One buffer's worth: a descriptor, made available, notified, and waited
- * for (the buffer is reused, so the device must be done with it). */
+ * for (the buffer is reused, so the device must be done with it): false
+ * when the device did not take it within SEND_WAIT_NS. */
 static bool send(size_t len)
 {
 	struct vring_desc *desc = (struct vring_desc *)ring;
 	unsigned long polls;
+	uint64_t start, bound;
 
 	desc[0] = (struct vring_desc){ .addr = (uintptr_t)buffer,
 				       .len = (uint32_t)len };
@@ -328,12 +340,17 @@ static bool send(size_t len)
 	*avail_idx_field() = ++vc.avail_idx;
 	barrier();
 	outw(vc.io + VIRTIO_QUEUE_NOTIFY, CONSOLE_TRANSMITQ);
-	for (polls = 0; polls < MAX_POLLS; polls++) {
+	bound = stopwatch_cycles(SEND_WAIT_NS);
+	start = stopwatch_read();
+	for (polls = 0;; polls++) {
 		if (*used_idx_field() == vc.avail_idx)
 			return true;
+		if (bound ? polls % POLLS_PER_CHECK == 0 &&
+				    stopwatch_read() - start > bound
+			  : polls >= MAX_POLLS)
+			return false;
 		cpu_relax();
 	}
-	return false;
 }
 
 size_t virtcons_write(const char *buf, size_t len)
@@ -354,6 +371,11 @@ size_t virtcons_write(const char *buf, size_t len)
 		done += n;
 	}
 	return done;
+}
+
+unsigned int virtcons_wait_s(void)
+{
+	return stopwatch_hz() ? (unsigned int)(SEND_WAIT_NS / 1e9) : 0;
 }
 
 unsigned int virtcons_burst_bytes(void)

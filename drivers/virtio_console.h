@@ -43,4 +43,8 @@ int virtcons_assigned_io(void);
 /** Bytes of the buffer in flight when the device stopped (0: never). */
 unsigned long virtcons_bytes_lost(void);
 
+/** How long a buffer waits for the device, in seconds (0 while the
+ * stopwatch does not run yet: the wait is bounded by polls then). */
+unsigned int virtcons_wait_s(void);
+
 #endif

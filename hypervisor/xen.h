@@ -116,6 +116,9 @@ void xen_hvm_memory_map(struct boot_info *bi);
 bool xen_hvm_is_hardware_domain(void);
 void xen_hvm_console_write(const char *buf, size_t len);
 void xen_hvm_console_flush(void);
+/** Bytes Xen's PV console ring of an HVM or PVH guest did not take (its
+ * ring never drained, or its indexes were inconsistent); 0 without one. */
+size_t xen_hvm_console_lost(void);
 
 extern struct clock xen_pvclock;
 

@@ -72,6 +72,7 @@ void report_timing_result_json(const struct timing_result *t,
 	}
 	json_object_begin(w, "console");
 	json_uint(w, "bytes", t->console_bytes);
+	json_uint(w, "lost_bytes", t->console_lost_bytes);
 	json_double_if(w, "bytes_per_s", t->timed, console_bytes_per_s(t));
 	json_uint_if(w, "burst_bytes", t->console_burst != 0, t->console_burst);
 	json_object_end(w);

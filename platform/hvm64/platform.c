@@ -20,6 +20,7 @@
 #include "drivers/uart.h"
 #include "drivers/virtio_console.h"
 #include "hypervisor/xen.h"
+#include "lib/consloss.h"
 #include "lib/stats.h"
 #include "platform/hvm64/priv_call.h"
 #include "platform/hvm64/ring0.h"
@@ -158,6 +159,24 @@ void platform_console_flush(void)
 {
 	uart_flush();
 	xen_hvm_console_flush();
+}
+
+void platform_console_losses(struct console_loss *l)
+{
+	char why[CONSLOSS_WHY_LEN];
+
+	snprintf(why, sizeof(why),
+		 "the virtio console did not take a %lu-byte buffer within "
+		 "%u s (the host read its console too slowly, or the device "
+		 "stopped); the rest went to COM1",
+		 virtcons_bytes_lost(), virtcons_wait_s());
+	consloss_dropped(l, virtcons_bytes_lost(), why);
+	consloss_dropped(l, uart_unwaited_bytes(),
+			 "COM1's transmitter never came ready, so bytes went "
+			 "to a FIFO that may have been full");
+	consloss_dropped(l, xen_hvm_console_lost(),
+			 "Xen's console ring was not drained in time, or its "
+			 "indexes were inconsistent");
 }
 
 int platform_console_read_byte(void)

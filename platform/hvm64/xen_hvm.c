@@ -169,12 +169,21 @@ enum xen_hvm_console xen_hvm_console_init(void)
 	return XEN_HVM_CONSOLE_RING;
 }
 
+static size_t broken_lost; /* bytes not written: the ring's indexes broke */
+
 void xen_hvm_console_write(const char *buf, size_t len)
 {
 	if (console_io)
 		HYPERCALL3(__HYPERVISOR_console_io, CONSOLEIO_write, len, buf);
 	else if (console.ring && !console.broken)
 		xencons_write(&console, buf, len);
+	else if (console.ring)
+		broken_lost += len;
+}
+
+size_t xen_hvm_console_lost(void)
+{
+	return console.lost_total + broken_lost;
 }
 
 void xen_hvm_console_flush(void)

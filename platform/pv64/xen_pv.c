@@ -17,6 +17,7 @@
 #include "hypervisor/hypercall.h"
 #include "hypervisor/xen.h"
 #include "hypervisor/xen_console.h"
+#include "lib/consloss.h"
 #include "platform/pv64/xen_pv.h"
 #include "platform/pv64/xen_pv_events.h"
 #include "base/cpu.h"
@@ -74,6 +75,8 @@ void platform_console_init(void)
 	console.broken = !console.ring || !xencons_sane(console.ring);
 }
 
+static size_t broken_lost; /* bytes not written: the ring's indexes broke */
+
 void platform_console_write(const char *buf, size_t len)
 {
 	static const char ring_stuck[] =
@@ -84,8 +87,17 @@ void platform_console_write(const char *buf, size_t len)
 		return;
 	}
 	/* Nobody drains the ring: say so where Xen might still show it. */
-	if (!console.broken && xencons_write(&console, buf, len))
+	if (console.broken)
+		broken_lost += len;
+	else if (xencons_write(&console, buf, len))
 		console_io_write(ring_stuck, sizeof(ring_stuck) - 1);
+}
+
+void platform_console_losses(struct console_loss *l)
+{
+	consloss_dropped(l, console.lost_total + broken_lost,
+			 "Xen's console ring was not drained in time, or its "
+			 "indexes were inconsistent");
 }
 
 void platform_console_flush(void)

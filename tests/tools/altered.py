@@ -138,3 +138,18 @@ def histograms_copy(src, dst, values_of):
             record["run_id"] = f"{os.path.basename(dst)}-{env['name']}-{run['run']}"
             _dump(path, record)
     return dst
+
+
+def host_state_copy(src, dst, states):
+    """A copy of the clockbench/2 matrix `src` whose first len(`states`) records (in the
+    manifest's order) carry the host state the runner records (runner.host_state), one
+    of `states` each; the rest have none, as records made before it."""
+    shutil.copytree(src, dst)
+    manifest = _load(os.path.join(dst, "manifest.json"))
+    paths = [os.path.join(dst, run["json"]) for env in manifest["environments"]
+             for run in env["runs"]]
+    for path, state in zip(paths, states):
+        record = _load(path)
+        record["runner"]["host_state"] = state
+        _dump(path, record)
+    return dst

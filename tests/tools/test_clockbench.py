@@ -17,7 +17,7 @@ from unittest import mock
 from tests.tools import FAKE_QEMU, PYTHON, ROOT, parse_cfg, scratch, sections
 from clockbench_lib.base import outcome
 from clockbench_lib.model import console
-from clockbench_lib.boot import cpumodel, qemu, run, xen
+from clockbench_lib.boot import cpumodel, once, process, qemu, run, xen
 from clockbench_lib.testing import boottest, testlist, testreport
 from clockbench_lib.base.outcome import RunnerError
 from clockbench_lib.boot.process import LineSink, run_process
@@ -331,8 +331,67 @@ class ConsoleParsing(unittest.TestCase):
 
     def test_parse_report(self):
         report = console.parse_report(sample_lines())
-        self.assertEqual(set(report), {"env", "checks", "final", "end"})
+        self.assertEqual(set(report), {"env", "checks", "final", "end", "console_loss"})
         self.assertEqual(report["final"], "fail")
+
+
+class ConsoleLoss(unittest.TestCase):
+    """The guest's account of its console (lib/consloss.h), and the runner's byte count
+    held against it (once.console_problem())."""
+
+    TAKEN = "clockbench: console: all 8 bytes written were taken, none lost"
+    LOST = ("clockbench: console: 4096 of 50000 bytes written may be lost (1 drop; the "
+            "first: the virtio console did not take a 4096-byte buffer within 20 s)")
+
+    def test_the_line_read(self):
+        self.assertEqual(console.parse_console_loss(["x", self.TAKEN, "clockbench: PASS"]),
+                         {"written_bytes": 8, "lost_bytes": 0, "said": self.TAKEN})
+        self.assertEqual(console.parse_console_loss([self.LOST])["lost_bytes"], 4096)
+        self.assertIsNone(console.parse_console_loss(["clockbench: PASS"]))
+
+    def test_what_makes_a_loss(self):
+        spec = qemu.BootSpec()
+        taken = console.parse_console_loss([self.TAKEN])
+        self.assertIsNone(once.console_problem(spec, taken, 8))
+        self.assertIsNone(once.console_problem(spec, taken, 9))  # firmware lines, "\r"
+        self.assertIsNone(once.console_problem(spec, None, 0))   # an older guest
+        self.assertEqual(once.console_problem(spec, taken, 7),
+                         "the console lost output on the way: the guest wrote 8 bytes "
+                         "before its account line, the runner received 7")
+        # Under Xen the console carries others' output: the guest's word alone counts.
+        self.assertIsNone(once.console_problem(qemu.BootSpec(boot="xen"), taken, 7))
+        self.assertRegex(once.console_problem(spec, console.parse_console_loss([self.LOST]),
+                                              60000),
+                         r"^the guest's console may have lost output: clockbench: "
+                         r"console: 4096 of 50000 bytes")
+
+    def run_printing(self, **options):
+        text = "abc\\ndef\\n" + self.TAKEN + "\\nclockbench: PASS\\n"
+        with tempfile.TemporaryDirectory() as work:
+            return run_process(["/bin/sh", "-c", f"printf '{text}'"], 30,
+                               os.path.join(work, "log"), **options)
+
+    def test_the_bytes_before_the_line_are_counted(self):
+        result = self.run_printing()
+        self.assertEqual(result.console_bytes, 8)
+        self.assertEqual(result.console_lines[-1], "clockbench: PASS")
+
+    def test_a_stalled_reader_reads_it_all_once_qemu_ended(self):
+        result = self.run_printing(stalled_reader=True)
+        self.assertEqual(result.console_bytes, 8)
+        self.assertEqual(result.status, 0)
+        self.assertEqual(result.console_lines[2], self.TAKEN)
+
+    def test_the_pipe_is_made_large(self):
+        with tempfile.TemporaryDirectory() as work:
+            path = os.path.join(work, "pipe-max-size")
+            with open(path, "w", encoding="ascii") as out:
+                out.write("1048576\n")
+            self.assertEqual(process.pipe_bytes(path), 1048576)
+            with open(path, "w", encoding="ascii") as out:
+                out.write("junk")
+            self.assertIsNone(process.pipe_bytes(path))
+        self.assertIsNone(process.pipe_bytes("/nonexistent"))
 
 
 class KvmCheck(unittest.TestCase):

@@ -315,6 +315,10 @@ list)
 	[ -f "$state" ] || { echo "Error: Domain '$2' does not exist." >&2; exit 1; }
 	printf 'Name   ID   Mem VCPUs\\tState\\tTime(s)\\n%s 1 128 1 %s 0.1\\n' "$2" "$(cat "$state")" ;;
 destroy) rm -f "$state" ;;
+info) printf 'host                   : fake\\nnr_cpus                : 2\\n' ;;
+vcpu-pin)
+	[ -z "$FAKE_XL_PIN_ERROR" ] || { echo "libxl: error: $FAKE_XL_PIN_ERROR" >&2; exit 1; }
+	echo "$2 $3 $4" >"$FAKE_XL_DIR/pinned" ;;
 esac
 """
 
@@ -322,7 +326,7 @@ esac
 class Runs:
     """Whole runs of main() against FAKE_XL; mixed into one TestCase per shell."""
 
-    def run_main(self, console, end_state, *args, create_error=""):
+    def run_main(self, console, end_state, *args, create_error="", pin_error=""):
         """(status, stdout, stderr, scratch folder) of clockbench-domu -t pv ARGS."""
         scratch = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, scratch)
@@ -337,7 +341,7 @@ class Runs:
             out.write(b"\x7fELF")
         env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}", FAKE_XL_DIR=scratch,
                    CONSOLE_FILE=os.path.join(scratch, "console.txt"), END_STATE=end_state,
-                   FAKE_XL_CREATE_ERROR=create_error)
+                   FAKE_XL_CREATE_ERROR=create_error, FAKE_XL_PIN_ERROR=pin_error)
         status, stdout, stderr = self.run_shell(
             'main "$@"', "-t", "pv", "-i", "image.elf", "--prefix", "(dom0) ", *args,
             env=env, cwd=scratch)
@@ -384,6 +388,29 @@ class Runs:
         self.assertIn('extra = "console=hvc0 loglevel=1 clockbench.user=--switch%20--console"',
                       text)
         self.assertIn(f'ramdisk = "{scratch}/image.elf"', text)
+
+    def test_contended(self):
+        status, _, stderr, scratch = self.run_main("clockbench: PASS\n", "---s--", "-c", "2",
+                                                   "--contend")
+        self.assertEqual(status, 0, stderr)
+        with open(os.path.join(scratch, "config"), encoding="utf-8") as config:
+            self.assertIn('cpus = "1"\n', config.read())  # the last of xl info's 2
+        with open(os.path.join(scratch, "pinned"), encoding="utf-8") as pinned:
+            self.assertEqual(pinned.read(), "0 all 1\n")  # dom0's vCPUs beside it
+        self.assertIn("(dom0) clockbench-domu: --contend: a busy loop in dom0 (its shell "
+                      "spinning) runs on pCPU 1, dom0's vCPUs pinned there beside the "
+                      "domU's 2 vCPU(s) (cpus=\"1\"), from before the domU runs to its "
+                      "end, bounded to 330 s.\n", stderr)
+        self.assertRegex(stderr, r"--contend: the busy loop on pCPU 1 ran \d+ s\.\n")
+        self.assertLess(stderr.index("--contend: a busy loop"), stderr.index("PASS"))
+
+    def test_contend_refused_by_xl(self):
+        status, _, stderr, scratch = self.run_main("clockbench: PASS\n", "---s--",
+                                                   "--contend", pin_error="no such CPU")
+        self.assertEqual(status, 2)
+        self.assertIn("--contend: xl vcpu-pin of dom0 to pCPU 1 failed: libxl: error: no "
+                      "such CPU.", stderr)
+        self.assertFalse(os.path.exists(os.path.join(scratch, "state")), "not destroyed")
 
     def test_linux_pv_missing_ramdisk(self):
         status, _, stderr, _ = self.run_main("", "", "-t", "linux-pv", "-r", "none.img")

@@ -1260,6 +1260,10 @@ class WithFakeQemu(unittest.TestCase):
                                               "r.json"])
         self.assertRegex(runner["revision"], r"^\S+ \(.+\)$")
         self.assertLessEqual(runner["started_utc"], runner["ended_utc"])
+        # How busy the host was: /proc/stat read at both ends, the fake QEMU followed.
+        self.assertEqual(runner["host_state"]["cpus"], os.cpu_count())
+        self.assertIsInstance(runner["host_state"]["busy"], (bool, type(None)))
+        self.assertRegex(runner["host_state"]["said"], r"^(the host was (busy|quiet)|how busy)")
         self.assertEqual(result.stderr, "fake qemu: exiting\n")
 
     def test_run_json_without_report_writes_the_record_without_it(self):

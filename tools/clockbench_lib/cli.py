@@ -147,6 +147,17 @@ def add_run_parser(subparsers):
                              "migrate (live migration to a second QEMU on a unix socket, "
                              "the run going on there); the -kernel boots under TCG or KVM, "
                              "on COM1 (--console uart, the default with --event)")
+    parser.add_argument("--contend", action="store_true",
+                        help="a busy neighbour on every vCPU's host CPU: QEMU starts "
+                             "stopped, each vCPU thread is pinned to a host CPU of its own "
+                             "(round and round when there are more vCPUs) and a busy loop "
+                             "pinned beside it, then the guest runs; the loops stop when "
+                             "the run ends (and by themselves after the timeout). The "
+                             "record's runner.contend and the output say what was "
+                             "arranged. For a Xen domU, dom0 pins the domU's vCPUs to one "
+                             "physical CPU and runs a busy loop there, its own vCPUs pinned "
+                             "beside them (docs/dom0.md). Not for Xen's dom0 boots or the "
+                             "Linux boots, not with --event")
     parser.add_argument("--cpu", default="", metavar="MODEL",
                         help="QEMU -cpu model, used as given (default under kvm: the first "
                              "model this host's KVM starts: host, else host without each "

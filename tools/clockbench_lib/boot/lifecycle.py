@@ -100,6 +100,10 @@ def check_boot(spec, events):
     """RunnerError when the boot `spec` cannot have `events`, saying which and why."""
     if not events:
         return
+    if spec.contend:
+        raise RunnerError("--event and --contend do not go together yet: a migration's "
+                          "destination would run without its neighbours, and the events' "
+                          "times would carry the contention's.")
     if spec.xen_boot:
         raise RunnerError(f"--event: the {spec.boot} boot runs under Xen, whose events "
                           f"(xl pause, save, migrate) are not driven yet; QEMU's events "

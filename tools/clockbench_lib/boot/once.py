@@ -10,9 +10,9 @@ import sys
 import uuid
 from dataclasses import dataclass, field
 
-from ..base import paths
+from ..base import hoststate, paths
 from ..model import osreport, report
-from . import lifecycle, linux, qemu, runinfo, xen
+from . import contend, lifecycle, linux, qemu, runinfo, xen
 from ..model.console import HALT_LINE, parse_report, quote
 from ..base.outcome import RunnerError, Terminated, judge, status_verdict
 from .process import run_process
@@ -33,6 +33,8 @@ class BootOutcome:
     xen_facts: xen.XenFacts = None  # what Xen's own lines said (xen boot path only)
     cpu_choice: str = None          # why this -cpu model, when the runner chose it
     event_notes: tuple = ()         # what the runner saw of each event (--event)
+    host_state: dict = None         # the host over the run (hoststate.host_state())
+    contend: dict = None            # what --contend arranged (Contender.to_json())
 
     started: datetime.datetime = None  # when the runner began this boot (UTC)
     ended: datetime.datetime = None    # when it was judged
@@ -64,6 +66,8 @@ class BootOutcome:
             "started_utc": runinfo.iso_utc(started),
             "ended_utc": runinfo.iso_utc(ended),
             **({"events": list(self.event_notes)} if self.event_notes else {}),
+            **({"host_state": self.host_state} if self.host_state else {}),
+            **({"contend": self.contend} if self.contend else {}),
         }
 
     def record(self, document=None, reason=None):
@@ -160,6 +164,24 @@ def command_lines(spec, command):
     return lines
 
 
+def console_problem(spec, loss, received_bytes):
+    """Why the console lost output, in a sentence, or None: the guest said it gave up on
+    bytes (model.console.parse_console_loss()), or, on QEMU's own guests' consoles, the
+    runner received fewer bytes before the guest's account line than the guest says it
+    wrote (firmware lines and COM1's "\r" only ever add bytes).  Under Xen and Linux the
+    console carries others' output, so only the guest's own word counts there."""
+    if not loss:
+        return None
+    if loss["lost_bytes"]:
+        return f"the guest's console may have lost output: {quote(loss['said'], 400)}"
+    if (not spec.xen_boot and not spec.runs_user and received_bytes is not None
+            and received_bytes < loss["written_bytes"]):
+        return (f"the console lost output on the way: the guest wrote "
+                f"{loss['written_bytes']} bytes before its account line, the runner "
+                f"received {received_bytes}")
+    return None
+
+
 def event_driver(spec, command, work_dir, events):
     """The lifecycle.EventDriver of a boot with `events` (checked against `spec`), with
     its scratch drive for savevm made; None without events."""
@@ -196,18 +218,28 @@ def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.e
     driver = event_driver(spec, command, work_dir, events)
     if driver:
         command = driver.source_command()
+    contender = None
+    if spec.contend and not spec.xen_boot:  # a domU's: dom0's runner arranges it
+        contender = contend.Contender(work_dir, f"run-{os.getpid()}-{id(spec):x}",
+                                      timeout_s + contend.BOUND_MARGIN_S)
+        command = command + contender.arguments()
     # Asked now, while QEMU boots, so that even an interrupted run's record has it.
     runinfo.ask_qemu_version(command[0])
     if before:
         before(spec, command)
     started = runinfo.utc_now()
+    watch = hoststate.HostWatch()
     try:
         result = run_process(command, timeout_s, log_path, echo, end_line=end_lines(spec),
-                             driver=driver)
+                             driver=driver, watch=watch, contender=contender,
+                             stalled_reader=spec.console_reader == "stalled")
     except Terminated as stop:
         stop.started = started
         if stop.process_result is not None:
             stop.outcome = interrupted_outcome(spec, command, stop)
+            stop.outcome.contend = contender.to_json() if contender else None
+            stop.outcome.host_state = watch.finish(
+                stop.outcome.contend["said"] if contender else None)
         raise
     report = parse_report(result.console_lines)
     facts = (xen.parse_xen_log(result.console_lines, spec.xen_command_line)
@@ -242,6 +274,16 @@ def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.e
         if verdict == "error" and said and result.status is not None and (
                 result.status == 1 or result.status < 0):
             reason += ": " + said
+    contended = (contender.to_json() if contender else
+                 xen.domu_contend(result.console_lines, spec.smp) if spec.contend else None)
+    if spec.contend and not contended and verdict in ("pass", "skip"):
+        verdict, reason = "error", ("--contend was asked, but dom0's runner never said it "
+                                    "arranged it")
+    lost = console_problem(spec, report["console_loss"], result.console_bytes)
+    if lost and verdict in ("pass", "skip"):
+        verdict, reason = "error", lost
+    elif lost:  # the guest's own failure stands, with the sentence
+        reason = f"{reason}; {lost}" if reason else lost
     if driver and driver.problem and verdict in ("pass", "skip"):
         verdict, reason = "error", driver.problem
     elif driver and driver.problem:  # the guest's own failure stands, with the sentence
@@ -250,4 +292,6 @@ def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.e
                        seconds=result.seconds, lines=result.lines, report=report,
                        command=command, xen_facts=facts, started=started,
                        ended=runinfo.utc_now(),
-                       event_notes=tuple(driver.notes) if driver else ())
+                       event_notes=tuple(driver.notes) if driver else (),
+                       contend=contended,
+                       host_state=watch.finish(contended["said"] if contended else None))

@@ -7,6 +7,7 @@ for the timeout.  So is a run whose console shows a caller's `end_line` (Xen hal
 machine after dom0 ended, xen.END_LINE).
 """
 
+import fcntl
 import os
 import re
 import signal
@@ -15,7 +16,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from ..model.console import HeldLines, LineSplitter, cut_note, last_nonblank
+from ..model.console import (CONSOLE_LOSS_MARK, HeldLines, LineSplitter, cut_note,
+                             last_nonblank)
 from ..base.outcome import RunnerError, Terminated
 
 _READ_CHUNK_BYTES = 65536
@@ -30,6 +32,17 @@ _END_GRACE_S = 1.0
 _STOPPED_BY_SIGNAL = re.compile(r"terminating on signal \d+")
 # QEMU stderr lines after which the guest never runs again.
 _STALL_LINE = re.compile(r"^KVM internal error")
+# QEMU writes the console to its stdout without blocking, and its virtio console drops
+# what a full pipe does not take (QEMU's virtio-console.c: console ports are not
+# throttled), silently: the guest sees its buffer taken.  So the pipe is made as large
+# as the host allows (/proc/sys/fs/pipe-max-size, 1 MiB by default), more than a run
+# writes, and a runner that a busy host leaves unscheduled for a while loses nothing.
+PIPE_MAX_SIZE_FILE = "/proc/sys/fs/pipe-max-size"
+PIPE_BYTES_CAP = 16 << 20
+# A stalled reader (a test's console_reader=stalled): nothing is read from QEMU's stdout
+# until QEMU has exited (at most STALL_MAX_S), the worst a busy host can do.
+STALL_MAX_S = 60.0
+_MARK = (b"\n" + CONSOLE_LOSS_MARK.encode())
 
 _live_processes = set()
 _live_lock = threading.Lock()
@@ -45,11 +58,14 @@ class ProcessResult:
     "interrupted", the runner being stopped by a signal: this result then rides on the
     outcome.Terminated that run_process() raises).  `lines`
     holds stdout and stderr lines in arrival order, cleaned of escape sequences;
-    `console_lines` only stdout's, `stderr_lines` only stderr's.
+    `console_lines` only stdout's, `stderr_lines` only stderr's.  `console_bytes` is how
+    many bytes stdout brought before the guest's `clockbench: console:` line (None
+    without one), for the runner to hold against the bytes the guest says it wrote.
     """
 
     status: int
     seconds: float
+    console_bytes: int = None  # stdout's bytes before the guest's console account line
     lines: list = field(default_factory=list)
     console_lines: list = field(default_factory=list)
     stderr_lines: list = field(default_factory=list)
@@ -95,6 +111,7 @@ class LineSink:
         self.stall_time = None
         self.end_line = None
         self.end_time = None
+        self.console_bytes = None  # stdout's bytes before the console account line
 
     def add_piece(self, text, ends, stream):
         """Record one piece of a line from `stream` ("stdout" or "stderr"), as
@@ -181,14 +198,46 @@ class LineSink:
             self._log.close()
 
 
-def _pump(pipe, sink, stream):
-    """Read `pipe` until end of file, handing each complete line to `sink`."""
+def pipe_bytes(path=PIPE_MAX_SIZE_FILE):
+    """The pipe size to give QEMU's stdout: the host's largest (at most PIPE_BYTES_CAP),
+    or None when it cannot be read."""
+    try:
+        with open(path, encoding="ascii") as source:
+            return min(int(source.read().strip()), PIPE_BYTES_CAP)
+    except (OSError, ValueError):
+        return None
+
+
+def _enlarge_pipe(pipe):
+    """Make `pipe` (QEMU's stdout) as large as the host allows; where it cannot be, the
+    pipe keeps its size and the byte count (console_problem()) still tells a loss."""
+    size = pipe_bytes()
+    if size:
+        try:
+            fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, size)
+        except OSError:
+            pass
+
+
+def _pump(pipe, sink, stream, stall=None):
+    """Read `pipe` until end of file, handing each complete line to `sink`; on stdout,
+    count its bytes up to the guest's console account line (sink.console_bytes).
+    `stall()`, when given, is called before the first read (a test's stalled reader)."""
     splitter = LineSplitter()
     fd = pipe.fileno()
+    total, tail = 0, b""
+    if stall:
+        stall()
     while True:
         chunk = os.read(fd, _READ_CHUNK_BYTES)
         if not chunk:
             break
+        if stream == "stdout" and sink.console_bytes is None:
+            found = (tail + chunk).find(_MARK)
+            if found >= 0:
+                sink.console_bytes = total - len(tail) + found + 1
+            tail = (tail + chunk)[-len(_MARK):]
+        total += len(chunk)
         for text, ends in splitter.pieces(chunk):
             sink.add_piece(text, ends, stream)
     tail = splitter.finish_piece()
@@ -232,11 +281,14 @@ def _start(command, stdin=subprocess.DEVNULL):
     return process
 
 
-def _wait(process, sink, deadline, current=None):
+def _wait(process, sink, deadline, current=None, poll=None):
     """Wait for `process` to exit: returns (status, None) or (None, why it must be stopped).
     With `current()`, the run goes on in whichever process it returns (a migration's
-    destination): a process left behind ending is not the run ending."""
+    destination): a process left behind ending is not the run ending.  `poll()`, when
+    given, is called at every poll (a HostWatch's sample)."""
     while True:
+        if poll:
+            poll()
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return None, "timeout"
@@ -252,7 +304,8 @@ def _wait(process, sink, deadline, current=None):
                 return None, reason
 
 
-def run_process(command, timeout_s, log_path, echo=None, end_line=None, driver=None):
+def run_process(command, timeout_s, log_path, echo=None, end_line=None, driver=None,
+                watch=None, contender=None, stalled_reader=False):
     """Run `command`, logging its output to `log_path`, killing it after `timeout_s` seconds.
 
     `echo(line, stream)`, when given, is called for every line as it arrives.  `end_line`,
@@ -265,6 +318,13 @@ def run_process(command, timeout_s, log_path, echo=None, end_line=None, driver=N
     a pipe for the console's input, the driver sees every console line, may start more
     QEMUs (a migration's destination, logged to the same sink), and says which one the
     run goes on in.
+
+    `watch`, a hoststate.HostWatch, follows every QEMU started as this run's own and
+    samples their CPU time at each poll.  `contender`, a contend.Contender, arranges
+    --contend once QEMU has started (stopped, -S) and lets the guest run; its loops are
+    stopped when the run ends, however it ends.  QEMU's stdout pipe is made as large as
+    the host allows (_enlarge_pipe()); `stalled_reader` reads nothing of it until QEMU
+    has exited, for a test that the console loses nothing all the same.
     """
     sink = LineSink(log_path, echo, end_line, listener=driver.on_line if driver else None)
     start = time.monotonic()
@@ -274,15 +334,35 @@ def run_process(command, timeout_s, log_path, echo=None, end_line=None, driver=N
     def spawn(more):
         child = _start(more, stdin=subprocess.PIPE if driver else subprocess.DEVNULL)
         started.append(child)
+        if watch:
+            watch.follow(child.pid)
+        _enlarge_pipe(child.stdout)
+
+        def stall():
+            try:
+                child.wait(STALL_MAX_S)
+            except subprocess.TimeoutExpired:
+                pass
         for pipe, name in ((child.stdout, "stdout"), (child.stderr, "stderr")):
-            reader = threading.Thread(target=_pump, args=(pipe, sink, name), daemon=True)
+            reader = threading.Thread(
+                target=_pump, daemon=True,
+                args=(pipe, sink, name, stall if stalled_reader and name == "stdout"
+                      else None))
             readers.append(reader)
             reader.start()
         return child
 
     try:
         process = spawn(command)
-    except RunnerError:
+        if contender:
+            contender.start(process)
+    except BaseException:
+        for child in started:
+            _stop(child)
+            with _live_lock:
+                _live_processes.discard(child)
+        if contender:
+            contender.finish()
         sink.close()
         raise
     if driver:
@@ -296,7 +376,8 @@ def run_process(command, timeout_s, log_path, echo=None, end_line=None, driver=N
 
     interrupted = None
     try:
-        status, stop_reason = _wait(process, sink, start + timeout_s, current)
+        status, stop_reason = _wait(process, sink, start + timeout_s, current,
+                                    watch.sample if watch else None)
         if stop_reason:
             _stop(current() if current else process)
     except Terminated as error:
@@ -308,6 +389,8 @@ def run_process(command, timeout_s, log_path, echo=None, end_line=None, driver=N
     finally:
         if driver:
             driver.finish()
+        if contender:
+            contender.finish()
         stop_every()
         seconds = time.monotonic() - start
         for reader in list(readers):
@@ -316,7 +399,8 @@ def run_process(command, timeout_s, log_path, echo=None, end_line=None, driver=N
             for child in started:
                 _live_processes.discard(child)
         sink.close()
-    result = ProcessResult(status=status, seconds=seconds, lines=sink.lines,
+    result = ProcessResult(status=status, seconds=seconds, console_bytes=sink.console_bytes,
+                           lines=sink.lines,
                            console_lines=sink.console_lines, stderr_lines=sink.stderr_lines,
                            stop_reason=stop_reason, stall_line=sink.stall_line,
                            end_line=sink.end_line)

@@ -144,6 +144,8 @@ class BootSpec:
     timeout_s: float = 0    # the runner's bound, for a domU boot's dom0 to wait less;
                             # 0 = default_timeout_s()
     acpi_patch: str = ""    # acpipatch.PATCHES: a patched firmware table (iso-bios only)
+    contend: bool = False   # --contend: a busy loop beside each vCPU thread (contend.py)
+    console_reader: str = ""  # "stalled": the runner reads nothing until QEMU exits (a test's)
 
     @property
     def image(self):
@@ -269,11 +271,12 @@ class BootSpec:
 
     def describe(self):
         """Short human form, e.g. "tcg pc multiboot1 -cpu max" ("... qboot" when qboot
-        starts it, "... uart" when the guest has no virtio console)."""
+        starts it, "... uart" when the guest has no virtio console, "... contended" with
+        --contend)."""
         text = f"{self.accel} {self.machine} {self.boot} -cpu {self.cpu_option}"
         text += " qboot" if self.firmware_choice == "qboot" else ""
-        return text + (" uart" if self.console_choice == "uart" and not self.uart_only
-                       else "")
+        text += " uart" if self.console_choice == "uart" and not self.uart_only else ""
+        return text + (" contended" if self.contend else "")
 
 
 def default_firmware(accel, boot):
@@ -520,6 +523,12 @@ def validate_spec(spec):
         raise RunnerError(xen.KVM_REFUSAL)
     if spec.acpi_patch:
         validate_acpi_patch(spec)
+    if spec.contend and (spec.runs_user or (spec.xen_boot and not spec.runs_domu)):
+        raise RunnerError(f"--contend pins a busy neighbour beside the measuring guest's "
+                          f"vCPUs: QEMU's own guests', or under Xen a domU's (xen-*-domu, "
+                          f"a busy loop in dom0); the {spec.boot} boot's guest runs "
+                          f"{'under Xen as dom0' if spec.xen_boot else 'under Linux'}, "
+                          f"whose contention is not arranged yet.")
     if spec.xen_args and not spec.xen_boot:
         raise RunnerError(f"Xen options (--xen-args, xen_args=) apply only to the Xen boot "
                           f"paths ({', '.join(xen.XEN_BOOTS)}).")
@@ -669,7 +678,8 @@ def _boot_arguments(spec, image, files, hypervisor):
         elif spec.runs_user:
             dom0 = linux.dom0_command_line(spec.cmdline, spec.smp)
         else:
-            dom0 = xen.dom0_command_line(spec.boot, spec.smp, spec.cmdline, timeout_s)
+            dom0 = xen.dom0_command_line(spec.boot, spec.smp, spec.cmdline, timeout_s,
+                                         contend=spec.contend)
         return ["-kernel", xen.kernel_argument(hypervisor or spec.hypervisor),
                 "-append", spec.xen_command_line,
                 "-initrd", xen.initrd_argument(kernel, dom0) + ","

@@ -212,6 +212,7 @@ def cmd_run(args):
                          machine_opts=args.machine_opts, cpu=chosen.cpu,
                          xen_args=args.xen_args, firmware=args.firmware,
                          console=args.console or ("uart" if events else ""),
+                         contend=getattr(args, "contend", False),
                          timeout_s=args.timeout or (qemu.default_timeout_s(chosen.accel,
                                                                            args.boot)
                                                     + lifecycle.extra_timeout_s(events)))
@@ -266,6 +267,10 @@ def cmd_run(args):
         say("run", note)
     if outcome.reason:
         say("run", outcome.reason)
+    if outcome.host_state and outcome.host_state["busy"]:  # with what --contend arranged
+        print(f"clockbench run: {outcome.host_state['said']}", file=human, flush=True)
+    elif outcome.contend:
+        print(f"clockbench run: {outcome.contend['said']}", file=human, flush=True)
     for line in outcome.xen_facts.summary_lines() if outcome.xen_facts else ():
         print(f"clockbench run: {line}", file=human, flush=True)
     for line in linux.summary_lines(os_document, spec.environment) if os_document else ():

@@ -236,9 +236,10 @@ def percent_encode(text):
 
 
 def dom0_command_line(boot, vcpus, options, timeout_s, memory_mib=DOMU_MEMORY_MIB,
-                      domu_kernel_words=()):
+                      domu_kernel_words=(), contend=False):
     """The Linux dom0's kernel command line for a domU boot: quiet, on Xen's console, and
-    the domU to run (`domu_kernel_words`: more of a Linux domU's kernel options)."""
+    the domU to run (`domu_kernel_words`: more of a Linux domU's kernel options;
+    `contend`: clockbench-domu --contend, a busy loop in dom0 on the domU's pCPU)."""
     xen_boot = XEN_BOOTS[boot]
     words = [*DOM0_KERNEL_OPTIONS, f"clockbench.type={xen_boot.clockbench_type}",
              f"clockbench.vcpus={vcpus}", f"clockbench.memory={memory_mib}",
@@ -248,7 +249,39 @@ def dom0_command_line(boot, vcpus, options, timeout_s, memory_mib=DOMU_MEMORY_MI
         words.append(f"clockbench.kernel={percent_encode(' '.join(domu_kernel_words))}")
     if "domu-no-rdtscp" in xen_boot.workarounds:
         words.append(f"clockbench.cpuid={percent_encode('host,rdtscp=0')}")
+    if contend:
+        words.append("clockbench.contend=1")
     return " ".join(words)
+
+
+# dom0's runner's lines on --contend (dom0/clockbench-domu's contend_start, contend_stop).
+DOMU_CONTEND = re.compile(r"--contend: (a busy loop in dom0 .* runs on pCPU (\d+), .*?)\.?$")
+DOMU_CONTEND_RAN = re.compile(r"--contend: the busy loop on pCPU \d+ ran (\d+) s\.$")
+
+
+def domu_contend(lines, vcpus):
+    """What --contend arranged under Xen, as dom0's runner said it (the record's
+    runner.contend), or None when it said nothing of it."""
+    said = [line[len(DOMU_RUNNER_PREFIX):].strip() for line in lines
+            if line.startswith(DOMU_RUNNER_PREFIX)]
+    started = next((m for m in map(DOMU_CONTEND.search, said) if m), None)
+    if not started:
+        return None
+    ran = next((m for m in map(DOMU_CONTEND_RAN.search, said) if m), None)
+    pcpu = int(started.group(2))
+    bound = re.search(r"bounded to (\d+) s", started.group(1))
+    return {
+        "what": "a busy loop in Xen's dom0 (its shell spinning), dom0's vCPUs pinned "
+                "(xl vcpu-pin) to the domU's physical CPU",
+        "bound_s": float(bound.group(1)) if bound else 0.0,
+        "host_cpus": [pcpu],
+        "vcpus": [{"vcpu": index, "thread_id": None, "host_cpu": pcpu}
+                  for index in range(vcpus)],
+        "loops": [{"host_cpu": pcpu, "seconds": float(ran.group(1)) if ran else 0.0,
+                   "cpu_seconds": None}],
+        "said": "--contend: " + started.group(1)
+                + (f"; it ran {ran.group(1)} s" if ran else ""),
+    }
 
 
 def domu_runner_sentence(lines):

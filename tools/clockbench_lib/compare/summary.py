@@ -16,7 +16,8 @@ SUMMARY_LINES = 5
 # How many clocks the first line names, costliest first.
 COSTLIEST_SHOWN = 2
 # A run whose tick work loop moved by more than this (noise_pct, median over its rates)
-# shared its CPU with other work: the guest's sign of a busy host.
+# shared its CPU with other work: the guest's sign of a busy host, for records without
+# the host load the runner records (runner.host_state).
 BUSY_NOISE_PCT = 10.0
 
 
@@ -151,10 +152,44 @@ def _noise(run):
     return statistics.median(values) if values else None
 
 
+def busy_line(inputs):
+    """The runs on a busy host: by the host's load the runner recorded (runner.host_state,
+    by tools/clockbench_lib/base/hoststate.py's rule) where the record has it; else, for
+    older records, by the guest's own sign, tick noise above BUSY_NOISE_PCT (a weak one:
+    a host busy between the work loop's timings goes unseen)."""
+    recorded, noisy = {}, {}
+    judged_recorded = judged_noise = 0
+    every = [run for runs in inputs.runs.values() for run in runs] + inputs.left_out
+    for run in every:  # a FAIL left out may be the very run a busy host spoilt
+        runner = run.record.runner
+        state = runner.host_state if runner else None
+        if state is not None and state.busy is not None:
+            judged_recorded += 1
+            if state.busy:
+                recorded[run.env] = recorded.get(run.env, 0) + 1
+            continue
+        noise = _noise(run)
+        judged_noise += noise is not None
+        if noise is not None and noise > BUSY_NOISE_PCT:
+            noisy[run.env] = noisy.get(run.env, 0) + 1
+    words = []
+    if judged_recorded:
+        words.append(f"{sum(recorded.values())} of {judged_recorded} runs by the host load "
+                     f"the runner recorded" + (f" ({', '.join(recorded)})" if recorded
+                                               else ""))
+    if judged_noise:
+        words.append(f"{sum(noisy.values())} of {judged_noise} runs "
+                     + ("without it " if judged_recorded else "")
+                     + f"with tick noise above {BUSY_NOISE_PCT:g} %"
+                     + (f" ({', '.join(noisy)})" if noisy else ""))
+    if not words:
+        return "busy host: not known (no host load recorded, no tick measurements)"
+    return "busy host: " + "; ".join(words)
+
+
 def hosts_line(inputs):
     """Which hosts the rows come from, whether rows of one name were kept apart or inputs
-    counted once, and the runs on a busy host (as the guest saw it: the runner records
-    no host load)."""
+    counted once, and the runs on a busy host (busy_line())."""
     hosts = {}
     for runs in inputs.runs.values():
         key = runs[0].key
@@ -170,20 +205,7 @@ def hosts_line(inputs):
         parts.append(f"{len(inputs.apart)} name(s) kept apart, reasons below")
     if inputs.counted_once:
         parts.append(f"{len(inputs.counted_once)} input(s) repeated, counted once")
-    noisy = {}
-    judged = 0
-    every = [run for runs in inputs.runs.values() for run in runs] + inputs.left_out
-    for run in every:  # a FAIL left out may be the very run a busy host spoilt
-        noise = _noise(run)
-        judged += noise is not None
-        if noise is not None and noise > BUSY_NOISE_PCT:
-            noisy[run.env] = noisy.get(run.env, 0) + 1
-    if judged:
-        busy = (f"busy host: {sum(noisy.values())} of {judged} runs with tick noise above "
-                f"{BUSY_NOISE_PCT:g} %" + (f" ({', '.join(noisy)})" if noisy else ""))
-    else:
-        busy = "busy host: not known (no tick measurements)"
-    parts.append(busy)
+    parts.append(busy_line(inputs))
     return _fit("", parts)
 
 

@@ -331,18 +331,43 @@ def parse_announced_end(lines):
     return None
 
 
+# The guest's last word on its console (base/console.c, lib/consloss.h): every byte it
+# wrote was taken, or how many it had to give up on and why.
+CONSOLE_LOSS_MARK = "clockbench: console: "
+_CONSOLE_TAKEN = re.compile(r"^\s*clockbench: console: all (\d+) bytes written were taken, "
+                            r"none lost\s*$")
+_CONSOLE_LOST = re.compile(r"^\s*clockbench: console: (\d+) of (\d+) bytes written may be "
+                           r"lost \((.*)\)\s*$")
+
+
+def parse_console_loss(lines):
+    """The guest's account of its console at the end of the run: {"written_bytes",
+    "lost_bytes", "said"} from its last `clockbench: console:` line, or None when it
+    printed none (an older guest, or a run that ended before it)."""
+    for line in reversed(lines):
+        taken, lost = _CONSOLE_TAKEN.match(line), _CONSOLE_LOST.match(line)
+        if taken:
+            return {"written_bytes": int(taken.group(1)), "lost_bytes": 0,
+                    "said": line.strip()}
+        if lost:
+            return {"written_bytes": int(lost.group(2)), "lost_bytes": int(lost.group(1)),
+                    "said": line.strip()}
+    return None
+
+
 def parse_report(lines):
     """Parse everything the runner reads from the guest's console.
 
     The one place that knows the console format: returns {"env": ..., "checks": ...,
-    "final": ..., "end": ...} as described by parse_environment, parse_checks,
-    parse_final_verdict and parse_announced_end.
+    "final": ..., "end": ..., "console_loss": ...} as described by parse_environment,
+    parse_checks, parse_final_verdict, parse_announced_end and parse_console_loss.
     """
     return {
         "env": parse_environment(lines),
         "checks": parse_checks(lines),
         "final": parse_final_verdict(lines),
         "end": parse_announced_end(lines),
+        "console_loss": parse_console_loss(lines),
     }
 
 

@@ -10,7 +10,8 @@ loader, and the one place that writes them.
   Report  the guest's JSON report (clockbench/2, docs/report.schema.json): its env
           (Env) and its clocks (Clock, with read_ns a Distribution).
   Runner  where and how the runner booted the run: host (Host), accelerator, machine,
-          boot path, -cpu model, the QEMU command, versions, times.
+          boot path, -cpu model, the QEMU command, versions, times, and how busy the
+          host was over it (HostState).
 
 load_record() reads a record (or report) from a JSON file and read_input() one from a
 JSON file or a console log; both validate it against its schema first (report.py,
@@ -69,6 +70,32 @@ class Host:
 
 
 @dataclass(frozen=True)
+class HostState:
+    """How busy the host was over a run (the runner member's host_state, made by
+    tools/clockbench_lib/base/hoststate.py): None for what the record does not say."""
+
+    busy: bool = None
+    others_pct: float = None   # CPU time of processes other than the run's QEMU
+    steal_pct: float = None
+    other_qemus: int = None
+    clocksource: str = None
+    said: str = None
+
+    @classmethod
+    def from_json(cls, state):
+        """From a runner's host_state, or None when the record has none."""
+        if not isinstance(state, dict):
+            return None
+        shares = _object(state.get("cpu_pct"))
+        busy = state.get("busy")
+        return cls(busy=busy if isinstance(busy, bool) else None,
+                   others_pct=shares.get("others"), steal_pct=shares.get("steal"),
+                   other_qemus=_object(state.get("other_qemus")).get("count"),
+                   clocksource=_text(state.get("clocksource")),
+                   said=_text(state.get("said")))
+
+
+@dataclass(frozen=True)
 class Runner:
     """A record's runner member: where and how tools/clockbench booted the run.  A
     clockbench/1 record's member has fewer facts; what it lacks is None."""
@@ -90,6 +117,7 @@ class Runner:
     argv: tuple = ()
     started_utc: str = None
     ended_utc: str = None
+    host_state: HostState = None  # None in records made before it
 
     @classmethod
     def from_json(cls, runner):
@@ -104,7 +132,8 @@ class Runner:
                    qemu_version=runner.get("qemu_version"),
                    xen_version=runner.get("xen_version"), revision=runner.get("revision"),
                    argv=tuple(runner.get("argv") or ()),
-                   started_utc=runner.get("started_utc"), ended_utc=runner.get("ended_utc"))
+                   started_utc=runner.get("started_utc"), ended_utc=runner.get("ended_utc"),
+                   host_state=HostState.from_json(runner.get("host_state")))
 
 
 @dataclass(frozen=True)

@@ -101,6 +101,11 @@ tests.cfg:
                     (docs/lifecycle.md); the guest gets events= and event_wait_ms=,
                     COM1 alone is the console, and the timeout grows by each event's
                     time plus 15 s [none]
+    console_reader=live|stalled  stalled: the runner reads nothing of QEMU's output
+                    until QEMU has exited, the worst a busy host can do; the pipe
+                    must hold all of it (tools/clockbench_lib/boot/process.py) [live]
+    contend=on|off  a busy loop pinned beside each vCPU thread from before the guest
+                    runs to the run's end, as `run --contend` [off]
     repeat=N        boot N times; each boot must pass the line, and every boot's
                     KTAP check names must be the same, in the same order [1]
     groups=a,b      groups for --group
@@ -121,7 +126,8 @@ BOOT_KEYS = ("boot", "machine", "machine_opts", "cpu", "cpu_features", "firmware
              "accel", "smp",
              "memory", "memory_check", "timeout", "args", "xen_args", "acpi_patch",
              "expect", "match",
-             "nomatch", "report", "json", "check", "repeat", "groups", "profile", "event")
+             "nomatch", "report", "json", "check", "repeat", "groups", "profile", "event",
+             "contend", "console_reader")
 REPEATABLE_KEYS = ("match", "nomatch", "report", "json", "check", "event")
 UNIT_KEYS = ("source",)
 MAX_REPEAT = 5
@@ -398,6 +404,9 @@ def parse_boot_test(name, keys, line_no, where):
         firmware=_single(keys, "firmware", where, ""),
         console=_single(keys, "console", where, "uart" if events else ""),
         acpi_patch=_single(keys, "acpi_patch", where, ""),
+        contend=_choice(keys, "contend", ("on", "off"), where, "off") == "on",
+        console_reader=("stalled" if _choice(keys, "console_reader", ("live", "stalled"),
+                                             where, "live") == "stalled" else ""),
     )
     timeout_s = _number(keys, "timeout", where, qemu.default_timeout_s(spec.accel, spec.boot)
                         + lifecycle.extra_timeout_s(events), convert=float, minimum=0.1)
