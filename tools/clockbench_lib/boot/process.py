@@ -112,6 +112,20 @@ class LineSink:
         self.end_line = None
         self.end_time = None
         self.console_bytes = None  # stdout's bytes before the console account line
+        # Every QEMU's stdout counts: a migration's destination carries on the source's
+        # console, so the account line's place is in the bytes of both.
+        self._stdout_bytes = 0
+
+    def count_stdout(self, tail, chunk):
+        """Count a `chunk` of some QEMU's stdout (`tail`: the end of that stdout's last
+        chunk, as long as the account line's mark), noting where the account line
+        starts (console_bytes) the first time it is seen."""
+        with self._lock:
+            if self.console_bytes is None:
+                found = (tail + chunk).find(_MARK)
+                if found >= 0:
+                    self.console_bytes = self._stdout_bytes - len(tail) + found + 1
+            self._stdout_bytes += len(chunk)
 
     def add_piece(self, text, ends, stream):
         """Record one piece of a line from `stream` ("stdout" or "stderr"), as
@@ -221,23 +235,20 @@ def _enlarge_pipe(pipe):
 
 def _pump(pipe, sink, stream, stall=None):
     """Read `pipe` until end of file, handing each complete line to `sink`; on stdout,
-    count its bytes up to the guest's console account line (sink.console_bytes).
+    count its bytes up to the guest's console account line (sink.count_stdout()).
     `stall()`, when given, is called before the first read (a test's stalled reader)."""
     splitter = LineSplitter()
     fd = pipe.fileno()
-    total, tail = 0, b""
+    tail = b""
     if stall:
         stall()
     while True:
         chunk = os.read(fd, _READ_CHUNK_BYTES)
         if not chunk:
             break
-        if stream == "stdout" and sink.console_bytes is None:
-            found = (tail + chunk).find(_MARK)
-            if found >= 0:
-                sink.console_bytes = total - len(tail) + found + 1
+        if stream == "stdout":
+            sink.count_stdout(tail, chunk)
             tail = (tail + chunk)[-len(_MARK):]
-        total += len(chunk)
         for text, ends in splitter.pieces(chunk):
             sink.add_piece(text, ends, stream)
     tail = splitter.finish_piece()
