@@ -44,7 +44,7 @@ DEBIAN_PACKAGES := gcc libc6-dev make binutils git python3 clang-format xz-utils
 	qemu-system-x86 grub-pc-bin grub-efi-amd64-bin grub-common xorriso \
 	mtools ovmf newlib-source libxen-dev libcmocka-dev python3-jsonschema qemu-utils \
 	python3-matplotlib python3-pyflakes xen-hypervisor-4.17-amd64 help2man \
-	python3-argcomplete lava-dispatcher
+	python3-argcomplete python3-yaml lava-dispatcher tftpd-hpa
 
 # --- newlib, built once from Debian's newlib-source --------------------------
 NEWLIB_TARBALL := $(firstword $(wildcard /usr/src/newlib/newlib-*.tar.*))

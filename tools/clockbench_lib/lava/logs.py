@@ -62,12 +62,14 @@ class LavaLog:
 
     @property
     def lab_error(self):
-        """The error LAVA ended the job with ("Infrastructure error: ..."), or None."""
+        """The error LAVA ended the job with, in words ("its Infrastructure error
+        'Connection closed'"), or None."""
         job = self.job_result
         if not job or job.get("result") == "pass":
             return None
-        kind = job.get("error_type") or "an unnamed"
-        return f"{kind} error: {quote(str(job.get('error_msg') or 'no message'))}"
+        kind = job.get("error_type") or "unnamed"
+        message = " ".join(str(job.get("error_msg") or "no message").split())
+        return f"its {kind} error {quote(message)}"
 
 
 def _entries(text, source):

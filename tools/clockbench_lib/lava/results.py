@@ -72,14 +72,16 @@ def _ktap_agreement(log, checks, check):
         want = _GUEST_KTAP[ktap["result"]]
         if name != ktap["name"] or case.get("result") != want:
             check.problems.append(
-                f"LAVA's case {index} is {quote(name, 80)}: {case.get('result')}, where "
-                f"the console's check {index} is {quote(ktap['name'], 80)}: "
+                f"LAVA's case {index} is \"{quote(name, 80)}\" {case.get('result')}, "
+                f"where the console's check {index} is \"{quote(ktap['name'], 80)}\" "
                 f"{ktap['result']}")
         elif want == "fail":
             said = " (an error in the guest's words, a fail in LAVA's)" \
                 if ktap["result"] == "error" else ""
             info = f" # {ktap['info']}" if ktap["info"] else ""
             check.failed.append(f"{ktap['name']}{info}{said}")
+    if log.cut and len(cases) <= len(checks):
+        return cases  # the console runs ahead of LAVA's cases, which come after each line
     if len(cases) != len(checks):
         more, fewer = ("LAVA", "the console") if len(cases) > len(checks) \
             else ("the console", "LAVA")
@@ -256,8 +258,8 @@ def check_log(path, device=DEFAULT_DEVICE, job_id=None):
         error = log.lab_error
         if error:
             check.lab_error = (f"{path}: the device never booted clockbench: LAVA ended the "
-                               f"job with an {error} before the image printed a line. This "
-                               f"is a lab error, not a test result.")
+                               f"job with {error} before the image printed a line. This is "
+                               f"a lab error, not a test result.")
             return check
         raise RunnerError(f"{path}: the log ends before the image printed a line "
                           f"({log.cut or 'LAVA said the job passed without it'}), so it "
@@ -270,10 +272,11 @@ def check_log(path, device=DEFAULT_DEVICE, job_id=None):
     cost_cases = _cost_agreement(log, document, check)
     if log.cut:
         check.problems.insert(0, f"the log was cut: {log.cut}; the {len(ktap_cases)} "
-                                 f"KTAP case(s) before the cut are kept and checked")
+                                 f"KTAP case(s) before the cut (of the {len(checks)} checks "
+                                 f"the console shows) are kept and checked")
     error = log.lab_error
     if error and not log.cut:
-        check.problems.append(f"LAVA ended the job with an {error} after the image had "
+        check.problems.append(f"LAVA ended the job with {error} after the image had "
                               f"booted")
     counts = {result: sum(1 for case in ktap_cases if case.get("result") == result)
               for result in ("pass", "fail", "skip")}
