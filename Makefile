@@ -19,6 +19,7 @@
 #                   and bash completion under PREFIX (/usr/local; DESTDIR
 #                   honoured); make uninstall takes exactly that away again
 #   make fresh-check  the README's two commands in a fresh Debian 12 tree
+#   make lava-lab-check  a LAVA lab on this machine runs the image (docs/lava.md)
 #
 # Everything built goes under build/; kernel objects under build/<env>/:
 # hvm64 (multiboot 1/2 and PVH images, with their own ring 0) and pv64 (the
@@ -573,3 +574,14 @@ bench: deps
 	@$(MAKE) --no-print-directory images $(BUILD)/xen-4.17-amd64
 	$(PYTHON) tools/bench --no-build $(if $(BENCH_BASELINE),--baseline $(BENCH_BASELINE)) \
 		$(if $(KVM_UNIT_TESTS),--kvm-unit-tests $(KVM_UNIT_TESTS)) $(BENCH_FLAGS)
+
+# --- a LAVA lab on this machine (docs/lava.md) ---------------------------------
+# PostgreSQL, lava-server's web service, scheduler and a worker, started by
+# tools/lava-lab-check on loopback (no systemd needed), the QEMU job submitted with
+# lavacli, its results and log fetched and read back by `lava results`; everything
+# it started is stopped.  Not part of check: the packages are ~90 and it takes minutes.
+LAVA_LAB_PACKAGES := postgresql lava-server lavacli
+.PHONY: lava-lab-check
+lava-lab-check: images
+	@$(MAKE) --no-print-directory deps DEBIAN_PACKAGES="$(LAVA_LAB_PACKAGES)"
+	@$(PYTHON) tools/lava-lab-check
