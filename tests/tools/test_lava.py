@@ -4,7 +4,6 @@ configurations written, the monitors' patterns run the way LAVA 2023.01 runs the
 real console, and `lava results` on real lava-run logs (tests/fixtures/lava/) and on every
 bad input the issue names.  test_lava_run.py runs the jobs under lava-run."""
 
-import json
 import os
 import re
 import shutil
@@ -22,6 +21,7 @@ LAVA_FIXTURES = os.path.join(ROOT, "tests", "fixtures", "lava")
 TCG_PASS = os.path.join(LAVA_FIXTURES, "tcg-pass.log")          # lava-run, TCG, quick
 FAULT_GP = os.path.join(LAVA_FIXTURES, "fault-gp.log")          # lava-run, fault=gp
 NEVER_BOOTED = os.path.join(LAVA_FIXTURES, "kvm-never-booted.log")  # a KVM job, no KVM
+LAB_SERVER = os.path.join(LAVA_FIXTURES, "lab-server.log")  # make lava-lab-check's job
 
 
 def run_tool(*args):
@@ -236,12 +236,16 @@ class Results(unittest.TestCase):
         self.assertRegex(done.stdout, r"(?m)^tsc +tcg-pc@qemu01 +1 ")
         self.assertRegex(done.stdout, r"(?m)^tsc +tcg-pc@sample +2 ")
 
-    def test_the_server_log_format_reads_the_same(self):
-        with open(TCG_PASS, encoding="utf-8") as source:
-            text = "".join("- " + line for line in source)
-        check = results.check_log(self.scratch_log("server.log", text))
-        self.assertEqual((check.status, check.summary),
-                         (0, results.check_log(TCG_PASS).summary))
+    def test_a_servers_log_reads_as_lava_runs(self):
+        """lavacli jobs logs --raw: the same entries as a YAML list, from a real lab."""
+        check = results.check_log(LAB_SERVER, device="clockbench-qemu01", job_id="1")
+        self.assertEqual((check.status, check.problems), (0, []))
+        self.assertIn("30 LAVA cases for 30 KTAP checks", check.summary)
+        runner = check.record["runner"]
+        self.assertEqual(runner["qemu_command"][-2:], ["-append", "tick_rates= budget_ms=200"])
+        self.assertEqual((runner["accel"], runner["machine"], runner["smp"],
+                          runner["memory_mib"], runner["cpu"]), ("tcg", "pc", 1, 64, "max"))
+        self.assertEqual(check.record["lava"]["job_id"], "1")
 
     def test_a_fault_is_a_failed_test_not_a_lab_error(self):
         self.assertEqual(logs.read_log(FAULT_GP).job_result["result"], "pass")

@@ -136,7 +136,7 @@ def parse_log(text, source):
             log.results.append(message)
         elif isinstance(message, str):
             if message.startswith(_BOOT_COMMAND):
-                log.boot_command = message[len(_BOOT_COMMAND):]
+                log.boot_command = message[len(_BOOT_COMMAND):].replace('\\"', '"')
             elif match := _QEMU_VERSION.match(message):
                 log.qemu_version = match.group(1)
             elif match := _DISPATCHER_VERSION.match(message):
