@@ -13,7 +13,7 @@ import subprocess
 import tempfile
 import unittest
 
-from tests.tools import CLOCKBENCH, PYTHON, ROOT
+from tests.tools import CLOCKBENCH, PYTHON
 from clockbench_lib.boot import qemu
 from clockbench_lib.lava import results
 from clockbench_lib.model.record import load_record
