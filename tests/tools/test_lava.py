@@ -311,7 +311,8 @@ class Results(unittest.TestCase):
         changed = re.sub(r'("case": "hpet", "definition": "clockbench-read-cost".*?'
                          r'"measurement": ! ")[0-9.]+', r"\g<1>999.0", text, count=1)
         check = results.check_log(self.scratch_log("cost.log", changed))
-        self.assertIn("LAVA's read cost of hpet is 999.0 ns, where the guest's report gives 100 ns", " ".join(check.problems))
+        self.assertIn("LAVA's read cost of hpet is 999.0 ns, where the guest's report gives "
+                      "100 ns", " ".join(check.problems))
 
 
 class Devices(unittest.TestCase):

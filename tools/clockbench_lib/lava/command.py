@@ -102,9 +102,10 @@ def cmd_lava_results(args):
         print(f"  failed: {failed}", file=out)
     for problem in check.problems:
         print(f"  {problem}.", file=out)
-    print(f"lava results: {'PASS' if check.status == 0 else 'FAIL' if check.status == 1 else 'ERROR'}"
-          f" ({len(check.failed)} failed case(s), {len(check.problems)} problem(s))",
-          file=out, flush=True)
+    verdict = {results.EXIT_CLEAN: "PASS", results.EXIT_CASE_FAILED: "FAIL"}.get(
+        check.status, "ERROR")
+    print(f"lava results: {verdict} ({len(check.failed)} failed case(s), "
+          f"{len(check.problems)} problem(s))", file=out, flush=True)
     return check.status
 
 

@@ -152,7 +152,7 @@ class JobSpec:
             "hardware" if self.device == "hardware" else self.accel]
 
 
-def _minutes_seconds(seconds):
+def _timeout(seconds):
     """A LAVA timeout of at least `seconds` (whole seconds)."""
     return {"seconds": max(1, int(-(-seconds // 1)))}
 
@@ -200,13 +200,13 @@ def _hardware_actions(spec, timeout):
 def job_definition(spec):
     """The LAVA job (a dict, written as YAML) for `spec`."""
     spec.validate()
-    timeout = _minutes_seconds(spec.timeout)
+    timeout = _timeout(spec.timeout)
     device_type = spec.device_type or DEVICE_TYPES[spec.device]
     where = (f"{spec.accel} {spec.machine} {spec.boot}, {spec.smp} vCPU"
              if spec.device == "qemu" else f"{device_type} hardware, {spec.boot}")
     job = {"device_type": device_type,
            "job_name": spec.name or f"clockbench ({where})",
-           "timeouts": {"job": _minutes_seconds(spec.timeout * 3 + 60),
+           "timeouts": {"job": _timeout(spec.timeout * 3 + 60),
                         "action": timeout, "connection": timeout},
            "priority": "medium", "visibility": "public"}
     if spec.tags:
@@ -286,7 +286,8 @@ def device_dictionary(hostname):
     """A lab's device dictionary (jinja2, for lava-server) of a qemu device for these
     jobs: LAVA's own qemu template, which takes KVM or not, memory and the options from
     each job's context."""
-    return f"{{% extends 'qemu.jinja2' %}}\n{{# {check_hostname(hostname)}: a qemu device for clockbench #}}\n"
+    return (f"{{% extends 'qemu.jinja2' %}}\n"
+            f"{{# {check_hostname(hostname)}: a qemu device for clockbench #}}\n")
 
 
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")

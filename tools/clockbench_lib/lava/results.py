@@ -12,6 +12,7 @@ console lines, and a runner member whose host is the lab's device (its name, and
 machine id made from it, so that `compare` never merges it with a local host).
 """
 
+import datetime
 import hashlib
 import hmac
 import shlex
@@ -156,7 +157,7 @@ def _iso_utc(when):
 
 
 def _seconds(times):
-    import datetime  # pylint: disable=import-outside-toplevel
+    """Seconds from the first of `times` (LAVA's dt) to the last, or 0."""
     try:
         first, last = (datetime.datetime.fromisoformat(when) for when in times)
     except (TypeError, ValueError):
@@ -228,7 +229,6 @@ def build_record(log, check, device, verdict, job_id):
     reason = None
     if log.cut:
         reason = f"the LAVA log was cut: {log.cut}"
-        run_verdict = verdict or "error"
     elif verdict is None:
         reason = "the console has no verdict line"
     elif verdict == "error":
