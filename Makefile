@@ -393,6 +393,7 @@ docs:
 
 # Unused imports and names, undefined names: Debian's pyflakes.
 PYTHON_SRCS := tools/clockbench tools/bench tools/layers tools/check-rules tools/dom0-build tools/install \
+	tools/lava-lab-check \
 	tools/clockbench_lib tests/tools tests/tools/run tests/fuzz tests/fuzz/run
 lint:
 	@echo "  LINT    pyflakes over $(PYTHON_SRCS)"
@@ -416,9 +417,9 @@ unit-tests: $(UNIT_BINS)
 # test_report_host.py validates the JSON the host-built report writes;
 # test_os_layer.py runs clockbench-user on this host (`tools/clockbench host`).
 # test_guestopts.py compares the runner's option checks with the image's parser, run on
-# this host by build/host/guest-options.
+# this host by build/host/guest-options; test_lava_run.py boots the images under lava-run.
 tool-tests: $(BUILD)/host/test_report $(BUILD)/host/test_user_report $(BUILD)/host/test_hist $(USER_PROGRAM) \
-		$(GUEST_OPTIONS)
+		$(GUEST_OPTIONS) $(IMAGES) $(BUILD)/clockbench.iso
 	@$(PYTHON) tests/tools/run --jobs $(JOBS)
 
 boot-tests: images iso $(BUILD)/xen-4.17-amd64 $(BUILD)/clockbench-xen.iso \
