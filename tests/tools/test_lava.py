@@ -316,6 +316,16 @@ class Results(unittest.TestCase):
 
 
 class Devices(unittest.TestCase):
+    def test_lava_run_on_our_device_starts_qemu_as_the_labs_template_does(self):
+        """The QEMU command of the fixture run on `lava device`'s configuration is the one
+        a real lab (make lava-lab-check, LAVA's qemu template) started for the same job,
+        but for where each put the downloaded image."""
+        def command(path):
+            words = logs.read_log(path).boot_command.split()
+            return [word if "/deployimages-" not in word else "IMAGE" for word in words]
+        self.assertEqual(command(TCG_PASS), command(LAB_SERVER))
+        self.assertIn("-cpu max", " ".join(command(TCG_PASS)))
+
     def test_the_device_command_writes_what_lava_run_reads(self):
         scratch = tempfile.mkdtemp(prefix="clockbench-lava-")
         self.addCleanup(shutil.rmtree, scratch)
