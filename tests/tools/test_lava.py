@@ -286,6 +286,21 @@ class Results(unittest.TestCase):
         self.assertIn("the 11 KTAP case(s) before the cut", check.problems[0])
         self.assertEqual(check.record["verdict"], "error")
 
+    def test_a_run_that_never_ends_is_no_pass(self):
+        with open(TCG_PASS, encoding="utf-8") as source:
+            lines = source.readlines()
+        end = next(index for index, line in enumerate(lines) if "KTAP version 1" in line)
+        text = "".join(lines[:end]) + (
+            '{"dt": "2026-12-04T16:03:28.0", "lvl": "results", "msg": {"case": "job", '
+            '"definition": "lava", "error_msg": "lava test monitoring has timed out", '
+            '"error_type": "Test", "result": "fail"}}\n')
+        check = results.check_log(self.scratch_log("hang.log", text))
+        self.assertEqual(check.status, results.EXIT_BROKEN)
+        self.assertIn("the console has no verdict line: the run never ended", check.problems[0])
+        self.assertIn("its Test error lava test monitoring has timed out after the image had "
+                      "booted", check.problems[1])
+        self.assertEqual(check.record["verdict"], "error")
+
     def test_a_case_that_disagrees_with_the_console_is_found(self):
         with open(TCG_PASS, encoding="utf-8") as source:
             text = source.read()

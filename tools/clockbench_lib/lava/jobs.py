@@ -71,8 +71,8 @@ READ_COST_PATTERN = (LINE_START + r"  (?P<test_case_id>[a-z][a-z0-9_]*) +(?:not 
 # `ok ... # SKIP` line, found by moving to it first.
 KTAP_PATTERN = (LINE_START
                 + r"(?=(?:not )?ok \d+ (?P<test_case_id>[^\r\n]*?)(?: # [^\r\n]*)?" + LINE_END
-                + r")(?:ok \d+ [^\r\n]*? # (?=SKIP[ \r])|(?=not ok )"
-                r"|(?=ok \d+ (?![^\r\n]*? # SKIP[ \r])))"
+                + r")(?:ok \d+ [^\r\n]*? # (?=SKIP[ \r\n])|(?=not ok )"
+                r"|(?=ok \d+ (?![^\r\n]*? # SKIP[ \r\n])))"
                 r"(?P<result>not ok|ok|SKIP)[^\r\n]*" + LINE_END)
 KTAP_FIXUP = {"ok": "pass", "not ok": "fail", "SKIP": "skip"}
 VERDICT_PATTERN = (LINE_START + r"(?P<test_case_id>clockbench): "

@@ -274,6 +274,9 @@ def check_log(path, device=DEFAULT_DEVICE, job_id=None):
         check.problems.insert(0, f"the log was cut: {log.cut}; the {len(ktap_cases)} "
                                  f"KTAP case(s) before the cut (of the {len(checks)} checks "
                                  f"the console shows) are kept and checked")
+    if verdict is None and not log.cut:
+        check.problems.append("the console has no verdict line: the run never ended (a "
+                              "hang, a reset, or a console that stopped)")
     error = log.lab_error
     if error and not log.cut:
         check.problems.append(f"LAVA ended the job with {error} after the image had "
