@@ -166,7 +166,7 @@ class Monitors(unittest.TestCase):
         lines = logs.read_log(path).console
         checks = console.parse_check_list(lines)
         verdict = console.parse_final_verdict(lines)
-        return ([(jobs.MONITOR_NAMES[1], check["name"], results._GUEST_KTAP[check["result"]])
+        return ([(jobs.MONITOR_NAMES[1], check["name"], results.LAVA_RESULTS[check["result"]])
                  for check in checks],
                 (jobs.MONITOR_NAMES[2], "clockbench", jobs.VERDICT_FIXUP[verdict.upper()]))
 

@@ -123,6 +123,8 @@ class JobSpec:
         if self.device == "hardware" and self.accel != "tcg":
             raise RunnerError("--accel is for a qemu device: hardware runs the image on the "
                               "machine itself.")
+        if self.smp < 1 or (self.memory_mib is not None and self.memory_mib < 1):
+            raise RunnerError("--smp and --memory take a whole number of at least 1.")
         if self.device == "hardware" and (self.smp != 1 or self.memory_mib):
             raise RunnerError("--smp and --memory are for a qemu device: hardware has the "
                               "CPUs and memory it has.")

@@ -42,7 +42,8 @@ exit statuses:
       (its infrastructure, job or configuration error is quoted)"""
 DEFAULT_DEVICE = "lava-device"
 LAB_KERNEL = "LAVA device (the host's kernel is not in the job log)"
-_GUEST_KTAP = {"pass": "pass", "fail": "fail", "skip": "skip", "error": "fail"}
+# The LAVA result of each result a KTAP check can have: LAVA has no error.
+LAVA_RESULTS = {"pass": "pass", "fail": "fail", "skip": "skip", "error": "fail"}
 
 
 @dataclass
@@ -70,7 +71,7 @@ def _ktap_agreement(log, checks, check):
     cases = log.cases(jobs.MONITOR_NAMES[1])
     for index, (case, ktap) in enumerate(zip(cases, checks), 1):
         name = str((case.get("extra") or {}).get("test_case_id", case.get("case")))
-        want = _GUEST_KTAP[ktap["result"]]
+        want = LAVA_RESULTS[ktap["result"]]
         if name != ktap["name"] or case.get("result") != want:
             check.problems.append(
                 f"LAVA's case {index} is \"{quote(name, 80)}\" {case.get('result')}, "
