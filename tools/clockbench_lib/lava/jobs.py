@@ -18,9 +18,9 @@ Every start and end string is one the image prints whatever happens after it boo
 run that faults prints its KTAP and verdict too, and "clockbench: ending the run: ..."
 after the verdict, so a fault is a failed test case, never LAVA's "infrastructure" error
 (which is what LAVA makes of a console that closes before the end string).  The patterns
-follow how LAVA 2023.01 matches (REFERENCE.md section 6): compiled with re.DOTALL and run
-on the text as it arrives, so every pattern needs its whole line ([^\\r\\n], an explicit
-line end) and each match consumes what it matched.
+follow how LAVA 2023.01 matches (lava_dispatcher/actions/test/monitor.py, over pexpect):
+compiled with re.DOTALL and run on the text as it arrives, so every pattern needs its whole
+line ([^\\r\\n], an explicit line end) and each match consumes what it matched.
 
 QEMU jobs carry their settings in the job's context, as LAVA's qemu device-type template
 reads them (arch, no_kvm, memory, extra_options); qemu_device() writes the device
