@@ -94,10 +94,17 @@ class LavaRun(unittest.TestCase):
         done = tool("lava", "results", self.logs[name], "--device", "qemu01", "--json", record)
         return done, record
 
+    def assert_one_for_one(self, done):
+        """LAVA's cases are the console's checks, whatever the guest judged them (a check
+        of the guest's that a loaded host fails is the guest's verdict, not LAVA's)."""
+        self.assertIn(done.returncode, (results.EXIT_CLEAN, results.EXIT_CASE_FAILED),
+                      done.stdout + done.stderr)
+        self.assertRegex(done.stdout, r"(\d+) LAVA cases for \1 KTAP checks")
+        self.assertIn(" 0 problem(s))", done.stdout)
+
     def test_tcg_cases_are_the_consoles_checks(self):
         done, record = self.results_of("tcg")
-        self.assertEqual(done.returncode, results.EXIT_CLEAN, done.stdout + done.stderr)
-        self.assertRegex(done.stdout, r"(\d+) LAVA cases for \1 KTAP checks")
+        self.assert_one_for_one(done)
         self.assertIn("6 read costs measured", done.stdout)
         self.assertEqual(load_record(record).runner.environment, "tcg-pc")
 
@@ -113,17 +120,14 @@ class LavaRun(unittest.TestCase):
 
     def test_an_iso_boot_under_bios(self):
         done, record = self.results_of("iso-bios")
-        self.assertIn(done.returncode, (results.EXIT_CLEAN, results.EXIT_CASE_FAILED),
-                      done.stdout + done.stderr)
-        self.assertRegex(done.stdout, r"(\d+) LAVA cases for \1 KTAP checks")
-        self.assertNotIn("problem", done.stdout.replace("0 problem(s)", ""))
+        self.assert_one_for_one(done)
         runner = load_record(record).runner
         self.assertEqual((runner.boot, runner.environment), ("iso-bios", "tcg-q35"))
 
     @unittest.skipIf(kvm_usable(), kvm_usable())
     def test_kvm_cases_are_the_consoles_checks(self):
         done, record = self.results_of("kvm")
-        self.assertEqual(done.returncode, results.EXIT_CLEAN, done.stdout + done.stderr)
+        self.assert_one_for_one(done)
         self.assertEqual(load_record(record).runner.accel, "kvm")
 
     def test_lava_run_validates_the_hardware_jobs(self):
