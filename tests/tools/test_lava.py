@@ -13,13 +13,15 @@ import unittest
 
 from tests.tools import CLOCKBENCH, GOOD_LOG, PYTHON, ROOT
 from clockbench_lib.base.outcome import RunnerError
-from clockbench_lib.lava import jobs, logs, results
+from clockbench_lib.lava import command, jobs, logs, results
 from clockbench_lib.model import console
 from clockbench_lib.model.record import load_record
 
 LAVA_FIXTURES = os.path.join(ROOT, "tests", "fixtures", "lava")
 TCG_PASS = os.path.join(LAVA_FIXTURES, "tcg-pass.log")          # lava-run, TCG, quick
 FAULT_GP = os.path.join(LAVA_FIXTURES, "fault-gp.log")          # lava-run, fault=gp
+# LAVA's own schema checker (Debian's lava-common, which lava-dispatcher brings).
+LAVA_SCHEMA = "/usr/share/lava-common/lava-schema.py"
 NEVER_BOOTED = os.path.join(LAVA_FIXTURES, "kvm-never-booted.log")  # a KVM job, no KVM
 LAB_SERVER = os.path.join(LAVA_FIXTURES, "lab-server.log")  # make lava-lab-check's job
 
@@ -331,6 +333,33 @@ class Results(unittest.TestCase):
 
 
 class Devices(unittest.TestCase):
+    @unittest.skipUnless(os.path.isfile(LAVA_SCHEMA), f"{LAVA_SCHEMA} is not installed "
+                         "(make deps installs lava-dispatcher, which brings it)")
+    def test_lavas_schema_accepts_every_job_and_device(self):
+        scratch = tempfile.mkdtemp(prefix="clockbench-lava-")
+        self.addCleanup(shutil.rmtree, scratch)
+        written = []
+        specs = {"tcg": jobs.JobSpec(), "kvm": jobs.JobSpec(accel="kvm", smp=2),
+                 "iso-bios": jobs.JobSpec(boot="iso-bios", machine="q35"),
+                 "iso-uefi": jobs.JobSpec(boot="iso-uefi"),
+                 "ipxe": jobs.JobSpec(device="hardware", boot="ipxe"),
+                 "grub": jobs.JobSpec(device="hardware", boot="grub")}
+        documents = [("job", name, jobs.job_definition(spec)) for name, spec in specs.items()]
+        documents += [("device", "qemu", jobs.qemu_device(documents[0][2]["context"])),
+                      ("device", "x86", jobs.hardware_device())]
+        for kind, name, document in documents:
+            path = os.path.join(scratch, f"{name}.{kind}.yaml")
+            with open(path, "w", encoding="utf-8") as out:
+                out.write(command.yaml_text(document))
+            written.append((kind, path))
+        for kind, path in written:
+            done = subprocess.run([PYTHON, LAVA_SCHEMA, kind, path], capture_output=True,
+                                  text=True, check=False, timeout=60)
+            self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        bad = subprocess.run([PYTHON, LAVA_SCHEMA, "job", GOOD_LOG], capture_output=True,
+                             text=True, check=False, timeout=60)
+        self.assertNotEqual(bad.returncode, 0)
+
     def test_lava_run_on_our_device_starts_qemu_as_the_labs_template_does(self):
         """The QEMU command of the fixture run on `lava device`'s configuration is the one
         a real lab (make lava-lab-check, LAVA's qemu template) started for the same job,

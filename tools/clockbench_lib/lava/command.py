@@ -14,7 +14,7 @@ from ..model.record import write_json
 from . import jobs, results
 
 
-def _yaml_text(document):
+def yaml_text(document):
     """`document` as block YAML, in the order it was built, with no anchors (a reader
     sees each timeout where it applies) and each pattern on one line."""
     import yaml  # pylint: disable=import-outside-toplevel  (only the lava command needs it)
@@ -63,7 +63,7 @@ def cmd_lava_job(args):
     table = guestopts.load_table()
     if cmdline and table is not None:
         guestopts.check_cmdline(cmdline, table)
-    _write(args.out, _yaml_text(jobs.job_definition(spec)))
+    _write(args.out, yaml_text(jobs.job_definition(spec)))
     return 0
 
 
@@ -73,7 +73,7 @@ def cmd_lava_device(args):
     if args.dictionary:
         _write(args.out, jobs.device_dictionary(args.hostname))
     elif args.hardware:
-        _write(args.out, _yaml_text(jobs.hardware_device(jobs.check_hostname(args.hostname))))
+        _write(args.out, yaml_text(jobs.hardware_device(jobs.check_hostname(args.hostname))))
     else:
         if not args.job:
             raise RunnerError("lava device needs a JOB (a qemu job this tool wrote), "
@@ -83,7 +83,7 @@ def cmd_lava_device(args):
             raise RunnerError(f"{args.job}: not a LAVA job (not a mapping).")
         device = jobs.qemu_device(job.get("context"))
         device["hostname"] = jobs.check_hostname(args.hostname)
-        _write(args.out, _yaml_text(device))
+        _write(args.out, yaml_text(device))
     return 0
 
 

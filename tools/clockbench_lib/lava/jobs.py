@@ -241,7 +241,8 @@ def qemu_device(context):
     extra = context.get("extra_options")
     if extra:
         parameters["extra"] = [str(item) for item in extra]
-    return {"available_architectures": ["amd64", "x86_64"],
+    return {"constants": _constants(), "parameters": {"pass": None},
+            "available_architectures": ["amd64", "x86_64"],
             "actions": {"deploy": {"connections": {"serial": None, "lxc": None},
                                    "methods": {"tmpfs": None, "image": {"parameters": {
                                        "guest": {"size": 512, "interface": "ide",
@@ -251,25 +252,30 @@ def qemu_device(context):
             "timeouts": {"actions": {}, "connections": {}}}
 
 
+def _constants():
+    """The constants LAVA's base device template renders (those the dispatcher reads for
+    these jobs' boot methods), with its defaults."""
+    return {"ipxe": {"interrupt-prompt": "Press Ctrl-B for the iPXE command line",
+                     "interrupt_ctrl_list": ["b"],
+                     "error-messages": ["No configuration methods succeeded"]},
+            "grub": {"interrupt-prompt": "for a command-line", "interrupt-character": "c",
+                     "interrupt-newline": False,
+                     "error-messages": ["error: missing (.*) symbol."]},
+            "shutdown-message": "The system is going down for reboot NOW",
+            "kernel-start-message": "Linux version [0-9]",
+            "default-shell-prompt": "lava-test: # ",
+            "spawn_maxread": "4092", "failure_retry": 1, "boot_retry": 1,
+            "posix": {"lava_test_sh_cmd": "/bin/sh", "lava_test_results_dir": "/lava-%s",
+                      "lava_test_shell_file": "~/.bashrc"}}
+
+
 def hardware_device(hostname="x86-01"):
     """A device configuration for an x86 machine of a lab, as LAVA's x86 template (iPXE)
     and its GRUB templates render them, with placeholder console and power commands: what
     `lava-run --validate` needs to check the hardware jobs (it runs nothing)."""
-    bootloader = {"interrupt-prompt": "Press Ctrl-B for the iPXE command line",
-                  "interrupt_ctrl_list": ["b"],
-                  "error-messages": ["No configuration methods succeeded"]}
-    grub = {"interrupt-prompt": "for a command-line", "interrupt-character": "c",
-            "interrupt-newline": False, "error-messages": ["error: missing (.*) symbol."]}
     return {"hostname": hostname,
             "character_delays": {"boot": 500},
-            "constants": {"ipxe": bootloader, "grub": grub,
-                          "shutdown-message": "The system is going down for reboot NOW",
-                          "kernel-start-message": "Linux version [0-9]",
-                          "default-shell-prompt": "lava-test: # ",
-                          "spawn_maxread": "4092", "failure_retry": 1, "boot_retry": 1,
-                          "posix": {"lava_test_sh_cmd": "/bin/sh",
-                                    "lava_test_results_dir": "/lava-%s",
-                                    "lava_test_shell_file": "~/.bashrc"}},
+            "constants": _constants(),
             "commands": {"connect": "cat /dev/ttyUSB0",
                          "hard_reset": "/bin/true", "power_off": "/bin/true",
                          "power_on": "/bin/true"},
