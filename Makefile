@@ -19,6 +19,7 @@
 #                   and bash completion under PREFIX (/usr/local; DESTDIR
 #                   honoured); make uninstall takes exactly that away again
 #   make fresh-check  the README's two commands in a fresh Debian 12 tree
+#   make lava-lab-check  a LAVA lab on this machine runs the image (docs/lava.md)
 #
 # Everything built goes under build/; kernel objects under build/<env>/:
 # hvm64 (multiboot 1/2 and PVH images, with their own ring 0) and pv64 (the
@@ -44,7 +45,7 @@ DEBIAN_PACKAGES := gcc libc6-dev make binutils git python3 clang-format xz-utils
 	qemu-system-x86 grub-pc-bin grub-efi-amd64-bin grub-common xorriso \
 	mtools ovmf newlib-source libxen-dev libcmocka-dev python3-jsonschema qemu-utils \
 	python3-matplotlib python3-pyflakes xen-hypervisor-4.17-amd64 help2man \
-	python3-argcomplete
+	python3-argcomplete python3-yaml lava-dispatcher tftpd-hpa
 
 # --- newlib, built once from Debian's newlib-source --------------------------
 NEWLIB_TARBALL := $(firstword $(wildcard /usr/src/newlib/newlib-*.tar.*))
@@ -392,6 +393,7 @@ docs:
 
 # Unused imports and names, undefined names: Debian's pyflakes.
 PYTHON_SRCS := tools/clockbench tools/bench tools/layers tools/check-rules tools/dom0-build tools/install \
+	tools/lava-lab-check \
 	tools/clockbench_lib tests/tools tests/tools/run tests/fuzz tests/fuzz/run
 lint:
 	@echo "  LINT    pyflakes over $(PYTHON_SRCS)"
@@ -415,9 +417,9 @@ unit-tests: $(UNIT_BINS)
 # test_report_host.py validates the JSON the host-built report writes;
 # test_os_layer.py runs clockbench-user on this host (`tools/clockbench host`).
 # test_guestopts.py compares the runner's option checks with the image's parser, run on
-# this host by build/host/guest-options.
+# this host by build/host/guest-options; test_lava_run.py boots the images under lava-run.
 tool-tests: $(BUILD)/host/test_report $(BUILD)/host/test_user_report $(BUILD)/host/test_hist $(USER_PROGRAM) \
-		$(GUEST_OPTIONS)
+		$(GUEST_OPTIONS) $(IMAGES) $(BUILD)/clockbench.iso
 	@$(PYTHON) tests/tools/run --jobs $(JOBS)
 
 boot-tests: images iso $(BUILD)/xen-4.17-amd64 $(BUILD)/clockbench-xen.iso \
@@ -573,3 +575,14 @@ bench: deps
 	@$(MAKE) --no-print-directory images $(BUILD)/xen-4.17-amd64
 	$(PYTHON) tools/bench --no-build $(if $(BENCH_BASELINE),--baseline $(BENCH_BASELINE)) \
 		$(if $(KVM_UNIT_TESTS),--kvm-unit-tests $(KVM_UNIT_TESTS)) $(BENCH_FLAGS)
+
+# --- a LAVA lab on this machine (docs/lava.md) ---------------------------------
+# PostgreSQL, lava-server's web service, scheduler and a worker, started by
+# tools/lava-lab-check on loopback (no systemd needed), the QEMU job submitted with
+# lavacli, its results and log fetched and read back by `lava results`; everything
+# it started is stopped.  Not part of check: the packages are ~90 and it takes minutes.
+LAVA_LAB_PACKAGES := postgresql lava-server lavacli
+.PHONY: lava-lab-check
+lava-lab-check: images
+	@$(MAKE) --no-print-directory deps DEBIAN_PACKAGES="$(LAVA_LAB_PACKAGES)"
+	@$(PYTHON) tools/lava-lab-check

@@ -79,7 +79,7 @@ class Version(scratch.ToolCase):
 
     def test_every_subcommand(self):
         first = self.clockbench("--version")
-        for command in ("run", "test", "parse", "matrix", "compare", "host"):
+        for command in ("run", "test", "parse", "matrix", "compare", "host", "lava"):
             with self.subTest(command=command):
                 result = self.clockbench(command, "--version")
                 self.assertEqual((result.returncode, result.stdout), (0, first.stdout))

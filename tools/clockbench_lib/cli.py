@@ -3,9 +3,10 @@
 
 Every command's body lives in the package of its job: `run` boot/run.py, `test`
 testing/boottest.py, `parse` model/parse.py, `matrix` compare/matrix.py, `compare`
-compare/command.py, `host` host/host.py.  This module builds their options (from the
-constants of the modules they describe), installs the signal handlers, and turns a
-RunnerError, an interruption or a closed pipe into one sentence and an exit status.
+compare/command.py, `host` host/host.py, `lava` lava/command.py.  This module builds
+their options (from the constants of the modules they describe), installs the signal
+handlers, and turns a RunnerError, an interruption or a closed pipe into one sentence and
+an exit status.
 """
 
 import argparse
@@ -25,6 +26,7 @@ from .boot.runner import command_announcer, say
 from .testing.boottest import TESTS_DIR, cmd_test
 from .testing.testlist import FORMAT_HELP, TESTS_CFG
 from .host import host
+from .lava import command as lava
 
 EXIT_BROKEN_PIPE = 141
 
@@ -482,7 +484,7 @@ def build_parser(argv=None):
         description="Host-side runner for the clockbench bare-metal test image.",
         epilog=NOTES, formatter_class=argparse.RawDescriptionHelpFormatter)
     subparsers = parser.add_subparsers(dest="command",
-                                       metavar="{run,test,parse,matrix,compare,host}")
+                                       metavar="{run,test,parse,matrix,compare,host,lava}")
     add_run_parser(subparsers)
     add_test_parser(subparsers)
     add_parse_parser(subparsers)
@@ -493,6 +495,7 @@ def build_parser(argv=None):
         for name, summary in LAZY_COMMANDS.items():
             subparsers.add_parser(name, help=summary)
     host.add_host_parser(subparsers)
+    lava.add_lava_parser(subparsers)
     for subparser in (parser, *subparsers.choices.values()):
         subparser.add_argument("--version", action=VersionAction)
     return parser
