@@ -253,10 +253,15 @@ static void run_cpus(struct run *r)
 
 static void run_measure(struct run *r)
 {
-	measure_all(&(struct measure_options){ .budget_ms = r->opts.budget_ms,
-					       .samples = r->opts.samples,
-					       .rate_ms = r->opts.rate_ms },
-		    &r->report.measure);
+	const struct hv_leaf *hv = hv_primary(&r->report.env.hv);
+
+	measure_all(
+		&(struct measure_options){ .budget_ms = r->opts.budget_ms,
+					   .samples = r->opts.samples,
+					   .rate_ms = r->opts.rate_ms,
+					   .translated =
+						   hv && hv->kind == HV_TCG },
+		&r->report.measure);
 }
 
 static void run_xcpu(struct run *r)

@@ -212,7 +212,17 @@ static void fill_measure(double scale)
 			snprintf(r->rate_problem, sizeof(r->rate_problem),
 				 "it is the reference");
 		r->trapped = i == 0 && scale > 1;
+		r->read_path = r->trapped ? READ_TRAPPED : READ_DIRECT;
 	}
+	m->references.lean_bracket = spread((uint64_t)(40 * scale));
+	m->references.lean_tsc_read = spread((uint64_t)(95 * scale));
+	m->references.sequence_read = spread((uint64_t)(30 * scale));
+	m->references.sequence_batch_ns = 12 * scale;
+	m->lean = (struct lean_agreement){ .measured = true,
+					   .read_p50_cycles = 100 * scale,
+					   .lean_p50_cycles = 95 * scale,
+					   .step_cycles = 1,
+					   .agree = true };
 }
 
 static void fill_xcpu(double scale)
@@ -923,7 +933,8 @@ static void table_columns_keep_one_unit(void **state)
 }
 
 /* A read the batch figure shows trapped where the median does not (a
- * trapped stopwatch swamped it) says both figures. */
+ * trapped stopwatch swamped it) says both figures and the reference
+ * sequence it was judged against; the JSON carries the judgement. */
 static void trapped_by_the_batch_figure(void **state)
 {
 	struct clock_result *r = &run.measure.clocks[2]; /* acpi_pm, 1500 ns */
@@ -933,16 +944,44 @@ static void trapped_by_the_batch_figure(void **state)
 	r->read_ns = spread(731);
 	r->batch_ns_per_read = 29045;
 	r->trapped = true;
+	r->read_path = READ_TRAPPED;
 	all_checks(&first);
 	write_json(&first);
 	assert_non_null(strstr(document,
-			       "trapped: a read takes 731 ns (median) but "
-			       "29045 ns in batches, more than the 1500 ns"));
+			       "trapped: a read takes 731 ns (median), "
+			       "29045.0 ns in batches, more than the 1500 ns "
+			       "it can take natively and more than 10 times "
+			       "the reference sequence timed the same way "
+			       "(14.3 ns, 12.0 ns in batches)"));
+	assert_non_null(strstr(document, "\"read_judgement\": {\"result\": "
+					 "\"trapped\""));
 	r->batch_ns_per_read = 45;
 	r->trapped = false;
+	r->read_path = READ_DIRECT;
 	write_json(&first);
 	assert_non_null(strstr(document, "not trapped: a read takes 731 ns "
-					 "(median), within the 1500 ns"));
+					 "(median), 45.0 ns in batches, within "
+					 "the 1500 ns"));
+	assert_null(strstr(document, "\"result\": \"trapped\""));
+}
+
+/* Under TCG a read is said to be translated, never trapped, whatever its
+ * figures. */
+static void translated_under_tcg(void **state)
+{
+	struct clock_result *r = &run.measure.clocks[0];
+
+	(void)state;
+	fill_run(1.0);
+	run.measure.translated = true;
+	r->read_path = READ_TRANSLATED;
+	all_checks(&first);
+	write_json(&first);
+	assert_non_null(strstr(document, "translated: under TCG a read is "
+					 "translated code"));
+	assert_non_null(strstr(document, "\"read_judgement\": {\"result\": "
+					 "\"translated\""));
+	assert_non_null(strstr(document, "\"translated\": true"));
 }
 
 /* A clock that takes another's rate (the same counter) names it, in the
@@ -1025,6 +1064,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(trapped_by_the_batch_figure),
+		cmocka_unit_test(translated_under_tcg),
 		cmocka_unit_test(a_shared_rate_names_its_source),
 		cmocka_unit_test(names_are_stable),
 		cmocka_unit_test(verdicts),
