@@ -34,6 +34,7 @@
 #include "engine/crosscpu.h"
 #include "engine/lifecycle.h"
 #include "engine/measure.h"
+#include "engine/noise.h"
 #include "engine/selftest.h"
 #include "engine/ticks.h"
 #include "hypervisor/detect.h"
@@ -264,6 +265,22 @@ static void run_measure(struct run *r)
 		&r->report.measure);
 }
 
+static void run_noise(struct run *r)
+{
+	const struct measure_result *m = &r->report.measure;
+	bool tsc_trapped = false;
+	unsigned int i;
+
+	for (i = 0; i < m->nr; i++)
+		if (m->clocks[i].clock == &tsc_clock)
+			tsc_trapped = m->clocks[i].trapped;
+	noise_measure(
+		&(struct noise_options){ .duration_ms = r->opts.noise_ms,
+					 .threshold_ns = r->opts.noise_gap_ns,
+					 .tsc_trapped = tsc_trapped },
+		&r->report.noise);
+}
+
 static void run_xcpu(struct run *r)
 {
 	xcpu_measure(&(struct xcpu_options){ .warp_ms = r->opts.warp_ms,
@@ -312,6 +329,10 @@ static const struct phase phases[] = {
 	  NULL },
 	{ "measure", TIMING_MEASURE, run_measure, report_measure_print,
 	  report_measure_checks, report_measure_json },
+	/* Charged to the measurements: the timing's phases are a fixed set
+	 * (docs/report.schema.json). */
+	{ "noise", TIMING_MEASURE, run_noise, report_noise_print,
+	  report_noise_checks, report_noise_json },
 	{ "cross-cpu", TIMING_CROSS_CPU, run_xcpu, report_xcpu_print,
 	  report_xcpu_checks, report_xcpu_json },
 	/* Charged to the cross-CPU phase: it runs the same engine, and the

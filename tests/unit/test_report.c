@@ -404,6 +404,39 @@ static void fill_lifecycle(double scale)
 						 .cost_after_ns = 310 };
 }
 
+/* Two CPUs' spins: CPU 0 lost 1 ms in two gaps, CPU 1 nothing. */
+static struct noise_tally noise_tallies[2];
+
+static void fill_noise(double scale)
+{
+	struct noise_result *n = &run.noise;
+	unsigned int i;
+
+	memset(n, 0, sizeof(*n));
+	n->measured = true;
+	n->duration_ms = 100;
+	n->threshold_ns = 5000;
+	n->threshold_cycles = 10500;
+	n->tsc_hz = GHZ;
+	n->ncpu = n->online = 2;
+	for (i = 0; i < 2; i++) {
+		struct noise_tally *t = &noise_tallies[i];
+
+		noise_tally_init(t);
+		n->cpu[i] = (struct noise_cpu){ .online = true,
+						.ran = true,
+						.together = true,
+						.id = i,
+						.tally = t };
+		t->reads = 5000000;
+		t->span_cycles = (uint64_t)(GHZ / 10);
+	}
+	noise_tally_step(&noise_tallies[0], 0, (uint64_t)(700000 * scale),
+			 n->threshold_cycles, GHZ);
+	noise_tally_step(&noise_tallies[0], 0, (uint64_t)(1400000 * scale),
+			 n->threshold_cycles, GHZ);
+}
+
 static void fill_run(double scale)
 {
 	unsigned int i;
@@ -417,6 +450,7 @@ static void fill_run(double scale)
 	fill_env();
 	fill_cpus();
 	fill_measure(scale);
+	fill_noise(scale);
 	fill_xcpu(scale);
 	fill_ticks(scale);
 	fill_selftest();
@@ -430,6 +464,7 @@ static void all_checks(struct ktap *k)
 	ktap_init(k);
 	report_cpus_checks(&run, k);
 	report_measure_checks(&run, k);
+	report_noise_checks(&run, k);
 	report_xcpu_checks(&run, k);
 	report_lifecycle_checks(&run, k);
 	report_ticks_checks(&run, k);
@@ -437,8 +472,9 @@ static void all_checks(struct ktap *k)
 }
 
 static const report_json_member members[] = {
-	report_env_json,       report_measure_json, report_xcpu_json,
-	report_lifecycle_json, report_ticks_json,   report_timing_json,
+	report_env_json,    report_measure_json,   report_noise_json,
+	report_xcpu_json,   report_lifecycle_json, report_ticks_json,
+	report_timing_json,
 };
 
 /* --- the JSON, collected into memory (json_sink.h) ------------------------ */
@@ -984,6 +1020,45 @@ static void translated_under_tcg(void **state)
 	assert_non_null(strstr(document, "\"translated\": true"));
 }
 
+/* The noise section: each CPU's availability and gaps in the JSON, its
+ * checks passing; where it did not run, one skip that says why. */
+static void noise_per_cpu(void **state)
+{
+	(void)state;
+	fill_run(1.0);
+	all_checks(&first);
+	write_json(&first);
+	assert_non_null(strstr(document, "\"noise\": {\n  \"measured\": true"));
+	assert_non_null(strstr(document, "\"gaps\": 2"));
+	assert_non_null(strstr(document, "\"availability_pct\": 99,"));
+	assert_non_null(strstr(document, "\"availability_pct\": 100,"));
+	assert_non_null(strstr(document, "\"gaps_per_s\": 20,"));
+	assert_non_null(strstr(document, "\"longest_ns\": 666666.6667"));
+	assert_non_null(strstr(document, "{\"name\": \"noise: every online "
+					 "CPU spun to its end\",\"result\": "
+					 "\"pass\""));
+	run.noise.cpu[1].ran = false;
+	noise_tallies[0].backward_steps = 1;
+	all_checks(&first);
+	write_json(&first);
+	assert_non_null(strstr(document, "{\"name\": \"noise: every online "
+					 "CPU spun to its end\",\"result\": "
+					 "\"fail\""));
+	assert_non_null(strstr(document,
+			       "{\"name\": \"noise: no CPU's TSC "
+			       "stepped back in its spin\",\"result\": "
+			       "\"fail\""));
+	run.noise.measured = false;
+	snprintf(run.noise.reason, sizeof(run.noise.reason),
+		 "the TSC's reads are trapped here");
+	all_checks(&first);
+	write_json(&first);
+	assert_non_null(strstr(document,
+			       "\"result\": \"skip\",\"info\": "
+			       "\"the TSC's reads are trapped here\""));
+	assert_non_null(strstr(document, "\"cpus\": []"));
+}
+
 /* A clock that takes another's rate (the same counter) names it, in the
  * JSON and in its notes; the others name none. */
 static void a_shared_rate_names_its_source(void **state)
@@ -1065,6 +1140,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(trapped_by_the_batch_figure),
 		cmocka_unit_test(translated_under_tcg),
+		cmocka_unit_test(noise_per_cpu),
 		cmocka_unit_test(a_shared_rate_names_its_source),
 		cmocka_unit_test(names_are_stable),
 		cmocka_unit_test(verdicts),
