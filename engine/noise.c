@@ -13,6 +13,7 @@
 #include "base/smp.h"
 #include "base/stopwatch.h"
 #include "engine/noise.h"
+#include "hypervisor/steal.h"
 #include "lib/progress.h"
 
 /* Reads a spin may take at most, per ns of its span: a TSC read takes
@@ -28,25 +29,53 @@ static struct {
 	struct smp_barrier start;
 } spin;
 
+/* After a gap: the steal the record counted since the last read, against
+ * the gap's length. */
+static void attribute_gap(struct noise_cpu *c, unsigned int cpu,
+			  uint64_t gap_cycles, uint64_t *steal_last)
+{
+	uint64_t steal;
+
+	if (steal_read_cpu(cpu, &steal)) {
+		c->steal.failed_reads++;
+		return;
+	}
+	steal_attribute(&c->steal, (double)gap_cycles * 1e9 / spin.out->tsc_hz,
+			steal >= *steal_last ? steal - *steal_last : 0);
+	*steal_last = steal;
+}
+
 /* One CPU's spin: interrupts off, the TSC read back to back, every step
- * counted in its tally. */
+ * counted in its tally, and after each gap the steal record read. */
 static void noise_worker(void *arg)
 {
-	struct noise_cpu *c = &spin.out->cpu[cpu_index()];
+	unsigned int cpu = cpu_index();
+	struct noise_cpu *c = &spin.out->cpu[cpu];
 	struct noise_tally *t = c->tally;
 	double hz = spin.out->tsc_hz;
-	uint64_t start, prev, now, reads;
+	uint64_t start, prev, now, reads, steal_first = 0, steal_last = 0;
 
 	(void)arg;
+	if (spin.out->steal_kind != STEAL_NONE)
+		c->steal_ok = !steal_setup_cpu(cpu, c->steal_why,
+					       sizeof(c->steal_why)) &&
+			      !steal_read_cpu(cpu, &steal_first);
+	steal_last = steal_first;
 	/* Every CPU arrives, tally or not, so that the others start. */
 	c->together = barrier_wait(&spin.start, NOISE_SLACK_MS);
 	if (!t)
 		return;
+	/* Off already: the run keeps interrupts off except in the tick
+	 * windows (engine/ticks.c), so they are not turned on after the
+	 * spin either (a PV guest has no event callback yet, an HVM guest's
+	 * timers are not set up). */
 	irq_disable();
 	start = prev = tsc_read();
 	for (reads = 1; reads < spin.max_reads; reads++) {
 		now = tsc_read();
-		noise_tally_step(t, prev, now, spin.threshold_cycles, hz);
+		if (noise_tally_step(t, prev, now, spin.threshold_cycles, hz) &&
+		    c->steal_ok)
+			attribute_gap(c, cpu, now - prev, &steal_last);
 		/* A step back leaves prev where it was: the span is measured
 		 * from the first read to the furthest. */
 		if (now > prev)
@@ -54,9 +83,13 @@ static void noise_worker(void *arg)
 		if (prev - start >= spin.span_cycles)
 			break;
 	}
-	irq_enable();
 	t->reads = reads;
 	t->span_cycles = prev - start;
+	if (c->steal_ok && !steal_read_cpu(cpu, &steal_last))
+		c->steal_total_ns = steal_last >= steal_first
+					    ? steal_last - steal_first
+					    : 0;
+	steal_stop_cpu(cpu);
 	c->ran = true;
 }
 
@@ -67,6 +100,7 @@ void noise_measure(const struct noise_options *opts, struct noise_result *out)
 	memset(out, 0, sizeof(*out));
 	out->duration_ms = opts->duration_ms;
 	out->threshold_ns = opts->threshold_ns;
+	out->threshold_asked_ns = opts->threshold_ns;
 	out->tsc_hz = (double)stopwatch_hz();
 	out->ncpu = smp_nr_cpus();
 	if (out->ncpu > MAX_CPUS)
@@ -77,14 +111,17 @@ void noise_measure(const struct noise_options *opts, struct noise_result *out)
 			 "timed");
 		return;
 	}
-	if (opts->tsc_trapped) {
-		snprintf(out->reason, sizeof(out->reason),
-			 "the TSC's reads are trapped here: every read of the "
-			 "spin would be a gap");
-		return;
-	}
+	out->tsc_trapped = opts->tsc_trapped;
+	out->tsc_read_ns = opts->tsc_read_ns;
+	if (opts->tsc_trapped &&
+	    NOISE_TRAPPED_READ_FACTOR * opts->tsc_read_ns > opts->threshold_ns)
+		out->threshold_ns = (unsigned int)(NOISE_TRAPPED_READ_FACTOR *
+							   opts->tsc_read_ns +
+						   0.5);
 	out->threshold_cycles =
-		noise_threshold_cycles(opts->threshold_ns, out->tsc_hz);
+		noise_threshold_cycles(out->threshold_ns, out->tsc_hz);
+	out->steal_kind = steal_choose(opts->hv, out->steal_words,
+				       sizeof(out->steal_words));
 	for (i = 0; i < out->ncpu; i++) {
 		const struct cpu *cpu = smp_cpu(i);
 		struct noise_cpu *c = &out->cpu[i];
@@ -107,7 +144,7 @@ void noise_measure(const struct noise_options *opts, struct noise_result *out)
 	progress("spinning on the TSC with interrupts off on %u CPU%s for "
 		 "%u ms, gaps above %u ns",
 		 out->online, out->online == 1 ? "" : "s", opts->duration_ms,
-		 opts->threshold_ns);
+		 out->threshold_ns);
 	on_all_cpus(noise_worker, NULL, opts->duration_ms + NOISE_SLACK_MS);
 	out->measured = true;
 }

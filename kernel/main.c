@@ -268,17 +268,24 @@ static void run_measure(struct run *r)
 static void run_noise(struct run *r)
 {
 	const struct measure_result *m = &r->report.measure;
-	bool tsc_trapped = false;
+	struct noise_options opts = {
+		.duration_ms = r->opts.noise_ms,
+		.threshold_ns = r->opts.noise_gap_ns,
+		.hv = &r->report.env.hv,
+	};
 	unsigned int i;
 
-	for (i = 0; i < m->nr; i++)
-		if (m->clocks[i].clock == &tsc_clock)
-			tsc_trapped = m->clocks[i].trapped;
-	noise_measure(
-		&(struct noise_options){ .duration_ms = r->opts.noise_ms,
-					 .threshold_ns = r->opts.noise_gap_ns,
-					 .tsc_trapped = tsc_trapped },
-		&r->report.noise);
+	for (i = 0; i < m->nr; i++) {
+		const struct clock_result *c = &m->clocks[i];
+
+		if (c->clock != &tsc_clock || !c->trapped)
+			continue;
+		opts.tsc_trapped = true;
+		opts.tsc_read_ns = (double)c->read_ns.p50 > c->batch_ns_per_read
+					   ? (double)c->read_ns.p50
+					   : c->batch_ns_per_read;
+	}
+	noise_measure(&opts, &r->report.noise);
 }
 
 static void run_xcpu(struct run *r)

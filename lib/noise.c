@@ -10,25 +10,26 @@ void noise_tally_init(struct noise_tally *t)
 	hist_init(&t->gap_ns);
 }
 
-void noise_tally_step(struct noise_tally *t, uint64_t prev, uint64_t now,
+bool noise_tally_step(struct noise_tally *t, uint64_t prev, uint64_t now,
 		      uint64_t threshold_cycles, double hz)
 {
 	uint64_t step;
 
 	if (now < prev) {
 		t->backward_steps++;
-		return;
+		return false;
 	}
 	step = now - prev;
 	if (step > t->longest_cycles)
 		t->longest_cycles = step;
 	if (step <= threshold_cycles)
-		return;
+		return false;
 	t->gaps++;
 	t->gap_cycles += step;
 	if (hz > 0)
 		hist_record(&t->gap_ns,
 			    (int64_t)((double)step * 1e9 / hz + 0.5));
+	return true;
 }
 
 void noise_summarize(const struct noise_tally *t, double hz,

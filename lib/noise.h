@@ -42,9 +42,9 @@ void noise_tally_init(struct noise_tally *t);
 /**
  * Count the step from @prev to @now (TSC cycles) in @t: a gap when it is
  * above @threshold_cycles (its length in ns, at @hz, goes to the
- * histogram), a step back when @now is below @prev.
+ * histogram), a step back when @now is below @prev.  True for a gap.
  */
-void noise_tally_step(struct noise_tally *t, uint64_t prev, uint64_t now,
+bool noise_tally_step(struct noise_tally *t, uint64_t prev, uint64_t now,
 		      uint64_t threshold_cycles, double hz);
 
 /**

@@ -18,8 +18,18 @@ void report_noise_print(const struct run_report *run)
 		printf("  not measured: %s\n", n->reason);
 		return;
 	}
-	printf("  %-7s %14s %10s %10s %14s %12s %12s\n", "CPU", "available %",
-	       "gaps", "gaps/s", "longest ns", "gap p50 ns", "gap p99 ns");
+	if (n->tsc_trapped)
+		printf("  the TSC's reads are trapped here (about %.0f ns "
+		       "each, "
+		       "an exit): the threshold is %u times that, not the "
+		       "%u ns asked, and the time in those exits counts as "
+		       "available\n",
+		       n->tsc_read_ns, NOISE_TRAPPED_READ_FACTOR,
+		       n->threshold_asked_ns);
+	printf("  steal: %s\n", n->steal_words);
+	printf("  %-7s %14s %10s %10s %14s %12s %12s %9s\n", "CPU",
+	       "available %", "gaps", "gaps/s", "longest ns", "gap p50 ns",
+	       "gap p99 ns", "steal %");
 	for (cpu = 0; cpu < n->ncpu; cpu++) {
 		const struct noise_cpu *c = &n->cpu[cpu];
 		struct noise_summary s;
@@ -33,12 +43,16 @@ void report_noise_print(const struct run_report *run)
 			continue;
 		}
 		noise_summarize(c->tally, n->tsc_hz, &s);
-		printf("  %-7u %14.5f %10llu %10.1f %14.0f %12lld %12lld\n",
-		       cpu, s.availability_pct,
-		       (unsigned long long)c->tally->gaps, s.gaps_per_s,
-		       s.longest_ns,
+		printf("  %-7u %14.5f %10llu %10.1f %14.0f %12lld %12lld", cpu,
+		       s.availability_pct, (unsigned long long)c->tally->gaps,
+		       s.gaps_per_s, s.longest_ns,
 		       (long long)hist_percentile(&c->tally->gap_ns, 500),
 		       (long long)hist_percentile(&c->tally->gap_ns, 990));
+		if (c->steal_ok)
+			printf(" %9.1f\n", steal_share_pct(&c->steal));
+		else
+			printf(" %9s%s%s\n", "-", c->steal_why[0] ? "  " : "",
+			       c->steal_why);
 	}
 }
 
@@ -74,6 +88,30 @@ void report_noise_checks(const struct run_report *run, struct ktap *k)
 			 NOISE_BACKWARD_STEPS_MAX);
 }
 
+/* {"registered", "reason", "total_ns", "in_gaps_ns", "outside_ns",
+ * "share_pct", "gaps_with_steal", "failed_reads"}, or null where there is
+ * no steal interface. */
+static void json_steal(struct json_writer *w, const struct noise_result *n,
+		       const struct noise_cpu *c)
+{
+	bool ok = c->ran && c->steal_ok;
+
+	if (n->steal_kind == STEAL_NONE) {
+		json_null(w, "steal");
+		return;
+	}
+	json_object_begin(w, "steal");
+	json_bool(w, "registered", c->steal_ok);
+	json_string(w, "reason", c->steal_ok ? NULL : c->steal_why);
+	json_uint_if(w, "total_ns", ok, c->steal_total_ns);
+	json_double_if(w, "in_gaps_ns", ok, c->steal.steal_in_gaps_ns);
+	json_double_if(w, "outside_ns", ok, c->steal.steal_outside_ns);
+	json_double_if(w, "share_pct", ok, steal_share_pct(&c->steal));
+	json_uint_if(w, "gaps_with_steal", ok, c->steal.gaps_with_steal);
+	json_uint_if(w, "failed_reads", ok, c->steal.failed_reads);
+	json_object_end(w);
+}
+
 void report_noise_json(const struct run_report *run, struct json_writer *w)
 {
 	const struct noise_result *n = &run->noise;
@@ -85,6 +123,14 @@ void report_noise_json(const struct run_report *run, struct json_writer *w)
 	json_string(w, "clock", "tsc");
 	json_uint(w, "duration_ms", n->duration_ms);
 	json_uint(w, "threshold_ns", n->threshold_ns);
+	json_uint(w, "threshold_asked_ns", n->threshold_asked_ns);
+	json_bool(w, "tsc_trapped", n->tsc_trapped);
+	json_double_if(w, "tsc_read_ns", n->tsc_trapped, n->tsc_read_ns);
+	json_string(w, "steal_interface",
+		    n->steal_kind == STEAL_NONE
+			    ? NULL
+			    : steal_kind_name(n->steal_kind));
+	json_string(w, "steal_words", n->steal_words);
 	json_array_begin(w, "cpus");
 	for (cpu = 0; n->measured && cpu < n->ncpu; cpu++) {
 		const struct noise_cpu *c = &n->cpu[cpu];
@@ -114,6 +160,7 @@ void report_noise_json(const struct run_report *run, struct json_writer *w)
 			json_hist_distribution(w, "gap_ns", &c->tally->gap_ns);
 		else
 			json_null(w, "gap_ns");
+		json_steal(w, n, c);
 		json_object_end(w);
 	}
 	json_array_end(w);

@@ -415,7 +415,7 @@ static void fill_noise(double scale)
 	memset(n, 0, sizeof(*n));
 	n->measured = true;
 	n->duration_ms = 100;
-	n->threshold_ns = 5000;
+	n->threshold_ns = n->threshold_asked_ns = 5000;
 	n->threshold_cycles = 10500;
 	n->tsc_hz = GHZ;
 	n->ncpu = n->online = 2;
@@ -1059,6 +1059,39 @@ static void noise_per_cpu(void **state)
 	assert_non_null(strstr(document, "\"cpus\": []"));
 }
 
+/* With a steal record, each CPU says how much of its gap time it
+ * accounts as steal; without one, steal is null and the words say why. */
+static void noise_steal_attribution(void **state)
+{
+	struct noise_cpu *c = &run.noise.cpu[0];
+
+	(void)state;
+	fill_run(1.0);
+	write_json(&first);
+	assert_non_null(strstr(document, "\"steal_interface\": null"));
+	assert_non_null(strstr(document, "\"steal\": null"));
+	run.noise.steal_kind = STEAL_XEN;
+	snprintf(run.noise.steal_words, sizeof(run.noise.steal_words),
+		 "Xen runstate area, with its update flag");
+	c->steal_ok = true;
+	c->steal_total_ns = 950000;
+	steal_attribute(&c->steal, 1000000, 950000);
+	snprintf(run.noise.cpu[1].steal_why, sizeof(run.noise.cpu[1].steal_why),
+		 "VCPUOP_register_runstate_memory_area for vCPU 1 failed: -38");
+	write_json(&first);
+	assert_non_null(strstr(document, "\"steal_interface\": \"Xen runstate "
+					 "area\""));
+	assert_non_null(strstr(document,
+			       "\"steal\": {\"registered\": true,"
+			       "\"reason\": null,\"total_ns\": "
+			       "950000,\"in_gaps_ns\": 950000,"
+			       "\"outside_ns\": 0,\"share_pct\": 95,"));
+	assert_non_null(strstr(document, "\"steal\": {\"registered\": false,"
+					 "\"reason\": \"VCPUOP_register_"
+					 "runstate_memory_area for vCPU 1 "
+					 "failed: -38\",\"total_ns\": null"));
+}
+
 /* A clock that takes another's rate (the same counter) names it, in the
  * JSON and in its notes; the others name none. */
 static void a_shared_rate_names_its_source(void **state)
@@ -1141,6 +1174,7 @@ int main(void)
 		cmocka_unit_test(trapped_by_the_batch_figure),
 		cmocka_unit_test(translated_under_tcg),
 		cmocka_unit_test(noise_per_cpu),
+		cmocka_unit_test(noise_steal_attribution),
 		cmocka_unit_test(a_shared_rate_names_its_source),
 		cmocka_unit_test(names_are_stable),
 		cmocka_unit_test(verdicts),
