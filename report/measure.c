@@ -115,37 +115,32 @@ static void result_notes(const struct run_report *run,
 	 * timed the same way in this run. */
 	if (r->read_path == READ_TRANSLATED)
 		used += snprintf(buf + used, len - used,
-				 "translated: under TCG a read is translated "
-				 "code (a device's register a call into "
-				 "QEMU's model), never intercepted; it takes "
-				 "%llu ns (median), %.1f ns in batches, as "
-				 "fast as this host runs TCG.",
+				 "translated: under TCG every read is "
+				 "translated code, never intercepted (%llu ns "
+				 "median, %.1f ns in batches).",
 				 (unsigned long long)r->read_ns.p50,
 				 r->batch_ns_per_read);
 	else if (c->native_read_ns_max && r->trapped)
 		used += snprintf(buf + used, len - used,
 				 "trapped: a read takes %llu ns (median), "
-				 "%.1f ns in batches, more than the %u ns it "
-				 "can take natively and more than %.0f times "
-				 "the reference sequence timed the same way "
-				 "(%.1f ns, %.1f ns in batches), so something "
-				 "intercepts or emulates it.",
+				 "%.1f ns in batches, above the %u ns it can "
+				 "take natively and %.0f times the reference "
+				 "sequence (%.1f ns, %.1f in batches), so "
+				 "something intercepts or emulates it.",
 				 (unsigned long long)r->read_ns.p50,
 				 r->batch_ns_per_read, c->native_read_ns_max,
 				 TRAP_REFERENCE_FACTOR, sequence_ns(run),
 				 run->measure.references.sequence_batch_ns);
 	else if (c->native_read_ns_max)
-		used += snprintf(
-			buf + used, len - used,
-			"not trapped: a read takes %llu ns (median), "
-			"%.1f ns in batches, within the %u ns it can "
-			"take natively or %.0f times the reference "
-			"sequence timed the same way (%.1f ns, %.1f ns "
-			"in batches).",
-			(unsigned long long)r->read_ns.p50,
-			r->batch_ns_per_read, c->native_read_ns_max,
-			TRAP_REFERENCE_FACTOR, sequence_ns(run),
-			run->measure.references.sequence_batch_ns);
+		used += snprintf(buf + used, len - used,
+				 "not trapped: a read takes %llu ns (median), "
+				 "%.1f ns in batches, within the %u ns it can "
+				 "take natively or %.0f times the reference "
+				 "sequence (%.1f ns, %.1f in batches).",
+				 (unsigned long long)r->read_ns.p50,
+				 r->batch_ns_per_read, c->native_read_ns_max,
+				 TRAP_REFERENCE_FACTOR, sequence_ns(run),
+				 run->measure.references.sequence_batch_ns);
 	if (r->nr_ports && used < len)
 		used += port_path_words(r, buf + used, len - used,
 					used ? " " : "");
