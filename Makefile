@@ -45,7 +45,7 @@ DEBIAN_PACKAGES := gcc libc6-dev make binutils git python3 clang-format xz-utils
 	qemu-system-x86 grub-pc-bin grub-efi-amd64-bin grub-common xorriso \
 	mtools ovmf newlib-source libxen-dev libcmocka-dev python3-jsonschema qemu-utils \
 	python3-matplotlib python3-pyflakes xen-hypervisor-4.17-amd64 help2man \
-	python3-argcomplete python3-yaml lava-dispatcher tftpd-hpa
+	python3-argcomplete python3-yaml lava-dispatcher tftpd-hpa linux-libc-dev
 
 # --- newlib, built once from Debian's newlib-source --------------------------
 NEWLIB_TARBALL := $(firstword $(wildcard /usr/src/newlib/newlib-*.tar.*))
@@ -91,7 +91,8 @@ KERNEL_OBJS := $(call env_objs,hvm64,$(call env_srcs,hvm64))
 PV64_OBJS := $(call env_objs,pv64,$(call env_srcs,pv64))
 HEAD_OBJ = $(OBJDIR)/boot/head-$(1).o
 LDS := $(OBJDIR)/link.lds
-GENERATED := $(BUILD)/include/clockbench/version.h $(BUILD)/include/xen
+GENERATED := $(BUILD)/include/clockbench/version.h $(BUILD)/include/xen \
+	$(BUILD)/include/asm $(BUILD)/include/linux $(BUILD)/include/asm-generic
 
 IMAGES := $(BUILD)/clockbench.elf $(BUILD)/clockbench-mb1.elf \
 	$(BUILD)/clockbench-xenpv.elf
@@ -186,6 +187,16 @@ $(BUILD)/include/xen:
 		exit 1; fi
 	@mkdir -p $(@D)
 	@ln -sfn /usr/include/xen $@
+
+# KVM's paravirtual ABI (asm/kvm_para.h: the steal-time record and its MSR) from
+# Debian's linux-libc-dev, in place, with the uapi headers it includes, and nothing
+# else of /usr/include.
+$(BUILD)/include/asm:
+	@mkdir -p $(@D)
+	@ln -sfn /usr/include/x86_64-linux-gnu/asm $@
+$(BUILD)/include/linux $(BUILD)/include/asm-generic:
+	@mkdir -p $(@D)
+	@ln -sfn /usr/include/$(@F) $@
 
 # --- kernel objects and images --------------------------------------------
 define env_rules

@@ -24,6 +24,8 @@
  * dom0 of two vCPUs under TCG: 1.7 ms a bracket) the count stops there, at
  * MIN_SAMPLES at least, instead of taking 17 s. */
 #define SHARE_EMPTY 0.02
+/* The references' share: half per read, half in batches. */
+#define SHARE_REFERENCES 0.02
 /* Reads whose extended values are kept to compare in ns after the loop. */
 #define RESOLUTION_KEPT_READS 20000
 #define MIN_RESOLUTION_READS  1000
@@ -56,10 +58,14 @@
 
 /* The empty brackets, then each clock's first extended values. */
 static uint64_t samples[RESOLUTION_KEPT_READS];
-/* The run's: the empty bracket every read is corrected by, and the
- * clock rates are measured against. */
+/* The run's: the empty bracket every read is corrected by, the references
+ * reads are judged against, and the clock rates are measured against. */
 static struct stats_summary empty_bracket;
+static struct bracket_references references;
 static const struct clock *reference;
+
+_Static_assert(RESOLUTION_KEPT_READS >= 2 * EMPTY_SAMPLES,
+	       "the empty brackets share the samples, two kinds at a time");
 
 static double cycles_to_ns(double cycles)
 {
@@ -80,33 +86,139 @@ static __attribute__((noinline)) uint64_t convert_nothing(const struct clock *c,
 	return delta;
 }
 
+/* The empty bracket's read: nothing, reached the way a clock's read is,
+ * through a pointer.  Never inlined, or there would be no call to time. */
+static __attribute__((noinline)) uint64_t read_nothing(void)
+{
+	barrier();
+	return 0;
+}
+
+/* The reference sequence: SEQUENCE_STEPS dependent multiply-adds, which
+ * nothing intercepts anywhere: natively about as long as a TSC read, under
+ * TCG as fast or slow as the host runs translated code. */
+#define SEQUENCE_STEPS 8
+static __attribute__((noinline)) uint64_t read_sequence(void)
+{
+	uint64_t x = 1;
+	unsigned int i;
+
+	/* Opaque to the compiler, so the chain is computed, not folded. */
+	asm volatile("" : "+r"(x));
+	for (i = 0; i < SEQUENCE_STEPS; i++)
+		x = x * 0x9e3779b97f4a7c15ull + i;
+	return x;
+}
+
+/*
+ * One call to @read between two ordered TSC reads, in cycles.  The pointer
+ * is in a register before the first TSC read, so the bracket holds the
+ * call, the read and its return, and nothing else: no load of the pointer,
+ * no store of a result.  Under TCG the indirect call and the return each
+ * end a translated block (about 60 cycles on the probe's host), which is
+ * why the empty bracket makes the same call: it is part of the path, not
+ * of the read.
+ */
+static inline uint64_t bracket_call_cycles(uint64_t (*read)(void))
+{
+	uint64_t t0, t1;
+
+	asm volatile("" : "+r"(read));
+	t0 = tsc_read_ordered();
+	read();
+	t1 = tsc_read_ordered();
+	return t1 - t0;
+}
+
+/* Two ordered TSC reads with nothing between them: the lean bracket. */
+static inline uint64_t bracket_lean_cycles(void)
+{
+	uint64_t t0 = tsc_read_ordered();
+
+	return tsc_read_ordered() - t0;
+}
+
+/* rdtsc inline in the lean bracket: a TSC read with nothing of the
+ * engine's path around it, as an independent probe would time it. */
+static inline uint64_t bracket_lean_tsc_cycles(void)
+{
+	uint64_t t0 = tsc_read_ordered();
+
+	tsc_read();
+	return tsc_read_ordered() - t0;
+}
+
+/* @cycles less @empty, never below 0. */
+static uint64_t less_empty(uint64_t cycles, uint64_t empty)
+{
+	return cycles > empty ? cycles - empty : 0;
+}
+
+/*
+ * The empty brackets, interleaved so that both see the same moments: the
+ * one every read is corrected by (a call to nothing, through a pointer)
+ * and the lean one (nothing at all) the lean TSC read is corrected by.
+ */
 static void measure_empty(uint64_t budget_cycles)
 {
+	uint64_t *lean = samples + EMPTY_SAMPLES;
 	uint64_t start = tsc_read_ordered();
 	size_t i;
 
 	for (i = 0; i < EMPTY_SAMPLES; i++) {
-		uint64_t t0 = tsc_read_ordered();
-		uint64_t t1 = tsc_read_ordered();
-
-		samples[i] = t1 - t0;
-		if (i + 1 >= MIN_SAMPLES && t1 - start > budget_cycles) {
+		samples[i] = bracket_call_cycles(read_nothing);
+		lean[i] = bracket_lean_cycles();
+		if (i + 1 >= MIN_SAMPLES &&
+		    tsc_read_ordered() - start > budget_cycles) {
 			i++;
 			break;
 		}
 	}
 	stats_summarize(samples, i, &empty_bracket);
+	stats_summarize(lean, i, &references.lean_bracket);
 }
 
-/* One bracketed read, minus the empty bracket's median (never below 0). */
+/* The stopwatch as a function, for lib/batch.c's two reads around a loop. */
+static uint64_t stopwatch_now(void)
+{
+	return tsc_read_ordered();
+}
+
+/*
+ * What reads are judged against, measured in this run the way reads are,
+ * so that a slower or busier host moves them as it moves the reads: the
+ * lean TSC read, and the reference sequence per read (the call bracket,
+ * less its median) and in batches.
+ */
+static void measure_references(uint64_t budget_cycles)
+{
+	uint64_t *lean = samples + EMPTY_SAMPLES;
+	uint64_t start = tsc_read_ordered();
+	struct batch_figure b;
+	size_t i;
+
+	for (i = 0; i < EMPTY_SAMPLES; i++) {
+		samples[i] = less_empty(bracket_call_cycles(read_sequence),
+					empty_bracket.p50);
+		lean[i] = less_empty(bracket_lean_tsc_cycles(),
+				     references.lean_bracket.p50);
+		if (i + 1 >= MIN_SAMPLES &&
+		    tsc_read_ordered() - start > budget_cycles / 2) {
+			i++;
+			break;
+		}
+	}
+	stats_summarize(samples, i, &references.sequence_read);
+	stats_summarize(lean, i, &references.lean_tsc_read);
+	batch_measure(read_sequence, stopwatch_now, (double)stopwatch_hz(),
+		      budget_cycles / 2, &b);
+	references.sequence_batch_ns = b.ns_per_read;
+}
+
+/* One bracketed read, less the empty bracket's median (never below 0). */
 static uint64_t bracketed_read(const struct clock *c)
 {
-	uint64_t t0 = tsc_read_ordered();
-	uint64_t t1;
-
-	c->read();
-	t1 = tsc_read_ordered();
-	return t1 - t0 > empty_bracket.p50 ? t1 - t0 - empty_bracket.p50 : 0;
+	return less_empty(bracket_call_cycles(c->read), empty_bracket.p50);
 }
 
 /*
@@ -249,12 +361,6 @@ static void measure_resolution(struct clock_result *r, uint64_t budget_cycles)
 	r->update_hz =
 		elapsed ? changes * (double)stopwatch_hz() / (double)elapsed
 			: 0;
-}
-
-/* The stopwatch as a function, for lib/batch.c's two reads around a loop. */
-static uint64_t stopwatch_now(void)
-{
-	return tsc_read_ordered();
 }
 
 /* The batch figure (lib/batch.h): the seeds' method, shared with
@@ -401,18 +507,40 @@ static void measure_rates(struct measure_result *out, unsigned int rate_ms)
 }
 
 /*
- * Slower than the clock can be natively, by the median bracketed read or by
- * the batch figure.  Where the stopwatch itself is trapped (rdtsc in a Xen
- * HVM guest under TCG: about 70 us a bracket), the bracket's own cost swamps
- * the median, which can come out below the bound although each read exits
- * to the hypervisor; the batch figure, timed over long loops, still shows it.
+ * Whether @r's reads are intercepted (one judge: the report only says what
+ * was found here).  Under TCG nothing is: every read is translated code,
+ * a device's register a call into QEMU's model on the same thread, and
+ * the figures follow the host's speed.  Elsewhere a read is trapped when
+ * it is slower than the clock can be natively (clock->native_read_ns_max)
+ * and also more than TRAP_REFERENCE_FACTOR times the reference sequence
+ * timed the same way in this run, by the median bracketed read or by the
+ * batch figure: a slower or busier host slows the sequence as it slows
+ * the read, so it cannot flip the judgement alone.  Where the stopwatch
+ * itself is trapped (rdtsc in a Xen HVM guest under TCG: about 70 us a
+ * bracket), the bracket's own cost swamps the median, which can come out
+ * below the bound although each read exits to the hypervisor; the batch
+ * figure, timed over long loops, still shows it.
  */
-static void judge_trapped(struct clock_result *r)
+static void judge_read(struct clock_result *r, bool translated)
 {
-	unsigned int max = r->clock->native_read_ns_max;
+	double max = r->clock->native_read_ns_max;
+	double sequence_ns = cycles_to_ns((double)references.sequence_read.p50);
 
-	r->trapped = max && (r->read_ns.p50 > max ||
-			     r->batch_ns_per_read > (double)max);
+	if (translated) {
+		r->read_path = READ_TRANSLATED;
+	} else if (max > 0 &&
+		   (((double)r->read_ns.p50 > max &&
+		     (double)r->read_ns.p50 >
+			     TRAP_REFERENCE_FACTOR * sequence_ns) ||
+		    (r->batch_ns_per_read > max &&
+		     r->batch_ns_per_read >
+			     TRAP_REFERENCE_FACTOR *
+				     references.sequence_batch_ns))) {
+		r->read_path = READ_TRAPPED;
+	} else {
+		r->read_path = READ_DIRECT;
+	}
+	r->trapped = r->read_path == READ_TRAPPED;
 }
 
 static void record_port_use(struct clock_result *r)
@@ -450,6 +578,29 @@ static void count_bad_reads(struct measure_result *out)
 			r->bad_reads = r->clock->bad_reads();
 }
 
+/* The tsc clock's p50 against the lean TSC read's, both in cycles. */
+static void compare_lean(struct measure_result *out)
+{
+	struct lean_agreement *a = &out->lean;
+	const struct clock_result *r;
+	double diff;
+
+	for (r = out->clocks; r < out->clocks + out->nr; r++)
+		if (r->clock == &tsc_clock && r->measured)
+			break;
+	if (r == out->clocks + out->nr)
+		return;
+	a->measured = true;
+	a->read_p50_cycles = r->read_cycles.p50;
+	a->lean_p50_cycles = out->references.lean_tsc_read.p50;
+	a->step_cycles = r->changed ? r->resolution_ns * out->tsc_hz / 1e9 : 0;
+	diff = (double)a->read_p50_cycles - (double)a->lean_p50_cycles;
+	if (diff < 0)
+		diff = -diff;
+	a->agree = diff <= LEAN_AGREEMENT_SHARE * (double)a->lean_p50_cycles ||
+		   diff <= a->step_cycles;
+}
+
 void measure_all(const struct measure_options *opts, struct measure_result *out)
 {
 	struct clock *const *cp;
@@ -472,7 +623,11 @@ void measure_all(const struct measure_options *opts, struct measure_result *out)
 	reference = choose_reference();
 	out->reference = reference;
 	measure_empty(ns_to_cycles(opts->budget_ms * 1e6 * SHARE_EMPTY));
+	measure_references(
+		ns_to_cycles(opts->budget_ms * 1e6 * SHARE_REFERENCES));
 	out->empty_bracket = empty_bracket;
+	out->references = references;
+	out->translated = opts->translated;
 	for (cp = clocks_all(); *cp; cp++)
 		present += (*cp)->present;
 	share = present ? ns_to_cycles(opts->budget_ms * 1e6 / present) : 0;
@@ -498,9 +653,10 @@ void measure_all(const struct measure_options *opts, struct measure_result *out)
 		measure_resolution(r, (uint64_t)(share * SHARE_RESOLUTION));
 		measure_batch(r, (uint64_t)(share * SHARE_BATCH));
 		measure_conversion(r);
-		judge_trapped(r);
+		judge_read(r, opts->translated);
 		r->measured = true;
 	}
+	compare_lean(out);
 	measure_rates(out, opts->rate_ms);
 	/* After the rates, whose reads go through the same ports. */
 	for (r = out->clocks; r < out->clocks + out->nr; r++)

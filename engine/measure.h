@@ -23,6 +23,54 @@ struct measure_options {
 	unsigned int budget_ms; /* all measurements of the run */
 	unsigned int samples; /* per-read samples per clock; 0 = from budget */
 	unsigned int rate_ms; /* reference time for each rate measurement */
+	/* Every instruction is translated (TCG): no read is intercepted. */
+	bool translated;
+};
+
+/* A read slower than its clock's native bound is trapped only when it is
+ * also this many times the reference sequence timed the same way in the
+ * same run (engine/measure.c, judge_read()).  An exit costs a microsecond
+ * or more, 100 times the sequence natively; a pvclock read that nothing
+ * intercepts, in a Xen PV dom0 under TCG, took 13 to 16 times it (128 to
+ * 160 ns against 10), above its 100 ns native bound: 10 flipped it. */
+#define TRAP_REFERENCE_FACTOR 30.0
+
+/* A lean reference within this share of a read's p50, or within one step
+ * of the TSC, agrees with it (report/measure.c says whether it did). */
+#define LEAN_AGREEMENT_SHARE 0.10
+
+/*
+ * The references reads are judged against, each measured in the same run
+ * the same way as reads are, in TSC cycles.
+ */
+struct bracket_references {
+	/* lfence;rdtsc twice, nothing between: the lean bracket. */
+	struct stats_summary lean_bracket;
+	/* rdtsc inline in the lean bracket, less its median: a TSC read with
+	 * nothing of the engine's path around it. */
+	struct stats_summary lean_tsc_read;
+	/* The reference sequence (SEQUENCE_STEPS dependent multiply-adds,
+	 * which nothing intercepts) read as a clock is, less the empty
+	 * bracket, and its batch figure in ns. */
+	struct stats_summary sequence_read;
+	double sequence_batch_ns;
+};
+
+/* The TSC clock's read (rdtsc) against the lean TSC read: the proof that
+ * the bracket subtracts all of the engine's path. */
+struct lean_agreement {
+	bool measured; /* the tsc clock was measured */
+	uint64_t read_p50_cycles, lean_p50_cycles;
+	double step_cycles; /* the TSC's smallest step seen, in cycles */
+	bool agree;	    /* within LEAN_AGREEMENT_SHARE or one step */
+};
+
+/* What a clock's read is, as judged (judge_read()). */
+enum read_path {
+	READ_DIRECT,	 /* runs as it would natively: not intercepted */
+	READ_TRAPPED,	 /* intercepted or emulated: slower than native
+			  * and far slower than the reference sequence */
+	READ_TRANSLATED, /* under TCG: translated code, never intercepted */
 };
 
 /* Every bracketed read of one clock, empty bracket subtracted, in constant
@@ -66,9 +114,10 @@ struct clock_result {
 	 * TSC) runs at the same rate, so it is measured once. */
 	const struct clock *rate_shared_from;
 	char rate_problem[CLOCK_TEXT_LEN];
-	/* A median read slower than the clock can be natively
-	 * (clock->native_read_ns_max): something intercepts it. */
-	bool trapped;
+	/* Slower than the clock can be natively and far slower than the
+	 * reference sequence: something intercepts it (judge_read()). */
+	enum read_path read_path;
+	bool trapped; /* read_path == READ_TRAPPED */
 	/* The driver's count of bad reads after measuring (clock->bad_reads;
 	 * 0 without one). */
 	unsigned long bad_reads;
@@ -87,10 +136,15 @@ struct measure_result {
 	bool timed;    /* false: no stopwatch rate, nothing could be timed */
 	double tsc_hz; /* the stopwatch's rate the cycles were turned with */
 	unsigned int budget_ms;
-	struct stats_summary empty_bracket; /* two back-to-back ordered TSC
-					     * reads, in cycles */
-	const struct clock *reference;	    /* rates are measured against it */
-	unsigned int nr;		    /* one per clock, in table order */
+	/* Two ordered TSC reads around a call to nothing through a pointer,
+	 * the path every clock's read takes, in cycles: every read is
+	 * corrected by its median. */
+	struct stats_summary empty_bracket;
+	struct bracket_references references;
+	struct lean_agreement lean;
+	bool translated; /* under TCG: no read is judged trapped */
+	const struct clock *reference; /* rates are measured against it */
+	unsigned int nr;	       /* one per clock, in table order */
 	struct clock_result clocks[MAX_CLOCKS];
 };
 

@@ -34,6 +34,7 @@
 #include "engine/crosscpu.h"
 #include "engine/lifecycle.h"
 #include "engine/measure.h"
+#include "engine/noise.h"
 #include "engine/selftest.h"
 #include "engine/ticks.h"
 #include "hypervisor/detect.h"
@@ -253,10 +254,38 @@ static void run_cpus(struct run *r)
 
 static void run_measure(struct run *r)
 {
-	measure_all(&(struct measure_options){ .budget_ms = r->opts.budget_ms,
-					       .samples = r->opts.samples,
-					       .rate_ms = r->opts.rate_ms },
-		    &r->report.measure);
+	const struct hv_leaf *hv = hv_primary(&r->report.env.hv);
+
+	measure_all(
+		&(struct measure_options){ .budget_ms = r->opts.budget_ms,
+					   .samples = r->opts.samples,
+					   .rate_ms = r->opts.rate_ms,
+					   .translated =
+						   hv && hv->kind == HV_TCG },
+		&r->report.measure);
+}
+
+static void run_noise(struct run *r)
+{
+	const struct measure_result *m = &r->report.measure;
+	struct noise_options opts = {
+		.duration_ms = r->opts.noise_ms,
+		.threshold_ns = r->opts.noise_gap_ns,
+		.hv = &r->report.env.hv,
+	};
+	unsigned int i;
+
+	for (i = 0; i < m->nr; i++) {
+		const struct clock_result *c = &m->clocks[i];
+
+		if (c->clock != &tsc_clock || !c->trapped)
+			continue;
+		opts.tsc_trapped = true;
+		opts.tsc_read_ns = (double)c->read_ns.p50 > c->batch_ns_per_read
+					   ? (double)c->read_ns.p50
+					   : c->batch_ns_per_read;
+	}
+	noise_measure(&opts, &r->report.noise);
 }
 
 static void run_xcpu(struct run *r)
@@ -307,6 +336,10 @@ static const struct phase phases[] = {
 	  NULL },
 	{ "measure", TIMING_MEASURE, run_measure, report_measure_print,
 	  report_measure_checks, report_measure_json },
+	/* Charged to the measurements: the timing's phases are a fixed set
+	 * (docs/report.schema.json). */
+	{ "noise", TIMING_MEASURE, run_noise, report_noise_print,
+	  report_noise_checks, report_noise_json },
 	{ "cross-cpu", TIMING_CROSS_CPU, run_xcpu, report_xcpu_print,
 	  report_xcpu_checks, report_xcpu_json },
 	/* Charged to the cross-CPU phase: it runs the same engine, and the

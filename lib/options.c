@@ -154,6 +154,26 @@ static const struct option_desc option_table[] = {
 	  10,
 	  600000,
 	  NULL },
+	{ "noise_ms",
+	  FIELD(noise_ms),
+	  false,
+	  { NULL },
+	  100,
+	  "how long each CPU spins with interrupts off on the TSC in the noise "
+	  "phase, recording every gap (time it was taken away), in ms",
+	  1,
+	  60000,
+	  NULL },
+	{ "noise_gap_ns",
+	  FIELD(noise_gap_ns),
+	  false,
+	  { NULL },
+	  NOISE_THRESHOLD_NS_DEFAULT,
+	  "the least step between two TSC reads of the noise phase's spin that "
+	  "counts as a gap, in ns",
+	  100,
+	  10000000,
+	  NULL },
 	{ "events",
 	  FIELD(events),
 	  false,
@@ -353,7 +373,7 @@ static int parse_word(const char *word, size_t len, struct options *opts,
 	const char *eq = memchr(word, '=', len);
 	const struct option_desc *d;
 	size_t keylen, vallen, i, n;
-	char valid[160];
+	char valid[200]; /* every option's name, joined */
 
 	if (!eq || eq == word)
 		return error_set(err, errlen,

@@ -24,6 +24,12 @@ struct json_writer;
 /* The most timer rates one run measures each tick source at. */
 #define TICK_MAX_RATES 8
 
+/* The noise phase's default gap threshold (noise_gap_ns=): above a
+ * TSC read's cost anywhere (10 to 40 ns natively, under TCG 10 to 30 ns
+ * and its translated blocks' odd hold-ups), below the shortest host
+ * preemption or VM exit worth naming. */
+#define NOISE_THRESHOLD_NS_DEFAULT 5000
+
 /* How the run ends once the verdict is known (see base/exit.c). */
 enum exit_method {
 	EXIT_AUTO,  /* isa-debug-exit, then ACPI power-off, then halt */
@@ -64,6 +70,8 @@ struct options {
 	unsigned int hold_ap;	    /* APIC ID not to start; 0 = none */
 	unsigned int warp_ms;	    /* cross-CPU warp test per clock */
 	unsigned int drift_ms;	    /* span of the drift fit */
+	unsigned int noise_ms;	    /* each CPU's spin in the noise phase */
+	unsigned int noise_gap_ns;  /* the least step that is a gap */
 	unsigned int events;	    /* event points (engine/lifecycle.h) */
 	unsigned int event_wait_ms; /* the bound on each one's wait */
 	unsigned int tick_rates_hz[TICK_MAX_RATES]; /* rates to measure */

@@ -83,6 +83,16 @@ static int port_path_words(const struct clock_result *r, char *buf, size_t len,
 	}
 }
 
+/* The reference sequence's median read, in ns. */
+static double sequence_ns(const struct run_report *run)
+{
+	const struct measure_result *m = &run->measure;
+
+	return m->tsc_hz > 0 ? (double)m->references.sequence_read.p50 * 1e9 /
+				       m->tsc_hz
+			     : 0;
+}
+
 /* What the report says of @r beyond the table, in words: the table's notes
  * column, and the JSON's "notes" after the driver's own. */
 static void result_notes(const struct run_report *run,
@@ -100,30 +110,37 @@ static void result_notes(const struct run_report *run,
 	}
 	if (!r->measured)
 		return;
-	/* Trapped or not, in words: the median against the native bound, and
-	 * the batch figure where it alone is above it (judge_trapped() in
-	 * engine/measure.c). */
-	if (c->native_read_ns_max && r->trapped &&
-	    r->read_ns.p50 <= c->native_read_ns_max)
+	/* What the read is, in words, as judge_read() (engine/measure.c)
+	 * found it: against the native bound and the reference sequence
+	 * timed the same way in this run. */
+	if (r->read_path == READ_TRANSLATED)
 		used += snprintf(buf + used, len - used,
-				 "trapped: a read takes %llu ns (median) but "
-				 "%.0f ns in batches, more than the %u ns it "
-				 "can take natively, so something intercepts "
-				 "or emulates it (the median is what is left "
-				 "of a bracket that costs more than the read).",
+				 "translated: under TCG every read is "
+				 "translated code, never intercepted (%llu ns "
+				 "median, %.1f ns in batches).",
 				 (unsigned long long)r->read_ns.p50,
-				 r->batch_ns_per_read, c->native_read_ns_max);
+				 r->batch_ns_per_read);
+	else if (c->native_read_ns_max && r->trapped)
+		used += snprintf(buf + used, len - used,
+				 "trapped: a read takes %llu ns (median), "
+				 "%.1f ns in batches, above the %u ns it can "
+				 "take natively and %.0f times the reference "
+				 "sequence (%.1f ns, %.1f in batches), so "
+				 "something intercepts or emulates it.",
+				 (unsigned long long)r->read_ns.p50,
+				 r->batch_ns_per_read, c->native_read_ns_max,
+				 TRAP_REFERENCE_FACTOR, sequence_ns(run),
+				 run->measure.references.sequence_batch_ns);
 	else if (c->native_read_ns_max)
 		used += snprintf(buf + used, len - used,
-				 "%s: a read takes %llu ns (median), %s the %u "
-				 "ns it can take %s.",
-				 r->trapped ? "trapped" : "not trapped",
+				 "not trapped: a read takes %llu ns (median), "
+				 "%.1f ns in batches, within the %u ns it can "
+				 "take natively or %.0f times the reference "
+				 "sequence (%.1f ns, %.1f in batches).",
 				 (unsigned long long)r->read_ns.p50,
-				 r->trapped ? "more than" : "within",
-				 c->native_read_ns_max,
-				 r->trapped ? "natively, so something "
-					      "intercepts or emulates it"
-					    : "when nothing intercepts it");
+				 r->batch_ns_per_read, c->native_read_ns_max,
+				 TRAP_REFERENCE_FACTOR, sequence_ns(run),
+				 run->measure.references.sequence_batch_ns);
 	if (r->nr_ports && used < len)
 		used += port_path_words(r, buf + used, len - used,
 					used ? " " : "");
@@ -148,6 +165,29 @@ static void result_notes(const struct run_report *run,
 				 used ? " " : "");
 }
 
+/* The references of this run, in words: the lean TSC read against tsc's,
+ * and the sequence reads are judged against. */
+static void print_references(const struct measure_result *m)
+{
+	const struct bracket_references *ref = &m->references;
+	const struct lean_agreement *a = &m->lean;
+
+	if (a->measured)
+		printf("# lean bracket (nothing between, median %llu cycles): "
+		       "an inline rdtsc %llu cycles, tsc's read %llu: %s "
+		       "(within %.0f %% or a TSC step of %.0f cycles)\n",
+		       (unsigned long long)ref->lean_bracket.p50,
+		       (unsigned long long)a->lean_p50_cycles,
+		       (unsigned long long)a->read_p50_cycles,
+		       a->agree ? "they agree" : "they differ",
+		       LEAN_AGREEMENT_SHARE * 100, a->step_cycles);
+	printf("# reference sequence (nothing intercepts it): %llu cycles "
+	       "(median), %.1f ns in batches%s\n",
+	       (unsigned long long)ref->sequence_read.p50,
+	       ref->sequence_batch_ns,
+	       m->translated ? "; under TCG no read is judged trapped" : "");
+}
+
 void report_measure_print(const struct run_report *run)
 {
 	const struct measure_result *m = &run->measure;
@@ -155,10 +195,11 @@ void report_measure_print(const struct run_report *run)
 	char notes[4 * CLOCK_TEXT_LEN];
 
 	printf("# results: ns from TSC cycles at %.6f GHz; per-read cost = "
-	       "lfence;rdtsc, read, lfence;rdtsc minus the empty bracket "
-	       "(median %llu cycles); rates against %s\n",
+	       "lfence;rdtsc, call read, lfence;rdtsc minus the same bracket "
+	       "calling nothing (median %llu cycles); rates against %s\n",
 	       m->tsc_hz / 1e9, (unsigned long long)m->empty_bracket.p50,
 	       m->reference ? m->reference->name : "nothing");
+	print_references(m);
 	printf("  %-12s %10s %10s %8s %8s %10s %12s %13s %8s %5s %9s  %s\n",
 	       "clock", "p50 ns", "p99 ns", "p50 cyc", "p99 cyc", "batch ns",
 	       "resol ns", "update Hz", "stalls", "back", "rate ppm", "notes");
@@ -321,6 +362,43 @@ static void json_port_path(struct json_writer *w, const struct clock_result *r)
 	json_object_end(w);
 }
 
+static const char *const read_path_keys[] = {
+	[READ_DIRECT] = "direct",
+	[READ_TRAPPED] = "trapped",
+	[READ_TRANSLATED] = "translated",
+};
+
+/* {"result", "figures", "tolerance"}: judge_read()'s verdict on @r and
+ * what it was made from, or null for a clock not measured. */
+static void json_read_judgement(const struct run_report *run,
+				struct json_writer *w,
+				const struct clock_result *r)
+{
+	const struct bracket_references *ref = &run->measure.references;
+
+	if (!r->measured) {
+		json_null(w, "read_judgement");
+		return;
+	}
+	json_object_begin(w, "read_judgement");
+	json_string(w, "result", read_path_keys[r->read_path]);
+	json_object_begin(w, "figures");
+	json_uint(w, "read_p50_ns", r->read_ns.p50);
+	json_double(w, "batch_ns_per_read", r->batch_ns_per_read);
+	json_double(w, "sequence_p50_ns", sequence_ns(run));
+	json_double(w, "sequence_batch_ns", ref->sequence_batch_ns);
+	json_object_end(w);
+	json_object_begin(w, "tolerance");
+	if (r->clock->native_read_ns_max)
+		json_uint(w, "native_read_ns_max",
+			  r->clock->native_read_ns_max);
+	else
+		json_null(w, "native_read_ns_max");
+	json_double(w, "trap_reference_factor", TRAP_REFERENCE_FACTOR);
+	json_object_end(w);
+	json_object_end(w);
+}
+
 static void json_clock(const struct run_report *run, struct json_writer *w,
 		       const struct clock_result *r)
 {
@@ -379,11 +457,49 @@ static void json_clock(const struct run_report *run, struct json_writer *w,
 		json_bool(w, "trapped", r->trapped);
 	else
 		json_null(w, "trapped");
+	json_read_judgement(run, w, r);
 	json_port_path(w, r);
 	result_notes(run, r, mine, sizeof(mine));
 	snprintf(notes, sizeof(notes), "%s%s%s", c->notes,
 		 c->notes[0] && mine[0] ? " " : "", mine);
 	json_string(w, "notes", notes);
+	json_object_end(w);
+}
+
+/* {"lean_bracket_cycles", "lean_tsc_read_cycles", "sequence_read_cycles",
+ * "sequence_batch_ns", "translated", "tsc_against_lean"}, or null when
+ * nothing was timed. */
+static void json_references(struct json_writer *w,
+			    const struct measure_result *m)
+{
+	const struct bracket_references *ref = &m->references;
+	const struct lean_agreement *a = &m->lean;
+
+	if (!m->timed) {
+		json_null(w, "references");
+		return;
+	}
+	json_object_begin(w, "references");
+	json_stats(w, "lean_bracket_cycles", &ref->lean_bracket, true);
+	json_stats(w, "lean_tsc_read_cycles", &ref->lean_tsc_read, true);
+	json_stats(w, "sequence_read_cycles", &ref->sequence_read, true);
+	json_double(w, "sequence_batch_ns", ref->sequence_batch_ns);
+	json_bool(w, "translated", m->translated);
+	if (a->measured) {
+		json_object_begin(w, "tsc_against_lean");
+		json_bool(w, "agree", a->agree);
+		json_object_begin(w, "figures");
+		json_uint(w, "read_p50_cycles", a->read_p50_cycles);
+		json_uint(w, "lean_p50_cycles", a->lean_p50_cycles);
+		json_double(w, "step_cycles", a->step_cycles);
+		json_object_end(w);
+		json_object_begin(w, "tolerance");
+		json_double(w, "lean_agreement_share", LEAN_AGREEMENT_SHARE);
+		json_object_end(w);
+		json_object_end(w);
+	} else {
+		json_null(w, "tsc_against_lean");
+	}
 	json_object_end(w);
 }
 
@@ -394,6 +510,7 @@ void report_measure_json(const struct run_report *run, struct json_writer *w)
 
 	json_uint(w, "budget_ms", m->budget_ms);
 	json_stats(w, "empty_bracket_cycles", &m->empty_bracket, m->timed);
+	json_references(w, m);
 	json_array_begin(w, "clocks");
 	for (i = 0; i < m->nr; i++)
 		json_clock(run, w, &m->clocks[i]);

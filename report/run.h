@@ -20,6 +20,7 @@
 #include "engine/crosscpu.h"
 #include "engine/lifecycle.h"
 #include "engine/measure.h"
+#include "engine/noise.h"
 #include "engine/selftest.h"
 #include "engine/ticks.h"
 #include "hypervisor/detect.h"
@@ -94,6 +95,7 @@ struct run_report {
 	struct clocks_result clocks;
 	struct cpus_result cpus;
 	struct measure_result measure;
+	struct noise_result noise;
 	struct xcpu_result xcpu;
 	struct lifecycle_result lifecycle;
 	struct ticks_result ticks;
@@ -115,6 +117,7 @@ void report_env_print(const struct run_report *run);
 void report_clocks_print(const struct run_report *run);
 void report_cpus_print(const struct run_report *run);
 void report_measure_print(const struct run_report *run);
+void report_noise_print(const struct run_report *run);
 void report_xcpu_print(const struct run_report *run);
 void report_lifecycle_print(const struct run_report *run);
 void report_ticks_print(const struct run_report *run);
@@ -124,6 +127,7 @@ void report_timing_print(const struct timing_result *t);
 void report_selftest_checks(const struct run_report *run, struct ktap *k);
 void report_cpus_checks(const struct run_report *run, struct ktap *k);
 void report_measure_checks(const struct run_report *run, struct ktap *k);
+void report_noise_checks(const struct run_report *run, struct ktap *k);
 void report_xcpu_checks(const struct run_report *run, struct ktap *k);
 void report_lifecycle_checks(const struct run_report *run, struct ktap *k);
 void report_ticks_checks(const struct run_report *run, struct ktap *k);
@@ -131,6 +135,7 @@ void report_ticks_checks(const struct run_report *run, struct ktap *k);
 /* The JSON document's members. */
 void report_env_json(const struct run_report *run, struct json_writer *w);
 void report_measure_json(const struct run_report *run, struct json_writer *w);
+void report_noise_json(const struct run_report *run, struct json_writer *w);
 void report_xcpu_json(const struct run_report *run, struct json_writer *w);
 void report_lifecycle_json(const struct run_report *run, struct json_writer *w);
 void report_ticks_json(const struct run_report *run, struct json_writer *w);

@@ -22,6 +22,9 @@
 /** Reads a driver may count as bad (torn halves, a stuck version): none. */
 #define BAD_READS_MAX 0
 
+/** Steps back one CPU's TSC may take in the noise phase's spin: none. */
+#define NOISE_BACKWARD_STEPS_MAX 0
+
 /** Warps a clock that claims CPUs agree may show in the warp test: none. */
 #define XCPU_WARPS_MAX 0
 

@@ -54,7 +54,8 @@ static void unknown_key_is_named_with_the_valid_keys(void **state)
 	assert_non_null(strstr(err, "unknown option 'bogus'"));
 	assert_non_null(strstr(err, "exit, fault, port_io, verbose, acpi_dump, "
 				    "budget_ms, samples, rate_ms, warp_ms, "
-				    "drift_ms, events, event_wait_ms, hold_ap, "
+				    "drift_ms, noise_ms, noise_gap_ns, events, "
+				    "event_wait_ms, hold_ap, "
 				    "tick_rates, tick_ms "
 				    "or help"));
 }

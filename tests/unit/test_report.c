@@ -212,7 +212,17 @@ static void fill_measure(double scale)
 			snprintf(r->rate_problem, sizeof(r->rate_problem),
 				 "it is the reference");
 		r->trapped = i == 0 && scale > 1;
+		r->read_path = r->trapped ? READ_TRAPPED : READ_DIRECT;
 	}
+	m->references.lean_bracket = spread((uint64_t)(40 * scale));
+	m->references.lean_tsc_read = spread((uint64_t)(95 * scale));
+	m->references.sequence_read = spread((uint64_t)(30 * scale));
+	m->references.sequence_batch_ns = 12 * scale;
+	m->lean = (struct lean_agreement){ .measured = true,
+					   .read_p50_cycles = 100 * scale,
+					   .lean_p50_cycles = 95 * scale,
+					   .step_cycles = 1,
+					   .agree = true };
 }
 
 static void fill_xcpu(double scale)
@@ -394,6 +404,39 @@ static void fill_lifecycle(double scale)
 						 .cost_after_ns = 310 };
 }
 
+/* Two CPUs' spins: CPU 0 lost 1 ms in two gaps, CPU 1 nothing. */
+static struct noise_tally noise_tallies[2];
+
+static void fill_noise(double scale)
+{
+	struct noise_result *n = &run.noise;
+	unsigned int i;
+
+	memset(n, 0, sizeof(*n));
+	n->measured = true;
+	n->duration_ms = 100;
+	n->threshold_ns = n->threshold_asked_ns = 5000;
+	n->threshold_cycles = 10500;
+	n->tsc_hz = GHZ;
+	n->ncpu = n->online = 2;
+	for (i = 0; i < 2; i++) {
+		struct noise_tally *t = &noise_tallies[i];
+
+		noise_tally_init(t);
+		n->cpu[i] = (struct noise_cpu){ .online = true,
+						.ran = true,
+						.together = true,
+						.id = i,
+						.tally = t };
+		t->reads = 5000000;
+		t->span_cycles = (uint64_t)(GHZ / 10);
+	}
+	noise_tally_step(&noise_tallies[0], 0, (uint64_t)(700000 * scale),
+			 n->threshold_cycles, GHZ);
+	noise_tally_step(&noise_tallies[0], 0, (uint64_t)(1400000 * scale),
+			 n->threshold_cycles, GHZ);
+}
+
 static void fill_run(double scale)
 {
 	unsigned int i;
@@ -407,6 +450,7 @@ static void fill_run(double scale)
 	fill_env();
 	fill_cpus();
 	fill_measure(scale);
+	fill_noise(scale);
 	fill_xcpu(scale);
 	fill_ticks(scale);
 	fill_selftest();
@@ -420,6 +464,7 @@ static void all_checks(struct ktap *k)
 	ktap_init(k);
 	report_cpus_checks(&run, k);
 	report_measure_checks(&run, k);
+	report_noise_checks(&run, k);
 	report_xcpu_checks(&run, k);
 	report_lifecycle_checks(&run, k);
 	report_ticks_checks(&run, k);
@@ -427,8 +472,9 @@ static void all_checks(struct ktap *k)
 }
 
 static const report_json_member members[] = {
-	report_env_json,       report_measure_json, report_xcpu_json,
-	report_lifecycle_json, report_ticks_json,   report_timing_json,
+	report_env_json,    report_measure_json,   report_noise_json,
+	report_xcpu_json,   report_lifecycle_json, report_ticks_json,
+	report_timing_json,
 };
 
 /* --- the JSON, collected into memory (json_sink.h) ------------------------ */
@@ -923,7 +969,8 @@ static void table_columns_keep_one_unit(void **state)
 }
 
 /* A read the batch figure shows trapped where the median does not (a
- * trapped stopwatch swamped it) says both figures. */
+ * trapped stopwatch swamped it) says both figures and the reference
+ * sequence it was judged against; the JSON carries the judgement. */
 static void trapped_by_the_batch_figure(void **state)
 {
 	struct clock_result *r = &run.measure.clocks[2]; /* acpi_pm, 1500 ns */
@@ -933,16 +980,115 @@ static void trapped_by_the_batch_figure(void **state)
 	r->read_ns = spread(731);
 	r->batch_ns_per_read = 29045;
 	r->trapped = true;
+	r->read_path = READ_TRAPPED;
 	all_checks(&first);
 	write_json(&first);
 	assert_non_null(strstr(document,
-			       "trapped: a read takes 731 ns (median) but "
-			       "29045 ns in batches, more than the 1500 ns"));
+			       "trapped: a read takes 731 ns (median), "
+			       "29045.0 ns in batches, above the 1500 ns it "
+			       "can take natively and 30 times the reference "
+			       "sequence (14.3 ns, 12.0 in batches)"));
+	assert_non_null(strstr(document, "\"read_judgement\": {\"result\": "
+					 "\"trapped\""));
 	r->batch_ns_per_read = 45;
 	r->trapped = false;
+	r->read_path = READ_DIRECT;
 	write_json(&first);
 	assert_non_null(strstr(document, "not trapped: a read takes 731 ns "
-					 "(median), within the 1500 ns"));
+					 "(median), 45.0 ns in batches, within "
+					 "the 1500 ns"));
+	assert_null(strstr(document, "\"result\": \"trapped\""));
+}
+
+/* Under TCG a read is said to be translated, never trapped, whatever its
+ * figures. */
+static void translated_under_tcg(void **state)
+{
+	struct clock_result *r = &run.measure.clocks[0];
+
+	(void)state;
+	fill_run(1.0);
+	run.measure.translated = true;
+	r->read_path = READ_TRANSLATED;
+	all_checks(&first);
+	write_json(&first);
+	assert_non_null(strstr(document, "translated: under TCG every read is "
+					 "translated code"));
+	assert_non_null(strstr(document, "\"read_judgement\": {\"result\": "
+					 "\"translated\""));
+	assert_non_null(strstr(document, "\"translated\": true"));
+}
+
+/* The noise section: each CPU's availability and gaps in the JSON, its
+ * checks passing; where it did not run, one skip that says why. */
+static void noise_per_cpu(void **state)
+{
+	(void)state;
+	fill_run(1.0);
+	all_checks(&first);
+	write_json(&first);
+	assert_non_null(strstr(document, "\"noise\": {\n  \"measured\": true"));
+	assert_non_null(strstr(document, "\"gaps\": 2"));
+	assert_non_null(strstr(document, "\"availability_pct\": 99,"));
+	assert_non_null(strstr(document, "\"availability_pct\": 100,"));
+	assert_non_null(strstr(document, "\"gaps_per_s\": 20,"));
+	assert_non_null(strstr(document, "\"longest_ns\": 666666.6667"));
+	assert_non_null(strstr(document, "{\"name\": \"noise: every online "
+					 "CPU spun to its end\",\"result\": "
+					 "\"pass\""));
+	run.noise.cpu[1].ran = false;
+	noise_tallies[0].backward_steps = 1;
+	all_checks(&first);
+	write_json(&first);
+	assert_non_null(strstr(document, "{\"name\": \"noise: every online "
+					 "CPU spun to its end\",\"result\": "
+					 "\"fail\""));
+	assert_non_null(strstr(document,
+			       "{\"name\": \"noise: no CPU's TSC "
+			       "stepped back in its spin\",\"result\": "
+			       "\"fail\""));
+	run.noise.measured = false;
+	snprintf(run.noise.reason, sizeof(run.noise.reason),
+		 "the TSC's reads are trapped here");
+	all_checks(&first);
+	write_json(&first);
+	assert_non_null(strstr(document,
+			       "\"result\": \"skip\",\"info\": "
+			       "\"the TSC's reads are trapped here\""));
+	assert_non_null(strstr(document, "\"cpus\": []"));
+}
+
+/* With a steal record, each CPU says how much of its gap time it
+ * accounts as steal; without one, steal is null and the words say why. */
+static void noise_steal_attribution(void **state)
+{
+	struct noise_cpu *c = &run.noise.cpu[0];
+
+	(void)state;
+	fill_run(1.0);
+	write_json(&first);
+	assert_non_null(strstr(document, "\"steal_interface\": null"));
+	assert_non_null(strstr(document, "\"steal\": null"));
+	run.noise.steal_kind = STEAL_XEN;
+	snprintf(run.noise.steal_words, sizeof(run.noise.steal_words),
+		 "Xen runstate area, with its update flag");
+	c->steal_ok = true;
+	c->steal_total_ns = 950000;
+	steal_attribute(&c->steal, 1000000, 950000);
+	snprintf(run.noise.cpu[1].steal_why, sizeof(run.noise.cpu[1].steal_why),
+		 "VCPUOP_register_runstate_memory_area for vCPU 1 failed: -38");
+	write_json(&first);
+	assert_non_null(strstr(document, "\"steal_interface\": \"Xen runstate "
+					 "area\""));
+	assert_non_null(strstr(document,
+			       "\"steal\": {\"registered\": true,"
+			       "\"reason\": null,\"total_ns\": "
+			       "950000,\"in_gaps_ns\": 950000,"
+			       "\"outside_ns\": 0,\"share_pct\": 95,"));
+	assert_non_null(strstr(document, "\"steal\": {\"registered\": false,"
+					 "\"reason\": \"VCPUOP_register_"
+					 "runstate_memory_area for vCPU 1 "
+					 "failed: -38\",\"total_ns\": null"));
 }
 
 /* A clock that takes another's rate (the same counter) names it, in the
@@ -1025,6 +1171,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(trapped_by_the_batch_figure),
+		cmocka_unit_test(translated_under_tcg),
+		cmocka_unit_test(noise_per_cpu),
+		cmocka_unit_test(noise_steal_attribution),
 		cmocka_unit_test(a_shared_rate_names_its_source),
 		cmocka_unit_test(names_are_stable),
 		cmocka_unit_test(verdicts),

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The hypervisor's own account of steal time, where it keeps one for us
+ * (lib/steal.h): KVM's steal-time record, registered per CPU with
+ * MSR_KVM_STEAL_TIME when CPUID 0x40000001 offers KVM_FEATURE_STEAL_TIME,
+ * or Xen's runstate area, registered per vCPU with
+ * VCPUOP_register_runstate_memory_area, in every Xen guest type.  Under
+ * TCG, or any other hypervisor, there is none.
+ */
+#ifndef CLOCKBENCH_HYPERVISOR_STEAL_H
+#define CLOCKBENCH_HYPERVISOR_STEAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hypervisor/detect.h"
+#include "lib/steal.h"
+
+/**
+ * Which record this hypervisor (@hv) keeps, set up for the run (Xen: its
+ * hypercalls and the update flag), and in @why which, in words, or why
+ * there is none (STEAL_NONE).
+ */
+enum steal_kind steal_choose(const struct hv_info *hv, char *why,
+			     size_t whylen);
+
+/**
+ * Register the calling CPU's record (dense index @cpu): 0, or -1 with the
+ * reason in @why.
+ */
+int steal_setup_cpu(unsigned int cpu, char *why, size_t whylen);
+
+/** The calling CPU's (@cpu) steal time so far, in ns: 0, or -1 when its
+ * record never settled. */
+int steal_read_cpu(unsigned int cpu, uint64_t *steal_ns);
+
+/** Stop the calling CPU's record being written (KVM: the MSR cleared;
+ * Xen keeps a registered area until the domain ends, and it is ours). */
+void steal_stop_cpu(unsigned int cpu);
+
+#endif

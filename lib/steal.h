@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Steal time: what the hypervisor itself says a vCPU lost while it was
+ * runnable but not running, and how much of the noise phase's gaps that
+ * accounts for.  Two records, each read as its owner documents it:
+ *
+ *  - KVM's steal-time record (asm/kvm_para.h, Debian's linux-libc-dev):
+ *    a 64-byte-aligned struct kvm_steal_time the guest names with
+ *    MSR_KVM_STEAL_TIME when CPUID 0x40000001 offers KVM_FEATURE_STEAL_TIME;
+ *    KVM makes its version odd while it writes.
+ *  - Xen's runstate area (xen/vcpu.h, libxen-dev): a struct
+ *    vcpu_runstate_info registered with VCPUOP_register_runstate_memory_area;
+ *    with VMASST_TYPE_runstate_update_flag, Xen sets XEN_RUNSTATE_UPDATE in
+ *    state_entry_time while it writes.  Steal is the time runnable (and
+ *    offline), as Linux counts it.
+ *
+ * Pure C over memory: hypervisor/steal.c registers the records, the host
+ * unit tests (tests/unit/test_steal.c) feed these functions records of
+ * their own.
+ */
+#ifndef CLOCKBENCH_LIB_STEAL_H
+#define CLOCKBENCH_LIB_STEAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <asm/kvm_para.h>
+
+#include "lib/xen_abi.h"
+
+#include <xen/vcpu.h>
+
+/* Whose record a run reads (hypervisor/steal.c chooses). */
+enum steal_kind {
+	STEAL_NONE,
+	STEAL_KVM, /* MSR_KVM_STEAL_TIME */
+	STEAL_XEN, /* VCPUOP_register_runstate_memory_area */
+};
+
+/** "KVM steal-time MSR", "Xen runstate area", "none". */
+const char *steal_kind_name(enum steal_kind kind);
+
+/* A record rewritten while we read it is read again, this many times at
+ * most: a hypervisor writes it in well under a microsecond. */
+#define STEAL_READ_MAX_TRIES 100
+
+/**
+ * The steal time KVM's record @st holds, in ns, into @steal_ns: 0, or -1
+ * when its version stayed odd or kept changing over @max_tries reads.
+ */
+int steal_read_kvm(const volatile struct kvm_steal_time *st,
+		   unsigned int max_tries, uint64_t *steal_ns);
+
+/**
+ * The steal time Xen's runstate record @rs holds (runnable plus offline),
+ * in ns, into @steal_ns: 0, or -1 when it was being updated or kept
+ * changing over @max_tries reads.
+ */
+int steal_read_xen(const volatile struct vcpu_runstate_info *rs,
+		   unsigned int max_tries, uint64_t *steal_ns);
+
+/* The gaps of one CPU's spin against the steal its record counted. */
+struct steal_attribution {
+	double gap_ns;		 /* all gaps */
+	double steal_in_gaps_ns; /* steal the gaps account for */
+	double steal_outside_ns; /* steal counted beyond any gap's length */
+	uint64_t gaps_with_steal;
+	uint64_t failed_reads; /* reads that never settled (skipped) */
+};
+
+/**
+ * Count a gap of @gap_ns across which the record's steal time grew by
+ * @steal_delta_ns: the steal accounts for the gap up to its length, and
+ * any excess is counted apart (a record that runs ahead, or steal taken
+ * between two reads too close to make a gap).
+ */
+void steal_attribute(struct steal_attribution *a, double gap_ns,
+		     uint64_t steal_delta_ns);
+
+/** The share of @a's gap time steal accounts for, in % (0 without gaps). */
+double steal_share_pct(const struct steal_attribution *a);
+
+#endif
