@@ -115,9 +115,9 @@ static void result_notes(const struct run_report *run,
 	 * timed the same way in this run. */
 	if (r->read_path == READ_TRANSLATED)
 		used += snprintf(buf + used, len - used,
-				 "translated: under TCG every read is "
-				 "translated code, never intercepted (%llu ns "
-				 "median, %.1f ns in batches).",
+				 "translated: a read takes %llu ns (median), "
+				 "%.1f ns in batches; under TCG every read is "
+				 "translated code, never intercepted.",
 				 (unsigned long long)r->read_ns.p50,
 				 r->batch_ns_per_read);
 	else if (c->native_read_ns_max && r->trapped)

@@ -64,7 +64,8 @@ KTAP_HEADER = r"KTAP version 1"
 KTAP_PLAN = r"1\.\.\d+" + LINE_END
 KTAP_TOTALS = r"# \d+ passed, \d+ failed, \d+ skipped, \d+ errors" + LINE_END
 END_ANNOUNCEMENT = r"clockbench: ending the run: "
-READ_COST_PATTERN = (LINE_START + r"  (?P<test_case_id>[a-z][a-z0-9_]*) +(?:not )?trapped: "
+READ_COST_PATTERN = (LINE_START + r"  (?P<test_case_id>[a-z][a-z0-9_]*) +"
+                     r"(?:not trapped|trapped|translated): "
                      r"a read takes (?P<measurement>\d+) (?P<units>ns) \(median\)")
 # A KTAP result line: its name (up to the " # " of its figures or directive) read by a
 # lookahead from the line's start; `result` is then "not ok", "ok", or the "SKIP" of an
