@@ -116,8 +116,18 @@ void xen_hvm_memory_map(struct boot_info *bi);
 bool xen_hvm_is_hardware_domain(void);
 void xen_hvm_console_write(const char *buf, size_t len);
 void xen_hvm_console_flush(void);
+/** The next byte of the PV console ring's input, or -1 (none now, or no
+ * ring: xencons_read_byte()). */
+int xen_hvm_console_read_byte(void);
 
 extern struct clock xen_pvclock;
+
+struct pvclock_sample;
+
+/** One consistent reading of the calling CPU's Xen time record, its
+ * version and flags too (for the event report): 0, or -1 when xen_pvclock
+ * is absent, the CPU has no record, or the version never settled. */
+int xen_pvclock_sample(struct pvclock_sample *s);
 
 /** Reads of xen_pvclock whose version never settled. */
 unsigned long xen_pvclock_failed_reads(void);

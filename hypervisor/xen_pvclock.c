@@ -155,6 +155,16 @@ static int xen_pvclock_probe(struct clock *c, const struct probe_env *env)
 	return 0;
 }
 
+int xen_pvclock_sample(struct pvclock_sample *s)
+{
+	const volatile struct vcpu_time_info *area =
+		xen_source.area[cpu_index()];
+
+	if (!xen_pvclock.present || !area)
+		return -1;
+	return pvclock_read(area, tsc_read_ordered, xen_source.max_tries, s);
+}
+
 unsigned long xen_pvclock_failed_reads(void)
 {
 	return pvclock_source_bad_reads(&xen_source);

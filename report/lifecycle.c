@@ -117,9 +117,10 @@ static void print_event(const struct lifecycle_event *e)
 		       e->clocks[k].clock->name, e->clocks[k].cost_before_ns,
 		       e->clocks[k].cost_after_ns);
 	if (e->pvclock.present)
-		printf("    kvm_clock record on CPU 0: version %u -> %u (%llu "
+		printf("    %s record on CPU 0: version %u -> %u (%llu "
 		       "updates seen), flags %#x -> %#x, GUEST_STOPPED %s\n",
-		       e->pvclock.version_before, e->pvclock.version_after,
+		       e->pvclock.clock, e->pvclock.version_before,
+		       e->pvclock.version_after,
 		       (unsigned long long)e->pvclock.updates,
 		       e->pvclock.flags_before, e->pvclock.flags_after,
 		       e->pvclock.stopped_seen ? "seen" : "not seen");
@@ -243,7 +244,9 @@ static void event_checks(const struct lifecycle_result *l,
 		offsets_check(l, e, k);
 	/* KVM marks every vCPU's record when the VM was stopped (so that a
 	 * guest's soft lockup watchdog can forgive the gap). */
-	if (e->answered && e->pvclock.present && !strcmp(kind_of(e), "stop")) {
+	if (e->answered && e->pvclock.present && e->pvclock.clock &&
+	    !strcmp(e->pvclock.clock, "kvm_clock") &&
+	    !strcmp(kind_of(e), "stop")) {
 		report(k, e->pvclock.stopped_seen,
 		       "kvm_clock: PVCLOCK_GUEST_STOPPED is seen after a stop");
 		report_info(k, "flags %#x before, %#x after",
@@ -365,6 +368,7 @@ static void event_json(struct json_writer *w, const struct lifecycle_result *l,
 	json_array_end(w);
 	if (p->present) {
 		json_object_begin(w, "pvclock");
+		json_string(w, "clock", p->clock);
 		json_uint_if(w, "version_before", p->ok_before,
 			     p->version_before);
 		json_uint_if(w, "version_after", p->ok_after, p->version_after);

@@ -166,14 +166,19 @@ int platform_console_read_byte(void)
 	 * virtio console where there is one. */
 	if (virtcons_can_read())
 		return virtcons_read_byte();
-	return uart_found ? uart_read_byte() : -1;
+	if (uart_found)
+		return uart_read_byte();
+	/* A PVH domU: the host's line comes through the PV console ring. */
+	return xen_console == XEN_HVM_CONSOLE_RING ? xen_hvm_console_read_byte()
+						   : -1;
 }
 
 const char *platform_console_input_missing(void)
 {
 	if (xen_console == XEN_HVM_CONSOLE_IO)
 		return "Xen's console_io has no input for clockbench yet";
-	if (!uart_found && !virtcons_can_read())
+	if (!uart_found && !virtcons_can_read() &&
+	    xen_console != XEN_HVM_CONSOLE_RING)
 		return "no UART answers at COM1 and the virtio console has "
 		       "no receive queue";
 	return NULL;

@@ -177,6 +177,11 @@ void xen_hvm_console_write(const char *buf, size_t len)
 		xencons_write(&console, buf, len);
 }
 
+int xen_hvm_console_read_byte(void)
+{
+	return console.ring ? xencons_read_byte(&console) : -1;
+}
+
 void xen_hvm_console_flush(void)
 {
 	if (console.ring)

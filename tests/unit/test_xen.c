@@ -170,6 +170,43 @@ static void console_ring_with_broken_indexes_takes_nothing(void **state)
 	assert_int_equal(ring.out_prod, 10);
 }
 
+static void console_input_is_taken_and_freed(void **state)
+{
+	char buf[8];
+
+	(void)state;
+	memset(&ring, 0, sizeof(ring));
+	/* The daemon wrote 3 bytes across the wrap of the indexes. */
+	ring.in_cons = ring.in_prod = 0xffffffff;
+	ring.in[sizeof(ring.in) - 1] = 'o';
+	ring.in[0] = 'k';
+	ring.in[1] = '\n';
+	ring.in_prod += 3;
+	assert_int_equal(xencons_get(&ring, buf, 2), 2);
+	assert_memory_equal(buf, "ok", 2);
+	assert_int_equal(ring.in_cons, 1);
+	assert_int_equal(xencons_get(&ring, buf, sizeof(buf)), 1);
+	assert_int_equal(buf[0], '\n');
+	assert_int_equal(xencons_get(&ring, buf, sizeof(buf)), 0);
+	assert_int_equal(ring.in_cons, ring.in_prod);
+}
+
+static void console_input_with_broken_indexes_is_refused(void **state)
+{
+	char buf[8];
+
+	(void)state;
+	memset(&ring, 0, sizeof(ring));
+	ring.in_cons = 50; /* the consumer ahead of the producer */
+	ring.in_prod = 10;
+	assert_int_equal(xencons_get(&ring, buf, sizeof(buf)), -1);
+	assert_int_equal(ring.in_cons, 50);
+	ring.in_cons = 0; /* the producer more than a ring ahead */
+	ring.in_prod = sizeof(ring.in) + 1;
+	assert_int_equal(xencons_get(&ring, buf, sizeof(buf)), -1);
+	assert_int_equal(ring.in_cons, 0);
+}
+
 /* A fake Xen: counts notifications, and drains the ring on the Nth wait. */
 static unsigned int kicks, relaxes, drain_on_relax;
 
@@ -185,9 +222,43 @@ static void fake_relax(void)
 		ring.out_cons = ring.out_prod;
 }
 
+static void console_input_bytes_one_at_a_time(void **state)
+{
+	struct xencons c = { .ring = &ring,
+			     .evtchn = 7,
+			     .kick = count_kick,
+			     .relax = fake_relax,
+			     .max_spins = 100 };
+
+	(void)state;
+	memset(&ring, 0, sizeof(ring));
+	kicks = 0;
+	assert_int_equal(xencons_read_byte(&c), -1);
+	assert_int_equal(kicks, 0);
+	memcpy((char *)ring.in, "hi\xff", 3);
+	ring.in_prod = 3;
+	assert_int_equal(xencons_read_byte(&c), 'h');
+	assert_int_equal(kicks, 1); /* told once, for the three taken */
+	assert_int_equal(ring.in_cons, 3);
+	assert_int_equal(xencons_read_byte(&c), 'i');
+	assert_int_equal(xencons_read_byte(&c), 0xff);
+	assert_int_equal(xencons_read_byte(&c), -1);
+	/* Broken indexes: nothing more, ever. */
+	ring.in_cons = 9;
+	assert_int_equal(xencons_read_byte(&c), -1);
+	assert_true(c.in_broken);
+	ring.in_cons = ring.in_prod;
+	assert_int_equal(xencons_read_byte(&c), -1);
+	assert_int_equal(kicks, 1);
+}
+
 static void console_write_waits_for_room_then_gives_up(void **state)
 {
-	struct xencons c = { &ring, 7, count_kick, fake_relax, 100, 0, 0, 0 };
+	struct xencons c = { .ring = &ring,
+			     .evtchn = 7,
+			     .kick = count_kick,
+			     .relax = fake_relax,
+			     .max_spins = 100 };
 	char big[sizeof(ring.out) + 100];
 
 	(void)state;
@@ -216,7 +287,11 @@ static void console_write_waits_for_room_then_gives_up(void **state)
 
 static void console_write_says_what_was_lost(void **state)
 {
-	struct xencons c = { &ring, 7, count_kick, fake_relax, 100, 0, 0, 0 };
+	struct xencons c = { .ring = &ring,
+			     .evtchn = 7,
+			     .kick = count_kick,
+			     .relax = fake_relax,
+			     .max_spins = 100 };
 	char text[sizeof(ring.out) + 1];
 	size_t n;
 
@@ -239,7 +314,11 @@ static void console_write_says_what_was_lost(void **state)
 
 static void console_write_stops_on_broken_indexes(void **state)
 {
-	struct xencons c = { &ring, 7, count_kick, fake_relax, 100, 0, 0, 0 };
+	struct xencons c = { .ring = &ring,
+			     .evtchn = 7,
+			     .kick = count_kick,
+			     .relax = fake_relax,
+			     .max_spins = 100 };
 
 	(void)state;
 	memset(&ring, 0, sizeof(ring));
@@ -266,6 +345,9 @@ int main(void)
 		cmocka_unit_test(console_ring_wraps_and_fills),
 		cmocka_unit_test(
 			console_ring_with_broken_indexes_takes_nothing),
+		cmocka_unit_test(console_input_is_taken_and_freed),
+		cmocka_unit_test(console_input_with_broken_indexes_is_refused),
+		cmocka_unit_test(console_input_bytes_one_at_a_time),
 		cmocka_unit_test(console_write_waits_for_room_then_gives_up),
 		cmocka_unit_test(console_write_says_what_was_lost),
 		cmocka_unit_test(console_write_stops_on_broken_indexes),

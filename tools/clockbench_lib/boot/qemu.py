@@ -144,6 +144,7 @@ class BootSpec:
     timeout_s: float = 0    # the runner's bound, for a domU boot's dom0 to wait less;
                             # 0 = default_timeout_s()
     acpi_patch: str = ""    # acpipatch.PATCHES: a patched firmware table (iso-bios only)
+    events: tuple = ()      # a Xen domU's events for dom0 to carry out ("pause:3s")
 
     @property
     def image(self):
@@ -669,7 +670,8 @@ def _boot_arguments(spec, image, files, hypervisor):
         elif spec.runs_user:
             dom0 = linux.dom0_command_line(spec.cmdline, spec.smp)
         else:
-            dom0 = xen.dom0_command_line(spec.boot, spec.smp, spec.cmdline, timeout_s)
+            dom0 = xen.dom0_command_line(spec.boot, spec.smp, spec.cmdline, timeout_s,
+                                         events=spec.events)
         return ["-kernel", xen.kernel_argument(hypervisor or spec.hypervisor),
                 "-append", spec.xen_command_line,
                 "-initrd", xen.initrd_argument(kernel, dom0) + ","

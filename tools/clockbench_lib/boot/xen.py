@@ -236,9 +236,10 @@ def percent_encode(text):
 
 
 def dom0_command_line(boot, vcpus, options, timeout_s, memory_mib=DOMU_MEMORY_MIB,
-                      domu_kernel_words=()):
+                      domu_kernel_words=(), events=()):
     """The Linux dom0's kernel command line for a domU boot: quiet, on Xen's console, and
-    the domU to run (`domu_kernel_words`: more of a Linux domU's kernel options)."""
+    the domU to run (`domu_kernel_words`: more of a Linux domU's kernel options;
+    `events`: clockbench-domu's --event texts, e.g. "pause:3s")."""
     xen_boot = XEN_BOOTS[boot]
     words = [*DOM0_KERNEL_OPTIONS, f"clockbench.type={xen_boot.clockbench_type}",
              f"clockbench.vcpus={vcpus}", f"clockbench.memory={memory_mib}",
@@ -246,6 +247,8 @@ def dom0_command_line(boot, vcpus, options, timeout_s, memory_mib=DOMU_MEMORY_MI
              f"clockbench.options={percent_encode(options)}"]
     if domu_kernel_words:
         words.append(f"clockbench.kernel={percent_encode(' '.join(domu_kernel_words))}")
+    if events:
+        words.append(f"clockbench.events={percent_encode(' '.join(events))}")
     if "domu-no-rdtscp" in xen_boot.workarounds:
         words.append(f"clockbench.cpuid={percent_encode('host,rdtscp=0')}")
     return " ".join(words)
