@@ -336,7 +336,9 @@ echo "libxl: error: $FAKE_XL_CREATE_ERROR" >&2; exit 3; }
 unpause)
 	echo "unpause $2" >>"$FAKE_XL_DIR/actions"
 	[ "$(cat "$state")" != "--p---" ] || echo "-b----" >"$state" ;;
-pause) echo "pause $2" >>"$FAKE_XL_DIR/actions" ;;
+pause)
+	[ -z "$FAKE_XL_PAUSE_ERROR" ] || { echo "libxl: error: $FAKE_XL_PAUSE_ERROR" >&2; exit 1; }
+	echo "pause $2" >>"$FAKE_XL_DIR/actions" ;;
 domid) echo 7 ;;
 console)
 	cat "$CONSOLE_FILE"
@@ -369,7 +371,7 @@ while [ -f "$FAKE_XL_DIR/state" ]; do sleep 1; done
 class Runs:
     """Whole runs of main() against FAKE_XL; mixed into one TestCase per shell."""
 
-    def run_main(self, console, end_state, *args, create_error=""):
+    def run_main(self, console, end_state, *args, create_error="", pause_error=""):
         """(status, stdout, stderr, scratch folder) of clockbench-domu -t pv ARGS."""
         scratch = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, scratch)
@@ -387,7 +389,7 @@ class Runs:
             out.write(b"\x7fELF")
         env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}", FAKE_XL_DIR=scratch,
                    CONSOLE_FILE=os.path.join(scratch, "console.txt"), END_STATE=end_state,
-                   FAKE_XL_CREATE_ERROR=create_error)
+                   FAKE_XL_CREATE_ERROR=create_error, FAKE_XL_PAUSE_ERROR=pause_error)
         status, stdout, stderr = self.run_shell(
             'main "$@"', "-t", "pv", "-i", "image.elf", "--prefix", "(dom0) ", *args,
             env=env, cwd=scratch)
@@ -425,6 +427,15 @@ class Runs:
         self.assertIn("(dom0) clockbench-domu: event 1 (pause:0.2s): ", stderr)
         self.assertIn("event_wait_ms=", open(os.path.join(scratch, "config"),
                                              encoding="utf-8").read())
+
+    def test_a_pause_xl_refuses_is_aborted_with_its_sentence(self):
+        status, _, stderr, scratch = self.run_main("", "", "-e", "pause", pause_error="nope")
+        self.assertEqual(status, 0, stderr)  # the fake guest passes whatever it is told
+        with open(os.path.join(scratch, "host-lines"), encoding="utf-8") as lines:
+            self.assertEqual(lines.read().splitlines()[1],
+                             "clockbench-host 1 abort event=pause")
+        self.assertIn("(dom0) clockbench-domu: event 1 (pause) failed: xl pause failed: "
+                      "libxl: error: nope.\n", stderr)
 
     def test_crash_before_a_verdict(self):
         status, _, stderr, _ = self.run_main("FAULT: #PF page fault\n", "---sc-")

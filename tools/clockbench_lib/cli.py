@@ -146,7 +146,9 @@ def add_run_parser(subparsers):
                              "then loadvm of that snapshot, on a scratch qcow2 under build/), "
                              "migrate (live migration to a second QEMU on a unix socket, "
                              "the run going on there); the -kernel boots under TCG or KVM, "
-                             "on COM1 (--console uart, the default with --event)")
+                             "on COM1 (--console uart, the default with --event); and for "
+                             "the xen-pv-domu and xen-pvh-domu boots pause[:TIME] (dom0's "
+                             "xl pause, then xl unpause after TIME; default 1s)")
     parser.add_argument("--cpu", default="", metavar="MODEL",
                         help="QEMU -cpu model, used as given (default under kvm: the first "
                              "model this host's KVM starts: host, else host without each "
