@@ -366,6 +366,16 @@ static int wait_host(struct lifecycle_event *e, enum hostline_kind kind,
 				}
 			}
 		}
+		if (sample) {
+			char said[LIFECYCLE_TEXT_LEN - 40];
+			int polled = platform_event_poll(said, sizeof(said));
+
+			if (polled > 0)
+				e->suspended++;
+			if (polled && said[0])
+				snprintf(e->platform_said,
+					 sizeof(e->platform_said), "%s", said);
+		}
 		was_empty = input.len == 0;
 		rc = input_poll(got, why, sizeof(why));
 		if (!first_seen && was_empty && (input.len || rc)) {

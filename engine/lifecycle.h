@@ -73,6 +73,10 @@ struct lifecycle_event {
 	unsigned int nr_clocks;
 	struct lifecycle_clock clocks[LIFECYCLE_MAX_CLOCKS];
 	struct lifecycle_pvclock pvclock;
+	/* The platform's own part (a Xen PV domU's suspend for xl save):
+	 * times it suspended and resumed, and what it said last. */
+	unsigned int suspended;
+	char platform_said[LIFECYCLE_TEXT_LEN];
 };
 
 struct lifecycle_options {

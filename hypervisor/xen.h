@@ -124,6 +124,11 @@ extern struct clock xen_pvclock;
 
 struct pvclock_sample;
 
+/** After the domain resumed from a suspend (as a new domain, restored):
+ * point the calling CPU at its time record again, registering its own area
+ * anew.  0, or -1 with the reason in @why. */
+int xen_pvclock_resume(char *why, size_t whylen);
+
 /** One consistent reading of the calling CPU's Xen time record, its
  * version and flags too (for the event report): 0, or -1 when xen_pvclock
  * is absent, the CPU has no record, or the version never settled. */

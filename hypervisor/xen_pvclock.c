@@ -155,6 +155,15 @@ static int xen_pvclock_probe(struct clock *c, const struct probe_env *env)
 	return 0;
 }
 
+int xen_pvclock_resume(char *why, size_t whylen)
+{
+	if (!xen_pvclock.present)
+		return 0;
+	/* A new domain has none of the old one's registered areas. */
+	own_areas[cpu_index()].version = 0;
+	return setup_cpu(cpu_index(), why, whylen);
+}
+
 int xen_pvclock_sample(struct pvclock_sample *s)
 {
 	const volatile struct vcpu_time_info *area =

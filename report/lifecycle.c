@@ -116,6 +116,10 @@ static void print_event(const struct lifecycle_event *e)
 		printf("    %s: a read %.0f ns before, %.0f ns after\n",
 		       e->clocks[k].clock->name, e->clocks[k].cost_before_ns,
 		       e->clocks[k].cost_after_ns);
+	if (e->suspended || e->platform_said[0])
+		printf("    the guest's own part: suspended %u time(s)%s%s\n",
+		       e->suspended, e->platform_said[0] ? ": " : "",
+		       e->platform_said);
 	if (e->pvclock.present)
 		printf("    %s record on CPU 0: version %u -> %u (%llu "
 		       "updates seen), flags %#x -> %#x, GUEST_STOPPED %s\n",
@@ -358,6 +362,9 @@ static void event_json(struct json_writer *w, const struct lifecycle_result *l,
 	json_double(w, "round_trip_ns", e->round_trip_ns);
 	json_double(w, "waited_ns", e->waited_ns);
 	host_json(w, "host", &e->host);
+	json_uint(w, "suspended", e->suspended);
+	json_string(w, "platform_said",
+		    e->platform_said[0] ? e->platform_said : NULL);
 	json_array_begin(w, "loops");
 	for (cpu = 0; cpu < l->ncpu && cpu < MAX_CPUS; cpu++)
 		json_uint(w, NULL, e->loops[cpu]);

@@ -173,6 +173,13 @@ int platform_console_read_byte(void)
 						   : -1;
 }
 
+int platform_event_poll(char *said, size_t len)
+{
+	(void)said;
+	(void)len;
+	return 0; /* no suspend of its own: QEMU's events need none */
+}
+
 const char *platform_console_input_missing(void)
 {
 	if (xen_console == XEN_HVM_CONSOLE_IO)

@@ -94,6 +94,12 @@ void platform_console_flush(void)
 		xencons_flush(&console);
 }
 
+void xen_pv_console_resume(void)
+{
+	if (console.ring)
+		console.evtchn = xen_start_info->console.domU.evtchn;
+}
+
 int platform_console_read_byte(void)
 {
 	return console.ring ? xencons_read_byte(&console) : -1;

@@ -107,7 +107,7 @@ class Functions:
                                   "-t", "pv", "-o", "verbose=1", "-e", "pause:3s",
                                   "--event=pause"),
                          "pause:3s pause|verbose=1 events=2 event_wait_ms=64000\n")
-        cases = {("-t", "pv", "-e", "stop"): "the event is not pause",
+        cases = {("-t", "pv", "-e", "stop"): "neither pause nor save",
                  ("-t", "pv", "-e", "pause:3 s"): "not a duration",
                  ("-t", "pv", "-e", "pause:.5s"): "not a duration",
                  ("-t", "pv", "-e", "pause:xms"): "not a duration",

@@ -13,6 +13,7 @@
 
 #include "hypervisor/xen.h"
 #include "hypervisor/xen_console.h"
+#include "hypervisor/xenstore.h"
 
 /* --- CPUID leaves --------------------------------------------------------- */
 
@@ -333,6 +334,94 @@ static void console_write_stops_on_broken_indexes(void **state)
 	assert_int_equal(relaxes, 0);
 }
 
+/* --- xenstore ring ------------------------------------------------------------- */
+
+static struct xenstore_domain_interface store;
+
+/* The daemon's side: a reply of @type with @payload at the reply ring. */
+static void store_reply(uint32_t type, const char *payload, uint32_t len)
+{
+	struct xsd_sockmsg h = { .type = type, .req_id = 9, .len = len };
+	size_t i;
+
+	for (i = 0; i < sizeof(h); i++)
+		store.rsp[MASK_XENSTORE_IDX(store.rsp_prod++)] =
+			((char *)&h)[i];
+	for (i = 0; i < len; i++)
+		store.rsp[MASK_XENSTORE_IDX(store.rsp_prod++)] = payload[i];
+}
+
+static void store_request_is_written_whole(void **state)
+{
+	struct xsd_sockmsg h;
+
+	(void)state;
+	memset(&store, 0, sizeof(store));
+	store.req_cons = store.req_prod = XENSTORE_RING_SIZE - 4; /* wraps */
+	assert_int_equal(xenstore_put_request(&store, XS_READ, 5,
+					      "control/shutdown", 17),
+			 0);
+	assert_int_equal(store.req_prod - store.req_cons, sizeof(h) + 17);
+	memcpy(&h, (const char *)store.req + XENSTORE_RING_SIZE - 4, 4);
+	memcpy((char *)&h + 4, (const char *)store.req, sizeof(h) - 4);
+	assert_int_equal(h.type, XS_READ);
+	assert_int_equal(h.req_id, 5);
+	assert_int_equal(h.len, 17);
+	assert_memory_equal((const char *)store.req + sizeof(h) - 4,
+			    "control/shutdown", 17);
+	/* No room for a request that does not fit whole. */
+	store.req_cons -= 1000;
+	assert_int_equal(xenstore_put_request(&store, XS_READ, 6, "x", 1), -1);
+	store.req_cons -= 100; /* inconsistent: more than a ring apart */
+	assert_int_equal(xenstore_put_request(&store, XS_READ, 6, "x", 1), -1);
+}
+
+static void store_reply_is_taken_when_whole(void **state)
+{
+	struct xenstore_reply r;
+	const char *why = NULL;
+
+	(void)state;
+	memset(&store, 0, sizeof(store));
+	assert_int_equal(xenstore_get_reply(&store, &r, &why), 0);
+	store_reply(XS_READ, "suspend", 7);
+	store.rsp_prod -= 3; /* not all there yet */
+	assert_int_equal(xenstore_get_reply(&store, &r, &why), 0);
+	assert_int_equal(store.rsp_cons, 0);
+	store.rsp_prod += 3;
+	assert_int_equal(xenstore_get_reply(&store, &r, &why), 1);
+	assert_int_equal(r.header.type, XS_READ);
+	assert_string_equal(r.payload, "suspend");
+	assert_false(r.truncated);
+	assert_int_equal(store.rsp_cons, store.rsp_prod);
+}
+
+static void store_bad_replies_are_refused(void **state)
+{
+	struct xenstore_reply r;
+	const char *why = NULL;
+	static char big[XENSTORE_RING_SIZE];
+
+	(void)state;
+	memset(&store, 0, sizeof(store));
+	store_reply(XS_READ, big, XENSTORE_RING_SIZE - 16); /* fits whole */
+	assert_int_equal(xenstore_get_reply(&store, &r, &why), 1);
+	assert_true(r.truncated);
+	assert_int_equal(strlen(r.payload), 0);
+	memset(&store, 0, sizeof(store));
+	store_reply(XS_READ, "", 0);
+	((struct xsd_sockmsg *)store.rsp)->len = XENSTORE_PAYLOAD_MAX + 1;
+	assert_int_equal(xenstore_get_reply(&store, &r, &why), -1);
+	assert_non_null(strstr(why, "longer than XENSTORE_PAYLOAD_MAX"));
+	((struct xsd_sockmsg *)store.rsp)->len = XENSTORE_RING_SIZE;
+	assert_int_equal(xenstore_get_reply(&store, &r, &why), -1);
+	assert_non_null(strstr(why, "longer than its ring"));
+	store.rsp_cons = 50;
+	store.rsp_prod = 10;
+	assert_int_equal(xenstore_get_reply(&store, &r, &why), -1);
+	assert_non_null(strstr(why, "inconsistent"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -348,6 +437,9 @@ int main(void)
 		cmocka_unit_test(console_input_is_taken_and_freed),
 		cmocka_unit_test(console_input_with_broken_indexes_is_refused),
 		cmocka_unit_test(console_input_bytes_one_at_a_time),
+		cmocka_unit_test(store_request_is_written_whole),
+		cmocka_unit_test(store_reply_is_taken_when_whole),
+		cmocka_unit_test(store_bad_replies_are_refused),
 		cmocka_unit_test(console_write_waits_for_room_then_gives_up),
 		cmocka_unit_test(console_write_says_what_was_lost),
 		cmocka_unit_test(console_write_stops_on_broken_indexes),

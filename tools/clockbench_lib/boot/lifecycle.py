@@ -32,7 +32,9 @@ from . import qmp
 
 KINDS = ("stop", "savevm", "migrate")
 # The events dom0's clockbench-domu carries out on a Xen domU.
-XEN_KINDS = ("pause",)
+XEN_KINDS = ("pause", "save")
+# The boots whose image answers Xen's suspend request (xl save and restore).
+XEN_SAVE_BOOTS = ("xen-pv-domu",)
 # The Xen domU boots whose dom0 drives events: the images that read the PV console ring.
 XEN_EVENT_BOOTS = ("xen-pv-domu", "xen-pvh-domu")
 DEFAULT_STOP_S = 1.0
@@ -137,6 +139,10 @@ def check_boot(spec, events):
             raise RunnerError(f"--event: the {spec.boot} boot is a Xen domU, whose events "
                               f"dom0 carries out with xl ({', '.join(XEN_KINDS)}); "
                               f"{', '.join(sorted(kinds - set(XEN_KINDS)))} is QEMU's.")
+        if "save" in kinds and spec.boot not in XEN_SAVE_BOOTS:
+            raise RunnerError(f"--event save: the {spec.boot} boot's image does not answer "
+                              f"Xen's suspend request yet; only {', '.join(XEN_SAVE_BOOTS)} "
+                              f"can be saved and restored.")
         return
     if spec.xen_boot:
         raise RunnerError(f"--event: the {spec.boot} boot cannot have events: Xen's "
