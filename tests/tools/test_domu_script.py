@@ -101,17 +101,20 @@ class Functions:
 
     def test_events(self):
         self.assertEqual(self.out('for e in "$@"; do event_seconds "$e"; done', "pause",
-                                  "pause:3s", "pause:0.5s", "pause:2", "pause:1500ms"),
-                         "1\n3\n0.5\n2\n1.500\n")
+                                  "pause:3s", "pause:0.5s", "pause:2", "pause:1500ms",
+                                  "save", "save:2s"),
+                         "1\n3\n0.5\n2\n1.500\n0\n2\n")
         self.assertEqual(self.out('parse_options "$@" && echo "$opt_events|$opt_options"',
                                   "-t", "pv", "-o", "verbose=1", "-e", "pause:3s",
                                   "--event=pause"),
                          "pause:3s pause|verbose=1 events=2 event_wait_ms=64000\n")
-        cases = {("-t", "pv", "-e", "stop"): "neither pause nor save",
+        cases = {("-t", "pv", "-e", "stop"): "none of pause, save and migrate",
                  ("-t", "pv", "-e", "pause:3 s"): "not a duration",
                  ("-t", "pv", "-e", "pause:.5s"): "not a duration",
                  ("-t", "pv", "-e", "pause:xms"): "not a duration",
                  ("-t", "hvm", "-e", "pause"): "a hvm domU cannot have events yet",
+                 ("-t", "pvh", "-e", "save"): "a pvh domU cannot be saved or migrated yet",
+                 ("-t", "pv", "-e", "migrate:1s"): "migrate takes no time",
                  ("-t", "pv", *["-e", "pause"] * 9): "at most 8 event points"}
         for args, words in cases.items():
             with self.subTest(args=args):

@@ -57,6 +57,10 @@ class EventSpecs(unittest.TestCase):
                                  (lifecycle.EventSpec("pause", 1.0),))
         lifecycle.check_boot(qemu.BootSpec(boot="xen-pvh-domu"),
                              (lifecycle.EventSpec("pause", 1.0),))
+        with self.assertRaisesRegex(RunnerError, "only xen-pv-domu can be saved"):
+            lifecycle.check_boot(qemu.BootSpec(boot="xen-pvh-domu"),
+                                 (lifecycle.EventSpec("save"),))
+        lifecycle.check_boot(qemu.BootSpec(boot="xen-pv-domu"), (lifecycle.EventSpec("save"),))
         with self.assertRaisesRegex(RunnerError, "iso-bios boot cannot have events"):
             lifecycle.check_boot(qemu.BootSpec(boot="iso-bios"), events)
         with self.assertRaisesRegex(RunnerError, "cannot reach the virtio console"):
@@ -78,6 +82,14 @@ class EventSpecs(unittest.TestCase):
         self.assertEqual(spec.cmdline, "verbose=1")  # clockbench-domu adds events=
         command = qemu.build_qemu_command(spec, "qemu-system-x86_64", "image")
         self.assertIn("clockbench.events=pause%3A3s%20pause%3A1s",
+                      command[command.index("-initrd") + 1].split(",")[0].split())
+        self.assertIn("clockbench.memory=128",
+                      command[command.index("-initrd") + 1].split(",")[0].split())
+        spec = lifecycle.with_events(qemu.BootSpec(boot="xen-pv-domu"),
+                                     lifecycle.parse_events(["save"]))
+        self.assertEqual(spec.events, ("save",))
+        command = qemu.build_qemu_command(spec, "qemu-system-x86_64", "image")
+        self.assertIn("clockbench.memory=32",  # its image must fit dom0's tmpfs
                       command[command.index("-initrd") + 1].split(",")[0].split())
         spec = lifecycle.with_events(qemu.BootSpec(cmdline="verbose=1"),
                                      lifecycle.parse_events(["stop"]))

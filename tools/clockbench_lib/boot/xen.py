@@ -186,9 +186,10 @@ DOM0_KERNEL = f"{paths.BUILD_DIR}/dom0/vmlinuz"
 DOM0_INITRD = f"{paths.BUILD_DIR}/dom0/initrd.img"
 DOM0_KERNEL_OPTIONS = ("console=hvc0", "loglevel=1")
 DOMU_MEMORY_MIB = 128
-# A domU that is saved: xl save writes its memory into dom0's tmpfs (the initramfs's root,
-# half of dom0's 512 MiB, 75 MiB of it the unpacked initramfs); a 32 MiB domU saves to
-# about 42 MB, a 128 MiB one did not fit.
+# A domU that is saved or migrated: xl save writes its memory into dom0's tmpfs (the
+# initramfs's root, half of dom0's 512 MiB, 75 MiB of it the unpacked initramfs); a 32
+# MiB domU saves to about 34 MB, a 128 MiB one did not fit; a migration to this host
+# holds two copies for a while, and under TCG moves each page slowly.
 DOMU_SAVE_MEMORY_MIB = 32
 # The Linux PV domU (xen-linux-pv-domu): LINUX_DOMU_MEMORY_MIB, measured below.
 DOMU_QEMU_MEMORY_MIB = 1024    # Xen, the 512 MiB dom0 and the domU
@@ -245,7 +246,7 @@ def dom0_command_line(boot, vcpus, options, timeout_s, memory_mib=DOMU_MEMORY_MI
     the domU to run (`domu_kernel_words`: more of a Linux domU's kernel options;
     `events`: clockbench-domu's --event texts, e.g. "pause:3s")."""
     xen_boot = XEN_BOOTS[boot]
-    if any(event.partition(":")[0] == "save" for event in events):
+    if any(event.partition(":")[0] in ("save", "migrate") for event in events):
         memory_mib = min(memory_mib, DOMU_SAVE_MEMORY_MIB)
     words = [*DOM0_KERNEL_OPTIONS, f"clockbench.type={xen_boot.clockbench_type}",
              f"clockbench.vcpus={vcpus}", f"clockbench.memory={memory_mib}",
