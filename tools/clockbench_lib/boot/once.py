@@ -244,6 +244,9 @@ def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.e
         if verdict == "error" and said and result.status is not None and (
                 result.status == 1 or result.status < 0):
             reason += ": " + said
+    if spec.events and (failed := xen.domu_event_failures(result.console_lines)):
+        # dom0's runner carried out the events: its sentence says why one failed.
+        reason = f"{reason}; dom0: {'; '.join(failed)}" if reason else "; ".join(failed)
     if driver and driver.problem and verdict in ("pass", "skip"):
         verdict, reason = "error", driver.problem
     elif driver and driver.problem:  # the guest's own failure stands, with the sentence

@@ -261,6 +261,14 @@ def dom0_command_line(boot, vcpus, options, timeout_s, memory_mib=DOMU_MEMORY_MI
     return " ".join(words)
 
 
+def domu_event_failures(lines):
+    """What dom0's runner said of each event it could not carry out ("event 1 (migrate)
+    failed: xl migrate failed: ..."), in order."""
+    return [line[len(DOMU_RUNNER_PREFIX):].strip() for line in lines
+            if line.startswith(DOMU_RUNNER_PREFIX)
+            and re.match(r"event \d+ \(.*\) failed: ", line[len(DOMU_RUNNER_PREFIX):])]
+
+
 def domu_runner_sentence(lines):
     """The last sentence dom0's runner said (its judgement of the domU), or None."""
     said = [line[len(DOMU_RUNNER_PREFIX):].strip() for line in lines
