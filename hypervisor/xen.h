@@ -116,6 +116,10 @@ void xen_hvm_memory_map(struct boot_info *bi);
 bool xen_hvm_is_hardware_domain(void);
 void xen_hvm_console_write(const char *buf, size_t len);
 void xen_hvm_console_flush(void);
+/** As an HVM or PVH domU: platform_event_poll()'s work, answering xl
+ * save's suspend request (hypervisor/xen_suspend.h); 0 where there is no
+ * Xen or no store. */
+int xen_hvm_event_poll(char *said, size_t len);
 /** The next byte of the PV console ring's input, or -1 (none now, or no
  * ring: xencons_read_byte()). */
 int xen_hvm_console_read_byte(void);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * A Xen PV domU that takes part in xl save and restore (build/pv64/ only):
- * while the guest waits at an event point it reads its xenstore
- * control/shutdown now and then (hypervisor/xenstore.c over the store
- * ring); on "suspend" it acknowledges (writes the node empty), unmaps
+ * while the guest waits at an event point hypervisor/xen_suspend.c reads
+ * its xenstore control/shutdown now and then; on "suspend" it acknowledges
+ * and this file's part follows: it unmaps
  * shared_info (Xen's page, which a save cannot carry), puts pfns for
  * machine frames in start_info as the toolstack expects, and calls
  * SCHEDOP_shutdown(SHUTDOWN_suspend) with start_info's frame.  Back (in a
@@ -27,32 +27,22 @@
 #include "base/stopwatch.h"
 #include "hypervisor/hypercall.h"
 #include "hypervisor/xen.h"
-#include "hypervisor/xenstore.h"
+#include "hypervisor/xen_suspend.h"
 #include "platform/pv64/xen_pv.h"
 #include "platform/pv64/xen_pv_events.h"
 
-/* How often the store is asked, and how long a reply may take. */
-#define STORE_POLL_NS	 50000000ull
-#define STORE_REPLY_NS	 2000000000ull
 #define P2M_PER_PAGE	 (PAGE_SIZE / sizeof(uint64_t))
 #define FRAME_LIST_PAGES 4 /* of P2M pages: 2048 of them, 4 GiB of guest */
 
-static const char shutdown_node[] = "control/shutdown";
-
-static volatile struct xenstore_domain_interface *store;
 static uint64_t frame_list[FRAME_LIST_PAGES][P2M_PER_PAGE]
 	__attribute__((aligned(PAGE_SIZE)));
 static uint64_t frame_list_list[P2M_PER_PAGE]
 	__attribute__((aligned(PAGE_SIZE)));
 static bool set_up, broken;
-static uint32_t req_id;
-static uint64_t next_poll;
-static enum {
-	IDLE,
-	READING,
-	ACKING
-} stage;
-static uint64_t asked_at;
+
+static int suspend(struct xen_suspend *s, char *said, size_t len);
+
+static struct xen_suspend state = { .suspend = suspend };
 
 /* The image is mapped at VIRT_BASE 0: a page's pfn is its address. */
 static uint64_t virt_to_mfn(const void *va)
@@ -109,25 +99,17 @@ static int setup(char *why, size_t len)
 		snprintf(why, len, "as dom0 there is no suspend to answer");
 		return -1;
 	}
-	store = xen_pv_map(si->store_mfn << 12, PAGE_SIZE, PTE_W, &rc);
-	if (!store) {
+	state.store = xen_pv_map(si->store_mfn << 12, PAGE_SIZE, PTE_W, &rc);
+	if (!state.store) {
 		snprintf(why, len, "cannot map the xenstore ring (%d)", rc);
 		return -1;
 	}
+	state.store_evtchn = si->store_evtchn;
 	return publish_p2m(why, len);
 }
 
-static int ask(uint32_t type, const char *payload, uint32_t plen)
-{
-	if (xenstore_put_request(store, type, ++req_id, payload, plen))
-		return -1;
-	xen_evtchn_notify(xen_start_info->store_evtchn);
-	asked_at = stopwatch_read();
-	return 0;
-}
-
 /* Suspend; back in a restored domain (0) or the same one (1), or -1. */
-static int suspend(char *said, size_t len)
+static int suspend(struct xen_suspend *s, char *said, size_t len)
 {
 	struct start_info *si = (struct start_info *)xen_start_info;
 	struct sched_shutdown reason = { .reason = SHUTDOWN_suspend };
@@ -154,6 +136,7 @@ static int suspend(char *said, size_t len)
 	if (publish_p2m(why, sizeof(why)))
 		snprintf(said, len, "resumed, but %s", why);
 	xen_pv_console_resume();
+	s->store_evtchn = si->store_evtchn;
 	if (xen_pvclock_resume(why, sizeof(why)))
 		snprintf(said, len, "resumed, but xen_pvclock: %s", why);
 	else if (!said[0])
@@ -167,59 +150,12 @@ static int suspend(char *said, size_t len)
 
 int platform_event_poll(char *said, size_t len)
 {
-	struct xenstore_reply reply;
-	const char *why = NULL;
-	uint64_t now = stopwatch_read();
-	int rc;
-
 	said[0] = '\0';
-	if (broken || (set_up && !store))
+	if (broken)
 		return 0;
 	if (!set_up && setup(said, len)) {
 		broken = true;
 		return -1;
 	}
-	if (stage == IDLE) {
-		if (now < next_poll)
-			return 0;
-		next_poll = now + stopwatch_cycles(STORE_POLL_NS);
-		if (ask(XS_READ, shutdown_node, sizeof(shutdown_node)) == 0)
-			stage = READING;
-		return 0;
-	}
-	rc = xenstore_get_reply(store, &reply, &why);
-	if (rc < 0) {
-		broken = true;
-		snprintf(said, len, "xenstore: %s", why);
-		return -1;
-	}
-	if (rc == 0) {
-		if (now - asked_at > stopwatch_cycles(STORE_REPLY_NS)) {
-			broken = true;
-			snprintf(said, len,
-				 "xenstore did not answer within %llu ms",
-				 STORE_REPLY_NS / 1000000);
-			return -1;
-		}
-		return 0;
-	}
-	if (stage == READING) {
-		stage = IDLE;
-		if (reply.header.type != XS_READ ||
-		    strcmp(reply.payload, "suspend"))
-			return 0; /* ENOENT, "", or another request */
-		/* Acknowledge: the toolstack waits for the node to empty. */
-		if (ask(XS_WRITE, shutdown_node, sizeof(shutdown_node)) == 0)
-			stage = ACKING;
-		return 0;
-	}
-	stage = IDLE;
-	if (reply.header.type != XS_WRITE) {
-		snprintf(said, len,
-			 "xenstore refused to clear control/shutdown: %s",
-			 reply.payload);
-		return -1;
-	}
-	rc = suspend(said, len);
-	return rc < 0 ? -1 : 1;
+	return xen_suspend_poll(&state, said, len);
 }

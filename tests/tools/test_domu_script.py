@@ -113,7 +113,6 @@ class Functions:
                  ("-t", "pv", "-e", "pause:.5s"): "not a duration",
                  ("-t", "pv", "-e", "pause:xms"): "not a duration",
                  ("-t", "hvm", "-e", "pause"): "a hvm domU cannot have events yet",
-                 ("-t", "pvh", "-e", "save"): "a pvh domU cannot be saved or migrated yet",
                  ("-t", "pv", "-e", "migrate:1s"): "migrate takes no time",
                  ("-t", "pv", *["-e", "pause"] * 9): "at most 8 event points"}
         for args, words in cases.items():

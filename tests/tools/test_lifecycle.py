@@ -57,9 +57,10 @@ class EventSpecs(unittest.TestCase):
                                  (lifecycle.EventSpec("pause", 1.0),))
         lifecycle.check_boot(qemu.BootSpec(boot="xen-pvh-domu"),
                              (lifecycle.EventSpec("pause", 1.0),))
-        with self.assertRaisesRegex(RunnerError, "only xen-pv-domu can be saved"):
-            lifecycle.check_boot(qemu.BootSpec(boot="xen-pvh-domu"),
+        with self.assertRaisesRegex(RunnerError, "the xen-hvm-domu boot cannot have events"):
+            lifecycle.check_boot(qemu.BootSpec(boot="xen-hvm-domu"),
                                  (lifecycle.EventSpec("save"),))
+        lifecycle.check_boot(qemu.BootSpec(boot="xen-pvh-domu"), (lifecycle.EventSpec("save"),))
         lifecycle.check_boot(qemu.BootSpec(boot="xen-pv-domu"), (lifecycle.EventSpec("save"),))
         with self.assertRaisesRegex(RunnerError, "iso-bios boot cannot have events"):
             lifecycle.check_boot(qemu.BootSpec(boot="iso-bios"), events)

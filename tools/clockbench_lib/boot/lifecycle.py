@@ -34,7 +34,7 @@ KINDS = ("stop", "savevm", "migrate")
 # The events dom0's clockbench-domu carries out on a Xen domU.
 XEN_KINDS = ("pause", "save", "migrate")
 # The boots whose image answers Xen's suspend request (xl save and restore, migrate).
-XEN_SAVE_BOOTS = ("xen-pv-domu",)
+XEN_SAVE_BOOTS = ("xen-pv-domu", "xen-pvh-domu")
 # The Xen domU boots whose dom0 drives events: the images that read the PV console ring.
 XEN_EVENT_BOOTS = ("xen-pv-domu", "xen-pvh-domu")
 DEFAULT_STOP_S = 1.0
