@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/smp.h"
 #include "base/stopwatch.h"
 #include "hypervisor/hypercall.h"
 #include "hypervisor/xen_suspend.h"
@@ -65,6 +66,19 @@ int xen_suspend_poll(struct xen_suspend *s, char *said, size_t len)
 		if (reply.header.type != XS_READ ||
 		    strcmp(reply.payload, "suspend"))
 			return 0; /* ENOENT, "", or another request */
+		/* Only CPU 0 suspends and comes back: the others' pvclock
+		 * areas and event channels would not be set up again. */
+		if (smp_cpus_online() > 1) {
+			s->broken = true;
+			snprintf(
+				said, len,
+				"the suspend request is not answered: with %u "
+				"vCPUs online the image cannot come back from "
+				"a restore (only CPU 0's pvclock area would be "
+				"registered again)",
+				smp_cpus_online());
+			return -1;
+		}
 		/* A write of the node with an empty value: just its path. */
 		if (ask(s, XS_WRITE) == 0)
 			s->stage = ACKING;

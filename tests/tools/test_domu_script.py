@@ -114,6 +114,7 @@ class Functions:
                  ("-t", "pv", "-e", "pause:xms"): "not a duration",
                  ("-t", "hvm", "-e", "pause"): "a hvm domU cannot have events yet",
                  ("-t", "pv", "-e", "migrate:1s"): "migrate takes no time",
+                 ("-t", "pv", "-c", "2", "-e", "save"): "with 2 vCPUs the image cannot come back",
                  ("-t", "pv", *["-e", "pause"] * 9): "at most 8 event points"}
         for args, words in cases.items():
             with self.subTest(args=args):
