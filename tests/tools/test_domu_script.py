@@ -343,6 +343,10 @@ pause)
 	[ -z "$FAKE_XL_PAUSE_ERROR" ] || { echo "libxl: error: $FAKE_XL_PAUSE_ERROR" >&2; exit 1; }
 	echo "pause $2" >>"$FAKE_XL_DIR/actions" ;;
 domid) echo 7 ;;
+save)
+	echo "Saving to $3 new xl format (info 0x3/0x0/1203)"
+	echo "libxl: error: $FAKE_XL_SAVE_ERROR" >&2
+	exit 1 ;;
 console)
 	cat "$CONSOLE_FILE"
 	[ -z "$END_STATE" ] || echo "$END_STATE" >"$state"
@@ -374,7 +378,8 @@ while [ -f "$FAKE_XL_DIR/state" ]; do sleep 1; done
 class Runs:
     """Whole runs of main() against FAKE_XL; mixed into one TestCase per shell."""
 
-    def run_main(self, console, end_state, *args, create_error="", pause_error=""):
+    def run_main(self, console, end_state, *args, create_error="", pause_error="",
+                 save_error="no space left"):
         """(status, stdout, stderr, scratch folder) of clockbench-domu -t pv ARGS."""
         scratch = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, scratch)
@@ -392,7 +397,8 @@ class Runs:
             out.write(b"\x7fELF")
         env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}", FAKE_XL_DIR=scratch,
                    CONSOLE_FILE=os.path.join(scratch, "console.txt"), END_STATE=end_state,
-                   FAKE_XL_CREATE_ERROR=create_error, FAKE_XL_PAUSE_ERROR=pause_error)
+                   FAKE_XL_CREATE_ERROR=create_error, FAKE_XL_PAUSE_ERROR=pause_error,
+                   FAKE_XL_SAVE_ERROR=save_error)
         status, stdout, stderr = self.run_shell(
             'main "$@"', "-t", "pv", "-i", "image.elf", "--prefix", "(dom0) ", *args,
             env=env, cwd=scratch)
@@ -439,6 +445,16 @@ class Runs:
                              "clockbench-host 1 abort event=pause")
         self.assertIn("(dom0) clockbench-domu: event 1 (pause) failed: xl pause failed: "
                       "libxl: error: nope.\n", stderr)
+
+    def test_a_save_that_fails_is_aborted_with_xls_line(self):
+        status, _, stderr, scratch = self.run_main(
+            "", "", "-e", "save", save_error="xc: error: Cannot write to disk: No space left")
+        self.assertEqual(status, 0, stderr)  # the fake guest passes whatever it is told
+        with open(os.path.join(scratch, "host-lines"), encoding="utf-8") as lines:
+            self.assertEqual(lines.read().splitlines()[1], "clockbench-host 1 abort event=save")
+        self.assertIn("(dom0) clockbench-domu: event 1 (save) failed: xl save failed: libxl: "
+                      "error: xc: error: Cannot write to disk: No space left.\n", stderr)
+        self.assertFalse(os.path.exists(os.path.join(scratch, "clockbench-pv.save")))
 
     def test_crash_before_a_verdict(self):
         status, _, stderr, _ = self.run_main("FAULT: #PF page fault\n", "---sc-")
