@@ -164,13 +164,13 @@ int platform_console_read_byte(void)
 {
 	/* QEMU's stdio chardev, shared by both, hands its input to the
 	 * virtio console where there is one. */
+	/* A Xen domU (PVH or HVM): the host's line comes through the PV
+	 * console ring, which dom0's clockbench-domu writes. */
+	if (xen_console == XEN_HVM_CONSOLE_RING)
+		return xen_hvm_console_read_byte();
 	if (virtcons_can_read())
 		return virtcons_read_byte();
-	if (uart_found)
-		return uart_read_byte();
-	/* A PVH domU: the host's line comes through the PV console ring. */
-	return xen_console == XEN_HVM_CONSOLE_RING ? xen_hvm_console_read_byte()
-						   : -1;
+	return uart_found ? uart_read_byte() : -1;
 }
 
 int platform_event_poll(char *said, size_t len)

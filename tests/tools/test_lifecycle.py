@@ -48,8 +48,10 @@ class EventSpecs(unittest.TestCase):
         with self.assertRaisesRegex(RunnerError, "the xen boot cannot have events: Xen's "
                                                  "events are driven by the Linux dom0"):
             lifecycle.check_boot(qemu.BootSpec(boot="xen", memory_mib=512), events)
-        with self.assertRaisesRegex(RunnerError, "xen-hvm-domu boot cannot have events"):
+        with self.assertRaisesRegex(RunnerError, "stop is QEMU's"):
             lifecycle.check_boot(qemu.BootSpec(boot="xen-hvm-domu"), events)
+        lifecycle.check_boot(qemu.BootSpec(boot="xen-hvm-domu"),
+                             (lifecycle.EventSpec("pause", 1.0),))
         with self.assertRaisesRegex(RunnerError, "stop is QEMU's"):
             lifecycle.check_boot(qemu.BootSpec(boot="xen-pv-domu"), events)
         with self.assertRaisesRegex(RunnerError, "pause is an event of a Xen domU"):
@@ -57,7 +59,7 @@ class EventSpecs(unittest.TestCase):
                                  (lifecycle.EventSpec("pause", 1.0),))
         lifecycle.check_boot(qemu.BootSpec(boot="xen-pvh-domu"),
                              (lifecycle.EventSpec("pause", 1.0),))
-        with self.assertRaisesRegex(RunnerError, "the xen-hvm-domu boot cannot have events"):
+        with self.assertRaisesRegex(RunnerError, "xen-hvm-domu boot's image does not answer"):
             lifecycle.check_boot(qemu.BootSpec(boot="xen-hvm-domu"),
                                  (lifecycle.EventSpec("save"),))
         lifecycle.check_boot(qemu.BootSpec(boot="xen-pvh-domu"), (lifecycle.EventSpec("save"),))

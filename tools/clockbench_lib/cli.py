@@ -147,10 +147,11 @@ def add_run_parser(subparsers):
                              "migrate (live migration to a second QEMU on a unix socket, "
                              "the run going on there); the -kernel boots under TCG or KVM, "
                              "on COM1 (--console uart, the default with --event); and for "
-                             "the xen-pv-domu and xen-pvh-domu boots pause[:TIME] (dom0's "
-                             "xl pause, then xl unpause after TIME; default 1s), save[:TIME] "
-                             "(xl save, TIME, default 0, xl restore) and migrate (xl "
-                             "migrate to the same host), the domU then getting 32 MiB")
+                             "the xen-pv-domu, xen-pvh-domu and xen-hvm-domu boots "
+                             "pause[:TIME] (dom0's xl pause, then xl unpause after TIME; "
+                             "default 1s), and for the first two save[:TIME] (xl save, TIME, "
+                             "default 0, xl restore) and migrate (xl migrate to the same "
+                             "host), the domU then getting 32 MiB")
     parser.add_argument("--cpu", default="", metavar="MODEL",
                         help="QEMU -cpu model, used as given (default under kvm: the first "
                              "model this host's KVM starts: host, else host without each "

@@ -36,7 +36,7 @@ XEN_KINDS = ("pause", "save", "migrate")
 # The boots whose image answers Xen's suspend request (xl save and restore, migrate).
 XEN_SAVE_BOOTS = ("xen-pv-domu", "xen-pvh-domu")
 # The Xen domU boots whose dom0 drives events: the images that read the PV console ring.
-XEN_EVENT_BOOTS = ("xen-pv-domu", "xen-pvh-domu")
+XEN_EVENT_BOOTS = ("xen-pv-domu", "xen-pvh-domu", "xen-hvm-domu")
 DEFAULT_STOP_S = 1.0
 MAX_EVENTS = 8                 # the image's events= maximum (lib/options.c)
 MAX_STOP_S = 600.0
