@@ -452,7 +452,7 @@ FUZZ_SECONDS ?= 180
 FUZZ_SMOKE_SECONDS ?= 5
 # FUZZ_TARGETS="acpi options" on the command line builds and fuzzes only those.
 FUZZ_TARGETS := acpi boot_mb1 boot_mb2 boot_pvh boot_xen_pv options pvclock \
-	xen xen_console cpuid hist hostline
+	xen xen_console xenstore cpuid hist hostline
 # Per target: the source in tests/fuzz/ (default fuzz_TARGET.c), the unit
 # tests whose sources it links (default TARGET), and its -D flags.  A boot
 # target goes on to parse the options and open ACPI as the kernel does.
@@ -464,6 +464,7 @@ FUZZ_DEFS_boot_mb2 := -DFUZZ_PROTOCOL=BOOT_PROTO_MULTIBOOT2
 FUZZ_DEFS_boot_pvh := -DFUZZ_PROTOCOL=BOOT_PROTO_PVH
 FUZZ_DEFS_boot_xen_pv := -DFUZZ_PROTOCOL=BOOT_PROTO_XEN_PV
 FUZZ_UNITS_xen_console := xen
+FUZZ_UNITS_xenstore := xen
 FUZZ_UNITS_cpuid := cpuinfo hv_tsc
 fuzz_source = tests/fuzz/fuzz_$(or $(FUZZ_SRC_$(1)),$(1)).c
 fuzz_units = $(or $(FUZZ_UNITS_$(1)),$(1))

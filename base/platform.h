@@ -81,6 +81,16 @@ int platform_console_read_byte(void);
 /** Why the console has no input here, or NULL when it has. */
 const char *platform_console_input_missing(void);
 
+/**
+ * While the guest waits at an event point: answer the toolstack's requests
+ * where the platform takes part in the event (a Xen PV domU's suspend, for
+ * xl save and restore).  Returns 0 when nothing happened, 1 when the guest
+ * was suspended and has resumed (@said says how), -1 when a request could
+ * not be answered (@said says why).  Rate-limited by the platform; cheap
+ * when there is nothing to do.
+ */
+int platform_event_poll(char *said, size_t len);
+
 /** Bytes the console takes per wait for the hardware (a UART's FIFO
  * depth, 1 without one), for the report; 0 where each write goes out
  * whole (a hypervisor's console). */

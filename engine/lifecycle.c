@@ -23,6 +23,7 @@
 #include "engine/lifecycle.h"
 #include "hypervisor/kvmclock.h"
 #include "hypervisor/pvclock.h"
+#include "hypervisor/xen.h"
 #include "lib/progress.h"
 
 /* A clock that wraps faster than this has an ambiguous advance over any
@@ -260,6 +261,12 @@ static void rates_and_costs(struct lifecycle_event *e, bool after)
 	}
 }
 
+/* CPU 0's pvclock record now: kvm-clock's where there is one, else Xen's. */
+static int pvclock_sample_now(struct pvclock_sample *s)
+{
+	return kvm_clock.present ? kvm_clock_sample(s) : xen_pvclock_sample(s);
+}
+
 static void pvclock_sample_into(struct lifecycle_pvclock *p, bool after)
 {
 	struct pvclock_sample s;
@@ -267,7 +274,7 @@ static void pvclock_sample_into(struct lifecycle_pvclock *p, bool after)
 
 	if (!p->present)
 		return;
-	ok = kvm_clock_sample(&s) == 0;
+	ok = pvclock_sample_now(&s) == 0;
 	if (after) {
 		p->ok_after = ok;
 		p->version_after = s.version;
@@ -350,7 +357,7 @@ static int wait_host(struct lifecycle_event *e, enum hostline_kind kind,
 			if (e->pvclock.present) {
 				struct pvclock_sample s;
 
-				if (kvm_clock_sample(&s) == 0) {
+				if (pvclock_sample_now(&s) == 0) {
 					if (s.flags & XEN_PVCLOCK_GUEST_STOPPED)
 						e->pvclock.stopped_seen = true;
 					if (s.version != last_version)
@@ -358,6 +365,16 @@ static int wait_host(struct lifecycle_event *e, enum hostline_kind kind,
 					last_version = s.version;
 				}
 			}
+		}
+		if (sample) {
+			char said[LIFECYCLE_TEXT_LEN - 40];
+			int polled = platform_event_poll(said, sizeof(said));
+
+			if (polled > 0)
+				e->suspended++;
+			if (polled && said[0])
+				snprintf(e->platform_said,
+					 sizeof(e->platform_said), "%s", said);
 		}
 		was_empty = input.len == 0;
 		rc = input_poll(got, why, sizeof(why));
@@ -410,7 +427,9 @@ static int run_event(struct lifecycle_event *e, unsigned int wait_ms)
 	unsigned int k, cpu, ncpu = smp_nr_cpus();
 
 	e->reached = true;
-	e->pvclock.present = kvm_clock.present;
+	e->pvclock.present = kvm_clock.present || xen_pvclock.present;
+	e->pvclock.clock =
+		kvm_clock.present ? kvm_clock.name : xen_pvclock.name;
 	for (k = 0; k < followed.nr; k++) {
 		e->clocks[k].clock = followed.clock[k];
 		e->clocks[k].rate_before_ppm = e->clocks[k].rate_after_ppm =

@@ -47,8 +47,10 @@ struct lifecycle_clock {
 	} cpu[MAX_CPUS];
 };
 
-/* kvm-clock's record on CPU 0 before and after (present false without). */
+/* The pvclock record on CPU 0 before and after: kvm-clock's, else Xen's
+ * (present false without either). */
 struct lifecycle_pvclock {
+	const char *clock; /* "kvm_clock" or "xen_pvclock" */
 	bool present, ok_before, ok_after;
 	uint32_t version_before, version_after;
 	uint8_t flags_before, flags_after;
@@ -71,6 +73,10 @@ struct lifecycle_event {
 	unsigned int nr_clocks;
 	struct lifecycle_clock clocks[LIFECYCLE_MAX_CLOCKS];
 	struct lifecycle_pvclock pvclock;
+	/* The platform's own part (a Xen PV domU's suspend for xl save):
+	 * times it suspended and resumed, and what it said last. */
+	unsigned int suspended;
+	char platform_said[LIFECYCLE_TEXT_LEN];
 };
 
 struct lifecycle_options {

@@ -119,8 +119,27 @@ void xen_hvm_console_flush(void);
 /** Bytes Xen's PV console ring of an HVM or PVH guest did not take (its
  * ring never drained, or its indexes were inconsistent); 0 without one. */
 size_t xen_hvm_console_lost(void);
+/** As an HVM or PVH domU: platform_event_poll()'s work, answering xl
+ * save's suspend request (hypervisor/xen_suspend.h); 0 where there is no
+ * Xen or no store. */
+int xen_hvm_event_poll(char *said, size_t len);
+/** The next byte of the PV console ring's input, or -1 (none now, or no
+ * ring: xencons_read_byte()). */
+int xen_hvm_console_read_byte(void);
 
 extern struct clock xen_pvclock;
+
+struct pvclock_sample;
+
+/** After the domain resumed from a suspend (as a new domain, restored):
+ * point the calling CPU at its time record again, registering its own area
+ * anew.  0, or -1 with the reason in @why. */
+int xen_pvclock_resume(char *why, size_t whylen);
+
+/** One consistent reading of the calling CPU's Xen time record, its
+ * version and flags too (for the event report): 0, or -1 when xen_pvclock
+ * is absent, the CPU has no record, or the version never settled. */
+int xen_pvclock_sample(struct pvclock_sample *s);
 
 /** Reads of xen_pvclock whose version never settled. */
 unsigned long xen_pvclock_failed_reads(void);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Writing the Xen PV console ring (pure; host-tested). */
+/* The Xen PV console ring: writing its output, reading its input (pure;
+ * host-tested). */
 #include <stdio.h>
 
 #include "hypervisor/xen_console.h"
@@ -35,6 +36,42 @@ size_t xencons_put(volatile struct xencons_interface *ring, const char *buf,
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	ring->out_prod = prod;
 	return sent;
+}
+
+int xencons_get(volatile struct xencons_interface *ring, char *buf, size_t len)
+{
+	XENCONS_RING_IDX cons = ring->in_cons, prod = ring->in_prod;
+	size_t taken = 0;
+
+	/* The index before the bytes it makes visible. */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if ((XENCONS_RING_IDX)(prod - cons) > sizeof(ring->in))
+		return -1;
+	while (taken < len && cons != prod)
+		buf[taken++] = ring->in[MASK_XENCONS_IDX(cons++, ring->in)];
+	/* The bytes read before the index that frees their room. */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	ring->in_cons = cons;
+	return (int)taken;
+}
+
+int xencons_read_byte(struct xencons *c)
+{
+	if (c->in_pos == c->in_len) {
+		int n;
+
+		if (c->in_broken)
+			return -1;
+		n = xencons_get(c->ring, c->in_buf, sizeof(c->in_buf));
+		if (n < 0)
+			c->in_broken = 1;
+		if (n <= 0)
+			return -1;
+		c->kick(c->evtchn); /* room again for the daemon */
+		c->in_len = (unsigned int)n;
+		c->in_pos = 0;
+	}
+	return (unsigned char)c->in_buf[c->in_pos++];
 }
 
 /* The ring's free bytes (0 when its indexes are inconsistent). */

@@ -31,6 +31,17 @@ size_t xencons_put(volatile struct xencons_interface *ring, const char *buf,
 /** Whether @ring's indexes are consistent (see xencons_put()). */
 int xencons_sane(const volatile struct xencons_interface *ring);
 
+/**
+ * Take up to @len bytes of @ring's input (what the console daemon wrote
+ * there: the host's line at an event point) into @buf, and publish that
+ * they were taken (the consumer index moves after the bytes are read).
+ * Returns the bytes taken, 0 when there are none, or -1 when the input's
+ * indexes are inconsistent (the producer more than a ring ahead, or
+ * behind): nothing is taken then.  The caller tells Xen after taking some,
+ * so that the daemon writes more.
+ */
+int xencons_get(volatile struct xencons_interface *ring, char *buf, size_t len);
+
 /* A console ring in use: where it is, and how to tell and wait for Xen. */
 struct xencons {
 	volatile struct xencons_interface *ring;
@@ -41,7 +52,19 @@ struct xencons {
 	int broken;	   /* set once the indexes are inconsistent */
 	size_t lost;	   /* bytes dropped, not yet reported */
 	size_t lost_total; /* bytes dropped in all */
+	/* The input taken from the ring, not yet handed on. */
+	char in_buf[64];
+	unsigned int in_len, in_pos;
+	int in_broken; /* set once the input's indexes are inconsistent */
 };
+
+/**
+ * The next byte of @c's input (0-255), taking what the ring holds a buffer
+ * at a time and telling Xen (kick) when it took some; -1 when there is
+ * none now, or when the input's indexes were ever inconsistent (then
+ * in_broken is set and nothing is read again).
+ */
+int xencons_read_byte(struct xencons *c);
 
 /* After output was lost, a write waits this fraction of max_spins. */
 #define XENCONS_LOST_WAIT_DIVISOR 64

@@ -155,6 +155,25 @@ static int xen_pvclock_probe(struct clock *c, const struct probe_env *env)
 	return 0;
 }
 
+int xen_pvclock_resume(char *why, size_t whylen)
+{
+	if (!xen_pvclock.present)
+		return 0;
+	/* A new domain has none of the old one's registered areas. */
+	own_areas[cpu_index()].version = 0;
+	return setup_cpu(cpu_index(), why, whylen);
+}
+
+int xen_pvclock_sample(struct pvclock_sample *s)
+{
+	const volatile struct vcpu_time_info *area =
+		xen_source.area[cpu_index()];
+
+	if (!xen_pvclock.present || !area)
+		return -1;
+	return pvclock_read(area, tsc_read_ordered, xen_source.max_tries, s);
+}
+
 unsigned long xen_pvclock_failed_reads(void)
 {
 	return pvclock_source_bad_reads(&xen_source);

@@ -116,10 +116,15 @@ static void print_event(const struct lifecycle_event *e)
 		printf("    %s: a read %.0f ns before, %.0f ns after\n",
 		       e->clocks[k].clock->name, e->clocks[k].cost_before_ns,
 		       e->clocks[k].cost_after_ns);
+	if (e->suspended || e->platform_said[0])
+		printf("    the guest's own part: suspended %u time(s)%s%s\n",
+		       e->suspended, e->platform_said[0] ? ": " : "",
+		       e->platform_said);
 	if (e->pvclock.present)
-		printf("    kvm_clock record on CPU 0: version %u -> %u (%llu "
+		printf("    %s record on CPU 0: version %u -> %u (%llu "
 		       "updates seen), flags %#x -> %#x, GUEST_STOPPED %s\n",
-		       e->pvclock.version_before, e->pvclock.version_after,
+		       e->pvclock.clock, e->pvclock.version_before,
+		       e->pvclock.version_after,
 		       (unsigned long long)e->pvclock.updates,
 		       e->pvclock.flags_before, e->pvclock.flags_after,
 		       e->pvclock.stopped_seen ? "seen" : "not seen");
@@ -243,7 +248,9 @@ static void event_checks(const struct lifecycle_result *l,
 		offsets_check(l, e, k);
 	/* KVM marks every vCPU's record when the VM was stopped (so that a
 	 * guest's soft lockup watchdog can forgive the gap). */
-	if (e->answered && e->pvclock.present && !strcmp(kind_of(e), "stop")) {
+	if (e->answered && e->pvclock.present && e->pvclock.clock &&
+	    !strcmp(e->pvclock.clock, "kvm_clock") &&
+	    !strcmp(kind_of(e), "stop")) {
 		report(k, e->pvclock.stopped_seen,
 		       "kvm_clock: PVCLOCK_GUEST_STOPPED is seen after a stop");
 		report_info(k, "flags %#x before, %#x after",
@@ -355,6 +362,9 @@ static void event_json(struct json_writer *w, const struct lifecycle_result *l,
 	json_double(w, "round_trip_ns", e->round_trip_ns);
 	json_double(w, "waited_ns", e->waited_ns);
 	host_json(w, "host", &e->host);
+	json_uint(w, "suspended", e->suspended);
+	json_string(w, "platform_said",
+		    e->platform_said[0] ? e->platform_said : NULL);
 	json_array_begin(w, "loops");
 	for (cpu = 0; cpu < l->ncpu && cpu < MAX_CPUS; cpu++)
 		json_uint(w, NULL, e->loops[cpu]);
@@ -365,6 +375,7 @@ static void event_json(struct json_writer *w, const struct lifecycle_result *l,
 	json_array_end(w);
 	if (p->present) {
 		json_object_begin(w, "pvclock");
+		json_string(w, "clock", p->clock);
 		json_uint_if(w, "version_before", p->ok_before,
 			     p->version_before);
 		json_uint_if(w, "version_after", p->ok_after, p->version_after);

@@ -183,16 +183,27 @@ int platform_console_read_byte(void)
 {
 	/* QEMU's stdio chardev, shared by both, hands its input to the
 	 * virtio console where there is one. */
+	/* A Xen domU (PVH or HVM): the host's line comes through the PV
+	 * console ring, which dom0's clockbench-domu writes. */
+	if (xen_console == XEN_HVM_CONSOLE_RING)
+		return xen_hvm_console_read_byte();
 	if (virtcons_can_read())
 		return virtcons_read_byte();
 	return uart_found ? uart_read_byte() : -1;
+}
+
+int platform_event_poll(char *said, size_t len)
+{
+	/* Under Xen, xl save's suspend request; QEMU's events need nothing. */
+	return xen_hvm_event_poll(said, len);
 }
 
 const char *platform_console_input_missing(void)
 {
 	if (xen_console == XEN_HVM_CONSOLE_IO)
 		return "Xen's console_io has no input for clockbench yet";
-	if (!uart_found && !virtcons_can_read())
+	if (!uart_found && !virtcons_can_read() &&
+	    xen_console != XEN_HVM_CONSOLE_RING)
 		return "no UART answers at COM1 and the virtio console has "
 		       "no receive queue";
 	return NULL;

@@ -23,6 +23,7 @@
 
 #include "hypervisor/hypercall.h"
 #include "hypervisor/xen.h"
+#include "hypervisor/xen_suspend.h"
 #include "base/priv.h"
 
 /* Where shared_info appears: a page of the image's own .bss, whose frame
@@ -184,6 +185,76 @@ void xen_hvm_console_write(const char *buf, size_t len)
 size_t xen_hvm_console_lost(void)
 {
 	return console.lost_total + broken_lost;
+}
+
+int xen_hvm_console_read_byte(void)
+{
+	return console.ring ? xencons_read_byte(&console) : -1;
+}
+
+/* --- suspend and resume (xl save, restore, migrate) ------------------------- */
+
+static int hvm_suspend(struct xen_suspend *s, char *said, size_t len);
+
+static struct xen_suspend suspend_state = { .suspend = hvm_suspend };
+static bool suspend_set_up;
+
+/* As Linux's HVM guests do: SCHEDOP_shutdown(SHUTDOWN_suspend) with no
+ * start_info; back, shared_info added to the physmap again (a restored
+ * domain has none), the event channels Xen's params now name, and the
+ * pvclock area registered anew. */
+static int hvm_suspend(struct xen_suspend *s, char *said, size_t len)
+{
+	struct sched_shutdown reason = { .reason = SHUTDOWN_suspend };
+	struct xen_add_to_physmap map = {
+		.domid = DOMID_SELF,
+		.space = XENMAPSPACE_shared_info,
+		.idx = 0,
+		.gpfn = (uintptr_t)shared_info_page / PAGE_SIZE,
+	};
+	char why[96];
+	long rc;
+
+	rc = HYPERCALL3(__HYPERVISOR_sched_op, SCHEDOP_shutdown, &reason, 0);
+	if (xen_shared_info &&
+	    HYPERCALL2(__HYPERVISOR_memory_op, XENMEM_add_to_physmap, &map)) {
+		snprintf(said, len,
+			 "resumed, but shared_info could not be added back");
+		return -1;
+	}
+	if (console.ring)
+		console.evtchn = (uint32_t)hvm_param(HVM_PARAM_CONSOLE_EVTCHN);
+	s->store_evtchn = (uint32_t)hvm_param(HVM_PARAM_STORE_EVTCHN);
+	if (xen_pvclock_resume(why, sizeof(why)))
+		snprintf(said, len, "resumed, but xen_pvclock: %s", why);
+	else
+		snprintf(said, len, "%s (SCHEDOP_shutdown returned %ld)",
+			 rc ? "the suspend was cancelled: resumed in the same "
+			      "domain"
+			    : "suspended and restored",
+			 rc);
+	return rc ? 1 : 0;
+}
+
+int xen_hvm_event_poll(char *said, size_t len)
+{
+	said[0] = '\0';
+	if (!suspend_set_up) {
+		uint64_t pfn;
+
+		suspend_set_up = true;
+		/* Not as Xen's dom0, and only where there is Xen. */
+		if (console_io || !xen_hypercall_page_ready())
+			return 0;
+		pfn = hvm_param(HVM_PARAM_STORE_PFN);
+		if (!pfn || !paging_range_mapped(pfn * PAGE_SIZE, PAGE_SIZE))
+			return 0;
+		suspend_state.store = (volatile struct xenstore_domain_interface
+					       *)(uintptr_t)(pfn * PAGE_SIZE);
+		suspend_state.store_evtchn =
+			(uint32_t)hvm_param(HVM_PARAM_STORE_EVTCHN);
+	}
+	return xen_suspend_poll(&suspend_state, said, len);
 }
 
 void xen_hvm_console_flush(void)

@@ -106,15 +106,27 @@ void platform_console_flush(void)
 		xencons_flush(&console);
 }
 
+void xen_pv_console_resume(void)
+{
+	if (console.ring)
+		console.evtchn = xen_start_info->console.domU.evtchn;
+}
+
 int platform_console_read_byte(void)
 {
-	return -1;
+	return console.ring ? xencons_read_byte(&console) : -1;
 }
 
 const char *platform_console_input_missing(void)
 {
-	return "a Xen PV guest reads no console input yet (Xen's console "
-	       "ring can carry the host's line later)";
+	if (xen_start_info->flags & SIF_INITDOMAIN)
+		return "as Xen's dom0 clockbench writes Xen's console_io, "
+		       "which has no input for it";
+	if (!console.ring)
+		return "the PV console ring could not be mapped";
+	if (console.in_broken)
+		return "the PV console ring's input indexes are inconsistent";
+	return NULL;
 }
 
 /* --- exceptions -------------------------------------------------------------- */

@@ -60,4 +60,12 @@ void xen_pv_record_vcpu(unsigned int cpu, uint32_t vcpu);
  */
 volatile void *xen_pv_map(uint64_t maddr, size_t len, uint64_t flags, int *rc);
 
+/** Point the window page holding @va (from xen_pv_map()) at @maddr with
+ * @flags, or unmap it (@maddr 0): 0, or update_va_mapping's error
+ * (-EINVAL for a page not of the window). */
+int xen_pv_remap(volatile void *va, uint64_t maddr, uint64_t flags);
+
+/** After a resume: the console ring's new event channel (start_info's). */
+void xen_pv_console_resume(void);
+
 #endif

@@ -89,6 +89,26 @@ volatile void *xen_pv_map(uint64_t maddr, size_t len, uint64_t flags, int *rc)
 	return window[at] + (maddr - first);
 }
 
+int xen_pv_remap(volatile void *va, uint64_t maddr, uint64_t flags)
+{
+	unsigned int i;
+	uint64_t pte = maddr ? frame_pte(maddr, flags) : 0;
+	int rc;
+
+	for (i = 0; i < window_used; i++)
+		if ((volatile void *)window[i] ==
+		    (volatile void *)((uintptr_t)va &
+				      ~(uintptr_t)(PAGE_SIZE - 1)))
+			break;
+	if (i == window_used)
+		return -EINVAL;
+	rc = (int)HYPERCALL3(__HYPERVISOR_update_va_mapping, window[i], pte,
+			     UVMF_INVLPG);
+	if (rc == 0)
+		window_pte[i] = pte;
+	return rc;
+}
+
 /* Firmware memory (ACPI tables, the BIOS area), read-only and cached. */
 static const void *machine_map(void *ctx, uint64_t maddr, size_t len)
 {

@@ -5,10 +5,14 @@
  * the consumer index moves by what the input says (forwards, backwards,
  * past the producer) each time the writer waits.
  *
+ * The input side too: the daemon's producer index moves by any amount
+ * before each read of the host's bytes.
+ *
  * Input: the ring's two output indexes, a wait limit, then commands: a
  * length byte to write that many of the following bytes, or (high bit set)
- * a flush; each wait takes the next little-endian u16 as the consumer's
- * step (signed).
+ * a flush, or (the two high bits set) a read of up to the low 6 bits' bytes
+ * of input; each wait and each read takes the next little-endian u16 as
+ * the other end's step (signed).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +63,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		int sane = xencons_sane(ring), ret;
 		size_t len = cmd & 0x7f, room;
 
+		if ((cmd & 0xc0) == 0xc0) {
+			char got[64];
+			XENCONS_RING_IDX cons = ring->in_cons;
+			int taken;
+
+			ring->in_prod +=
+				(int16_t)fuzz_take(&steps, &nr_steps, 2);
+			taken = xencons_get(ring, got, cmd & 0x3f);
+			/* Refused untouched, or taken no more than asked,
+			 * no more than there was, and the index moved by it. */
+			if (taken < 0
+				    ? ring->in_cons != cons
+				    : (size_t)taken > (cmd & 0x3f) ||
+					      (XENCONS_RING_IDX)(ring->in_cons -
+								 cons) !=
+						      (XENCONS_RING_IDX)taken ||
+					      (XENCONS_RING_IDX)(ring->in_prod -
+								 ring->in_cons) >
+						      sizeof(ring->in))
+				abort();
+			continue;
+		}
 		if (cmd & 0x80) {
 			xencons_flush(&c);
 			continue;

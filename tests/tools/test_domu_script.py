@@ -99,6 +99,36 @@ class Functions:
                 self.assertTrue(stderr.startswith("clockbench-domu: "), stderr)
                 self.assertTrue(stderr.endswith(".\n") or stderr.endswith(").\n"), stderr)
 
+    def test_events(self):
+        self.assertEqual(self.out('for e in "$@"; do event_seconds "$e"; done', "pause",
+                                  "pause:3s", "pause:0.5s", "pause:2", "pause:1500ms",
+                                  "save", "save:2s"),
+                         "1\n3\n0.5\n2\n1.500\n0\n2\n")
+        self.assertEqual(self.out('parse_options "$@" && echo "$opt_events|$opt_options"',
+                                  "-t", "pv", "-o", "verbose=1", "-e", "pause:3s",
+                                  "--event=pause"),
+                         "pause:3s pause|verbose=1 events=2 event_wait_ms=64000\n")
+        cases = {("-t", "pv", "-e", "stop"): "none of pause, save and migrate",
+                 ("-t", "pv", "-e", "pause:3 s"): "not a duration",
+                 ("-t", "pv", "-e", "pause:.5s"): "not a duration",
+                 ("-t", "pv", "-e", "pause:xms"): "not a duration",
+                 ("-t", "hvm", "-e", "save"): "an hvm domU cannot be saved or migrated yet",
+                 ("-t", "pv", "-e", "migrate:1s"): "migrate takes no time",
+                 ("-t", "pv", "-c", "2", "-e", "save"): "with 2 vCPUs the image cannot come back",
+                 ("-t", "pv", *["-e", "pause"] * 9): "at most 8 event points"}
+        for args, words in cases.items():
+            with self.subTest(args=args):
+                status, _, stderr = self.run_shell('parse_options "$@"', *args)
+                self.assertEqual(status, 2)
+                self.assertIn(words, stderr)
+
+    def test_host_clocks(self):
+        first, second, real = self.out('mono_ns a; mono_ns b; real_ns c; echo "$a $b $c"'
+                                       ).split()
+        self.assertLessEqual(int(first), int(second))
+        self.assertGreater(int(real), 1.6e18)  # ns since 1970, after 2020
+        self.assertEqual(self.out("ms_text 1234567"), "1.2\n")
+
     def test_help(self):
         status, stdout, _ = self.run_shell('main "$@"', "--help")
         self.assertEqual(status, 0)
@@ -306,7 +336,17 @@ create)
 echo "libxl: error: $FAKE_XL_CREATE_ERROR" >&2; exit 3; }
 	cp "$3" "$FAKE_XL_DIR/config"
 	echo "--p---" >"$state" ;;
-unpause) [ "$(cat "$state")" != "--p---" ] || echo "-b----" >"$state" ;;
+unpause)
+	echo "unpause $2" >>"$FAKE_XL_DIR/actions"
+	[ "$(cat "$state")" != "--p---" ] || echo "-b----" >"$state" ;;
+pause)
+	[ -z "$FAKE_XL_PAUSE_ERROR" ] || { echo "libxl: error: $FAKE_XL_PAUSE_ERROR" >&2; exit 1; }
+	echo "pause $2" >>"$FAKE_XL_DIR/actions" ;;
+domid) echo 7 ;;
+save)
+	echo "Saving to $3 new xl format (info 0x3/0x0/1203)"
+	echo "libxl: error: $FAKE_XL_SAVE_ERROR" >&2
+	exit 1 ;;
 console)
 	cat "$CONSOLE_FILE"
 	[ -z "$END_STATE" ] || echo "$END_STATE" >"$state"
@@ -323,10 +363,27 @@ esac
 """
 
 
+# A fake console client for --event: once the domain is unpaused, the guest's event point, the host's lines read from
+# its input and kept in host-lines, then the verdict; the domain then powers off.
+FAKE_XENCONSOLE = """\
+#!/bin/sh
+echo "$*" >"$FAKE_XL_DIR/xenconsole-args"
+while [ "$(cat "$FAKE_XL_DIR/state")" = "--p---" ]; do sleep 0.1; done
+echo "clockbench-event 1 sync"
+read -r line && echo "$line" >>"$FAKE_XL_DIR/host-lines"
+echo "clockbench-event 1 ready"
+read -r line && echo "$line" >>"$FAKE_XL_DIR/host-lines"
+echo "clockbench: PASS"
+echo "---s--" >"$FAKE_XL_DIR/state"
+while [ -f "$FAKE_XL_DIR/state" ]; do sleep 1; done
+"""
+
+
 class Runs:
     """Whole runs of main() against FAKE_XL; mixed into one TestCase per shell."""
 
-    def run_main(self, console, end_state, *args, create_error="", pin_error=""):
+    def run_main(self, console, end_state, *args, create_error="", pin_error="",
+                 pause_error="", save_error="no space left"):
         """(status, stdout, stderr, scratch folder) of clockbench-domu -t pv ARGS."""
         scratch = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, scratch)
@@ -335,13 +392,17 @@ class Runs:
         with open(os.path.join(bin_dir, "xl"), "w", encoding="utf-8") as out:
             out.write(FAKE_XL)
         os.chmod(os.path.join(bin_dir, "xl"), 0o755)
+        with open(os.path.join(bin_dir, "xenconsole"), "w", encoding="utf-8") as out:
+            out.write(FAKE_XENCONSOLE)
+        os.chmod(os.path.join(bin_dir, "xenconsole"), 0o755)
         with open(os.path.join(scratch, "console.txt"), "w", encoding="utf-8") as out:
             out.write(console)
         with open(os.path.join(scratch, "image.elf"), "wb") as out:
             out.write(b"\x7fELF")
         env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}", FAKE_XL_DIR=scratch,
                    CONSOLE_FILE=os.path.join(scratch, "console.txt"), END_STATE=end_state,
-                   FAKE_XL_CREATE_ERROR=create_error, FAKE_XL_PIN_ERROR=pin_error)
+                   FAKE_XL_CREATE_ERROR=create_error, FAKE_XL_PIN_ERROR=pin_error,
+                   FAKE_XL_PAUSE_ERROR=pause_error, FAKE_XL_SAVE_ERROR=save_error)
         status, stdout, stderr = self.run_shell(
             'main "$@"', "-t", "pv", "-i", "image.elf", "--prefix", "(dom0) ", *args,
             env=env, cwd=scratch)
@@ -356,6 +417,48 @@ class Runs:
         with open(os.path.join(scratch, "config"), encoding="utf-8") as config:
             self.assertIn('extra = "verbose=1"', config.read())
         self.assertFalse(os.path.exists(os.path.join(scratch, "state")), "not destroyed")
+
+    def test_a_pause_event_is_answered_on_the_console_input(self):
+        status, stdout, stderr, scratch = self.run_main("", "", "-e", "pause:0.2s")
+        self.assertEqual(status, 0, stderr)
+        self.assertIn("clockbench-event 1 ready\nclockbench: PASS\n", stdout)
+        with open(os.path.join(scratch, "actions"), encoding="utf-8") as actions:
+            self.assertEqual(actions.read(), "unpause clockbench-pv\npause clockbench-pv\n"
+                             "unpause clockbench-pv\n")
+        with open(os.path.join(scratch, "xenconsole-args"), encoding="utf-8") as args:
+            self.assertEqual(args.read(), "--interactive --type pv 7\n")
+        with open(os.path.join(scratch, "host-lines"), encoding="utf-8") as lines:
+            sync, done = lines.read().splitlines()
+        self.assertRegex(sync, r"^clockbench-host 1 sync ready_ns=\d+ sent_ns=\d+$")
+        self.assertRegex(done, r"^clockbench-host 1 done event=pause ready_ns=\d+ start_ns=\d+ "
+                               r"end_ns=\d+ start_real_ns=\d+ end_real_ns=\d+ "
+                               r"xl_pause_us=\d+ xl_unpause_us=\d+ sent_ns=\d+$")
+        times = dict(word.split("=") for word in done.split()[4:])
+        order = [int(times[k]) for k in ("ready_ns", "start_ns", "end_ns", "sent_ns")]
+        self.assertEqual(order, sorted(order))
+        self.assertGreaterEqual(order[2] - order[1], 0.2e9)  # the pause's own time
+        self.assertIn("(dom0) clockbench-domu: event 1 (pause:0.2s): ", stderr)
+        self.assertIn("event_wait_ms=", open(os.path.join(scratch, "config"),
+                                             encoding="utf-8").read())
+
+    def test_a_pause_xl_refuses_is_aborted_with_its_sentence(self):
+        status, _, stderr, scratch = self.run_main("", "", "-e", "pause", pause_error="nope")
+        self.assertEqual(status, 0, stderr)  # the fake guest passes whatever it is told
+        with open(os.path.join(scratch, "host-lines"), encoding="utf-8") as lines:
+            self.assertEqual(lines.read().splitlines()[1],
+                             "clockbench-host 1 abort event=pause")
+        self.assertIn("(dom0) clockbench-domu: event 1 (pause) failed: xl pause failed: "
+                      "libxl: error: nope.\n", stderr)
+
+    def test_a_save_that_fails_is_aborted_with_xls_line(self):
+        status, _, stderr, scratch = self.run_main(
+            "", "", "-e", "save", save_error="xc: error: Cannot write to disk: No space left")
+        self.assertEqual(status, 0, stderr)  # the fake guest passes whatever it is told
+        with open(os.path.join(scratch, "host-lines"), encoding="utf-8") as lines:
+            self.assertEqual(lines.read().splitlines()[1], "clockbench-host 1 abort event=save")
+        self.assertIn("(dom0) clockbench-domu: event 1 (save) failed: xl save failed: libxl: "
+                      "error: xc: error: Cannot write to disk: No space left.\n", stderr)
+        self.assertFalse(os.path.exists(os.path.join(scratch, "clockbench-pv.save")))
 
     def test_crash_before_a_verdict(self):
         status, _, stderr, _ = self.run_main("FAULT: #PF page fault\n", "---sc-")

@@ -28,9 +28,12 @@ class EventSpecs(unittest.TestCase):
         self.assertEqual(lifecycle.parse_event("savevm:2s").describe(), "savevm 2 s")
         self.assertEqual(lifecycle.parse_events(["savevm", "migrate"]),
                          (lifecycle.EventSpec("savevm"), lifecycle.EventSpec("migrate")))
+        self.assertEqual(lifecycle.parse_event("pause").text(), "pause:1s")
+        self.assertEqual(lifecycle.parse_event("pause:500ms").text(), "pause:0.5s")
+        self.assertEqual(lifecycle.parse_event("migrate").text(), "migrate")
 
     def test_bogus_specs_say_what_is_wrong(self):
-        for text, says in (("pause", "none of stop, savevm, migrate"),
+        for text, says in (("suspend", "none of stop, savevm, migrate"),
                            ("stop:3 s", "not a duration"), ("stop:0s", "more than 0"),
                            ("stop:-1s", "not a duration"), ("savevm:x", "not a duration"),
                            ("migrate:x", "takes no argument")):
@@ -42,8 +45,28 @@ class EventSpecs(unittest.TestCase):
 
     def test_boots_that_cannot_have_events_are_named(self):
         events = (lifecycle.EventSpec("stop", 1.0),)
-        with self.assertRaisesRegex(RunnerError, "the xen boot runs under Xen"):
+        with self.assertRaisesRegex(RunnerError, "the xen boot cannot have events: Xen's "
+                                                 "events are driven by the Linux dom0"):
             lifecycle.check_boot(qemu.BootSpec(boot="xen", memory_mib=512), events)
+        with self.assertRaisesRegex(RunnerError, "stop is QEMU's"):
+            lifecycle.check_boot(qemu.BootSpec(boot="xen-hvm-domu"), events)
+        lifecycle.check_boot(qemu.BootSpec(boot="xen-hvm-domu"),
+                             (lifecycle.EventSpec("pause", 1.0),))
+        with self.assertRaisesRegex(RunnerError, "stop is QEMU's"):
+            lifecycle.check_boot(qemu.BootSpec(boot="xen-pv-domu"), events)
+        with self.assertRaisesRegex(RunnerError, "pause is an event of a Xen domU"):
+            lifecycle.check_boot(qemu.BootSpec(console="uart"),
+                                 (lifecycle.EventSpec("pause", 1.0),))
+        lifecycle.check_boot(qemu.BootSpec(boot="xen-pvh-domu"),
+                             (lifecycle.EventSpec("pause", 1.0),))
+        with self.assertRaisesRegex(RunnerError, "xen-hvm-domu boot's image does not answer"):
+            lifecycle.check_boot(qemu.BootSpec(boot="xen-hvm-domu"),
+                                 (lifecycle.EventSpec("save"),))
+        lifecycle.check_boot(qemu.BootSpec(boot="xen-pvh-domu"), (lifecycle.EventSpec("save"),))
+        with self.assertRaisesRegex(RunnerError, "with --smp 2 the image cannot come back"):
+            lifecycle.check_boot(qemu.BootSpec(boot="xen-pv-domu", smp=2),
+                                 (lifecycle.EventSpec("migrate"),))
+        lifecycle.check_boot(qemu.BootSpec(boot="xen-pv-domu"), (lifecycle.EventSpec("save"),))
         with self.assertRaisesRegex(RunnerError, "iso-bios boot cannot have events"):
             lifecycle.check_boot(qemu.BootSpec(boot="iso-bios"), events)
         with self.assertRaisesRegex(RunnerError, "cannot reach the virtio console"):
@@ -56,6 +79,28 @@ class EventSpecs(unittest.TestCase):
         self.assertRegex(lifecycle.guest_options(events), r"^events=2 event_wait_ms=\d+$")
         self.assertEqual(lifecycle.guest_options(()), "")
         self.assertEqual(lifecycle.extra_timeout_s(events), 2 + 2 * lifecycle.BOOT_EXTRA_S)
+
+    def test_a_xen_domu_hands_its_events_to_dom0(self):
+        events = lifecycle.parse_events(["pause:3s", "pause"])
+        spec = lifecycle.with_events(qemu.BootSpec(boot="xen-pv-domu", cmdline="verbose=1"),
+                                     events)
+        self.assertEqual(spec.events, ("pause:3s", "pause:1s"))
+        self.assertEqual(spec.cmdline, "verbose=1")  # clockbench-domu adds events=
+        command = qemu.build_qemu_command(spec, "qemu-system-x86_64", "image")
+        self.assertIn("clockbench.events=pause%3A3s%20pause%3A1s",
+                      command[command.index("-initrd") + 1].split(",")[0].split())
+        self.assertIn("clockbench.memory=128",
+                      command[command.index("-initrd") + 1].split(",")[0].split())
+        spec = lifecycle.with_events(qemu.BootSpec(boot="xen-pv-domu"),
+                                     lifecycle.parse_events(["save"]))
+        self.assertEqual(spec.events, ("save",))
+        command = qemu.build_qemu_command(spec, "qemu-system-x86_64", "image")
+        self.assertIn("clockbench.memory=32",  # its image must fit dom0's tmpfs
+                      command[command.index("-initrd") + 1].split(",")[0].split())
+        spec = lifecycle.with_events(qemu.BootSpec(cmdline="verbose=1"),
+                                     lifecycle.parse_events(["stop"]))
+        self.assertRegex(spec.cmdline, r"^verbose=1 events=1 event_wait_ms=\d+$")
+        self.assertEqual((spec.console_choice, spec.events), ("uart", ()))
 
     def test_the_list_gives_its_tests_their_events(self):
         tests = {t.name: t for t in load_tests_cfg(f"{ROOT}/tests/tests.cfg")}

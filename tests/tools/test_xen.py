@@ -187,6 +187,19 @@ class DomuBoots(unittest.TestCase):
         self.assertEqual(xen.percent_encode("a=1 b,c%"), "a%3D1%20b%2Cc%25")
 
 
+class DomuEvents(unittest.TestCase):
+    def test_dom0s_sentence_of_a_failed_event_is_found(self):
+        lines = ["(dom0) clockbench-domu: event 1 (pause:1s): 3201.6 ms on the host; xl "
+                 "pause took 0.2 ms, xl unpause 0.2 ms.",
+                 "(dom0) clockbench-domu: event 2 (migrate) failed: xl migrate failed: xc: "
+                 "error: Failed to enable logdirty.",
+                 "event 3 (save) failed: not dom0's line",
+                 "(dom0) clockbench-domu: ERROR"]
+        self.assertEqual(xen.domu_event_failures(lines),
+                         ["event 2 (migrate) failed: xl migrate failed: xc: error: Failed "
+                          "to enable logdirty."])
+
+
 class TestsCfgXen(unittest.TestCase):
     """boot=xen and xen_args= in tests.cfg."""
 

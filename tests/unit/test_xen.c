@@ -13,6 +13,7 @@
 
 #include "hypervisor/xen.h"
 #include "hypervisor/xen_console.h"
+#include "hypervisor/xenstore.h"
 
 /* --- CPUID leaves --------------------------------------------------------- */
 
@@ -170,6 +171,43 @@ static void console_ring_with_broken_indexes_takes_nothing(void **state)
 	assert_int_equal(ring.out_prod, 10);
 }
 
+static void console_input_is_taken_and_freed(void **state)
+{
+	char buf[8];
+
+	(void)state;
+	memset(&ring, 0, sizeof(ring));
+	/* The daemon wrote 3 bytes across the wrap of the indexes. */
+	ring.in_cons = ring.in_prod = 0xffffffff;
+	ring.in[sizeof(ring.in) - 1] = 'o';
+	ring.in[0] = 'k';
+	ring.in[1] = '\n';
+	ring.in_prod += 3;
+	assert_int_equal(xencons_get(&ring, buf, 2), 2);
+	assert_memory_equal(buf, "ok", 2);
+	assert_int_equal(ring.in_cons, 1);
+	assert_int_equal(xencons_get(&ring, buf, sizeof(buf)), 1);
+	assert_int_equal(buf[0], '\n');
+	assert_int_equal(xencons_get(&ring, buf, sizeof(buf)), 0);
+	assert_int_equal(ring.in_cons, ring.in_prod);
+}
+
+static void console_input_with_broken_indexes_is_refused(void **state)
+{
+	char buf[8];
+
+	(void)state;
+	memset(&ring, 0, sizeof(ring));
+	ring.in_cons = 50; /* the consumer ahead of the producer */
+	ring.in_prod = 10;
+	assert_int_equal(xencons_get(&ring, buf, sizeof(buf)), -1);
+	assert_int_equal(ring.in_cons, 50);
+	ring.in_cons = 0; /* the producer more than a ring ahead */
+	ring.in_prod = sizeof(ring.in) + 1;
+	assert_int_equal(xencons_get(&ring, buf, sizeof(buf)), -1);
+	assert_int_equal(ring.in_cons, 0);
+}
+
 /* A fake Xen: counts notifications, and drains the ring on the Nth wait. */
 static unsigned int kicks, relaxes, drain_on_relax;
 
@@ -185,9 +223,43 @@ static void fake_relax(void)
 		ring.out_cons = ring.out_prod;
 }
 
+static void console_input_bytes_one_at_a_time(void **state)
+{
+	struct xencons c = { .ring = &ring,
+			     .evtchn = 7,
+			     .kick = count_kick,
+			     .relax = fake_relax,
+			     .max_spins = 100 };
+
+	(void)state;
+	memset(&ring, 0, sizeof(ring));
+	kicks = 0;
+	assert_int_equal(xencons_read_byte(&c), -1);
+	assert_int_equal(kicks, 0);
+	memcpy((char *)ring.in, "hi\xff", 3);
+	ring.in_prod = 3;
+	assert_int_equal(xencons_read_byte(&c), 'h');
+	assert_int_equal(kicks, 1); /* told once, for the three taken */
+	assert_int_equal(ring.in_cons, 3);
+	assert_int_equal(xencons_read_byte(&c), 'i');
+	assert_int_equal(xencons_read_byte(&c), 0xff);
+	assert_int_equal(xencons_read_byte(&c), -1);
+	/* Broken indexes: nothing more, ever. */
+	ring.in_cons = 9;
+	assert_int_equal(xencons_read_byte(&c), -1);
+	assert_true(c.in_broken);
+	ring.in_cons = ring.in_prod;
+	assert_int_equal(xencons_read_byte(&c), -1);
+	assert_int_equal(kicks, 1);
+}
+
 static void console_write_waits_for_room_then_gives_up(void **state)
 {
-	struct xencons c = { &ring, 7, count_kick, fake_relax, 100, 0, 0, 0 };
+	struct xencons c = { .ring = &ring,
+			     .evtchn = 7,
+			     .kick = count_kick,
+			     .relax = fake_relax,
+			     .max_spins = 100 };
 	char big[sizeof(ring.out) + 100];
 
 	(void)state;
@@ -216,7 +288,11 @@ static void console_write_waits_for_room_then_gives_up(void **state)
 
 static void console_write_says_what_was_lost(void **state)
 {
-	struct xencons c = { &ring, 7, count_kick, fake_relax, 100, 0, 0, 0 };
+	struct xencons c = { .ring = &ring,
+			     .evtchn = 7,
+			     .kick = count_kick,
+			     .relax = fake_relax,
+			     .max_spins = 100 };
 	char text[sizeof(ring.out) + 1];
 	size_t n;
 
@@ -239,7 +315,11 @@ static void console_write_says_what_was_lost(void **state)
 
 static void console_write_stops_on_broken_indexes(void **state)
 {
-	struct xencons c = { &ring, 7, count_kick, fake_relax, 100, 0, 0, 0 };
+	struct xencons c = { .ring = &ring,
+			     .evtchn = 7,
+			     .kick = count_kick,
+			     .relax = fake_relax,
+			     .max_spins = 100 };
 
 	(void)state;
 	memset(&ring, 0, sizeof(ring));
@@ -254,6 +334,94 @@ static void console_write_stops_on_broken_indexes(void **state)
 	assert_int_equal(relaxes, 0);
 }
 
+/* --- xenstore ring ------------------------------------------------------------- */
+
+static struct xenstore_domain_interface store;
+
+/* The daemon's side: a reply of @type with @payload at the reply ring. */
+static void store_reply(uint32_t type, const char *payload, uint32_t len)
+{
+	struct xsd_sockmsg h = { .type = type, .req_id = 9, .len = len };
+	size_t i;
+
+	for (i = 0; i < sizeof(h); i++)
+		store.rsp[MASK_XENSTORE_IDX(store.rsp_prod++)] =
+			((char *)&h)[i];
+	for (i = 0; i < len; i++)
+		store.rsp[MASK_XENSTORE_IDX(store.rsp_prod++)] = payload[i];
+}
+
+static void store_request_is_written_whole(void **state)
+{
+	struct xsd_sockmsg h;
+
+	(void)state;
+	memset(&store, 0, sizeof(store));
+	store.req_cons = store.req_prod = XENSTORE_RING_SIZE - 4; /* wraps */
+	assert_int_equal(xenstore_put_request(&store, XS_READ, 5,
+					      "control/shutdown", 17),
+			 0);
+	assert_int_equal(store.req_prod - store.req_cons, sizeof(h) + 17);
+	memcpy(&h, (const char *)store.req + XENSTORE_RING_SIZE - 4, 4);
+	memcpy((char *)&h + 4, (const char *)store.req, sizeof(h) - 4);
+	assert_int_equal(h.type, XS_READ);
+	assert_int_equal(h.req_id, 5);
+	assert_int_equal(h.len, 17);
+	assert_memory_equal((const char *)store.req + sizeof(h) - 4,
+			    "control/shutdown", 17);
+	/* No room for a request that does not fit whole. */
+	store.req_cons -= 1000;
+	assert_int_equal(xenstore_put_request(&store, XS_READ, 6, "x", 1), -1);
+	store.req_cons -= 100; /* inconsistent: more than a ring apart */
+	assert_int_equal(xenstore_put_request(&store, XS_READ, 6, "x", 1), -1);
+}
+
+static void store_reply_is_taken_when_whole(void **state)
+{
+	struct xenstore_reply r;
+	const char *why = NULL;
+
+	(void)state;
+	memset(&store, 0, sizeof(store));
+	assert_int_equal(xenstore_get_reply(&store, &r, &why), 0);
+	store_reply(XS_READ, "suspend", 7);
+	store.rsp_prod -= 3; /* not all there yet */
+	assert_int_equal(xenstore_get_reply(&store, &r, &why), 0);
+	assert_int_equal(store.rsp_cons, 0);
+	store.rsp_prod += 3;
+	assert_int_equal(xenstore_get_reply(&store, &r, &why), 1);
+	assert_int_equal(r.header.type, XS_READ);
+	assert_string_equal(r.payload, "suspend");
+	assert_false(r.truncated);
+	assert_int_equal(store.rsp_cons, store.rsp_prod);
+}
+
+static void store_bad_replies_are_refused(void **state)
+{
+	struct xenstore_reply r;
+	const char *why = NULL;
+	static char big[XENSTORE_RING_SIZE];
+
+	(void)state;
+	memset(&store, 0, sizeof(store));
+	store_reply(XS_READ, big, XENSTORE_RING_SIZE - 16); /* fits whole */
+	assert_int_equal(xenstore_get_reply(&store, &r, &why), 1);
+	assert_true(r.truncated);
+	assert_int_equal(strlen(r.payload), 0);
+	memset(&store, 0, sizeof(store));
+	store_reply(XS_READ, "", 0);
+	((struct xsd_sockmsg *)store.rsp)->len = XENSTORE_PAYLOAD_MAX + 1;
+	assert_int_equal(xenstore_get_reply(&store, &r, &why), -1);
+	assert_non_null(strstr(why, "longer than XENSTORE_PAYLOAD_MAX"));
+	((struct xsd_sockmsg *)store.rsp)->len = XENSTORE_RING_SIZE;
+	assert_int_equal(xenstore_get_reply(&store, &r, &why), -1);
+	assert_non_null(strstr(why, "longer than its ring"));
+	store.rsp_cons = 50;
+	store.rsp_prod = 10;
+	assert_int_equal(xenstore_get_reply(&store, &r, &why), -1);
+	assert_non_null(strstr(why, "inconsistent"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -266,6 +434,12 @@ int main(void)
 		cmocka_unit_test(console_ring_wraps_and_fills),
 		cmocka_unit_test(
 			console_ring_with_broken_indexes_takes_nothing),
+		cmocka_unit_test(console_input_is_taken_and_freed),
+		cmocka_unit_test(console_input_with_broken_indexes_is_refused),
+		cmocka_unit_test(console_input_bytes_one_at_a_time),
+		cmocka_unit_test(store_request_is_written_whole),
+		cmocka_unit_test(store_reply_is_taken_when_whole),
+		cmocka_unit_test(store_bad_replies_are_refused),
 		cmocka_unit_test(console_write_waits_for_room_then_gives_up),
 		cmocka_unit_test(console_write_says_what_was_lost),
 		cmocka_unit_test(console_write_stops_on_broken_indexes),

@@ -188,6 +188,8 @@ def event_driver(spec, command, work_dir, events):
     if not events:
         return None
     lifecycle.check_boot(spec, events)
+    if lifecycle.dom0_drives(spec.boot):
+        return None  # dom0's clockbench-domu carries them out
     name = f"events-{os.getpid()}"
     if any(e.kind == "savevm" for e in events):
         disk = os.path.join(work_dir, f"{name}.qcow2")
@@ -284,6 +286,9 @@ def boot_once(spec, root, timeout_s, work_dir, log_path, echo=None, environ=os.e
         verdict, reason = "error", lost
     elif lost:  # the guest's own failure stands, with the sentence
         reason = f"{reason}; {lost}" if reason else lost
+    if spec.events and (failed := xen.domu_event_failures(result.console_lines)):
+        # dom0's runner carried out the events: its sentence says why one failed.
+        reason = f"{reason}; dom0: {'; '.join(failed)}" if reason else "; ".join(failed)
     if driver and driver.problem and verdict in ("pass", "skip"):
         verdict, reason = "error", driver.problem
     elif driver and driver.problem:  # the guest's own failure stands, with the sentence

@@ -146,6 +146,7 @@ class BootSpec:
     acpi_patch: str = ""    # acpipatch.PATCHES: a patched firmware table (iso-bios only)
     contend: bool = False   # --contend: a busy loop beside each vCPU thread (contend.py)
     console_reader: str = ""  # "stalled": the runner reads nothing until QEMU exits (a test's)
+    events: tuple = ()      # a Xen domU's events for dom0 to carry out ("pause:3s")
 
     @property
     def image(self):
@@ -679,7 +680,7 @@ def _boot_arguments(spec, image, files, hypervisor):
             dom0 = linux.dom0_command_line(spec.cmdline, spec.smp)
         else:
             dom0 = xen.dom0_command_line(spec.boot, spec.smp, spec.cmdline, timeout_s,
-                                         contend=spec.contend)
+                                         contend=spec.contend, events=spec.events)
         return ["-kernel", xen.kernel_argument(hypervisor or spec.hypervisor),
                 "-append", spec.xen_command_line,
                 "-initrd", xen.initrd_argument(kernel, dom0) + ","

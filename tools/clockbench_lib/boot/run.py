@@ -206,16 +206,15 @@ def cmd_run(args):
                          smp=args.smp,
                          memory_mib=args.memory or qemu.default_memory_mib(args.boot),
                          cmdline=" ".join(([args.options] if args.options else [])
-                                          + args.guest_options
-                                          + ([lifecycle.guest_options(events)] if events
-                                             else [])),
+                                          + args.guest_options),
                          machine_opts=args.machine_opts, cpu=chosen.cpu,
                          xen_args=args.xen_args, firmware=args.firmware,
-                         console=args.console or ("uart" if events else ""),
+                         console=args.console or "",
                          contend=getattr(args, "contend", False),
                          timeout_s=args.timeout or (qemu.default_timeout_s(chosen.accel,
                                                                            args.boot)
                                                     + lifecycle.extra_timeout_s(events)))
+    spec = lifecycle.with_events(spec, events)
     qemu.validate_spec(spec)  # a bad option is the one sentence, before any note
     lifecycle.check_boot(spec, events)
     if chosen.note:

@@ -186,6 +186,11 @@ DOM0_KERNEL = f"{paths.BUILD_DIR}/dom0/vmlinuz"
 DOM0_INITRD = f"{paths.BUILD_DIR}/dom0/initrd.img"
 DOM0_KERNEL_OPTIONS = ("console=hvc0", "loglevel=1")
 DOMU_MEMORY_MIB = 128
+# A domU that is saved or migrated: xl save writes its memory into dom0's tmpfs (the
+# initramfs's root, half of dom0's 512 MiB, 75 MiB of it the unpacked initramfs); a 32
+# MiB domU saves to about 34 MB, a 128 MiB one did not fit; a migration to this host
+# holds two copies for a while, and under TCG moves each page slowly.
+DOMU_SAVE_MEMORY_MIB = 32
 # The Linux PV domU (xen-linux-pv-domu): LINUX_DOMU_MEMORY_MIB, measured below.
 DOMU_QEMU_MEMORY_MIB = 1024    # Xen, the 512 MiB dom0 and the domU
 # Measured with the PV domU: it booted in 672 MiB (the HVM one too) and not in 640, where
@@ -236,17 +241,22 @@ def percent_encode(text):
 
 
 def dom0_command_line(boot, vcpus, options, timeout_s, memory_mib=DOMU_MEMORY_MIB,
-                      domu_kernel_words=(), contend=False):
+                      domu_kernel_words=(), contend=False, events=()):
     """The Linux dom0's kernel command line for a domU boot: quiet, on Xen's console, and
     the domU to run (`domu_kernel_words`: more of a Linux domU's kernel options;
-    `contend`: clockbench-domu --contend, a busy loop in dom0 on the domU's pCPU)."""
+    `contend`: clockbench-domu --contend, a busy loop in dom0 on the domU's pCPU;
+    `events`: clockbench-domu's --event texts, e.g. "pause:3s")."""
     xen_boot = XEN_BOOTS[boot]
+    if any(event.partition(":")[0] in ("save", "migrate") for event in events):
+        memory_mib = min(memory_mib, DOMU_SAVE_MEMORY_MIB)
     words = [*DOM0_KERNEL_OPTIONS, f"clockbench.type={xen_boot.clockbench_type}",
              f"clockbench.vcpus={vcpus}", f"clockbench.memory={memory_mib}",
              f"clockbench.timeout={max(10, int(timeout_s) - DOMU_WAIT_MARGIN_S)}",
              f"clockbench.options={percent_encode(options)}"]
     if domu_kernel_words:
         words.append(f"clockbench.kernel={percent_encode(' '.join(domu_kernel_words))}")
+    if events:
+        words.append(f"clockbench.events={percent_encode(' '.join(events))}")
     if "domu-no-rdtscp" in xen_boot.workarounds:
         words.append(f"clockbench.cpuid={percent_encode('host,rdtscp=0')}")
     if contend:
@@ -282,6 +292,14 @@ def domu_contend(lines, vcpus):
         "said": "--contend: " + started.group(1)
                 + (f"; it ran {ran.group(1)} s" if ran else ""),
     }
+
+
+def domu_event_failures(lines):
+    """What dom0's runner said of each event it could not carry out ("event 1 (migrate)
+    failed: xl migrate failed: ..."), in order."""
+    return [line[len(DOMU_RUNNER_PREFIX):].strip() for line in lines
+            if line.startswith(DOMU_RUNNER_PREFIX)
+            and re.match(r"event \d+ \(.*\) failed: ", line[len(DOMU_RUNNER_PREFIX):])]
 
 
 def domu_runner_sentence(lines):

@@ -60,11 +60,14 @@ class Environment:
         """The BootSpec of one run in this environment, with -cpu `cpu` when the
         environment names none ("" for the accelerator's default), and what its events
         need (lifecycle.with_events)."""
+        events = self.event_specs
         return lifecycle.with_events(
             qemu.BootSpec(boot=self.boot, machine=self.machine, accel=self.accel,
                           smp=self.smp, memory_mib=qemu.default_memory_mib(self.boot),
-                          xen_args=self.xen_args, cpu=self.cpu or cpu, cmdline=self.args),
-            self.event_specs)
+                          xen_args=self.xen_args, cpu=self.cpu or cpu, cmdline=self.args,
+                          timeout_s=(qemu.default_timeout_s(self.accel, self.boot)
+                                     + lifecycle.extra_timeout_s(events)) if events else 0),
+            events)
 
     @property
     def on_xen(self):

@@ -396,19 +396,19 @@ def parse_boot_test(name, keys, line_no, where):
         accel=_choice(keys, "accel", qemu.ACCELS, where, "tcg"),
         smp=_number(keys, "smp", where, 1),
         memory_mib=_number(keys, "memory", where, qemu.default_memory_mib(boot)),
-        cmdline=" ".join(filter(None, (_single(keys, "args", where, ""),
-                                       lifecycle.guest_options(events)))),
+        cmdline=_single(keys, "args", where, ""),
         machine_opts=_single(keys, "machine_opts", where, ""),
         cpu=_single(keys, "cpu", where, ""),
         cpu_features=_single(keys, "cpu_features", where, ""),
         xen_args=_single(keys, "xen_args", where, ""),
         firmware=_single(keys, "firmware", where, ""),
-        console=_single(keys, "console", where, "uart" if events else ""),
+        console=_single(keys, "console", where, ""),
         acpi_patch=_single(keys, "acpi_patch", where, ""),
         contend=_choice(keys, "contend", ("on", "off"), where, "off") == "on",
         console_reader=("stalled" if _choice(keys, "console_reader", ("live", "stalled"),
                                              where, "live") == "stalled" else ""),
     )
+    spec = lifecycle.with_events(spec, events)
     timeout_s = _number(keys, "timeout", where, qemu.default_timeout_s(spec.accel, spec.boot)
                         + lifecycle.extra_timeout_s(events), convert=float, minimum=0.1)
     profile = _profile(keys, where, spec.runs_user)

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+/* Answering the toolstack's suspend request (hypervisor/xen_suspend.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/smp.h"
+#include "base/stopwatch.h"
+#include "hypervisor/hypercall.h"
+#include "hypervisor/xen_suspend.h"
+
+/* How often the store is asked, and how long a reply may take. */
+#define STORE_POLL_NS  50000000ull
+#define STORE_REPLY_NS 2000000000ull
+
+enum {
+	IDLE,
+	READING,
+	ACKING
+};
+
+static const char shutdown_node[] = "control/shutdown";
+
+static int ask(struct xen_suspend *s, uint32_t type)
+{
+	if (xenstore_put_request(s->store, type, ++s->req_id, shutdown_node,
+				 sizeof(shutdown_node)))
+		return -1;
+	xen_evtchn_notify(s->store_evtchn);
+	s->asked_at = stopwatch_read();
+	return 0;
+}
+
+int xen_suspend_poll(struct xen_suspend *s, char *said, size_t len)
+{
+	struct xenstore_reply reply;
+	const char *why = NULL;
+	uint64_t now = stopwatch_read();
+	int rc;
+
+	said[0] = '\0';
+	if (s->broken || !s->store)
+		return 0;
+	if (s->stage == IDLE) {
+		if (now < s->next_poll)
+			return 0;
+		s->next_poll = now + stopwatch_cycles(STORE_POLL_NS);
+		/* A read is the whole request: the path and its NUL. */
+		if (ask(s, XS_READ) == 0)
+			s->stage = READING;
+		return 0;
+	}
+	rc = xenstore_get_reply(s->store, &reply, &why);
+	if (rc == 0 && now - s->asked_at > stopwatch_cycles(STORE_REPLY_NS)) {
+		rc = -1;
+		why = "xenstore did not answer within 2000 ms";
+	}
+	if (rc < 0) {
+		s->broken = true;
+		snprintf(said, len, "xenstore: %s", why);
+		return -1;
+	}
+	if (rc == 0)
+		return 0;
+	if (s->stage == READING) {
+		s->stage = IDLE;
+		if (reply.header.type != XS_READ ||
+		    strcmp(reply.payload, "suspend"))
+			return 0; /* ENOENT, "", or another request */
+		/* Only CPU 0 suspends and comes back: the others' pvclock
+		 * areas and event channels would not be set up again. */
+		if (smp_cpus_online() > 1) {
+			s->broken = true;
+			snprintf(
+				said, len,
+				"the suspend request is not answered: with %u "
+				"vCPUs online the image cannot come back from "
+				"a restore (only CPU 0's pvclock area would be "
+				"registered again)",
+				smp_cpus_online());
+			return -1;
+		}
+		/* A write of the node with an empty value: just its path. */
+		if (ask(s, XS_WRITE) == 0)
+			s->stage = ACKING;
+		return 0;
+	}
+	s->stage = IDLE;
+	if (reply.header.type != XS_WRITE) {
+		s->broken = true;
+		snprintf(said, len,
+			 "xenstore refused to clear control/shutdown: %s",
+			 reply.payload);
+		return -1;
+	}
+	rc = s->suspend(s, said, len);
+	return rc < 0 ? -1 : 1;
+}

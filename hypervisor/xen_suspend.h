@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A Xen domU's part in xl save, restore and migrate, PV and HVM alike:
+ * while the guest waits at an event point, read its xenstore
+ * control/shutdown now and then; on "suspend", acknowledge (write the node
+ * empty: the toolstack waits for that) and hand over to the platform's
+ * suspend, which knows how this kind of guest suspends and comes back
+ * (platform/pv64/xen_pv_suspend.c, platform/hvm64/xen_hvm.c).
+ */
+#ifndef CLOCKBENCH_HYPERVISOR_XEN_SUSPEND_H
+#define CLOCKBENCH_HYPERVISOR_XEN_SUSPEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hypervisor/xenstore.h"
+
+struct xen_suspend {
+	volatile struct xenstore_domain_interface *store; /* NULL: none */
+	uint32_t store_evtchn; /* the platform's suspend updates it */
+	/* Suspend now: 0 back in a restored domain, 1 back in the same one
+	 * (the suspend was cancelled), -1 with @said. */
+	int (*suspend)(struct xen_suspend *s, char *said, size_t len);
+	/* The poll's own state. */
+	bool broken;
+	uint32_t req_id;
+	uint64_t next_poll, asked_at; /* stopwatch */
+	int stage;
+};
+
+/**
+ * One step of the poll (platform_event_poll()'s contract): 0 when nothing
+ * happened, 1 when the guest suspended and resumed (@said says how), -1
+ * when the store broke or refused (@said says why; polling stops).
+ */
+int xen_suspend_poll(struct xen_suspend *s, char *said, size_t len);
+
+#endif
