@@ -6,6 +6,7 @@
 #include "base/smp.h"
 #include "base/stopwatch.h"
 #include "hypervisor/hypercall.h"
+#include "hypervisor/xen.h"
 #include "hypervisor/xen_suspend.h"
 
 /* How often the store is asked, and how long a reply may take. */
@@ -94,4 +95,19 @@ int xen_suspend_poll(struct xen_suspend *s, char *said, size_t len)
 	}
 	rc = s->suspend(s, said, len);
 	return rc < 0 ? -1 : 1;
+}
+
+int xen_suspend_resumed(long rc, char *said, size_t len)
+{
+	char why[96];
+
+	if (xen_pvclock_resume(why, sizeof(why)))
+		snprintf(said, len, "resumed, but xen_pvclock: %s", why);
+	else if (!said[0])
+		snprintf(said, len, "%s (SCHEDOP_shutdown returned %ld)",
+			 rc ? "the suspend was cancelled: resumed in the same "
+			      "domain"
+			    : "suspended and restored",
+			 rc);
+	return rc ? 1 : 0;
 }

@@ -30,6 +30,15 @@ struct xen_suspend {
 };
 
 /**
+ * The end of a platform's suspend, once SCHEDOP_shutdown(SHUTDOWN_suspend)
+ * returned @rc and the platform's own pages are back: Xen's pvclock area
+ * registered anew, and how it went in @said (unless @said already holds a
+ * sentence).  Returns the suspend's result: 1 when it was cancelled (the
+ * same domain), 0 in a restored one.
+ */
+int xen_suspend_resumed(long rc, char *said, size_t len);
+
+/**
  * One step of the poll (platform_event_poll()'s contract): 0 when nothing
  * happened, 1 when the guest suspended and resumed (@said says how), -1
  * when the store broke or refused (@said says why; polling stops).

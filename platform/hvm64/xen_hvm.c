@@ -212,7 +212,6 @@ static int hvm_suspend(struct xen_suspend *s, char *said, size_t len)
 		.idx = 0,
 		.gpfn = (uintptr_t)shared_info_page / PAGE_SIZE,
 	};
-	char why[96];
 	long rc;
 
 	rc = HYPERCALL3(__HYPERVISOR_sched_op, SCHEDOP_shutdown, &reason, 0);
@@ -225,15 +224,7 @@ static int hvm_suspend(struct xen_suspend *s, char *said, size_t len)
 	if (console.ring)
 		console.evtchn = (uint32_t)hvm_param(HVM_PARAM_CONSOLE_EVTCHN);
 	s->store_evtchn = (uint32_t)hvm_param(HVM_PARAM_STORE_EVTCHN);
-	if (xen_pvclock_resume(why, sizeof(why)))
-		snprintf(said, len, "resumed, but xen_pvclock: %s", why);
-	else
-		snprintf(said, len, "%s (SCHEDOP_shutdown returned %ld)",
-			 rc ? "the suspend was cancelled: resumed in the same "
-			      "domain"
-			    : "suspended and restored",
-			 rc);
-	return rc ? 1 : 0;
+	return xen_suspend_resumed(rc, said, len);
 }
 
 int xen_hvm_event_poll(char *said, size_t len)

@@ -137,15 +137,7 @@ static int suspend(struct xen_suspend *s, char *said, size_t len)
 		snprintf(said, len, "resumed, but %s", why);
 	xen_pv_console_resume();
 	s->store_evtchn = si->store_evtchn;
-	if (xen_pvclock_resume(why, sizeof(why)))
-		snprintf(said, len, "resumed, but xen_pvclock: %s", why);
-	else if (!said[0])
-		snprintf(said, len, "%s (SCHEDOP_shutdown returned %ld)",
-			 rc ? "the suspend was cancelled: resumed in the same "
-			      "domain"
-			    : "suspended and restored",
-			 rc);
-	return rc ? 1 : 0;
+	return xen_suspend_resumed(rc, said, len);
 }
 
 int platform_event_poll(char *said, size_t len)
