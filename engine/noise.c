@@ -58,9 +58,7 @@ static void noise_worker(void *arg)
 	(void)arg;
 	if (spin.out->steal_kind != STEAL_NONE)
 		c->steal_ok = !steal_setup_cpu(cpu, c->steal_why,
-					       sizeof(c->steal_why)) &&
-			      !steal_read_cpu(cpu, &steal_first);
-	steal_last = steal_first;
+					       sizeof(c->steal_why));
 	/* Every CPU arrives, tally or not, so that the others start. */
 	c->together = barrier_wait(&spin.start, NOISE_SLACK_MS);
 	if (!t)
@@ -70,6 +68,16 @@ static void noise_worker(void *arg)
 	 * spin either (a PV guest has no event callback yet, an HVM guest's
 	 * timers are not set up). */
 	irq_disable();
+	/* The steal record's first read starts the spin, after the
+	 * rendezvous: a vCPU kept waiting there by its hypervisor would
+	 * otherwise count that wait as steal against the spin's first gap. */
+	if (c->steal_ok && steal_read_cpu(cpu, &steal_first)) {
+		c->steal_ok = false;
+		snprintf(c->steal_why, sizeof(c->steal_why),
+			 "its steal record never settled at the spin's "
+			 "start");
+	}
+	steal_last = steal_first;
 	start = prev = tsc_read();
 	for (reads = 1; reads < spin.max_reads; reads++) {
 		now = tsc_read();
