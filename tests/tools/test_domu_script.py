@@ -402,7 +402,8 @@ class Runs:
         env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}", FAKE_XL_DIR=scratch,
                    CONSOLE_FILE=os.path.join(scratch, "console.txt"), END_STATE=end_state,
                    FAKE_XL_CREATE_ERROR=create_error, FAKE_XL_PIN_ERROR=pin_error,
-                   FAKE_XL_PAUSE_ERROR=pause_error, FAKE_XL_SAVE_ERROR=save_error)
+                   FAKE_XL_PAUSE_ERROR=pause_error, FAKE_XL_SAVE_ERROR=save_error,
+                   CLOCKBENCH_DOMU_POLL_S="0.1")
         status, stdout, stderr = self.run_shell(
             'main "$@"', "-t", "pv", "-i", "image.elf", "--prefix", "(dom0) ", *args,
             env=env, cwd=scratch)
