@@ -366,19 +366,18 @@ matrix-check: images $(BUILD)/xen-4.17-amd64
 check: deps
 	@$(MAKE) --no-print-directory test
 
-# What the tests need is built first, a job a core (JOBS=1 for one at a time); the
-# tests then run in turn, each using the cores as it can.
+# What the tests need is built a job a core (JOBS=1 for one at a time), and the checks
+# that need no image (format, layers, lint, the fuzz smoke run) run beside that build,
+# whose newlib configure leaves a core idle for most of a minute; the other tests then
+# run in turn, each using the cores as it can.
 JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 TEST_BUILDS = images user iso guest-options dom0 $(BUILD)/xen-4.17-amd64 \
 	$(BUILD)/clockbench-xen.iso $(UNIT_BINS) $(FUZZ_BINS) $(BUILD)/host/test_report \
 	$(BUILD)/host/test_user_report $(BUILD)/host/test_hist
 test:
-	@$(MAKE) --no-print-directory -j$(JOBS) $(TEST_BUILDS)
-	@$(MAKE) --no-print-directory format-check
-	@$(MAKE) --no-print-directory layers
-	@$(MAKE) --no-print-directory lint
+	@$(MAKE) --no-print-directory -j$(JOBS) $(TEST_BUILDS) format-check layers lint \
+		fuzz-smoke
 	@$(MAKE) --no-print-directory unit-tests
-	@$(MAKE) --no-print-directory fuzz-smoke
 	@$(MAKE) --no-print-directory tool-tests
 	@$(MAKE) --no-print-directory boot-tests
 	@$(MAKE) --no-print-directory matrix-check
