@@ -52,8 +52,11 @@ NEWLIB_TARBALL := $(firstword $(wildcard /usr/src/newlib/newlib-*.tar.*))
 NEWLIB := $(BUILD)/newlib
 NEWLIB_PREFIX := $(abspath $(NEWLIB)/install)
 NEWLIB_TARGET := x86_64-elf
+# No -g: newlib's own debug information cost a quarter of its compile time (63 s
+# against 48 s at -j2 here), on the critical path of every fresh build, and a fault
+# report names the kernel's code, which keeps its -g.
 NEWLIB_CFLAGS := -ffreestanding -fno-pic -fno-pie -fno-stack-protector \
-	-mno-red-zone -fno-asynchronous-unwind-tables -O2 -g
+	-mno-red-zone -fno-asynchronous-unwind-tables -O2
 NEWLIB_CONFIG := --host=$(NEWLIB_TARGET) --build=x86_64-linux-gnu \
 	--disable-multilib --disable-newlib-supplied-syscalls \
 	--enable-newlib-io-c99-formats --enable-newlib-io-long-long
