@@ -52,7 +52,9 @@ static int fill_hypercall_page(const struct xen_cpuid_info *x, char *why,
 	return 0;
 }
 
-int xen_guest_setup(const struct xen_cpuid_info *x, char *why, size_t whylen)
+/* Put shared_info at shared_info_page's frame: at setup, and again in a
+ * restored domain, which has none.  Xen's result (0 on success). */
+static long add_shared_info(void)
 {
 	struct xen_add_to_physmap map = {
 		.domid = DOMID_SELF,
@@ -60,13 +62,19 @@ int xen_guest_setup(const struct xen_cpuid_info *x, char *why, size_t whylen)
 		.idx = 0,
 		.gpfn = (uintptr_t)shared_info_page / PAGE_SIZE,
 	};
+
+	return HYPERCALL2(__HYPERVISOR_memory_op, XENMEM_add_to_physmap, &map);
+}
+
+int xen_guest_setup(const struct xen_cpuid_info *x, char *why, size_t whylen)
+{
 	long rc;
 
 	if (xen_shared_info)
 		return 0;
 	if (fill_hypercall_page(x, why, whylen))
 		return -1;
-	rc = HYPERCALL2(__HYPERVISOR_memory_op, XENMEM_add_to_physmap, &map);
+	rc = add_shared_info();
 	if (rc) {
 		snprintf(why, whylen,
 			 "XENMEM_add_to_physmap(shared_info) failed: %ld", rc);
@@ -206,17 +214,10 @@ static bool suspend_set_up;
 static int hvm_suspend(struct xen_suspend *s, char *said, size_t len)
 {
 	struct sched_shutdown reason = { .reason = SHUTDOWN_suspend };
-	struct xen_add_to_physmap map = {
-		.domid = DOMID_SELF,
-		.space = XENMAPSPACE_shared_info,
-		.idx = 0,
-		.gpfn = (uintptr_t)shared_info_page / PAGE_SIZE,
-	};
 	long rc;
 
 	rc = HYPERCALL3(__HYPERVISOR_sched_op, SCHEDOP_shutdown, &reason, 0);
-	if (xen_shared_info &&
-	    HYPERCALL2(__HYPERVISOR_memory_op, XENMEM_add_to_physmap, &map)) {
+	if (xen_shared_info && add_shared_info()) {
 		snprintf(said, len,
 			 "resumed, but shared_info could not be added back");
 		return -1;
