@@ -247,7 +247,8 @@ def add_test_parser(subparsers):
                     "after `#`; a test that is not ok then shows each failed check, the\n"
                     "verdict and the guest's own `not ok` lines), and kselftest's\n"
                     "`# Totals: pass:N fail:N xfail:0 xpass:0 skip:N error:N` (error: the\n"
-                    f"boot broke or hung). Logs go to {TESTS_DIR}/NAME.log. accel=kvm tests\n"
+                    f"boot broke or hung). Logs go to {TESTS_DIR}/NAME.log, and the\n"
+                    "run's record, when the boot gave one, to NAME.json. accel=kvm tests\n"
                     "are skipped when /dev/kvm is unusable. Guest options (args=) are\n"
                     "checked against the image's table before any boot, except on\n"
                     "expect=fail lines. Exit status 0 only when no test failed.",

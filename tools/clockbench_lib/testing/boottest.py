@@ -2,6 +2,7 @@
 """`clockbench test`: the boot tests of tests/tests.cfg chosen, prepared, run side by side
 and judged, with TAP lines as they end (testreport) and a JUnit file."""
 
+import contextlib
 import datetime
 import os
 import re
@@ -10,7 +11,8 @@ from dataclasses import replace
 
 from ..base import paths
 from ..base.outcome import EXIT_FAIL, EXIT_PASS, RunnerError
-from ..model import console, report
+from ..model import console, osreport, report
+from ..model.record import write_json
 from ..boot import bootgate, guestopts, kvmprobe, qemu
 from ..boot.once import boot_once, build_images, check_image
 from ..boot.process import stop_all
@@ -74,6 +76,39 @@ def boot_log_name(test, boot):
     return f"{test.name}.log" if boot == 1 else f"{test.name}-{boot}.log"
 
 
+def boot_record(spec, outcome, log_shown):
+    """What `run --json` would have written for this boot, said quietly: the run's record
+    (with the guest's report when it printed a valid one), or for a Linux boot
+    clockbench-user's document with the runner member."""
+    if spec.runs_user:
+        if (outcome.verdict in ("pass", "fail", "skip") and outcome.command is not None
+                and osreport.has_os_report(outcome.lines)):
+            with contextlib.suppress(RunnerError):
+                document = osreport.load_os_report(outcome.lines, log_shown)
+                return dict(document, runner=outcome.runner_json())
+        return outcome.record(reason=outcome.reason or "no clockbench-user document")
+    if outcome.verdict in ("pass", "fail", "skip") and report.has_report(outcome.lines):
+        try:
+            document = report.load_report(outcome.lines, log_shown)
+        except RunnerError as error:
+            return outcome.record(reason=str(error))
+        return outcome.record(dict(document, schema=report.SCHEMA))
+    return outcome.record(reason=outcome.reason)
+
+
+def keep_record(log_name, record):
+    """Write a boot's record (the run's record, or clockbench-user's document for a Linux
+    boot) beside its log, NAME.json, so that what the suite measured can be read again
+    (`clockbench compare`, `clockbench verdict`) without booting again; a boot without one
+    leaves no file, and none of an earlier suite's."""
+    path = paths.work_path(TESTS_DIR, os.path.splitext(log_name)[0] + ".json")
+    if record is None:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(path)
+        return
+    write_json(path, record)
+
+
 def names_differ(first, other, boot):
     """A sentence saying where boot number `boot`'s KTAP check names part from the first
     boot's, or None when they are the same."""
@@ -102,6 +137,7 @@ def run_boot_test(test, before=None):
                               broken=True)
         seconds += outcome.seconds
         log_shown = os.path.join(TESTS_DIR, log_name)
+        keep_record(log_name, boot_record(test.spec, outcome, log_shown))
         state, problems = judge_boot_test(test, outcome.verdict, outcome.reason,
                                           outcome.lines, log_shown, outcome.record)
         names = console.parse_check_names(outcome.lines)

@@ -35,7 +35,7 @@ class WatchdogPrediction:
                                # against kvm-clock across stop 1, over a 250 µs limit"
     figures: dict = field(default_factory=dict)  # what the sentence rests on, units in
                                # the names: skew_ns, limit_ns, readback_ns, rate_ppm, ...
-    rules: str = ""            # whose rules: "Linux 6.1 kernel/time/clocksource.c"
+    rules: str = ""            # whose rules: "Linux 6.1, clocksource.c"
 
 
 @dataclass
