@@ -316,7 +316,9 @@ def share_over(read, threshold_ns):
         return over / hist["total"]
     if number(read.get("max")) is not None and read["max"] <= threshold_ns:
         return 0.0
-    for key, share in reversed(QUANTILES):
+    if number(read.get("min")) is not None and read["min"] > threshold_ns:
+        return 1.0
+    for key, share in QUANTILES:
         if number(read.get(key)) is not None and read[key] > threshold_ns:
             return share
     return QUANTILES[-1][1]
