@@ -196,6 +196,20 @@ class Events(unittest.TestCase):
         found = tsc_and_hpet(events=[stop(700_000_000, 699_000_000, 1_000_000)])
         self.assertEqual(one(found, "stop 1").outcome, UNKNOWN)
 
+    def test_a_watchdog_that_went_back_is_skipped(self):
+        found = tsc_and_hpet(events=[stop(3_000_000, -2_000_000, 5_000_000)])
+        self.assertEqual(one(found, "stop 1").outcome, SKIP)
+
+    def test_linux_resets_its_watchdog_on_a_xen_save(self):
+        event = dict(stop(3_000_000, 2_000_000, 1_000_000), kind="save")
+        found = tsc_and_hpet(events=[event], xen={"guest": "pvh", "domain": "domU"})
+        self.assertEqual(one(found, "save 1").outcome, SKIP)
+
+    def test_a_stop_under_xen_is_judged(self):
+        event = stop(3_000_000, 2_000_000, 1_000_000)
+        found = tsc_and_hpet(events=[event], xen={"guest": "pvh", "domain": "domU"})
+        self.assertEqual(one(found, "stop 1").outcome, UNSTABLE)
+
     def test_an_aborted_event_is_unknown(self):
         event = dict(stop(0, 0, 0), answered=False)
         self.assertEqual(one(tsc_and_hpet(events=[event]), "stop 1").outcome, UNKNOWN)

@@ -127,15 +127,17 @@ def at_rest(record, cs, wd, md_ns, figures):
 
 def across(record, event, cs, wd, md_ns, setting, figures):
     """The first check after an event: the step between cs and wd over it, unless the
-    interval it spans is too long to be judged (the long-interval skip)."""
+    interval it spans is too long to be judged (the long-interval skip), or Linux's own
+    suspend reset the watchdog."""
     if not event.get("answered") or event.get("aborted"):
-        return UNKNOWN, f"The record has no measurement of {setting}: the host did not carry it out."
+        return UNKNOWN, (f"The record has no measurement of {setting}: the host did not "
+                         f"carry it out.")
     entries = {entry.get("clock"): entry for entry in event.get("clocks") or []
                if isinstance(entry, dict)}
     cs_entry, wd_entry = entries.get(cs.record_name), entries.get(wd.record_name)
     if cs_entry is None or wd_entry is None:
-        return UNKNOWN, (f"The record did not follow {wd.record_name if cs_entry else cs.record_name} "
-                         f"across {setting}.")
+        missing = wd.record_name if cs_entry else cs.record_name
+        return UNKNOWN, f"The record did not follow {missing} across {setting}."
     steps = [number(entry.get("step_from_tsc_ns")) for entry in (cs_entry, wd_entry)]
     advances = [number(entry.get("advance_ns")) for entry in (cs_entry, wd_entry)]
     if cs.record_name == "tsc":
@@ -146,8 +148,17 @@ def across(record, event, cs, wd, md_ns, setting, figures):
     longest_ns = max(advances)
     figures.update(step_ns=step_ns, interval_ns=longest_ns)
     told = (f"tsc stepped {signed(step_ns)} against {wd.name} across {setting} "
-            f"({cs_entry.get('behaviour')} and {wd_entry.get('behaviour')}, "
-            f"{seconds(longest_ns)} passed on the faster)")
+            f"({cs_entry.get('behaviour')} and {wd_entry.get('behaviour')}, the faster "
+            f"advanced {seconds(longest_ns)})")
+    if (record.get("env") or {}).get("xen") and event.get("kind") in ("save", "migrate"):
+        return SKIP, (f"Linux would not judge that step: its own suspend for Xen's "
+                      f"{event.get('kind')} resets the watchdog (xen_suspend, "
+                      f"timekeeping_resume, clocksource_resume), so the first check "
+                      f"after only records; {told}.")
+    if min(advances) < 0:
+        return SKIP, (f"Linux would skip that check: a clock that went back reads as a "
+                      f"wrap, an interval far over {seconds(WATCHDOG_INTERVAL_MAX_NS)}; "
+                      f"{told}.")
     if longest_ns > WATCHDOG_INTERVAL_MAX_NS:
         return SKIP, (f"Linux would skip that check (a long readout interval, over "
                       f"{seconds(WATCHDOG_INTERVAL_MAX_NS)}) and start again from there: "
@@ -155,7 +166,8 @@ def across(record, event, cs, wd, md_ns, setting, figures):
     if abs(step_ns) <= md_ns:
         return STABLE, f"Linux keeps tsc: {told}, within the {us(md_ns)} limit."
     if longest_ns + WATCHDOG_INTERVAL_NS <= WATCHDOG_INTERVAL_MAX_NS:
-        return UNSTABLE, f"Linux would mark tsc unstable here: {told}, over a {us(md_ns)} limit."
+        return UNSTABLE, (f"Linux would mark tsc unstable here: {told}, over a "
+                          f"{us(md_ns)} limit.")
     return UNKNOWN, (f"Either: {told}, over the {us(md_ns)} limit, but the check spans "
                      f"the event plus up to 0.5 s and is skipped when that is over "
                      f"{seconds(WATCHDOG_INTERVAL_MAX_NS)}.")
@@ -166,11 +178,14 @@ def readback(record, cs, wd, figures):
     first wd read to the second is a failed attempt; then two wd reads in a row over half
     of it skip the check for 5 minutes, else Linux retries, and marks cs unstable after
     the last attempt fails."""
-    cs_clock, wd_clock = clock(record, cs.record_name), clock(record, wd.record_name)
-    cs_read, wd_read = dist(cs_clock), dist(wd_clock)
+    # Linux reads the TSC ordered (rdtsc_ordered): lfence; rdtsc, or rdtscp.
+    cs_read = dist(clock(record, "tsc_ordered")) if cs.record_name == "tsc" else None
+    cs_read = cs_read or dist(clock(record, cs.record_name))
+    wd_read = dist(clock(record, wd.record_name))
     if cs_read is None or wd_read is None:
-        return UNKNOWN, (f"The record has no read cost of {cs.record_name if cs_read is None else wd.record_name}, "
-                         f"so Linux's read-back cannot be replayed.")
+        missing = cs.record_name if cs_read is None else wd.record_name
+        return UNKNOWN, (f"The record has no read cost of {missing}, so Linux's "
+                         f"read-back cannot be replayed.")
     typical_ns = cs_read["p50"] + wd_read["p50"]
     fail = min(1.0, share_over(wd_read, WATCHDOG_MAX_SKEW_NS - cs_read["p50"])
                + share_over(cs_read, WATCHDOG_MAX_SKEW_NS - wd_read["p50"]))
@@ -178,7 +193,8 @@ def readback(record, cs, wd, figures):
         fail = 1.0
     seq = share_over(wd_read, WATCHDOG_MAX_SKEW_NS / 2)
     attempts = retries(record) + 1
-    skip_per_check = sum(fail ** k * (1 - seq) ** (k - 1) * seq for k in range(1, attempts + 1))
+    skip_per_check = sum(fail ** k * (1 - seq) ** (k - 1) * seq
+                         for k in range(1, attempts + 1))
     unstable_per_check = fail ** attempts * (1 - seq) ** attempts
     figures.update(readback_ns=typical_ns, readback_fail_share=fail, attempts=attempts,
                    skip_per_check=skip_per_check, unstable_per_check=unstable_per_check)
