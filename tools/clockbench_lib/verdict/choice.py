@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """The clocksource Linux would pick by itself here (docs/watchdog.md): the best rating
-among those it registers (kernel/time/clocksource.c clocksource_find_best), or the one
+among those it registers (linux/kernel/time/clocksource.c clocksource_find_best), or the one
 `clocksource=` names, less what its watchdog would mark unstable at rest (rating 0 and
 a new choice, clocksource_watchdog_kthread)."""
 

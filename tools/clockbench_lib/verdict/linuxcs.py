@@ -12,7 +12,7 @@ from dataclasses import dataclass
 RULES = "Linux 6.1.192 (Debian 6.1.0-57)"
 
 # The record's clock name -> Linux's clocksource name.  The PIT is not here: a 64-bit
-# Linux never registers the i8253 clocksource (arch/x86/kernel/i8253.c).
+# Linux never registers the i8253 clocksource (linux/arch/x86/kernel/i8253.c).
 LINUX_NAMES = {"tsc": "tsc", "hpet": "hpet", "acpi_pm": "acpi_pm",
                "kvm_clock": "kvm-clock", "xen_pvclock": "xen"}
 RECORD_NAMES = {linux: record for record, linux in LINUX_NAMES.items()}

@@ -5,7 +5,7 @@
 the one clocksource that asks to be verified, watched by each clocksource that could be
 its watchdog, the one Linux picks first) and per setting: at rest, then across each
 lifecycle event of the record.  The rules are Debian's 6.1 kernel's
-(kernel/time/clocksource.c clocksource_watchdog and cs_watchdog_read; arch/x86/kernel/
+(linux/kernel/time/clocksource.c clocksource_watchdog and cs_watchdog_read; linux/arch/x86/kernel/
 tsc.c); this project's figures stand in for the reads Linux would make.
 """
 
@@ -17,7 +17,7 @@ from .linuxcs import (RULES, WATCHDOG_MAX_SKEW_NS, clock, clocksources, tsc_fact
 from .model import (AT_REST, EXEMPT, NOT_WATCHED, SKIP, STABLE, UNKNOWN, UNSTABLE,
                     WatchdogPrediction)
 
-WHOSE = RULES + " kernel/time/clocksource.c, arch/x86/kernel/tsc.c"
+WHOSE = RULES + " linux/kernel/time/clocksource.c, linux/arch/x86/kernel/tsc.c"
 WATCHDOG_INTERVAL_NS = 500_000_000        # WATCHDOG_INTERVAL: HZ >> 1 jiffies
 WATCHDOG_INTERVAL_MAX_NS = 1_000_000_000  # WATCHDOG_INTERVAL_MAX_NS: twice that
 SKIP_PAUSE_S = 300                        # extra_wait after WD_READ_SKIP: HZ * 300
