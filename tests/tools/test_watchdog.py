@@ -294,6 +294,11 @@ class Choice(unittest.TestCase):
     def test_an_unsynchronized_tsc_is_never_chosen(self):
         self.assertEqual(self.choose(tsc_and_hpet(cpu=AMD, cpus=2)), "hpet")
 
+    def test_an_unsynchronized_tsc_is_not_the_watchdogs_doing(self):
+        found = tsc_and_hpet(cpu=AMD, cpus=2)
+        sentence = choice.predict_choice(found, watchdog.predict(found))[1]
+        self.assertNotIn("mark tsc unstable at rest", sentence)
+
     def test_clocksource_option_chooses(self):
         self.assertEqual(self.choose(self.kvm(), "clocksource=tsc"), "tsc")
 

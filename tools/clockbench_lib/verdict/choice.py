@@ -16,7 +16,9 @@ def predict_choice(record, predictions, cmdline=""):
         return "", "Linux would find none of the clocksources it rates in this record."
     facts = tsc_facts(record, cmdline)
     picked = [p for p in predictions if p.figures.get("watchdog_selected")]
-    removed = {p.clocksource for p in picked if p.setting == AT_REST and p.outcome == UNSTABLE}
+    registered = {cs.name for cs in sources}
+    removed = {p.clocksource for p in picked if p.setting == AT_REST
+               and p.outcome == UNSTABLE and p.clocksource in registered}
     later = [p for p in picked if p.setting != AT_REST and p.outcome == UNSTABLE]
     unsure = {p.clocksource for p in picked if p.setting == AT_REST and p.outcome == UNKNOWN}
     ranked = ", ".join(f"{cs.name} {cs.rating}" for cs in sources)
@@ -27,7 +29,8 @@ def predict_choice(record, predictions, cmdline=""):
         why.append(facts.unstable_why + ".")
     tsc = next((cs for cs in sources if cs.name == "tsc"), None)
     if tsc is not None:
-        why.append(f"The TSC's watchdog exemption: {facts.exempt_why}.")
+        why.append("For its watchdog the TSC is " + facts.exempt_why.replace(
+            "unknown: ", "of unknown exemption: ") + ".")
     kept = [cs for cs in sources if cs.name not in removed]
     for name in sorted(removed):
         why.append(f"Its watchdog would mark {name} unstable at rest (rating 0, "

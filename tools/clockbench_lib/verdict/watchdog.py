@@ -88,8 +88,7 @@ def judge_pair(record, sources, facts, watchdog, selected, setting, event):
     if outcome == UNSTABLE:
         sentence += percpu_verify(record, figures)
     if facts.exempt is None and outcome != UNKNOWN:
-        sentence = (f"Whether Linux watches tsc is {facts.exempt_why}; if it does: "
-                    + sentence[0].lower() + sentence[1:])
+        sentence = f"Whether Linux watches tsc is {facts.exempt_why}. If it does: {sentence}"
         outcome = UNKNOWN
     return WatchdogPrediction("tsc", watchdog.name, setting, outcome,
                               f"{sentence} ({role})", figures, WHOSE)
@@ -149,7 +148,7 @@ def across(record, event, cs, wd, md_ns, setting, figures):
     figures.update(step_ns=step_ns, interval_ns=longest_ns)
     told = (f"tsc stepped {signed(step_ns)} against {wd.name} across {setting} "
             f"({cs_entry.get('behaviour')} and {wd_entry.get('behaviour')}, the faster "
-            f"advanced {seconds(longest_ns)})")
+            f"advanced {us(longest_ns)})")
     if (record.get("env") or {}).get("xen") and event.get("kind") in ("save", "migrate"):
         return SKIP, (f"Linux would not judge that step: its own suspend for Xen's "
                       f"{event.get('kind')} resets the watchdog (xen_suspend, "
