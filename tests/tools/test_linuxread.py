@@ -99,6 +99,12 @@ class Decisions(unittest.TestCase):
     def test_not_a_document(self):
         self.assertEqual(linuxread.decisions(["kernel_clocksource"]), [])
 
+    def test_the_command_line(self):
+        self.assertEqual(linuxread.command_line(DOCUMENT), "console=ttyS0")
+
+    def test_no_command_line_in_an_older_document(self):
+        self.assertEqual(linuxread.command_line({"schema": "clockbench-os/1"}), "")
+
 
 class Agreements(unittest.TestCase):
     """agree.agreements: a prediction Linux confirms is ok, one it refutes is not."""

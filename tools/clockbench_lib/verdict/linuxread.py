@@ -50,6 +50,18 @@ def decisions(os_document):
     return found
 
 
+def command_line(os_document):
+    """Linux's command line as the document read it (/proc/cmdline), for
+    watchdog.predict and choice.predict_choice: tsc= and clocksource= change what Linux
+    does; "" when the document has none."""
+    if not isinstance(os_document, dict):
+        return ""
+    member = os_document.get("kernel_clocksource")
+    if not isinstance(member, dict) or not isinstance(member.get("cmdline"), str):
+        return ""
+    return member["cmdline"]
+
+
 def unstable_marks(member, log):
     """{clocksource: (uptime_s, the kernel's line)}: the document's `unstable` list, and
     any "Marking clocksource '...' as unstable" line of the log it left out."""
