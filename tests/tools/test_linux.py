@@ -80,10 +80,10 @@ class CommandLines(unittest.TestCase):
             "-kernel", "/r/build/xen-4.17-amd64",
             "-append", "console=com1 com1=115200,8n1 dom0_mem=384M dom0_max_vcpus=2 smap=0 "
                        "noreboot",
-            "-initrd", "/r/build/dom0/vmlinuz console=hvc0 loglevel=1 tsc=reliable "
+            "-initrd", "/r/build/dom0/vmlinux console=hvc0 loglevel=1 tsc=reliable "
                        "clockbench.user=--switch%20--console%20--budget-ms%20600,"
                        "/r/build/dom0/initrd.img"])
-        self.assertEqual(spec.build_targets, ("build/dom0/initrd.img", "build/dom0/vmlinuz",
+        self.assertEqual(spec.build_targets, ("build/dom0/initrd.img", "build/dom0/vmlinux",
                                               xen.XEN_BINARY))
         self.assertEqual(spec.workaround_lines[0].split(":")[:2],
                          ["working around", " Xen option smap=0"])
@@ -102,7 +102,7 @@ class CommandLines(unittest.TestCase):
             "-kernel", "/r/build/xen-4.17-amd64",
             "-append", "console=com1 com1=115200,8n1 dom0_mem=512M dom0_max_vcpus=1 smap=0 "
                        "cpuid=no-xsave noreboot",
-            "-initrd", "/r/build/dom0/vmlinuz console=hvc0 loglevel=1 "
+            "-initrd", "/r/build/dom0/vmlinux console=hvc0 loglevel=1 "
                        "clockbench.type=linux-pv clockbench.vcpus=2 "
                        f"clockbench.memory={linux.LINUX_DOMU_MEMORY_MIB} "
                        "clockbench.timeout=150 "
@@ -110,7 +110,7 @@ class CommandLines(unittest.TestCase):
                        "clockbench.kernel=tsc%3Dreliable,/r/build/dom0/initrd.img"])
         self.assertEqual((spec.qemu_smp, spec.runs_domu, spec.runs_user, spec.environment),
                          (2, True, True, "xen-pv-domu"))
-        self.assertEqual(spec.build_targets, ("build/dom0/initrd.img", "build/dom0/vmlinuz",
+        self.assertEqual(spec.build_targets, ("build/dom0/initrd.img", "build/dom0/vmlinux",
                                               xen.XEN_BINARY))
         self.assertEqual([line.split(":")[1].strip() for line in spec.workaround_lines],
                          ["Xen option smap=0", "Xen option cpuid=no-xsave",

@@ -150,13 +150,13 @@ class DomuBoots(unittest.TestCase):
                          "console=com1 com1=115200,8n1 dom0_mem=512M dom0_max_vcpus=1 "
                          "smap=0 cpuid=no-xsave noreboot")
         self.assertEqual(command[command.index("-initrd") + 1],
-                         "/r/build/dom0/vmlinuz console=hvc0 loglevel=1 clockbench.type=pv "
+                         "/r/build/dom0/vmlinux console=hvc0 loglevel=1 clockbench.type=pv "
                          "clockbench.vcpus=1 clockbench.memory=128 clockbench.timeout=150 "
                          "clockbench.options=verbose%3D1%20fault%3Dpf,"
                          "/r/build/dom0/initrd.img")
         self.assertEqual(spec.build_targets, ("build/dom0/initrd.img",
                                               "build/clockbench-xenpv.elf",
-                                              "build/xen-4.17-amd64", "build/dom0/vmlinuz"))
+                                              "build/xen-4.17-amd64", "build/dom0/vmlinux"))
         self.assertEqual(spec.console_choice, "uart")
         # A PVH or HVM domU hides RDTSCP through xl's cpuid=, named as a workaround.
         spec, command = self.command("xen-hvm-domu", smp=3)

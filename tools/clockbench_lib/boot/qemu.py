@@ -79,8 +79,8 @@ BOOT_KERNELS = dict(BOOT_IMAGES, **{"iso-bios": BOOT_IMAGES["pvh"],
                                     "xen-pvh-domu": BOOT_IMAGES["pvh"],
                                     "xen-hvm-domu": BOOT_IMAGES["iso-bios"],
                                     "linux": xen.DOM0_KERNEL,
-                                    "xen-linux-dom0": xen.DOM0_KERNEL,
-                                    "xen-linux-pv-domu": xen.DOM0_KERNEL})
+                                    "xen-linux-dom0": xen.DOM0_KERNEL_ELF,
+                                    "xen-linux-pv-domu": xen.DOM0_KERNEL_ELF})
 # The boot paths that run on one machine only, and why.
 _PVH_DOM0_MACHINE = ("q35", "Xen needs an IOMMU for a PVH dom0, and QEMU's intel-iommu is "
                             "q35's")
@@ -164,7 +164,7 @@ class BootSpec:
     @property
     def dom0_kernel(self):
         """The Linux dom0's kernel of a boot under Xen with the Linux dom0, or None."""
-        return xen.DOM0_KERNEL if self.xen_boot and self.xen_boot.on_linux_dom0 else None
+        return xen.DOM0_KERNEL_ELF if self.xen_boot and self.xen_boot.on_linux_dom0 else None
 
     @property
     def runs_domu(self):
@@ -683,8 +683,10 @@ def _boot_arguments(spec, image, files, hypervisor):
                                          contend=spec.contend, events=spec.events)
         return ["-kernel", xen.kernel_argument(hypervisor or spec.hypervisor),
                 "-append", spec.xen_command_line,
-                "-initrd", xen.initrd_argument(kernel, dom0) + ","
-                + xen.initrd_argument(image, "")]
+                "-initrd", xen.initrd_argument(os.path.join(os.path.dirname(image),
+                                                            os.path.basename(
+                                                                spec.dom0_kernel)), dom0)
+                + "," + xen.initrd_argument(image, "")]
     arguments = []
     if spec.boot == "xen-pvh-dom0":
         arguments += ["-device", "intel-iommu,intremap=off"]

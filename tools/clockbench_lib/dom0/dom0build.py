@@ -8,7 +8,8 @@ dom0/contents.cfg says what of that tree, and of this one, goes into the initram
 programs with every library they need (found in the staging tree as the dynamic loader
 would find them), kernel modules after the modules they depend on, data files, links and
 device nodes.  The initramfs is written here in the newc cpio format (cpio.py), so no host
-cpio is needed; the kernel is copied beside it.  A second, small initramfs for a Linux PV
+cpio is needed; the kernel is copied beside it, and the ELF kernel it holds is unpacked
+beside that (vmlinux: Xen's dom0 kernel, bzimage.py).  A second, small initramfs for a Linux PV
 domU (dom0/domu-contents.cfg: busybox, clockbench-user and the domU's /init) is written
 first, and dom0's holds it and the kernel (its `built` lines), so that dom0 can hand both
 to xl.
@@ -28,13 +29,15 @@ import subprocess
 from dataclasses import dataclass, field
 
 from ..base import paths
-from . import cpio, elffile
+from . import bzimage, cpio, elffile
 
 PACKAGES_CFG = "dom0/packages.cfg"
 CONTENTS_CFG = "dom0/contents.cfg"
 DOMU_CONTENTS_CFG = "dom0/domu-contents.cfg"
 OUT_DIR = f"{paths.BUILD_DIR}/dom0"
 KERNEL_NAME = "vmlinuz"
+# The ELF kernel the bzImage holds, which Xen loads as its dom0 (bzimage.py).
+KERNEL_ELF_NAME = "vmlinux"
 INITRD_NAME = "initrd.img"
 DOMU_INITRD_NAME = "domu-initrd.img"
 # What a `built` line may name: the files build() writes before dom0's initramfs.
@@ -558,6 +561,21 @@ def write_initramfs(contents, staging, root, out_path):
                      release)
 
 
+def write_kernel_elf(kernel_path, out_path):
+    """Write the ELF kernel the bzImage at `kernel_path` holds to `out_path`: the Linux
+    dom0's kernel as Xen loads it, so that Xen need not decompress it under TCG at every
+    boot (bzimage.py)."""
+    with open(kernel_path, "rb") as image:
+        try:
+            elf = bzimage.kernel_elf(image.read())
+        except bzimage.KernelImageError as error:
+            raise Dom0BuildError(f"the kernel {kernel_path} cannot be unpacked for Xen: "
+                                 f"{error}.") from None
+    with open(out_path + ".partial", "wb") as out:
+        out.write(elf)
+    os.replace(out_path + ".partial", out_path)
+
+
 def build(root, out_dir, log=print, run=_run):
     """Build the dom0 under `out_dir` from the tree at `root`: returns (kernel path,
     Initramfs).  `log` gets the notes and progress lines (the domU's initramfs among
@@ -578,6 +596,7 @@ def build(root, out_dir, log=print, run=_run):
     kernel_out = os.path.join(out_dir, KERNEL_NAME)
     shutil.copyfile(kernel_host, kernel_out + ".partial")
     os.replace(kernel_out + ".partial", kernel_out)
+    write_kernel_elf(kernel_out, os.path.join(out_dir, KERNEL_ELF_NAME))
     domu = write_initramfs(domu_contents, staging, root,
                            os.path.join(out_dir, DOMU_INITRD_NAME))
     log(f"{os.path.relpath(domu.path, root)} (the Linux PV domU's): {domu.entries} "
