@@ -10,7 +10,6 @@ import lzma
 import struct
 import unittest
 
-import tests.tools  # puts tools/ on the path
 from clockbench_lib.dom0 import bzimage
 
 ELF = b"\x7fELF" + bytes(range(256)) * 64
