@@ -1,16 +1,14 @@
 # SPDX-License-Identifier: MIT
 """Test-only stand-ins for the verdict modules another helper writes (issue 31:
 verdict/watchdog.py, choice.py, linuxread.py, agree.py), with the signatures of the
-interface, for the tests of the verdict's own code until those are merged.  `installed()`
-puts a stand-in in sys.modules only for a module that cannot be imported; the tests that
-need a given prediction patch it in themselves (mock.patch.object), so they hold with the
-real modules too."""
+interface, for the tests of the verdict's own code until those are merged.  `install()`
+puts a stand-in in sys.modules, for the test process, only for a module that cannot be
+imported; the tests that need a given prediction patch it in themselves
+(mock.patch.object), so they hold with the real modules too."""
 
-import contextlib
 import importlib
 import sys
 import types
-from unittest import mock
 
 from clockbench_lib.verdict import model
 
@@ -66,14 +64,13 @@ def _missing():
     return found
 
 
-@contextlib.contextmanager
-def installed():
-    """The stand-ins in sys.modules for the modules that are not there, for the block."""
-    modules = {}
-    for name in _missing():
+def install():
+    """Put a stand-in in sys.modules for each module that is not there; the names of
+    those put in."""
+    missing = _missing()
+    for name in missing:
         module = types.ModuleType(f"{PACKAGE}.{name}")
         for attribute, value in STAND_INS[name].items():
             setattr(module, attribute, value)
-        modules[f"{PACKAGE}.{name}"] = module
-    with mock.patch.dict(sys.modules, modules):
-        yield
+        sys.modules[f"{PACKAGE}.{name}"] = module
+    return missing

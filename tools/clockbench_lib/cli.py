@@ -451,7 +451,7 @@ def add_compare_parser(subparsers):
     parser.add_argument("--format", choices=command.FORMATS, default="table",
                         help="output format (default: table)")
     parser.add_argument("--table", choices=("all", "clocks", "changes", "percentiles", "ticks",
-                                                  "xen", "lifecycle", "os"),
+                                                  "xen", "lifecycle", "os", "verdict"),
                         default=None,
                         help="which table: clocks, changes (before/after per environment, "
                              "with --before/--after, two --labels or --fail-above), "
@@ -461,7 +461,9 @@ def add_compare_parser(subparsers):
                              "(per event of run --event: what each clock did, against "
                              "the host's window and the TSC), os (per "
                              "clocksource: the raw read beside clock_gettime through libc "
-                             "and the syscall, from clockbench-user's ENV.os.json) or all "
+                             "and the syscall, from clockbench-user's ENV.os.json), verdict "
+                             "(per environment: which clocksource to use, what it costs, "
+                             "whether it stays safe: docs/verdict.md) or all "
                              "(default: all; csv holds one table, clocks unless another is "
                              "chosen)")
     parser.add_argument("--plot", metavar="DIR",
@@ -475,6 +477,7 @@ def add_compare_parser(subparsers):
                         help="take the figures of runs the guest judged FAIL or ERROR into "
                              "the tables, plots and gate (by default they are left out and "
                              "listed with their reason)")
+    add_reads_per_second(parser)
     parser.add_argument("results", nargs="*", metavar="RESULTS",
                         help="matrix folders, report JSON files or console logs (none "
                              "needed with --before and --after)")

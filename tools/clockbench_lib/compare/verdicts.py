@@ -2,7 +2,10 @@
 """`clockbench verdict`, and the verdict on compare's console and HTML page
 (docs/verdict.md): compare's Inputs turned into the plain data the verdict package reads,
 one Environment per row (a row never merges two hosts, so neither does a verdict), with
-clockbench-user's documents paired by the environment's name."""
+clockbench-user's documents paired by the environment's name.
+
+The verdict's judging module (and with it the watchdog's replay) is imported when a verdict
+is asked for, so that building the command line costs nothing of it."""
 
 import json
 import sys
@@ -12,9 +15,9 @@ from ..base.paths import root_path
 from ..model import report
 from ..verdict import text
 from ..verdict.cost import DEFAULT_READS_PER_S
-from ..verdict.verdict import Environment, judge
 from .clocks import left_out_notes
 from .inputs import load_inputs
+from .table import TEXT_WIDTH
 
 
 def _host_words(runs):
@@ -29,6 +32,7 @@ def _host_words(runs):
 def environments(inputs):
     """(one Environment per row and per clockbench-user document that pairs with none,
     sentences about the inputs as a whole)."""
+    from ..verdict.verdict import Environment  # pylint: disable=import-outside-toplevel
     found = {label: Environment(label, _host_words(runs),
                                 [run.document for run in runs])
              for label, runs in inputs.runs.items()}
@@ -54,9 +58,7 @@ def environments(inputs):
                 found[label].notes.append(f"clockbench-user's document of {env} is not "
                                           f"paired with this row: {len(rows)} hosts ran "
                                           f"{env} (see the verdict of {env} alone)")
-        found.setdefault(env, alone)
-        if found[env] is not alone:
-            found[env].os_documents += documents
+        found[env] = alone
     general = [line for line in left_out_notes(inputs)
                if line.split(":", 1)[0] not in found]
     general += [f"{env}: skipped, no verdict: {reason}" for env, reason in inputs.skipped.items()]
@@ -68,8 +70,39 @@ def environments(inputs):
 
 def verdicts_of(inputs, reads_per_s=DEFAULT_READS_PER_S):
     """([Verdict], general notes) of every environment of `inputs`."""
+    from ..verdict.verdict import judge  # pylint: disable=import-outside-toplevel
     envs, general = environments(inputs)
     return [judge(env, reads_per_s) for env in envs], general
+
+
+def verdict_lines(found, markdown=False, width=TEXT_WIDTH, whole=False):
+    """The verdicts on compare's console, after its summary, within `width` columns
+    (None: unwrapped): per environment its short form (text.short), or with `whole` its
+    paragraph and a line per clocksource (Markdown: a paragraph, then the lines as a
+    list)."""
+    if not whole:
+        lines = []
+        for verdict in found:
+            line = f"verdict: {text.short(verdict)}"
+            lines += [f"- {line}"] if markdown else text.wrapped(line, width)
+        return lines
+    lines = []
+    for verdict in found:
+        if markdown:
+            lines += [f"**verdict** {text.paragraph(verdict)}", ""]
+            lines += [f"- {line.strip()}" for line in text.cost_lines(verdict)] + [""]
+        else:
+            lines += text.console_lines([verdict], width)
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+def verdict_html(found):
+    """What compare --html shows at its top: (environment, paragraph, [cost line]) per
+    verdict."""
+    return [(verdict.env, text.paragraph(verdict),
+             [line.strip() for line in text.cost_lines(verdict)]) for verdict in found]
 
 
 def failed_agreements(verdicts):
@@ -115,7 +148,7 @@ def cmd_verdict(args):
     document = text.document(found, args.reads_per_second, general)
     validate(document)
     if args.json != "-":
-        print("\n".join(text.console_lines(found)), flush=True)
+        print("\n".join(text.console_lines(found, TEXT_WIDTH)), flush=True)
     if args.json:
         write_json(args.json, document)
     for line in general:

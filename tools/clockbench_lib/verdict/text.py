@@ -4,6 +4,7 @@ paragraph a person can act on per environment, the console's lines, and the
 clockbench-verdict/1 document."""
 
 import math
+import textwrap
 
 from .model import EXEMPT, UNSTABLE
 
@@ -99,6 +100,29 @@ def paragraph(verdict):
     return " ".join(out)
 
 
+def short(verdict):
+    """The verdict in one sentence or two: what to do, what it costs, and whether Linux
+    agreed (compare's console, which leaves the evidence to --table verdict)."""
+    out = action(verdict)
+    best = _cost(verdict, verdict.recommended)
+    if best:
+        out += (f" {best.clocksource}: {_ns(best.cost_ns)} ns {_via(best)}, "
+                f"{_pct(best.reading.cpu_share)} % of a CPU at {verdict.reads_per_s:,.0f} "
+                f"reads a second")
+        if verdict.saved_cpu_share:
+            out += f" (switching saves {_pct(verdict.saved_cpu_share)} % of one CPU)"
+        out += "."
+    out_of = [c.clocksource for c in verdict.costs if not verdict.safety[c.clocksource].holds]
+    if out_of:
+        out += f" Out on safety: {', '.join(out_of)}."
+    failed = [item for item in verdict.agreements if not item.ok]
+    if verdict.agreements:
+        out += (f" Linux disagrees with {len(failed)} of {len(verdict.agreements)} "
+                f"predictions." if failed else
+                f" Linux agrees with all {len(verdict.agreements)} predictions it can check.")
+    return out
+
+
 def _watchdog_words(verdict, clocksource):
     """The watchdog predictions of `clocksource` in short: outcome per setting."""
     found = {}
@@ -138,15 +162,25 @@ def cost_lines(verdict):
     return lines
 
 
-def console_lines(verdicts):
+def wrapped(line, width, indent=2):
+    """`line` as lines of at most `width` (None: as it is), the later ones indented."""
+    if not width or len(line) <= width:
+        return [line]
+    return textwrap.wrap(line, width, subsequent_indent=" " * indent,
+                         break_on_hyphens=False, break_long_words=False)
+
+
+def console_lines(verdicts, width=None):
     """The verdicts for the console: per environment its paragraph, then a line per
-    clocksource."""
+    clocksource; each line within `width` columns (None: unwrapped)."""
     lines = []
     for verdict in verdicts:
-        lines += [f"verdict: {paragraph(verdict)}"]
-        lines += [f"  clocksource  cost of clock_gettime, share of one CPU at "
-                  f"{verdict.reads_per_s:,.0f} reads/s, the most one CPU can read, safety"]
-        lines += cost_lines(verdict)
+        lines += wrapped(f"verdict: {paragraph(verdict)}", width)
+        lines += wrapped(f"  clocksource  cost of a read, share of one CPU at "
+                         f"{verdict.reads_per_s:,.0f} reads/s, the most one CPU can read, "
+                         f"safety", width)
+        for line in cost_lines(verdict):
+            lines += wrapped(line, width, indent=4)
     return lines
 
 

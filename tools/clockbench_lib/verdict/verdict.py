@@ -142,9 +142,11 @@ def _available(documents):
     """The clocksources Linux listed, in its order, over every document."""
     names = []
     for document in documents:
-        listed = (document.get("clocksources") or {}).get("available") or []
+        listed = list((document.get("clocksources") or {}).get("available") or [])
         listed += [run["clocksource"] for run in document.get("runs") or []]
-        names += [name for name in listed if name not in names]
+        for name in listed:
+            if name not in names:
+                names.append(name)
     return names
 
 
