@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: MIT
 """Test-only stand-ins for the verdict modules another helper writes (issue 31:
 verdict/watchdog.py, choice.py, linuxread.py, agree.py), with the signatures of the
-interface, for the tests of the verdict's own code until those are merged.  `install()`
+interface (and the optional Linux command line the watchdog helper added to predict and
+predict_choice, with linuxread.command_line), for the tests of the verdict's own code until
+those are merged.  `install()`
 puts a stand-in in sys.modules, for the test process, only for a module that cannot be
 imported; the tests that need a given prediction patch it in themselves
 (mock.patch.object), so they hold with the real modules too."""
@@ -16,8 +18,9 @@ PACKAGE = "clockbench_lib.verdict"
 MODULES = ("watchdog", "choice", "linuxread", "agree")
 
 
-def predict(record):
+def predict(record, cmdline=""):
     """tsc watched by hpet, stable at rest and across every event."""
+    del cmdline
     settings = [model.AT_REST] + [f"{e.get('kind')} {e.get('seq')}" for e in
                                   (record.get("lifecycle") or {}).get("events") or []]
     return [model.WatchdogPrediction("tsc", "hpet", setting, model.STABLE,
@@ -25,9 +28,9 @@ def predict(record):
             for setting in settings]
 
 
-def predict_choice(record, predictions):
+def predict_choice(record, predictions, cmdline=""):
     """tsc when the record has one, else the first clock present."""
-    del predictions
+    del predictions, cmdline
     present = [c["name"] for c in record.get("clocks") or [] if c.get("present")]
     name = "tsc" if "tsc" in present else (present[0] if present else "jiffies")
     return name, f"stand-in: {name} rated highest"
@@ -38,6 +41,11 @@ def decisions(os_document):
     block = os_document.get("kernel_clocksource") or {}
     return [model.LinuxDecision(snap["when"], snap["current"], snap["available"])
             for snap in block.get("snapshots") or []]
+
+
+def command_line(os_document):
+    """The document's kernel_clocksource.cmdline, "" without it."""
+    return (os_document.get("kernel_clocksource") or {}).get("cmdline") or ""
 
 
 def agreements(predictions, chosen, decisions_):
@@ -51,7 +59,8 @@ def agreements(predictions, chosen, decisions_):
 
 
 STAND_INS = {"watchdog": {"predict": predict}, "choice": {"predict_choice": predict_choice},
-             "linuxread": {"decisions": decisions}, "agree": {"agreements": agreements}}
+             "linuxread": {"decisions": decisions, "command_line": command_line},
+             "agree": {"agreements": agreements}}
 
 
 def _missing():

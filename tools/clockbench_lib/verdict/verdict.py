@@ -19,7 +19,9 @@ stays above it.  The rules, in order:
     it is as cheap; none when none holds;
  5. Linux's pick: choice.predict_choice, and Linux's own answer where a document has one;
     every prediction Linux's decisions can confirm or refute is an agreement, and one that
-    does not hold fails the verdict.
+    does not hold fails the verdict.  The predictions assume the command line Linux was
+    given where a document read it (linuxread.command_line: tsc=reliable in the Linux
+    boots here), else one with no tsc= or clocksource=.
 """
 
 import statistics
@@ -246,11 +248,17 @@ def judge(env, reads_per_s):
     verdict = Verdict(env.name, env.host, reads_per_s, basis, sentence, costs=costs,
                       notes=list(env.notes), runs=len(env.records),
                       os_runs=len(env.os_documents))
-    per_record = [(record, watchdog.predict(record)) for record in env.records]
+    # What Linux was given (tsc=, clocksource=), where a document read it: the
+    # predictions assume it; without one, a command line with neither.
+    cmdline = next((line for line in map(linuxread.command_line, env.os_documents) if line),
+                   "")
+    per_record = [(record, watchdog.predict(record, cmdline=cmdline))
+                  for record in env.records]
     for _, predictions in per_record:
         verdict.predictions += predictions
     if per_record:
-        verdict.linux_picks, verdict.linux_picks_why = choice.predict_choice(*per_record[0])
+        verdict.linux_picks, verdict.linux_picks_why = choice.predict_choice(
+            *per_record[0], cmdline=cmdline)
     decisions = [decision for document in env.os_documents
                  for decision in linuxread.decisions(document)]
     verdict.linux_chose = _boot_choice(env.os_documents, decisions)
@@ -258,6 +266,13 @@ def judge(env, reads_per_s):
         verdict.linux_picks = verdict.linux_chose
         verdict.linux_picks_why = ("no image record here to predict from: the clocksource "
                                    "Linux itself had in use")
+    if verdict.linux_chose and verdict.linux_picks and \
+            verdict.linux_chose != verdict.linux_picks and not decisions:
+        verdict.notes.append(
+            f"Linux itself had {verdict.linux_chose} in use at boot where the prediction "
+            f"says {verdict.linux_picks}; the document does not say what command line Linux "
+            f"was given (no kernel_clocksource: a clockbench-user from before it), so the "
+            f"predictions assumed one with no tsc= or clocksource=, and nothing is checked")
     if decisions and per_record:
         verdict.agreements = _merge_agreements(
             agree.agreements(predictions, verdict.linux_picks, decisions)
