@@ -3,7 +3,7 @@
 
 Every command's body lives in the package of its job: `run` boot/run.py, `test`
 testing/boottest.py, `parse` model/parse.py, `matrix` compare/matrix.py, `compare`
-compare/command.py, `host` host/host.py, `lava` lava/command.py.  This module builds
+compare/command.py, `verdict` compare/verdicts.py, `host` host/host.py, `lava` lava/command.py.  This module builds
 their options (from the constants of the modules they describe), installs the signal
 handlers, and turns a RunnerError, an interruption or a closed pipe into one sentence and
 an exit status.
@@ -303,6 +303,7 @@ def add_parse_parser(subparsers):
 LAZY_COMMANDS = {
     "matrix": "run the image in every environment this machine can run, N times",
     "compare": "compare reports side by side across environments",
+    "verdict": "which clocksource to use here, what it costs, whether it stays safe",
 }
 
 
@@ -451,7 +452,7 @@ def add_compare_parser(subparsers):
     parser.add_argument("--format", choices=command.FORMATS, default="table",
                         help="output format (default: table)")
     parser.add_argument("--table", choices=("all", "clocks", "changes", "percentiles", "ticks",
-                                                  "xen", "lifecycle", "os"),
+                                                  "xen", "lifecycle", "os", "verdict"),
                         default=None,
                         help="which table: clocks, changes (before/after per environment, "
                              "with --before/--after, two --labels or --fail-above), "
@@ -461,7 +462,9 @@ def add_compare_parser(subparsers):
                              "(per event of run --event: what each clock did, against "
                              "the host's window and the TSC), os (per "
                              "clocksource: the raw read beside clock_gettime through libc "
-                             "and the syscall, from clockbench-user's ENV.os.json) or all "
+                             "and the syscall, from clockbench-user's ENV.os.json), verdict "
+                             "(per environment: which clocksource to use, what it costs, "
+                             "whether it stays safe: docs/verdict.md) or all "
                              "(default: all; csv holds one table, clocks unless another is "
                              "chosen)")
     parser.add_argument("--plot", metavar="DIR",
@@ -475,10 +478,66 @@ def add_compare_parser(subparsers):
                         help="take the figures of runs the guest judged FAIL or ERROR into "
                              "the tables, plots and gate (by default they are left out and "
                              "listed with their reason)")
+    add_reads_per_second(parser)
     parser.add_argument("results", nargs="*", metavar="RESULTS",
                         help="matrix folders, report JSON files or console logs (none "
                              "needed with --before and --after)")
     parser.set_defaults(handler=command.cmd_compare)
+
+
+def read_rate(text):
+    """argparse type: a read rate, reads a second: a finite number above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = None
+    if value is None or not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(
+            f"'{text}' is not a read rate: give reads a second, a number above 0 "
+            f"(e.g. 500000)")
+    return value
+
+
+def add_reads_per_second(parser):
+    """--reads-per-second, which `verdict` and `compare` share."""
+    from .verdict.cost import DEFAULT_READS_PER_S  # pylint: disable=import-outside-toplevel
+    parser.add_argument("--reads-per-second", type=read_rate, default=DEFAULT_READS_PER_S,
+                        metavar="N",
+                        help=f"the read rate each clocksource's cost is priced at: the "
+                             f"share of one CPU that N clock reads a second take (default "
+                             f"{DEFAULT_READS_PER_S:,}: the seed's fleet, a third of a CPU "
+                             f"at 0.68 µs a read; docs/verdict.md)")
+
+
+def add_verdict_parser(subparsers):
+    """The `verdict` subcommand's options."""
+    from .compare import verdicts  # pylint: disable=import-outside-toplevel  (see LAZY_COMMANDS)
+    parser = subparsers.add_parser(
+        "verdict", help=LAZY_COMMANDS["verdict"],
+        description="Per environment of the results (a matrix folder, run records and\n"
+                    "clockbench-user's ENV.os.json documents, as compare reads them; one\n"
+                    "verdict per host, never merged): which clocksource Linux picks by\n"
+                    "itself and which it should use (the cheapest whose safety evidence\n"
+                    "holds), what clock_gettime(CLOCK_MONOTONIC) costs through each and\n"
+                    "the share of one CPU that takes at --reads-per-second, the evidence\n"
+                    "(warps, offsets, drift, the watchdog's predictions, lifecycle events,\n"
+                    "contention) and the caveats, as one paragraph and a line per\n"
+                    "clocksource.  docs/verdict.md.",
+        epilog="exit statuses:\n  0   every watchdog prediction Linux could check agrees with it\n"
+               "  1   a prediction disagrees with Linux's own decision (a failed check,\n"
+               "      named on stderr)\n"
+               "  2   an input is unreadable or of another schema, or a bad option: one\n"
+               "      sentence\n"
+               f"{INTERRUPTED_EXITS}",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_reads_per_second(parser)
+    parser.add_argument("--json", metavar="FILE",
+                        help="also write the verdicts as JSON (clockbench-verdict/1, "
+                             "docs/verdict.schema.json) to FILE; - for stdout alone")
+    parser.add_argument("results", nargs="+", metavar="PATH",
+                        help="matrix folders, run records (JSON or console log) and "
+                             "clockbench-user's documents (ENV.os.json)")
+    parser.set_defaults(handler=verdicts.cmd_verdict)
 
 
 def build_parser(argv=None):
@@ -490,13 +549,14 @@ def build_parser(argv=None):
         description="Host-side runner for the clockbench bare-metal test image.",
         epilog=NOTES, formatter_class=argparse.RawDescriptionHelpFormatter)
     subparsers = parser.add_subparsers(dest="command",
-                                       metavar="{run,test,parse,matrix,compare,host,lava}")
+                                       metavar="{run,test,parse,matrix,compare,verdict,host,lava}")
     add_run_parser(subparsers)
     add_test_parser(subparsers)
     add_parse_parser(subparsers)
     if argv is None or lazy_commands_needed(argv):
         add_matrix_parser(subparsers)
         add_compare_parser(subparsers)
+        add_verdict_parser(subparsers)
     else:
         for name, summary in LAZY_COMMANDS.items():
             subparsers.add_parser(name, help=summary)

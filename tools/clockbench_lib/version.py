@@ -15,6 +15,7 @@ import os
 from .base import paths
 from .model import manifest, osreport, report
 from .boot import guestopts
+from .verdict import text as verdict_text
 from .base.revision import REVISION_FILE, VERSION_HEADER, project_version, revision
 
 __all__ = ["REVISION_FILE", "VERSION_HEADER", "project_version", "revision", "schema_version",
@@ -41,6 +42,8 @@ def version_text(root=None):
          f"clockbench-user's document ({osreport.OS_FRAMING.schema_file})"),
         (", ".join(report.OLD_SCHEMAS), "read by parse and compare, written no more"),
         (manifest.MANIFEST_SCHEMA, f"the matrix manifest ({manifest.MANIFEST})"),
+        (schema_version(verdict_text.VERDICT_SCHEMA_FILE, verdict_text.VERDICT_SCHEMA, root),
+         f"the verdict's document (verdict --json, {verdict_text.VERDICT_SCHEMA_FILE})"),
         (guestopts.OPTIONS_SCHEMA, f"the image's option table ({guestopts.OPTIONS_FILE})"),
     )
     width = max(len(name) for name, _ in schemas)

@@ -8,7 +8,7 @@ import tempfile
 
 from ..base.outcome import EXIT_FAIL, EXIT_PASS, RunnerError
 from ..model import osreport, report
-from . import html, plot
+from . import html, plot, verdicts
 from .cells import DEFAULT_BASELINE
 from .change import (baseline_pairs, change_csv, change_line, change_table, changes,
                      label_pairs, not_gated_lines)
@@ -87,6 +87,13 @@ def cmd_compare(args):
             f"picks one).")
     which = args.table or ("clocks" if args.format == "csv" and inputs.runs else
                            "os" if args.format == "csv" else "all")
+    if which == "verdict" and args.format == "csv":
+        raise RunnerError("--table verdict is sentences, not a table of numbers: give "
+                          "--format table or markdown (clockbench verdict --json writes "
+                          "them as JSON).")
+    reads_per_s = getattr(args, "reads_per_second", None) or verdicts.DEFAULT_READS_PER_S
+    judged, _ = verdicts.verdicts_of(inputs, reads_per_s) \
+        if which in ("all", "verdict") and args.format != "csv" else ([], [])
     percentiles = getattr(args, "percentiles", None)
     percentiles = parse_percentiles(percentiles) if percentiles else (
         DEFAULT_PERCENTILES if which == "percentiles" else None)
@@ -123,9 +130,15 @@ def cmd_compare(args):
     if args.format != "csv" and table:
         lines += [f"- {line}" if markdown else line for line in
                   summary_lines(inputs, table, found, fail_above)] + [""]
+        if judged:
+            lines += verdicts.verdict_lines(judged, markdown, None if wide else TEXT_WIDTH,
+                                           which == "verdict") + [""]
         if found and which in ("all", "changes"):
             lines += change_table(found, fail_above, *side_names).lines(
                 args.format, None if wide else TEXT_WIDTH) + [""]
+    elif judged:
+        lines += verdicts.verdict_lines(judged, markdown, None if wide else TEXT_WIDTH,
+                                           which == "verdict") + [""]
     if which == "changes" and args.format == "csv":
         lines = change_csv(found, *side_names)
     if which in ("all", "clocks") and inputs.runs:
@@ -171,21 +184,30 @@ def cmd_compare(args):
         # The clocks table's notes say them otherwise.
         for sentence in (left_out_notes(inputs) + inputs.counted_once + inputs.apart):
             say(sentence)
+    disagreed = verdicts.failed_agreements(judged)
+    for line in disagreed:
+        say(line)
     messages = []
     if getattr(args, "html", None):
         messages = write_html_report(args, inputs, found, fail_above, side_names,
-                                     percentiles)
+                                     percentiles, judged or verdicts.verdicts_of(
+                                         inputs, reads_per_s)[0])
     elif args.plot:
         written, messages = plot.write_plots(inputs, ticks, args.plot)
         messages = [f"wrote {path}" for item in written for path in (item.png, item.svg)] \
             + messages
     for message in messages:
         say(message)
+    status = EXIT_PASS
     if fail_above is not None:
-        return gate(found, alone + not_gated_lines(
+        status = gate(found, alone + not_gated_lines(
             one_side, side_names[0], side_names[1] if paired else "those rows"), fail_above,
-                    side_names)
-    return EXIT_PASS
+                      side_names)
+    if disagreed:
+        say(f"{len(disagreed)} watchdog prediction{'s' * (len(disagreed) != 1)} disagreed "
+            f"with Linux's own decision: a failed check (clockbench verdict says the same).")
+        status = EXIT_FAIL
+    return status
 
 
 def say(message):
@@ -223,9 +245,9 @@ def findings(inputs, table, ticks, xen_rows, os_rows):
 
 
 def write_html_report(args, inputs, found=(), limit=None, side_names=("before", "after"),
-                      percentiles=None):
-    """`--html FILE`: the summary, every table, the findings and the plots in one HTML
-    file.  The plots go to --plot DIR when given (and stay), else to a scratch folder.
+                      percentiles=None, judged=()):
+    """`--html FILE`: the verdicts (`judged`), the summary, every table, the findings and
+    the plots in one HTML file.  The plots go to --plot DIR when given (and stay), else to a scratch folder.
     Returns the lines to tell the user."""
     table = compare(inputs, args.baseline) if inputs.runs else []
     ticks = compare_ticks(inputs, args.baseline)
@@ -244,7 +266,8 @@ def write_html_report(args, inputs, found=(), limit=None, side_names=("before", 
     report_ = html.Report(f"clockbench compare: {', '.join(envs)}", list(args.results),
                           inputs, tables, notes(inputs, args.baseline) + os_notes(inputs, os_rows),
                           findings(inputs, table, ticks, xen_rows, os_rows),
-                          summary=summary_lines(inputs, table, found, limit) if table else [])
+                          summary=summary_lines(inputs, table, found, limit) if table else [],
+                          verdicts=verdicts.verdict_html(judged))
     messages = []
     with tempfile.TemporaryDirectory(prefix="clockbench-plots-") as scratch:
         try:

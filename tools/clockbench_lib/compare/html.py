@@ -85,6 +85,7 @@ class Report:
     plots: list = field(default_factory=list)      # Plot
     plot_notes: list = field(default_factory=list)  # why a plot is not there
     summary: list = field(default_factory=list)    # the answer first (summary.py)
+    verdicts: list = field(default_factory=list)   # (env, paragraph, [line]): verdicts.py
 
 
 # ---------------------------------------------------------------------------- plots
@@ -425,6 +426,12 @@ def document_html(report, now=None):
            f'<p class="meta">Environments: {_e(envs)}. Written by <code>clockbench compare '
            f"--html</code> at {_e(now.strftime('%Y-%m-%d %H:%M UTC'))}; "
            f"docs/compare.md explains every column.</p>"]
+    if report.verdicts:
+        out.append("<h2>Verdict</h2>")
+        for env, paragraph, lines in report.verdicts:
+            out.append(f"<p><b>{_e(env)}</b>: {_e(paragraph)}</p><ul>"
+                       + "".join(f"<li><code>{_e(line)}</code></li>" for line in lines)
+                       + "</ul>")
     if report.summary:
         out.append('<h2>Summary</h2><ul class="summary">'
                    + "".join(f"<li>{_e(line)}</li>" for line in report.summary) + "</ul>")
