@@ -2,9 +2,8 @@
 """The verdict (docs/verdict.md): the seed's arithmetic, the rules that choose a
 clocksource, what the verdict says without an OS layer, and the command's bad input.
 
-The predictor's modules (watchdog, choice, linuxread, agree) are another helper's: until
-they are merged, tests/tools/verdict_fakes.py stands in for them, and a test that needs a
-given prediction or decision patches it in, so that it holds with the real ones too."""
+A test that needs a given prediction or decision patches it into the predictor's modules
+(watchdog, choice, linuxread, agree); the others run them as they are."""
 
 import json
 import os
@@ -13,9 +12,7 @@ import tempfile
 import unittest
 from unittest import mock
 
-from tests.tools import FIXTURES, ROOT, run_cli, verdict_fakes
-
-verdict_fakes.install()
+from tests.tools import FIXTURES, ROOT, run_cli
 
 # pylint: disable=wrong-import-position,wrong-import-order
 from clockbench_lib.model.report import read_log_lines  # noqa: E402

@@ -11,4 +11,8 @@ whether Linux would keep it (docs/verdict.md).
   choice     predict_choice(): the clocksource Linux would pick by itself, and why
   linuxread  decisions(): Linux's own decisions from clockbench-user's document
   agree      agreements(): each prediction beside Linux's decision
+  verdict    the verdict of one environment: the clocksource to use, its cost, evidence
+  cost       the seed's arithmetic: the share of a CPU at a read rate, the most reads
+  evidence   the safety evidence of each clocksource: warps, offsets, drift, events
+  text       the verdict as a paragraph and as JSON (clockbench-verdict/1)
 """
