@@ -33,10 +33,10 @@ def clock(name, p50_ns, flags=()):
             "read_ns": {"p50": p50_ns}}
 
 
-def cross(name, warps=0, offset=(10, 50), drift=(0.01, 0.1)):
+def cross(name, warps=0, offset=(10, 50), drift=(0.01, 0.1), claims_stable=False):
     """A cross_cpu entry of one clock: warps, CPU 1's offset and drift with their
     uncertainties."""
-    return {"clock": name, "iterations": 1000, "warps": warps,
+    return {"clock": name, "claims_stable": claims_stable, "iterations": 1000, "warps": warps,
             "worst_warp_ns": 900 if warps else 0,
             "offsets": [{"cpu": 1, "offset_ns": offset[0], "uncertainty_ns": offset[1]}],
             "drift_ppm": [{"cpu": 1, "drift_ppm": drift[0], "uncertainty_ppm": drift[1]}]}
@@ -206,10 +206,32 @@ class Rules(unittest.TestCase):
 
     def test_none_when_nothing_holds(self):
         env = seed_environment()
-        env.records = [record(cross("tsc", warps=1), cross("xen_pvclock", warps=1))]
+        env.records = [record(cross("tsc", warps=1),
+                              cross("xen_pvclock", warps=1, claims_stable=True))]
         found = self.judged(env)
         self.assertIsNone(found.recommended)
         self.assertIn("no clocksource here can be recommended", text.paragraph(found))
+
+    def test_pvclock_warps_linux_clamps_are_a_caveat(self):
+        env = seed_environment()
+        env.records = [record(cross("tsc", warps=1), cross("xen_pvclock", warps=2,
+                                                            offset=(5000, 100)))]
+        found = self.judged(env)
+        self.assertEqual(found.recommended, "xen")
+        paragraph = text.paragraph(found)
+        self.assertIn("returns no less than the last value any CPU read", paragraph)
+        self.assertIn("the clock stands still on the CPU behind instead", paragraph)
+
+    def test_a_dearer_safe_choice_says_what_it_costs(self):
+        env = seed_environment()
+        env.records = [record(cross("tsc", warps=1), cross("xen_pvclock"))]
+        found = self.judged(env, chosen="tsc")
+        self.assertEqual(found.recommended, "xen")
+        self.assertLess(found.saved_cpu_share, 0)
+        self.assertIn("switching costs 32 % more of one CPU, the price of a clocksource "
+                      "that stays safe", text.paragraph(found))
+        self.assertNotIn("saves -", text.paragraph(found))
+        self.assertIn("for safety", text.short(found))
 
     def test_contention_is_a_caveat(self):
         env = seed_environment()

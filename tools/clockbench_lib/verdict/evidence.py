@@ -19,6 +19,13 @@ RAW_CLOCK = {"tsc": "tsc", "hpet": "hpet", "acpi_pm": "acpi_pm", "kvm-clock": "k
              "xen": "xen_pvclock"}
 # Clocksources whose counter each CPU reads for itself (their offsets and drift matter).
 PER_CPU = ("tsc", "kvm-clock", "xen")
+# The paravirtual clocks: where their records do not claim PVCLOCK_TSC_STABLE_BIT, Linux
+# keeps their reads from going back between CPUs with a global last value (6.1,
+# arch/x86/kernel/pvclock.c), so warps, offsets and drift there are caveats, not unsafety.
+PVCLOCKS = ("kvm-clock", "xen")
+CLAMP_WORDS = ("; Linux keeps its reads from going back with a global last value, as its "
+               "records do not claim PVCLOCK_TSC_STABLE_BIT: the clock stands still on the "
+               "CPU behind instead")
 
 # An offset from CPU 0 is out of bounds when, less its uncertainty, it still exceeds this:
 # below a microsecond, handing a timestamp from one CPU to another (a lock, a queue) takes
@@ -102,14 +109,23 @@ def cross_cpu(records, clocksource):
                 f"{raw or 'its counter'})"], []
     facts, found = [], []
     warped = [entry for entry in entries if entry.get("warps")]
+    clamped = clocksource in PVCLOCKS and not any(entry.get("claims_stable")
+                                                  for entry in entries)
     hand_offs = sum(entry.get("iterations") or 0 for entry in entries)
     if warped:
         worst = max(entry.get("worst_warp_ns") or 0 for entry in warped)
         count = sum(entry["warps"] for entry in warped)
-        found.append(Finding(clocksource, "warps", (
-            f"{clocksource} went backwards between CPUs in {len(warped)} of "
-            f"{_runs(len(entries))} ({count} warps, the worst {_ns(worst)} ns)"), True,
-            {"warps": count, "worst_warp_ns": worst, "runs": len(warped)}))
+        sentence = (f"{clocksource} went backwards between CPUs in {len(warped)} of "
+                    f"{_runs(len(entries))} ({count} warps, the worst {_ns(worst)} ns)")
+        if clamped:
+            sentence += (f"; the raw records do not claim PVCLOCK_TSC_STABLE_BIT, so Linux's "
+                         f"pvclock read returns no less than the last value any CPU read "
+                         f"(pvclock_clocksource_read): {clocksource} never goes back, but "
+                         f"it stands still until the lagging CPU catches up, and every read "
+                         f"writes one shared cache line")
+        found.append(Finding(clocksource, "warps", sentence, not clamped,
+                             {"warps": count, "worst_warp_ns": worst, "runs": len(warped),
+                              "clamped_by_linux": clamped}))
     else:
         facts.append(f"{clocksource}: no warps in {_runs(len(entries))} "
                      f"({hand_offs:,} hand-offs between CPUs)")
@@ -131,7 +147,8 @@ def cross_cpu(records, clocksource):
         if abs(off) - unc > OFFSET_LIMIT_NS:
             found.append(Finding(clocksource, "offset", (
                 f"{clocksource} reads apart across CPUs: {words}, beyond "
-                f"{OFFSET_LIMIT_NS} ns even at the edge of its bound"), True,
+                f"{OFFSET_LIMIT_NS} ns even at the edge of its bound"
+                + (CLAMP_WORDS if clamped else "")), not clamped,
                 {"offset_ns": off, "uncertainty_ns": unc, "limit_ns": OFFSET_LIMIT_NS}))
         else:
             facts.append(f"{clocksource}: offsets within bounds (the largest {words})")
@@ -148,7 +165,8 @@ def cross_cpu(records, clocksource):
         if abs(drift) > DRIFT_STANDARD_ERRORS * unc and abs(drift) > DRIFT_LIMIT_PPM:
             found.append(Finding(clocksource, "drift", (
                 f"{clocksource}'s CPUs drift apart: {words}, beyond "
-                f"{DRIFT_STANDARD_ERRORS} standard errors and {DRIFT_LIMIT_PPM:g} ppm"), True,
+                f"{DRIFT_STANDARD_ERRORS} standard errors and {DRIFT_LIMIT_PPM:g} ppm"
+                + (CLAMP_WORDS if clamped else "")), not clamped,
                 {"drift_ppm": drift, "uncertainty_ppm": unc, "limit_ppm": DRIFT_LIMIT_PPM}))
         else:
             facts.append(f"{clocksource}: drift small (the largest {words})")

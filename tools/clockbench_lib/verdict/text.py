@@ -70,9 +70,12 @@ def paragraph(verdict):
                    f"{_count(best.reading.max_reads_per_s)} a second.")
     pick = _cost(verdict, verdict.linux_picks)
     if pick and best and pick is not best:
+        change = (f"switching saves {_pct(verdict.saved_cpu_share)} % of one CPU"
+                  if verdict.saved_cpu_share >= 0 else
+                  f"switching costs {_pct(-verdict.saved_cpu_share)} % more of one CPU, "
+                  f"the price of a clocksource that stays safe")
         out.append(f"On {pick.clocksource} a read costs {_ns(pick.cost_ns)} ns {_via(pick)}, "
-                   f"{_pct(pick.reading.cpu_share)} % of a CPU at that rate: switching saves "
-                   f"{_pct(verdict.saved_cpu_share)} % of one CPU.")
+                   f"{_pct(pick.reading.cpu_share)} % of a CPU at that rate: {change}.")
     out.append(_sentence(f"Why: {verdict.recommended_why}"))
     if verdict.linux_picks:
         out.append(_sentence(f"Linux picks {verdict.linux_picks} by itself: "
@@ -109,8 +112,11 @@ def short(verdict):
         out += (f" {best.clocksource}: {_ns(best.cost_ns)} ns {_via(best)}, "
                 f"{_pct(best.reading.cpu_share)} % of a CPU at {verdict.reads_per_s:,.0f} "
                 f"reads a second")
-        if verdict.saved_cpu_share:
+        if verdict.saved_cpu_share and verdict.saved_cpu_share > 0:
             out += f" (switching saves {_pct(verdict.saved_cpu_share)} % of one CPU)"
+        elif verdict.saved_cpu_share and verdict.saved_cpu_share < 0:
+            out += (f" (switching costs {_pct(-verdict.saved_cpu_share)} % more of one CPU, "
+                    f"for safety)")
         out += "."
     out_of = [c.clocksource for c in verdict.costs if not verdict.safety[c.clocksource].holds]
     if out_of:
