@@ -11,7 +11,8 @@
 #   make iso        GRUB image for BIOS and UEFI machines (ISO_ARGS bakes
 #                   default guest options into it)
 #   make check      format, layering and lint checks, unit tests, a fuzz
-#                   smoke run, boot tests
+#                   smoke run, boot tests, the verdict from their records, a
+#                   small matrix compared
 #   make fuzz       every fuzz target for FUZZ_SECONDS each (docs/fuzzing.md)
 #   make docs       the check rules in docs/report-format.md, from the C sources
 #   make deps       install the Debian packages this needs (as root)
@@ -365,6 +366,29 @@ matrix-check: images $(BUILD)/xen-4.17-amd64
 	echo "matrix-check: tcg-pc and xen-hpet compared; plots written" || \
 	{ echo "matrix-check: FAILED (see $(MATRIX_CHECK))"; exit 1; }
 
+# The verdict end to end (docs/verdict.md), from records the boot tests left: the image
+# under TCG at rest and across a stop (tcg-pc) and as Xen's PV dom0 (xen-pv-dom0), each
+# beside Linux's own decisions in the same environment (clockbench-user's documents).
+# It fails when a watchdog prediction disagrees with Linux (the command's exit 1), when
+# an environment has no verdict or checked no prediction against Linux.
+VERDICT_CHECK := $(BUILD)/verdict-check
+VERDICT_RECORDS := smp-2 life-stop-tcg linux-pc xen-report-2 xen-linux-dom0
+VERDICT_ENVS := tcg-pc xen-pv-dom0
+.PHONY: verdict-check
+verdict-check:
+	@rm -rf $(VERDICT_CHECK) && mkdir -p $(VERDICT_CHECK)
+	@$(PYTHON) tools/clockbench verdict $(VERDICT_RECORDS:%=$(BUILD)/tests/%.json) \
+		--json $(VERDICT_CHECK)/verdict.json > $(VERDICT_CHECK)/verdict.txt || \
+		{ cat $(VERDICT_CHECK)/verdict.txt; echo "verdict-check: FAILED"; exit 1; }
+	@$(PYTHON) -c 'import json, sys; \
+		verdicts = {v["environment"]: v for v in json.load(open(sys.argv[1]))["verdicts"]}; \
+		bad = [e for e in sys.argv[2:] if e not in verdicts or not verdicts[e]["agreements"]]; \
+		sys.exit("verdict-check: no verdict, or nothing checked against Linux, for " \
+		         + ", ".join(bad) if bad else None); \
+		print("verdict-check: " + "; ".join(e + ": use " + str(verdicts[e]["recommended"]["clocksource"]) \
+		      + ", " + str(len(verdicts[e]["agreements"])) + " predictions agree with Linux" \
+		      for e in sys.argv[2:]))' $(VERDICT_CHECK)/verdict.json $(VERDICT_ENVS)
+
 # --- tests -----------------------------------------------------------------
 # The Linux dom0 before the tool tests: they run dom0/clockbench-domu under its busybox
 # sh as well as dash (skipped, saying so, where it is not built).
@@ -387,6 +411,7 @@ test:
 	@$(MAKE) --no-print-directory unit-tests
 	@$(MAKE) --no-print-directory tool-tests
 	@$(MAKE) --no-print-directory boot-tests
+	@$(MAKE) --no-print-directory verdict-check
 	@$(MAKE) --no-print-directory matrix-check
 
 format-check:
