@@ -336,9 +336,20 @@ class Command(unittest.TestCase):
                                     os.path.join(folder, "tcg-pc.os.log"))
         found = document["verdicts"][0]
         self.assertEqual(found["basis"], "os layer")
-        self.assertEqual({c["clocksource"]: c["through"] for c in found["costs"]},
-                         {"tsc": "vdso", "hpet": "syscall", "acpi_pm": "syscall"})
+        self.assertEqual([(c["clocksource"], c["through"]) for c in found["costs"]],
+                         [("tsc", "vdso"), ("acpi_pm", "syscall"), ("hpet", "syscall")])
         self.assertEqual(found["linux_chose"], "tsc")
+
+    def test_a_document_two_hosts_share_stands_alone(self):
+        folder = os.path.join(self.scratch, "shared")
+        os.makedirs(folder, exist_ok=True)
+        shutil.copy(LINUX_LOG, os.path.join(folder, "xen-tsc.os.log"))
+        _, document = self.verdicts(SAMPLE, AMD, os.path.join(folder, "xen-tsc.os.log"))
+        found = {v["environment"]: v for v in document["verdicts"]}
+        self.assertEqual(found["xen-tsc"]["runs"], 0)
+        self.assertIn("2 hosts ran xen-tsc, and the document names no host, so it stands "
+                      "alone", found["xen-tsc"]["notes"][0])
+        self.assertEqual(found["xen-tsc@vm"]["os_runs"], 0)
 
     def test_a_disagreement_exits_1(self):
         decision = model.LinuxDecision("boot", "hpet", ["tsc", "hpet"])
