@@ -239,8 +239,8 @@ class SyntheticDocuments(unittest.TestCase):
             self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
             cases = sorted(os.listdir(scratch))
             self.assertEqual(cases, ["backward.json", "limited.json", "no-sysfs.json",
-                                     "realtime-warp.json", "refused.json", "switched.json",
-                                     "warps.json"])
+                                     "readback.json", "realtime-warp.json", "refused.json",
+                                     "switched.json", "unread.json", "warps.json"])
             verdicts = {}
             for case in cases:
                 with self.subTest(case=case):
@@ -248,3 +248,4 @@ class SyntheticDocuments(unittest.TestCase):
                     verdicts[case] = document["verdict"]
             self.assertEqual(verdicts["refused.json"], "fail")
             self.assertEqual(verdicts["switched.json"], "pass")
+            self.assertEqual(verdicts["unread.json"], "error")
