@@ -28,6 +28,7 @@ from clockbench_lib.base.outcome import RunnerError
 LINUX_LOG = os.path.join(FIXTURES, "linux", "linux-pc.log")
 DOM0_LOG = os.path.join(FIXTURES, "linux", "xen-linux-dom0.log")
 DOMU_LOG = os.path.join(FIXTURES, "linux", "xen-linux-pv-domu.log")
+STOP_LOG = os.path.join(FIXTURES, "linux", "linux-stop-tcg.log")
 
 
 def fixture_document(path):
@@ -211,6 +212,57 @@ class Judging(unittest.TestCase):
         self.assertEqual(linux.judge(3, "pass", halted), ("pass", None))
 
 
+class ReadBack(unittest.TestCase):
+    """kernel_readback on the capture of a TCG boot across a 3 s stop (linux-stop-tcg),
+    and on copies made wrong; the older captures have no kernel_clocksource."""
+
+    @classmethod
+    def setUpClass(cls):
+        report.require_jsonschema()
+        cls.stop = fixture_document(STOP_LOG)
+
+    def test_the_capture_holds(self):
+        read = self.stop["kernel_clocksource"]
+        self.assertEqual(reportchecks.check_kernel_readback(self.stop), [])
+        self.assertEqual([s["when"] for s in read["snapshots"]],
+                         ["boot", "after stop 1", "end"])
+        self.assertEqual(read["snapshots"][1]["event"], {"seq": 1, "kind": "stop"})
+        self.assertIn("clocksource: Switched to clocksource tsc",
+                      [line["line"] for line in read["log"]])
+        self.assertEqual(read["unstable"], [])
+
+    def test_older_documents_have_none(self):
+        self.assertEqual(reportchecks.check_kernel_readback(fixture_document(LINUX_LOG)), [
+            "the document has no kernel_clocksource: clockbench-user did not read back "
+            "what Linux decided"])
+
+    def test_what_is_wrong_is_said(self):
+        document = copy.deepcopy(self.stop)
+        read = document["kernel_clocksource"]
+        read["read"], read["reason"] = False, "the kernel's log (/dev/kmsg) could not be opened"
+        self.assertEqual(reportchecks.check_kernel_readback(document), [
+            "Linux's clocksource decisions were not read back: the kernel's log (/dev/kmsg) "
+            "could not be opened"])
+        document = copy.deepcopy(self.stop)
+        read = document["kernel_clocksource"]
+        read["log_complete"] = False
+        read["snapshots"][2]["current"] = "hpet"
+        read["snapshots"][1]["uptime_s"] = 99.0
+        problems = reportchecks.check_kernel_readback(document)
+        self.assertIn("the kernel's log had wrapped", problems[0])
+        self.assertIn("are not in time order", problems[1])
+        self.assertIn("at 'end' Linux's clocksource was hpet, expected tsc", problems[2])
+        document = copy.deepcopy(self.stop)
+        del document["kernel_clocksource"]["snapshots"][1]
+        self.assertEqual(reportchecks.check_kernel_readback(document), [
+            "the host answered events [1], but the snapshots follow events []"])
+        document["kernel_clocksource"]["snapshots"] = document["kernel_clocksource"][
+            "snapshots"][:1]
+        self.assertEqual(reportchecks.check_kernel_readback(document), [
+            "the snapshots are ['boot'], expected 'boot' first and 'end' last",
+            "the host answered events [1], but the snapshots follow events []"])
+
+
 class DocumentChecks(unittest.TestCase):
     """linux_tcg_facts and linux_xen_dom0_facts on the real captures, and on copies made
     wrong."""
@@ -306,7 +358,8 @@ class TestsCfgLines(unittest.TestCase):
                                                  r"check of clockbench-os/1 documents \(boots "
                                                  r"that run clockbench-user\) \(known: valid, "
                                                  r"linux_tcg_facts, linux_xen_dom0_facts, "
-                                                 r"linux_xen_pv_domu_facts\)\."):
+                                                 r"linux_xen_pv_domu_facts, "
+                                                 r"kernel_readback\)\."):
             parse_cfg("boot t boot=linux report=tcg_facts\n", "t.cfg")
         with self.assertRaisesRegex(RunnerError, "report=linux_tcg_facts is not a report "
                                                  "check \\(known: valid, tcg_facts"):

@@ -83,7 +83,7 @@ tests.cfg:
                     single_cpu_facts, ticks_facts, timing_facts,
                     histogram_facts or port_trap_facts; for the linux boots, of clockbench-user's
                     document (clockbench-os/1): valid, linux_tcg_facts,
-                    linux_xen_dom0_facts or linux_xen_pv_domu_facts
+                    linux_xen_dom0_facts, linux_xen_pv_domu_facts or kernel_readback
                     (tools/clockbench_lib/testing/reportchecks.py)
     json='PATH OP VALUE'  one value of the guest's JSON report (for the linux
                     boots clockbench-user's document) must compare so
@@ -98,8 +98,8 @@ tests.cfg:
                     tools/clockbench_lib/testing/checkmatch.py)
     event=KIND[:TIME]  an event in the VM's life at the guest's next event point, in
                     order (repeatable): stop:1s, savevm, migrate, as `run --event`
-                    (docs/lifecycle.md); the guest gets events= and event_wait_ms=,
-                    COM1 alone is the console, and the timeout grows by each event's
+                    (docs/lifecycle.md); the guest gets events= and event_wait_ms=
+                    (boot=linux: clockbench-user --events, --event-wait-ms), COM1 alone is the console, and the timeout grows by each event's
                     time plus 15 s [none]
     console_reader=live|stalled  stalled: the runner reads nothing of QEMU's output
                     until QEMU has exited, the worst a busy host can do; the pipe
