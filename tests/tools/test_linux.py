@@ -231,6 +231,14 @@ class ReadBack(unittest.TestCase):
                       [line["line"] for line in read["log"]])
         self.assertEqual(read["unstable"], [])
 
+    def test_the_run_says_what_linux_decided(self):
+        self.assertEqual(linux.readback_lines(self.stop["kernel_clocksource"]), [
+            "Linux's clocksource at boot: tsc of tsc hpet acpi_pm",
+            "Linux's clocksource after stop 1: tsc of tsc hpet acpi_pm",
+            "Linux's clocksource at the end: tsc of tsc hpet acpi_pm",
+            "Linux marked unstable: none"])
+        self.assertEqual(linux.readback_lines(None), [])
+
     def test_older_documents_have_none(self):
         self.assertEqual(reportchecks.check_kernel_readback(fixture_document(LINUX_LOG)), [
             "the document has no kernel_clocksource: clockbench-user did not read back "

@@ -174,4 +174,22 @@ def summary_lines(document, environment):
         lines.append(f"{run['clocksource']}: clock_gettime(CLOCK_MONOTONIC) through libc "
                      f"answered by {through}, p50 {_p50(libc)} (the system call "
                      f"{_p50(syscall)})")
-    return lines
+    return lines + readback_lines(document.get("kernel_clocksource"))
+
+
+def readback_lines(read):
+    """What Linux decided (the document's kernel_clocksource), a line per snapshot and
+    one for the clocksources it marked unstable; none for an older document."""
+    if read is None:
+        return []
+    if not read["read"]:
+        return [f"Linux's clocksource decisions were not read back: {read['reason']}"]
+    moments = {"boot": "at boot", "end": "at the end"}
+    lines = [f"Linux's clocksource {moments.get(snapshot['when'], snapshot['when'])}: "
+             f"{snapshot['current']} of {' '.join(snapshot['available'])}"
+             for snapshot in read["snapshots"]]
+    marked = ", ".join(f"{entry['clocksource']} at {entry['uptime_s']:.1f} s "
+                       f"('{entry['line']}')" for entry in read["unstable"])
+    return lines + [f"Linux marked unstable: {marked or 'none'}"
+                    + ("" if read["log_complete"] else " (its log had wrapped: earlier "
+                                                      "lines are lost)")]
