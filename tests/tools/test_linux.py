@@ -51,6 +51,20 @@ class CommandLines(unittest.TestCase):
                        "clockbench.user=--switch%20--console%20--budget-ms%20600"])
         self.assertEqual(spec.build_targets, ("build/dom0/initrd.img", "build/dom0/vmlinuz"))
 
+    def test_linux_args_go_to_the_plain_guest_only(self):
+        self.assertEqual(linux.kernel_command_line("", "kvm", 2, "clocksource=tsc  quiet"),
+                         "console=ttyS0 loglevel=1 panic=-1 clocksource=tsc quiet "
+                         "clockbench.user=--switch%20--console")
+        linux.check_linux_args("linux", "clocksource=tsc")
+        linux.check_linux_args("xen-linux-dom0", "")
+        with self.assertRaisesRegex(RunnerError, r"^Linux kernel options \(--linux-args, "
+                                                 r"linux_args=\) apply only to --boot linux, "
+                                                 r"not to the xen-linux-dom0 boot\.$"):
+            linux.check_linux_args("xen-linux-dom0", "clocksource=tsc")
+        with self.assertRaisesRegex(RunnerError, "clockbench.user=x: the clockbench.\\* "
+                                                 "words are the runner's"):
+            linux.check_linux_args("linux", "quiet clockbench.user=x")
+
     def test_one_cpu_needs_no_workaround(self):
         self.assertEqual(linux.kernel_command_line("", "tcg", 1),
                          "console=ttyS0 loglevel=1 panic=-1 "

@@ -127,6 +127,10 @@ def add_run_parser(subparsers):
                              f"'{' '.join(xen.LINUX_DOM0_OPTIONS)}', xen-linux-dom0 "
                              f"'{' '.join(xen.LINUX_DOM0_ALONE_OPTIONS)}'), so they "
                              "override it; e.g. clocksource=tsc")
+    parser.add_argument("--linux-args", default="", metavar="OPTS",
+                        help="--boot linux: appended to Linux's kernel command line, after "
+                             f"'{' '.join(linux.KERNEL_OPTIONS)}' (and tsc=reliable under "
+                             "TCG with --smp above 1), e.g. clocksource=tsc")
     parser.add_argument("--machine-opts", default="", metavar="OPTS",
                         help="appended to QEMU's -machine, e.g. hpet=off or acpi=off")
     parser.add_argument("--firmware", choices=qemu.FIRMWARES, default="",

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from ..base import paths
 from . import xen
-from ..base.outcome import Reporter, judge as judge_status, status_verdict
+from ..base.outcome import Reporter, RunnerError, judge as judge_status, status_verdict
 
 USER_BOOTS = ("linux", "xen-linux-dom0", "xen-linux-pv-domu")
 PROGRAM = "clockbench-user"
@@ -97,10 +97,25 @@ def user_parameter(options):
     return f"clockbench.user={xen.percent_encode(user_options(options))}"
 
 
-def kernel_command_line(options, accel, smp):
-    """The plain Linux guest's kernel command line (boot linux)."""
-    return " ".join([*KERNEL_OPTIONS, *_workaround_words(accel, smp),
+def kernel_command_line(options, accel, smp, linux_args=""):
+    """The plain Linux guest's kernel command line (boot linux): the runner's words, then
+    `linux_args` (--linux-args, e.g. clocksource=tsc), then clockbench-user's."""
+    return " ".join([*KERNEL_OPTIONS, *_workaround_words(accel, smp), *linux_args.split(),
                      user_parameter(options)])
+
+
+def check_linux_args(boot, linux_args):
+    """RunnerError unless `linux_args` (--linux-args, linux_args=) may go to `boot`'s
+    kernel: only the plain Linux guest takes them, and not the words /init reads."""
+    if not linux_args:
+        return
+    if boot != "linux":
+        raise RunnerError(f"Linux kernel options (--linux-args, linux_args=) apply only to "
+                          f"--boot linux, not to the {boot} boot.")
+    ours = [word for word in linux_args.split() if word.startswith("clockbench.")]
+    if ours:
+        raise RunnerError(f"--linux-args {' '.join(ours)}: the clockbench.* words are the "
+                          f"runner's (clockbench-user's options go after --).")
 
 
 def dom0_command_line(options, smp):
