@@ -126,7 +126,7 @@ FORMAT_SRCS := $(wildcard boot/boot.h $(addsuffix /*.[ch],$(LAYERS) \
 # KTAP code (lib/) ------------------------------------------------------------
 USER_PROGRAM := $(BUILD)/clockbench-user
 USER_SRCS := $(wildcard user/*.c) lib/stats.c lib/json.c lib/ktap.c lib/batch.c \
-	lib/verdict.c lib/error.c lib/figure.c
+	lib/verdict.c lib/error.c lib/figure.c lib/hostline.c
 USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I. -isystem $(BUILD)/include \
 	-static -pthread
 
@@ -485,7 +485,7 @@ FUZZ_SECONDS ?= 180
 FUZZ_SMOKE_SECONDS ?= 2
 # FUZZ_TARGETS="acpi options" on the command line builds and fuzzes only those.
 FUZZ_TARGETS := acpi boot_mb1 boot_mb2 boot_pvh boot_xen_pv options pvclock \
-	xen xen_console xenstore cpuid hist hostline
+	xen xen_console xenstore cpuid hist hostline kernlog
 # Per target: the source in tests/fuzz/ (default fuzz_TARGET.c), the unit
 # tests whose sources it links (default TARGET), and its -D flags.  A boot
 # target goes on to parse the options and open ACPI as the kernel does.
@@ -499,6 +499,7 @@ FUZZ_DEFS_boot_xen_pv := -DFUZZ_PROTOCOL=BOOT_PROTO_XEN_PV
 FUZZ_UNITS_xen_console := xen
 FUZZ_UNITS_xenstore := xen
 FUZZ_UNITS_cpuid := cpuinfo hv_tsc
+FUZZ_UNITS_kernlog := user
 fuzz_source = tests/fuzz/fuzz_$(or $(FUZZ_SRC_$(1)),$(1)).c
 fuzz_units = $(or $(FUZZ_UNITS_$(1)),$(1))
 fuzz_sources = $(sort $(foreach u,$(call fuzz_units,$(1)),$(call unit_sources,$(u))))

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clockbench/version.h"
@@ -30,6 +31,12 @@
 #define DEFAULT_BUDGET_MS 2000
 #define MIN_BUDGET_MS	  50
 #define MAX_BUDGET_MS	  600000
+
+/* An event's snapshot is read this long after the host's "done": four
+ * rounds of Linux's clocksource watchdog (every 0.5 s), and a margin. */
+#define EVENT_SETTLE_MS	      2500
+#define DEFAULT_EVENT_WAIT_MS 90000
+#define MAX_EVENT_WAIT_MS     900000
 
 #define EXIT_PASS  0
 #define EXIT_FAIL  1
@@ -45,6 +52,7 @@ static struct os_report os;
 struct options {
 	bool do_switch, console;
 	unsigned int budget_ms;
+	unsigned int events, event_wait_ms; /* --events, --event-wait-ms */
 	const char *json_file;
 	const char *sysfs_dir; /* --sysfs DIR, for tests: NULL the real one */
 };
@@ -63,8 +71,35 @@ static void usage(FILE *to)
 		"FILE "
 		"('-': stdout)\n"
 		"  --console      the JSON document framed on stdout, as the "
-		"image prints its report\n",
-		MIN_BUDGET_MS, MAX_BUDGET_MS, DEFAULT_BUDGET_MS);
+		"image prints its report\n"
+		"  --events N     N event points (1..%u) before measuring, "
+		"answered by the host on stdin (docs/lifecycle.md)\n"
+		"  --event-wait-ms N  the longest wait for each host line "
+		"(%u..%u, default %u)\n",
+		MIN_BUDGET_MS, MAX_BUDGET_MS, DEFAULT_BUDGET_MS,
+		USER_MAX_EVENTS, MIN_BUDGET_MS, MAX_EVENT_WAIT_MS,
+		DEFAULT_EVENT_WAIT_MS);
+}
+
+/* @text as a number from @min to @max; exits with status 2 and one
+ * sentence when it is not one. */
+static unsigned int number_option(const char *option, const char *what,
+				  const char *text, unsigned long min,
+				  unsigned long max)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(text, &end, 10);
+	if (errno || end == text || *end || v < min || v > max) {
+		fprintf(stderr,
+			"clockbench-user: %s takes %s from %lu to %lu, not "
+			"'%s'.\n",
+			option, what, min, max, text);
+		exit(EXIT_ERROR);
+	}
+	return (unsigned int)v;
 }
 
 /* Options into @o; exits with status 2 and one sentence on a bad one. */
@@ -76,6 +111,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "json", required_argument, NULL, 'j' },
 		{ "console", no_argument, NULL, 'c' },
 		{ "sysfs", required_argument, NULL, 'S' },
+		{ "events", required_argument, NULL, 'e' },
+		{ "event-wait-ms", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -83,10 +120,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 
 	memset(o, 0, sizeof(*o));
 	o->budget_ms = DEFAULT_BUDGET_MS;
+	o->event_wait_ms = DEFAULT_EVENT_WAIT_MS;
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		char *end;
-		unsigned long v;
-
 		switch (opt) {
 		case 's':
 			o->do_switch = true;
@@ -101,18 +136,20 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->sysfs_dir = optarg;
 			break;
 		case 'b':
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end ||
-			    v < MIN_BUDGET_MS || v > MAX_BUDGET_MS) {
-				fprintf(stderr,
-					"clockbench-user: --budget-ms takes a "
-					"number of ms from %u to %u, not "
-					"'%s'.\n",
-					MIN_BUDGET_MS, MAX_BUDGET_MS, optarg);
-				exit(EXIT_ERROR);
-			}
-			o->budget_ms = (unsigned int)v;
+			o->budget_ms = number_option(
+				"--budget-ms", "a number of ms", optarg,
+				MIN_BUDGET_MS, MAX_BUDGET_MS);
+			break;
+		case 'e':
+			o->events = number_option("--events",
+						  "a number of event "
+						  "points",
+						  optarg, 1, USER_MAX_EVENTS);
+			break;
+		case 'w':
+			o->event_wait_ms = number_option(
+				"--event-wait-ms", "a number of ms", optarg,
+				MIN_BUDGET_MS, MAX_EVENT_WAIT_MS);
 			break;
 		case 'h':
 			usage(stdout);
@@ -318,6 +355,31 @@ static void measure_clocksources(const struct options *o)
 					      sizeof(os.restore_problem)) == 0;
 }
 
+/* The event points, each followed by a snapshot of Linux's clocksources
+ * once its watchdog has had time to judge what the event did. */
+static void run_events(const struct options *o)
+{
+	const struct timespec settle = { EVENT_SETTLE_MS / 1000,
+					 (EVENT_SETTLE_MS % 1000) * 1000000L };
+	unsigned int i;
+
+	os.events_asked = o->events;
+	for (i = 0; i < o->events; i++) {
+		struct user_event *e = &os.events[os.nr_events++];
+
+		if (!user_event_point(i + 1, o->event_wait_ms, e)) {
+			printf("# event %u: %s\n", i + 1, e->problem);
+			break; /* the host is gone or confused: measure on */
+		}
+		printf("# event %u (%s) done: reading Linux's clocksources in "
+		       "%u ms\n",
+		       e->seq, e->kind, EVENT_SETTLE_MS);
+		clock_nanosleep(CLOCK_BOOTTIME, 0, &settle, NULL);
+		readback_after_event(&os.kernel, o->sysfs_dir, e->seq, e->kind);
+	}
+	user_events_finish();
+}
+
 /* The JSON document's text, into a FILE. */
 static void emit_file(void *ctx, const char *text, size_t len)
 {
@@ -387,7 +449,10 @@ int main(int argc, char **argv)
 	stay_on_one_cpu();
 	stopwatch_setup(&os.stopwatch, !os.system.tsc_refused[0]);
 	stopwatch_measure_empty(&os.stopwatch);
+	readback_begin(&os.kernel, o.sysfs_dir);
+	run_events(&o);
 	measure_clocksources(&o);
+	readback_end(&os.kernel, o.sysfs_dir);
 
 	ktap_init(k);
 	os_report_checks(&os, k);

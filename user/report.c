@@ -76,6 +76,54 @@ static void print_read(const struct os_report *rep, const struct read_result *r)
 	       (unsigned long long)r->backward_steps, warps);
 }
 
+/* One snapshot's clocksources: "tsc of tsc hpet acpi_pm". */
+static void print_choice(const struct readback_snapshot *snap)
+{
+	unsigned int i;
+
+	if (!snap->known) {
+		printf("unknown (sysfs could not be read)");
+		return;
+	}
+	printf("%s of", snap->current);
+	for (i = 0; i < snap->available.nr; i++)
+		printf(" %s", snap->available.names[i]);
+}
+
+/* What Linux decided about its clocksources, a few lines. */
+static void print_kernel(const struct readback *rb)
+{
+	unsigned int i;
+
+	printf("# Linux's clocksource decisions (kernel %s)\n",
+	       rb->release[0] ? rb->release : "?");
+	if (!rb->read)
+		printf("  not read back: %s\n", rb->reason);
+	for (i = 0; i < rb->nr_snapshots; i++) {
+		const struct readback_snapshot *snap = &rb->snapshots[i];
+
+		printf("  %-14s %9.2f s  %s", snap->when, snap->uptime_s,
+		       i ? "current " : "Linux chose ");
+		print_choice(snap);
+		printf("\n");
+	}
+	printf("  marked unstable:");
+	if (!rb->log.nr_unstable)
+		printf(" none");
+	for (i = 0; i < rb->log.nr_unstable; i++)
+		printf("%s %s (at %.3f s)", i ? "," : "",
+		       rb->log.unstable[i].clocksource,
+		       (double)rb->log.unstable[i].ts_us * 1e-6);
+	printf("\n");
+	for (i = 0; i < rb->log.nr_unstable; i++)
+		printf("    %s\n", rb->log.unstable[i].line);
+	printf("  kernel log   %u lines about clocksources%s\n", rb->log.nr,
+	       rb->log.wrapped	 ? ", the earliest lost: the kernel's buffer "
+				   "had wrapped"
+	       : rb->log.dropped ? ", more than it keeps"
+				 : "");
+}
+
 void os_report_print(const struct os_report *rep)
 {
 	const struct os_system *s = &rep->system;
@@ -102,6 +150,10 @@ void os_report_print(const struct os_report *rep)
 	}
 	if (!rep->switch_done)
 		printf("  switching    %s\n", rep->switch_reason);
+	for (i = 0; i < rep->nr_events; i++)
+		printf("  event %u      %s\n", rep->events[i].seq,
+		       rep->events[i].answered ? rep->events[i].kind
+					       : rep->events[i].problem);
 	for (i = 0; i < rep->nr_runs; i++) {
 		const struct os_run *run = &rep->runs[i];
 
@@ -120,6 +172,7 @@ void os_report_print(const struct os_report *rep)
 		for (j = 0; j < run->nr; j++)
 			print_read(rep, &run->reads[j]);
 	}
+	print_kernel(&rep->kernel);
 }
 
 /* The readers of @run that @flag selects and @bad picks, named into @out. */
@@ -216,20 +269,11 @@ static void run_checks(const struct os_run *run, struct ktap *k)
 	report_prefix_pop(k);
 }
 
-void os_report_checks(const struct os_report *rep, struct ktap *k)
+/* --switch: every clocksource measured, the original back. */
+static void switch_checks(const struct os_report *rep, struct ktap *k)
 {
 	unsigned int i;
 
-	if (rep->clocksource_problem[0]) {
-		report_skip(k, "clocksources listed");
-		report_info(k, "%s", rep->clocksource_problem);
-	} else {
-		report(k, true, "clocksources listed");
-	}
-	for (i = 0; i < rep->nr_runs; i++)
-		run_checks(&rep->runs[i], k);
-	if (!rep->switch_asked)
-		return;
 	if (!rep->switch_done) {
 		report_skip(k, "every available clocksource measured");
 		report_info(k, "%s", rep->switch_reason);
@@ -252,6 +296,58 @@ void os_report_checks(const struct os_report *rep, struct ktap *k)
 		report_info(k, "%s%s%s", rep->original,
 			    rep->restored ? "" : ": ", rep->restore_problem);
 	}
+}
+
+/* The read-back of Linux's decisions, and the event points. */
+static void kernel_checks(const struct os_report *rep, struct ktap *k)
+{
+	unsigned int i;
+
+	if (rep->kernel.read) {
+		report(k, true,
+		       "the kernel's clocksource decisions were read back");
+		report_info(k, "%u snapshots, %u log lines, %u marked unstable",
+			    rep->kernel.nr_snapshots, rep->kernel.log.nr,
+			    rep->kernel.log.nr_unstable);
+	} else {
+		report_skip(
+			k, "the kernel's clocksource decisions were read back");
+		report_info(k, "%s", rep->kernel.reason);
+	}
+	for (i = 0; i < rep->nr_events; i++) {
+		const struct user_event *e = &rep->events[i];
+
+		report_prefix_push(k, "event %u: ", e->seq);
+		if (e->answered) {
+			report(k, true, "the host answered");
+			report_info(k, "%s", e->kind);
+		} else {
+			report_error(k, "the host answered");
+			report_info(k, "%s", e->problem);
+		}
+		report_prefix_pop(k);
+	}
+	if (rep->nr_events < rep->events_asked) {
+		report_error(k, "every event point reached");
+		report_info(k, "%u of %u", rep->nr_events, rep->events_asked);
+	}
+}
+
+void os_report_checks(const struct os_report *rep, struct ktap *k)
+{
+	unsigned int i;
+
+	if (rep->clocksource_problem[0]) {
+		report_skip(k, "clocksources listed");
+		report_info(k, "%s", rep->clocksource_problem);
+	} else {
+		report(k, true, "clocksources listed");
+	}
+	for (i = 0; i < rep->nr_runs; i++)
+		run_checks(&rep->runs[i], k);
+	if (rep->switch_asked)
+		switch_checks(rep, k);
+	kernel_checks(rep, k);
 }
 
 static void json_warps(struct json_writer *w, const struct os_report *rep,
@@ -353,6 +449,74 @@ static void json_clocksources(struct json_writer *w,
 	json_object_end(w);
 }
 
+static void json_snapshot(struct json_writer *w,
+			  const struct readback_snapshot *snap)
+{
+	unsigned int i;
+
+	json_object_begin(w, NULL);
+	json_string(w, "when", snap->when);
+	if (snap->event_seq) {
+		json_object_begin(w, "event");
+		json_uint(w, "seq", snap->event_seq);
+		json_string(w, "kind", snap->event_kind);
+		json_object_end(w);
+	}
+	json_double(w, "uptime_s", snap->uptime_s);
+	json_string(w, "current", snap->known ? snap->current : NULL);
+	json_array_begin(w, "available");
+	for (i = 0; snap->known && i < snap->available.nr; i++)
+		json_string(w, NULL, snap->available.names[i]);
+	json_array_end(w);
+	json_object_end(w);
+}
+
+/* kernel_clocksource: what Linux decided (docs/os-layer.md). */
+static void json_kernel(struct json_writer *w, const struct readback *rb)
+{
+	unsigned int i;
+
+	json_object_begin(w, "kernel_clocksource");
+	json_bool(w, "read", rb->read);
+	json_string(w, "reason", rb->read ? NULL : rb->reason);
+	json_string(w, "release", rb->release[0] ? rb->release : NULL);
+	json_string(w, "cmdline", rb->cmdline);
+	if (rb->flags_read) {
+		json_object_begin(w, "cpu_flags");
+		for (i = 0; i < CPU_FLAG_NR; i++)
+			json_bool(w, cpu_flag_name(i), rb->flags[i]);
+		json_object_end(w);
+	} else {
+		json_null(w, "cpu_flags");
+	}
+	json_array_begin(w, "snapshots");
+	for (i = 0; i < rb->nr_snapshots; i++)
+		json_snapshot(w, &rb->snapshots[i]);
+	json_array_end(w);
+	json_array_begin(w, "log");
+	for (i = 0; i < rb->log.nr; i++) {
+		json_object_begin(w, NULL);
+		json_double(w, "uptime_s",
+			    (double)rb->log.lines[i].ts_us * 1e-6);
+		json_string(w, "line", rb->log.lines[i].text);
+		json_object_end(w);
+	}
+	json_array_end(w);
+	json_bool(w, "log_complete", !rb->log.wrapped && !rb->log.dropped);
+	json_array_begin(w, "unstable");
+	for (i = 0; i < rb->log.nr_unstable; i++) {
+		const struct kernlog_unstable *u = &rb->log.unstable[i];
+
+		json_object_begin(w, NULL);
+		json_string(w, "clocksource", u->clocksource);
+		json_double(w, "uptime_s", (double)u->ts_us * 1e-6);
+		json_string(w, "line", u->line);
+		json_object_end(w);
+	}
+	json_array_end(w);
+	json_object_end(w);
+}
+
 bool os_report_json(const struct os_report *rep, const struct ktap *k,
 		    void (*emit)(void *ctx, const char *text, size_t len),
 		    void *ctx)
@@ -384,6 +548,7 @@ bool os_report_json(const struct os_report *rep, const struct ktap *k,
 		json_object_end(&w);
 	}
 	json_array_end(&w);
+	json_kernel(&w, &rep->kernel);
 	ktap_json(&w, k);
 	json_object_end(&w);
 	return json_finish(&w);

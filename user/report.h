@@ -13,7 +13,9 @@
 
 #include "lib/ktap.h"
 #include "user/clocksource.h"
+#include "user/events.h"
 #include "user/measure.h"
+#include "user/readback.h"
 
 #define OS_MAX_READERS 24
 #define OS_TEXT_LEN    200
@@ -52,6 +54,10 @@ struct os_report {
 	char restore_problem[OS_TEXT_LEN];
 	unsigned int nr_runs;
 	struct os_run runs[CLOCKSOURCE_MAX];
+	struct readback kernel;	   /* what Linux decided (kernel_clocksource) */
+	unsigned int events_asked; /* --events N */
+	unsigned int nr_events;	   /* event points reached */
+	struct user_event events[USER_MAX_EVENTS];
 };
 
 /** The tables, one per clocksource, on stdout. */

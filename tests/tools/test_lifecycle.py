@@ -74,6 +74,21 @@ class EventSpecs(unittest.TestCase):
         lifecycle.check_boot(qemu.BootSpec(console="uart"), events)
         lifecycle.check_boot(qemu.BootSpec(boot="xen"), ())  # no events: nothing to say
 
+    def test_linux_alone_has_them_and_its_xen_boots_do_not(self):
+        events = lifecycle.parse_events(["stop:3s", "savevm"])
+        spec = lifecycle.with_events(qemu.BootSpec(boot="linux", machine="pc",
+                                                   memory_mib=512), events)
+        lifecycle.check_boot(spec, events)
+        self.assertEqual(spec.console, "uart")
+        # clockbench-user's options, not the image's, ask for the points.
+        self.assertRegex(spec.cmdline, r"^--events 2 --event-wait-ms \d+$")
+        self.assertNotIn("events=", spec.cmdline)
+        for boot in ("xen-linux-dom0", "xen-linux-pv-domu"):
+            with self.assertRaisesRegex(RunnerError, f"the {boot} boot cannot have events "
+                                                     f"yet: its clockbench-user runs under "
+                                                     f"Xen"):
+                lifecycle.check_boot(qemu.BootSpec(boot=boot, memory_mib=512), events)
+
     def test_guest_options_and_time(self):
         events = lifecycle.parse_events(["stop:2s", "migrate"])
         self.assertRegex(lifecycle.guest_options(events), r"^events=2 event_wait_ms=\d+$")

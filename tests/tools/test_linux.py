@@ -28,6 +28,7 @@ from clockbench_lib.base.outcome import RunnerError
 LINUX_LOG = os.path.join(FIXTURES, "linux", "linux-pc.log")
 DOM0_LOG = os.path.join(FIXTURES, "linux", "xen-linux-dom0.log")
 DOMU_LOG = os.path.join(FIXTURES, "linux", "xen-linux-pv-domu.log")
+STOP_LOG = os.path.join(FIXTURES, "linux", "linux-stop-tcg.log")
 
 
 def fixture_document(path):
@@ -49,6 +50,20 @@ class CommandLines(unittest.TestCase):
             "-append", "console=ttyS0 loglevel=1 panic=-1 tsc=reliable "
                        "clockbench.user=--switch%20--console%20--budget-ms%20600"])
         self.assertEqual(spec.build_targets, ("build/dom0/initrd.img", "build/dom0/vmlinuz"))
+
+    def test_linux_args_go_to_the_plain_guest_only(self):
+        self.assertEqual(linux.kernel_command_line("", "kvm", 2, "clocksource=tsc  quiet"),
+                         "console=ttyS0 loglevel=1 panic=-1 clocksource=tsc quiet "
+                         "clockbench.user=--switch%20--console")
+        linux.check_linux_args("linux", "clocksource=tsc")
+        linux.check_linux_args("xen-linux-dom0", "")
+        with self.assertRaisesRegex(RunnerError, r"^Linux kernel options \(--linux-args, "
+                                                 r"linux_args=\) apply only to --boot linux, "
+                                                 r"not to the xen-linux-dom0 boot\.$"):
+            linux.check_linux_args("xen-linux-dom0", "clocksource=tsc")
+        with self.assertRaisesRegex(RunnerError, "clockbench.user=x: the clockbench.\\* "
+                                                 "words are the runner's"):
+            linux.check_linux_args("linux", "quiet clockbench.user=x")
 
     def test_one_cpu_needs_no_workaround(self):
         self.assertEqual(linux.kernel_command_line("", "tcg", 1),
@@ -211,6 +226,65 @@ class Judging(unittest.TestCase):
         self.assertEqual(linux.judge(3, "pass", halted), ("pass", None))
 
 
+class ReadBack(unittest.TestCase):
+    """kernel_readback on the capture of a TCG boot across a 3 s stop (linux-stop-tcg),
+    and on copies made wrong; the older captures have no kernel_clocksource."""
+
+    @classmethod
+    def setUpClass(cls):
+        report.require_jsonschema()
+        cls.stop = fixture_document(STOP_LOG)
+
+    def test_the_capture_holds(self):
+        read = self.stop["kernel_clocksource"]
+        self.assertEqual(reportchecks.check_kernel_readback(self.stop), [])
+        self.assertEqual([s["when"] for s in read["snapshots"]],
+                         ["boot", "after stop 1", "end"])
+        self.assertEqual(read["snapshots"][1]["event"], {"seq": 1, "kind": "stop"})
+        self.assertIn("clocksource: Switched to clocksource tsc",
+                      [line["line"] for line in read["log"]])
+        self.assertEqual(read["unstable"], [])
+
+    def test_the_run_says_what_linux_decided(self):
+        self.assertEqual(linux.readback_lines(self.stop["kernel_clocksource"]), [
+            "Linux's clocksource at boot: tsc of tsc hpet acpi_pm",
+            "Linux's clocksource after stop 1: tsc of tsc hpet acpi_pm",
+            "Linux's clocksource at the end: tsc of tsc hpet acpi_pm",
+            "Linux marked unstable: none"])
+        self.assertEqual(linux.readback_lines(None), [])
+
+    def test_older_documents_have_none(self):
+        self.assertEqual(reportchecks.check_kernel_readback(fixture_document(LINUX_LOG)), [
+            "the document has no kernel_clocksource: clockbench-user did not read back "
+            "what Linux decided"])
+
+    def test_what_is_wrong_is_said(self):
+        document = copy.deepcopy(self.stop)
+        read = document["kernel_clocksource"]
+        read["read"], read["reason"] = False, "the kernel's log (/dev/kmsg) could not be opened"
+        self.assertEqual(reportchecks.check_kernel_readback(document), [
+            "Linux's clocksource decisions were not read back: the kernel's log (/dev/kmsg) "
+            "could not be opened"])
+        document = copy.deepcopy(self.stop)
+        read = document["kernel_clocksource"]
+        read["log_complete"] = False
+        read["snapshots"][2]["current"] = "hpet"
+        read["snapshots"][1]["uptime_s"] = 99.0
+        problems = reportchecks.check_kernel_readback(document)
+        self.assertIn("the kernel's log had wrapped", problems[0])
+        self.assertIn("are not in time order", problems[1])
+        self.assertIn("at 'end' Linux's clocksource was hpet, expected tsc", problems[2])
+        document = copy.deepcopy(self.stop)
+        del document["kernel_clocksource"]["snapshots"][1]
+        self.assertEqual(reportchecks.check_kernel_readback(document), [
+            "the host answered events [1], but the snapshots follow events []"])
+        document["kernel_clocksource"]["snapshots"] = document["kernel_clocksource"][
+            "snapshots"][:1]
+        self.assertEqual(reportchecks.check_kernel_readback(document), [
+            "the snapshots are ['boot'], expected 'boot' first and 'end' last",
+            "the host answered events [1], but the snapshots follow events []"])
+
+
 class DocumentChecks(unittest.TestCase):
     """linux_tcg_facts and linux_xen_dom0_facts on the real captures, and on copies made
     wrong."""
@@ -306,7 +380,8 @@ class TestsCfgLines(unittest.TestCase):
                                                  r"check of clockbench-os/1 documents \(boots "
                                                  r"that run clockbench-user\) \(known: valid, "
                                                  r"linux_tcg_facts, linux_xen_dom0_facts, "
-                                                 r"linux_xen_pv_domu_facts\)\."):
+                                                 r"linux_xen_pv_domu_facts, "
+                                                 r"kernel_readback\)\."):
             parse_cfg("boot t boot=linux report=tcg_facts\n", "t.cfg")
         with self.assertRaisesRegex(RunnerError, "report=linux_tcg_facts is not a report "
                                                  "check \\(known: valid, tcg_facts"):

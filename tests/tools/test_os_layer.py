@@ -111,6 +111,62 @@ class HostRun(unittest.TestCase):
         self.assertGreater(read["resolution_ns"], 0)
 
 
+class EventPoints(unittest.TestCase):
+    """--events: clockbench-user's event points answered (or not) on its standard input, as
+    the runner answers them on ttyS0 (user/events.c), each followed by a snapshot of
+    Linux's clocksources (here a stand-in sysfs)."""
+
+    SYNC = "clockbench-host 1 sync ready_ns=10 sent_ns=20"
+    DONE = ("clockbench-host 1 done event=stop ready_ns=30 start_ns=40 end_ns=3000000040 "
+            "sent_ns=3000000050")
+
+    def setUp(self):
+        require_program()
+        self.scratch = tempfile.TemporaryDirectory()
+        self.addCleanup(self.scratch.cleanup)
+        fake_sysfs(self.scratch.name, "tsc", "tsc hpet acpi_pm")
+
+    def run_with(self, host_lines):
+        """clockbench-user with one event point, `host_lines` waiting on its input."""
+        return subprocess.run([PROGRAM, "--sysfs", self.scratch.name, "--budget-ms", "50",
+                               "--console", "--events", "1", "--event-wait-ms", "5000"],
+                              input="".join(line + "\n" for line in host_lines),
+                              capture_output=True, text=True, timeout=120, check=False)
+
+    def test_an_answered_event_is_followed_by_a_snapshot(self):
+        result = self.run_with(["a stray line", self.SYNC, self.DONE])
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        lines = result.stdout.splitlines()
+        self.assertLess(lines.index("clockbench-event 1 sync"),
+                        lines.index("clockbench-event 1 ready"))
+        document = osreport.load_os_report(lines, "the console")
+        snapshots = document["kernel_clocksource"]["snapshots"]
+        self.assertEqual([s["when"] for s in snapshots], ["boot", "after stop 1", "end"])
+        self.assertEqual(snapshots[1]["event"], {"seq": 1, "kind": "stop"})
+        self.assertEqual(snapshots[1]["current"], "tsc")
+        self.assertTrue([line for line in lines if re.fullmatch(
+            r"ok \d+ event 1: the host answered # stop", line)])
+
+    def test_a_host_that_does_not_answer_is_an_error(self):
+        for host_lines, says in (
+                ([], "the console's input ended while waiting for the host's sync of "
+                     "event 1"),
+                ([self.SYNC, "clockbench-host 1 abort event=stop"],
+                 "the host could not carry out event 1 (abort event=stop)"),
+                ([self.SYNC, "clockbench-host 1 done ready_ns=9 sent_ns=1"],
+                 "the host's line at event 1 was refused: ")):
+            with self.subTest(says=says):
+                result = self.run_with(host_lines)
+                self.assertEqual(result.returncode, 2, result.stdout + result.stderr)
+                lines = result.stdout.splitlines()
+                said = [line for line in lines if line.startswith("not ok") and
+                        "event 1: the host answered # ERROR " + says in line]
+                self.assertTrue(said, [line for line in lines if "not ok" in line])
+                document = osreport.load_os_report(lines, "the console")
+                self.assertEqual([s["when"] for s in document["kernel_clocksource"][
+                    "snapshots"]], ["boot", "end"])
+
+
 class Switching(unittest.TestCase):
     """--switch over a stand-in sysfs: every clocksource in turn, the original back."""
 
@@ -239,8 +295,8 @@ class SyntheticDocuments(unittest.TestCase):
             self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
             cases = sorted(os.listdir(scratch))
             self.assertEqual(cases, ["backward.json", "limited.json", "no-sysfs.json",
-                                     "realtime-warp.json", "refused.json", "switched.json",
-                                     "warps.json"])
+                                     "readback.json", "realtime-warp.json", "refused.json",
+                                     "switched.json", "unread.json", "warps.json"])
             verdicts = {}
             for case in cases:
                 with self.subTest(case=case):
@@ -248,3 +304,4 @@ class SyntheticDocuments(unittest.TestCase):
                     verdicts[case] = document["verdict"]
             self.assertEqual(verdicts["refused.json"], "fail")
             self.assertEqual(verdicts["switched.json"], "pass")
+            self.assertEqual(verdicts["unread.json"], "error")

@@ -1170,10 +1170,14 @@ class TestsCfgReportKey(unittest.TestCase):
             "clocks-kvm": ("kvm", "pc", ["kvm_facts"]),
             "names-stable": ("tcg", "pc", ["valid"]),
             "names-stable-kvm": ("kvm", "pc", ["valid"]),
-            "linux-pc": ("tcg", "pc", ["valid", "linux_tcg_facts"]),
-            "linux-kvm": ("kvm", "pc", ["valid"]),
-            "xen-linux-dom0": ("tcg", "pc", ["valid", "linux_xen_dom0_facts"]),
-            "xen-linux-pv-domu": ("tcg", "pc", ["valid", "linux_xen_pv_domu_facts"]),
+            "linux-pc": ("tcg", "pc", ["valid", "linux_tcg_facts", "kernel_readback"]),
+            "linux-stop-tcg": ("tcg", "pc", ["valid", "kernel_readback"]),
+            "linux-kvm": ("kvm", "pc", ["valid", "kernel_readback"]),
+            "linux-stop-kvm": ("kvm", "pc", ["valid", "kernel_readback"]),
+            "xen-linux-dom0": ("tcg", "pc", ["valid", "linux_xen_dom0_facts",
+                                             "kernel_readback"]),
+            "xen-linux-pv-domu": ("tcg", "pc", ["valid", "linux_xen_pv_domu_facts",
+                                                "kernel_readback"]),
         })
         xen = {t.name: (t.spec.smp, t.spec.xen_args) for t in tests
                if isinstance(t, testlist.BootTest) and t.spec.boot == "xen" and t.report}

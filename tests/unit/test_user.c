@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Unit tests: clockbench-user's pure parts and its probes on this host
- * (user/clocksource.c, user/vdso.c, user/readers.c).
+ * (user/clocksource.c, user/vdso.c, user/readers.c), and the kernel's log
+ * and /proc/cpuinfo as they are read back (user/kernlog.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +16,7 @@
 #include <cmocka.h>
 
 #include "user/clocksource.h"
+#include "user/kernlog.h"
 #include "user/vdso.h"
 
 static void lists_parse(void **state)
@@ -175,10 +177,194 @@ static void the_probe_tells_every_read(void **state)
 	}
 }
 
+/* One /dev/kmsg record of @text at @seq, into @log. */
+static void add(struct kernlog *log, unsigned long long seq,
+		unsigned long long ts_us, const char *text)
+{
+	char rec[512];
+	int n = snprintf(rec, sizeof(rec), "6,%llu,%llu,-;%s\n", seq, ts_us,
+			 text);
+
+	kernlog_add(log, rec, (size_t)n);
+}
+
+static void kmsg_records_parse(void **state)
+{
+	static const char rec[] = "4,812,12100312,-,caller=T1;clocksource: "
+				  "Switched to clocksource tsc\n SUBSYSTEM=x\n";
+	struct kmsg_record r;
+	char why[80];
+
+	(void)state;
+	assert_int_equal(
+		kmsg_parse_record(rec, sizeof(rec) - 1, &r, why, sizeof(why)),
+		0);
+	assert_int_equal(r.level, 4);
+	assert_int_equal(r.seq, 812);
+	assert_int_equal(r.ts_us, 12100312);
+	assert_int_equal(r.text_len, strlen("clocksource: Switched to "
+					    "clocksource tsc"));
+	assert_memory_equal(r.text, "clocksource: Switched", 21);
+	assert_int_equal(kmsg_parse_record("6,1,2;", 6, &r, why, sizeof(why)),
+			 0);
+	assert_int_equal(r.text_len, 0);
+	assert_int_equal(kmsg_parse_record("6,x,2;a", 7, &r, why, sizeof(why)),
+			 -1);
+	assert_string_equal(why, "the record's sequence number is malformed");
+	assert_int_equal(kmsg_parse_record("6,1,2,-", 7, &r, why, sizeof(why)),
+			 -1);
+	assert_string_equal(why, "the record has no ';' before its text");
+	assert_int_equal(kmsg_parse_record("6,1,123456789012345678901;a", 27,
+					   &r, why, sizeof(why)),
+			 -1);
+	assert_string_equal(why, "the record's time stamp is malformed");
+	assert_int_equal(kmsg_parse_record("", 0, &r, why, sizeof(why)), -1);
+}
+
+static void clocksource_lines_are_kept(void **state)
+{
+	static const char *const kept[] = {
+		"clocksource: Switched to clocksource kvm-clock",
+		"clocksource: tsc: mask: 0xffffffffffffffff max_cycles: "
+		"0x2d9ed1dba58, max_idle_ns: 440795231985 ns",
+		"tsc: Refined TSC clocksource calibration: 2095.999 MHz",
+		"TSC deadline timer available",
+		"kvm-clock: using sched offset of 1 cycles",
+		"clocksource: timekeeping watchdog on CPU1: Marking "
+		"clocksource 'tsc' as unstable because the skew is too large:",
+		"clocksource:                       'kvm-clock' wd_nsec: 50",
+		"Measured 123 cycles TSC warp between CPUs, turning off TSC "
+		"clock.",
+	};
+	static const char *const dropped[] = {
+		"NMI watchdog: Perf NMI watchdog permanently disabled",
+		"virtio_blk virtio1: [vda] 2048 512-byte logical blocks",
+		"Run /init as init process",
+		"tsc",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
+		assert_true(kernlog_relevant(kept[i], strlen(kept[i])));
+	for (i = 0; i < sizeof(dropped) / sizeof(dropped[0]); i++)
+		assert_false(kernlog_relevant(dropped[i], strlen(dropped[i])));
+}
+
+static void unstable_names_are_read(void **state)
+{
+	static const char watchdog[] =
+		"clocksource: timekeeping watchdog on CPU0: Marking "
+		"clocksource "
+		"'kvm-clock' as unstable because the skew is too large:";
+	static const char tsc[] =
+		"tsc: Marking TSC unstable due to clocksource watchdog";
+	static const char *const not_marked[] = {
+		"clocksource: Marking clocksource 'tsc' as stable",
+		"clocksource: Marking clocksource 'ts c' as unstable",
+		"clocksource: Marking clocksource '' as unstable",
+		"clocksource: Marking clocksource 'tsc",
+		"clocksource: Override clocksource tsc is unstable and not "
+		"HRT compatible - cannot switch while in HRT/NOHZ mode",
+		"sched_clock: Marking stable (1, 2)->(3, 4)",
+	};
+	char name[CLOCKSOURCE_NAME_LEN];
+	size_t i;
+
+	(void)state;
+	assert_true(kernlog_unstable_name(watchdog, strlen(watchdog), name));
+	assert_string_equal(name, "kvm-clock");
+	assert_true(kernlog_unstable_name(tsc, strlen(tsc), name));
+	assert_string_equal(name, "tsc");
+	for (i = 0; i < sizeof(not_marked) / sizeof(not_marked[0]); i++)
+		assert_false(kernlog_unstable_name(
+			not_marked[i], strlen(not_marked[i]), name));
+}
+
+static void a_log_is_kept_and_its_gaps_seen(void **state)
+{
+	static struct kernlog log;
+	unsigned int i;
+
+	(void)state;
+	kernlog_init(&log);
+	add(&log, 0, 0, "Linux version 6.1.0-57-amd64");
+	add(&log, 1, 262000, "clocksource: Switched to clocksource tsc-early");
+	add(&log, 2, 12100000,
+	    "clocksource: timekeeping watchdog on CPU1: Marking clocksource "
+	    "'tsc' as unstable because the skew is too large:");
+	add(&log, 3, 12100100,
+	    "tsc: Marking TSC unstable due to clocksource "
+	    "watchdog");
+	add(&log, 4, 12100200, "clocksource: Switched to clocksource hpet");
+	kernlog_add(&log, "garbage", 7);
+	assert_false(log.wrapped);
+	assert_int_equal(log.records, 5);
+	assert_int_equal(log.malformed, 1);
+	assert_int_equal(log.nr, 4);
+	assert_int_equal(log.lines[0].ts_us, 262000);
+	assert_string_equal(log.lines[3].text,
+			    "clocksource: Switched to clocksource hpet");
+	/* tsc is said twice; its first line stands. */
+	assert_int_equal(log.nr_unstable, 1);
+	assert_string_equal(log.unstable[0].clocksource, "tsc");
+	assert_int_equal(log.unstable[0].ts_us, 12100000);
+	assert_non_null(strstr(log.unstable[0].line, "skew is too large"));
+	add(&log, 6, 13000000, "clocksource: a gap before this one");
+	assert_true(log.wrapped);
+
+	/* A log read after the buffer wrapped starts past 0. */
+	kernlog_init(&log);
+	add(&log, 1500, 100, "clocksource: Switched to clocksource tsc");
+	assert_true(log.wrapped);
+
+	/* Past its lines, the log counts what it dropped; control bytes
+	 * are not kept as they are. */
+	kernlog_init(&log);
+	for (i = 0; i < KERNLOG_MAX_LINES + 3; i++)
+		add(&log, i, i, i ? "tsc: line" : "tsc: a\tb");
+	assert_int_equal(log.nr, KERNLOG_MAX_LINES);
+	assert_int_equal(log.dropped, 3);
+	assert_string_equal(log.lines[0].text, "tsc: a?b");
+}
+
+static void cpu_flags_of_the_first_cpu(void **state)
+{
+	static const char cpuinfo[] =
+		"processor\t: 0\nvendor_id\t: AuthenticAMD\n"
+		"flags\t\t: fpu tsc msr constant_tsc rep_good nopl "
+		"tsc_known_freq rdtscp\nvmx flags\t: tsc_offset\n\n"
+		"processor\t: 1\nflags\t\t: fpu nonstop_tsc tsc_reliable\n";
+	bool have[CPU_FLAG_NR];
+	char why[80];
+
+	(void)state;
+	assert_int_equal(cpuinfo_tsc_flags(cpuinfo, sizeof(cpuinfo) - 1, have,
+					   why, sizeof(why)),
+			 0);
+	assert_true(have[CPU_FLAG_TSC]);
+	assert_true(have[CPU_FLAG_CONSTANT_TSC]);
+	assert_true(have[CPU_FLAG_TSC_KNOWN_FREQ]);
+	assert_true(have[CPU_FLAG_RDTSCP]);
+	assert_false(have[CPU_FLAG_NONSTOP_TSC]);  /* CPU 1's only */
+	assert_false(have[CPU_FLAG_TSC_RELIABLE]); /* CPU 1's only */
+	assert_false(have[CPU_FLAG_TSC_ADJUST]);
+	assert_string_equal(cpu_flag_name(CPU_FLAG_TSC_ADJUST), "tsc_adjust");
+	assert_int_equal(cpuinfo_tsc_flags("processor\t: 0\n", 14, have, why,
+					   sizeof(why)),
+			 -1);
+	assert_string_equal(why, "/proc/cpuinfo has no flags line");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(lists_parse),
+		cmocka_unit_test(kmsg_records_parse),
+		cmocka_unit_test(clocksource_lines_are_kept),
+		cmocka_unit_test(unstable_names_are_read),
+		cmocka_unit_test(a_log_is_kept_and_its_gaps_seen),
+		cmocka_unit_test(cpu_flags_of_the_first_cpu),
 		cmocka_unit_test(bad_lists_say_why),
 		cmocka_unit_test(switching_in_a_fake_sysfs),
 		cmocka_unit_test(the_vdso_decision),

@@ -64,6 +64,52 @@ static void fill_run(struct os_run *run, const char *clocksource)
 	}
 }
 
+/* What a Linux guest read back across a stop: tsc kept, then marked
+ * unstable by the watchdog and hpet taken. */
+static void fill_kernel(struct readback *rb)
+{
+	static const char *const records[] = {
+		"6,0,0,-;Linux version 6.1.0-57-amd64",
+		"6,1,262000,-;clocksource: Switched to clocksource tsc",
+		"4,2,9100000,-;clocksource: timekeeping watchdog on CPU0: "
+		"Marking clocksource 'tsc' as unstable because the skew is too "
+		"large:",
+		"6,3,9100100,-;clocksource: Switched to clocksource hpet",
+	};
+	static const char *const names[] = { "tsc", "hpet", "acpi_pm" };
+	unsigned int i, j;
+
+	memset(rb, 0, sizeof(*rb));
+	rb->read = true;
+	snprintf(rb->release, sizeof(rb->release), "6.1.0-57-amd64");
+	snprintf(rb->cmdline, sizeof(rb->cmdline), "console=ttyS0");
+	rb->flags_read = true;
+	rb->flags[CPU_FLAG_TSC] = rb->flags[CPU_FLAG_RDTSCP] = true;
+	kernlog_init(&rb->log);
+	for (i = 0; i < sizeof(records) / sizeof(records[0]); i++)
+		kernlog_add(&rb->log, records[i], strlen(records[i]));
+	rb->nr_snapshots = 3;
+	for (i = 0; i < 3; i++) {
+		struct readback_snapshot *snap = &rb->snapshots[i];
+
+		snprintf(snap->when, sizeof(snap->when), "%s",
+			 i == 0	  ? "boot"
+			 : i == 1 ? "after stop 1"
+				  : "end");
+		snap->uptime_s = 3.0 + 6.0 * i;
+		snap->known = true;
+		snprintf(snap->current, sizeof(snap->current), "%s",
+			 i ? "hpet" : "tsc");
+		for (j = 0; j < 3; j++)
+			snprintf(snap->available.names[j], CLOCKSOURCE_NAME_LEN,
+				 "%s", names[j]);
+		snap->available.nr = 3;
+	}
+	rb->snapshots[1].event_seq = 1;
+	snprintf(rb->snapshots[1].event_kind,
+		 sizeof(rb->snapshots[1].event_kind), "stop");
+}
+
 static void fill_report(unsigned int runs)
 {
 	static const char *const names[] = { "tsc", "hpet", "acpi_pm" };
@@ -95,6 +141,11 @@ static void fill_report(unsigned int runs)
 	rep.nr_runs = runs;
 	for (i = 0; i < runs; i++)
 		fill_run(&rep.runs[i], names[i]);
+	fill_kernel(&rep.kernel);
+	rep.events_asked = rep.nr_events = 1;
+	rep.events[0].seq = 1;
+	rep.events[0].answered = true;
+	snprintf(rep.events[0].kind, sizeof(rep.events[0].kind), "stop");
 }
 
 /* Checks and JSON of rep; the document into CLOCKBENCH_OS_JSON_DIR. */
@@ -263,6 +314,51 @@ static void unknown_clocksources(void **state)
 
 /* The table: each column in the unit its header names, thousands grouped,
  * however far the figures spread (a slow read, a fast update rate). */
+static void what_linux_decided_is_read_back(void **state)
+{
+	static char table[1 << 15];
+	struct capture c;
+
+	(void)state;
+	fill_report(1);
+	assert_int_equal(judge("readback"), VERDICT_PASS);
+	assert_int_equal(
+		result_of("the kernel's clocksource decisions were read back"),
+		CHECK_PASS);
+	assert_int_equal(result_of("event 1: the host answered"), CHECK_PASS);
+	assert_non_null(strstr(document, "\"kernel_clocksource\": {"));
+	assert_non_null(strstr(document, "\"when\": \"after stop 1\",\n"
+					 "  \"event\": {\"seq\": 1,\"kind\": "
+					 "\"stop\"}"));
+	assert_non_null(strstr(document, "\"unstable\": [\n  {\n  "
+					 "\"clocksource\": \"tsc\",\n  "
+					 "\"uptime_s\": 9.1,"));
+	assert_non_null(strstr(document, "\"log_complete\": true"));
+	capture_begin(&c);
+	os_report_print(&rep);
+	capture_end(&c, table, sizeof(table));
+	assert_non_null(strstr(table, "Linux chose tsc of tsc hpet acpi_pm\n"));
+	assert_non_null(
+		strstr(table, "after stop 1        9.00 s  current hpet of"));
+	assert_non_null(strstr(table, "marked unstable: tsc (at 9.100 s)\n"));
+
+	/* Not read back: said, and not a pass. */
+	fill_report(1);
+	rep.kernel.read = false;
+	snprintf(rep.kernel.reason, sizeof(rep.kernel.reason),
+		 "the kernel's log (/dev/kmsg) could not be opened: "
+		 "Operation not permitted");
+	rep.nr_events = 0;
+	rep.kernel.nr_snapshots = 0;
+	assert_int_equal(judge("unread"), VERDICT_ERROR);
+	assert_int_equal(
+		result_of("the kernel's clocksource decisions were read back"),
+		CHECK_SKIP);
+	assert_int_equal(result_of("every event point reached"), CHECK_ERROR);
+	assert_non_null(strstr(document, "\"read\": false,\n  \"reason\": "
+					 "\"the kernel's log"));
+}
+
 static void table_columns_keep_one_unit(void **state)
 {
 	static char table[1 << 15];
@@ -298,6 +394,7 @@ int main(void)
 		cmocka_unit_test(a_step_back_or_a_warp_fails),
 		cmocka_unit_test(what_could_not_be_done_is_said),
 		cmocka_unit_test(unknown_clocksources),
+		cmocka_unit_test(what_linux_decided_is_read_back),
 		cmocka_unit_test(table_columns_keep_one_unit),
 	};
 

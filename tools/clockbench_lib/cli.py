@@ -127,6 +127,10 @@ def add_run_parser(subparsers):
                              f"'{' '.join(xen.LINUX_DOM0_OPTIONS)}', xen-linux-dom0 "
                              f"'{' '.join(xen.LINUX_DOM0_ALONE_OPTIONS)}'), so they "
                              "override it; e.g. clocksource=tsc")
+    parser.add_argument("--linux-args", default="", metavar="OPTS",
+                        help="--boot linux: appended to Linux's kernel command line, after "
+                             f"'{' '.join(linux.KERNEL_OPTIONS)}' (and tsc=reliable under "
+                             "TCG with --smp above 1), e.g. clocksource=tsc")
     parser.add_argument("--machine-opts", default="", metavar="OPTS",
                         help="appended to QEMU's -machine, e.g. hpet=off or acpi=off")
     parser.add_argument("--firmware", choices=qemu.FIRMWARES, default="",
@@ -147,8 +151,8 @@ def add_run_parser(subparsers):
                              "savevm[:TIME] (savevm, the VM running on for TIME, default 0, "
                              "then loadvm of that snapshot, on a scratch qcow2 under build/), "
                              "migrate (live migration to a second QEMU on a unix socket, "
-                             "the run going on there); the -kernel boots under TCG or KVM, "
-                             "on COM1 (--console uart, the default with --event); and for "
+                             "the run going on there); the -kernel boots and --boot linux "
+                             "(clockbench-user answers them) under TCG or KVM, on COM1 (--console uart, the default with --event); and for "
                              "the xen-pv-domu, xen-pvh-domu and xen-hvm-domu boots "
                              "pause[:TIME] (dom0's xl pause, then xl unpause after TIME; "
                              "default 1s), and for the first two save[:TIME] (xl save, TIME, "

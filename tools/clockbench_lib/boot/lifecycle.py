@@ -53,8 +53,12 @@ SCRATCH_DISK_MIB = 16
 # the round trip the "done" takes.
 SYNC_LINE_CHARS = 300
 EVENT_LINE = re.compile(r"^clockbench-event (\d+) (sync|ready)\s*$")
-# Boots that can have events: the -kernel boots, which take the scratch drive and COM1.
-EVENT_BOOTS = ("multiboot1", "pvh")
+# Boots that can have events: the -kernel boots, which take the scratch drive and COM1,
+# and Linux alone under QEMU, whose clockbench-user answers them on ttyS0 (COM1).
+EVENT_BOOTS = ("multiboot1", "pvh", "linux")
+# Of those, the one whose event points clockbench-user runs (user/events.c): its options,
+# not the image's, ask for them.
+USER_EVENT_BOOTS = ("linux",)
 
 
 @dataclass(frozen=True)
@@ -124,8 +128,9 @@ def with_events(spec, events):
         return spec
     if dom0_drives(spec.boot):
         return replace(spec, events=tuple(e.text() for e in events))
-    return replace(spec, cmdline=" ".join(filter(None, (spec.cmdline,
-                                                        guest_options(events)))),
+    options = (user_options(events) if spec.boot in USER_EVENT_BOOTS
+               else guest_options(events))
+    return replace(spec, cmdline=" ".join(filter(None, (spec.cmdline, options))),
                    console=spec.console or "uart")
 
 
@@ -155,6 +160,12 @@ def check_boot(spec, events):
                               f"{', '.join(XEN_SAVE_BOOTS)} can be saved, restored and "
                               f"migrated.")
         return
+    if spec.xen_boot and spec.runs_user:
+        raise RunnerError(f"--event: the {spec.boot} boot cannot have events yet: its "
+                          f"clockbench-user runs under Xen, whose events dom0's "
+                          f"clockbench-domu drives only for the images of the boots "
+                          f"{', '.join(XEN_EVENT_BOOTS)}; Linux alone under QEMU (--boot "
+                          f"linux) takes QEMU's.")
     if spec.xen_boot:
         raise RunnerError(f"--event: the {spec.boot} boot cannot have events: Xen's "
                           f"events are driven by the Linux dom0 of the boots "
@@ -176,12 +187,23 @@ def check_boot(spec, events):
                           "with --event).")
 
 
+def event_wait_s(events):
+    """The guest's bound on each wait for the host's line."""
+    return max(e.seconds for e in events) + GUEST_WAIT_EXTRA_S + MIGRATE_TIMEOUT_S
+
+
+def user_options(events):
+    """clockbench-user's options that give it its event points (user/events.c)."""
+    if not events:
+        return ""
+    return f"--events {len(events)} --event-wait-ms {int(event_wait_s(events) * 1000)}"
+
+
 def guest_options(events):
     """The guest options that give the image its event points."""
     if not events:
         return ""
-    wait_s = max(e.seconds for e in events) + GUEST_WAIT_EXTRA_S + MIGRATE_TIMEOUT_S
-    return f"events={len(events)} event_wait_ms={int(wait_s * 1000)}"
+    return f"events={len(events)} event_wait_ms={int(event_wait_s(events) * 1000)}"
 
 
 # A Xen save and restore of a 32 MiB PV domU under TCG: 2-4 s each on a quiet host,

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from ..base import paths
 from . import xen
-from ..base.outcome import Reporter, judge as judge_status, status_verdict
+from ..base.outcome import Reporter, RunnerError, judge as judge_status, status_verdict
 
 USER_BOOTS = ("linux", "xen-linux-dom0", "xen-linux-pv-domu")
 PROGRAM = "clockbench-user"
@@ -97,10 +97,25 @@ def user_parameter(options):
     return f"clockbench.user={xen.percent_encode(user_options(options))}"
 
 
-def kernel_command_line(options, accel, smp):
-    """The plain Linux guest's kernel command line (boot linux)."""
-    return " ".join([*KERNEL_OPTIONS, *_workaround_words(accel, smp),
+def kernel_command_line(options, accel, smp, linux_args=""):
+    """The plain Linux guest's kernel command line (boot linux): the runner's words, then
+    `linux_args` (--linux-args, e.g. clocksource=tsc), then clockbench-user's."""
+    return " ".join([*KERNEL_OPTIONS, *_workaround_words(accel, smp), *linux_args.split(),
                      user_parameter(options)])
+
+
+def check_linux_args(boot, linux_args):
+    """RunnerError unless `linux_args` (--linux-args, linux_args=) may go to `boot`'s
+    kernel: only the plain Linux guest takes them, and not the words /init reads."""
+    if not linux_args:
+        return
+    if boot != "linux":
+        raise RunnerError(f"Linux kernel options (--linux-args, linux_args=) apply only to "
+                          f"--boot linux, not to the {boot} boot.")
+    ours = [word for word in linux_args.split() if word.startswith("clockbench.")]
+    if ours:
+        raise RunnerError(f"--linux-args {' '.join(ours)}: the clockbench.* words are the "
+                          f"runner's (clockbench-user's options go after --).")
 
 
 def dom0_command_line(options, smp):
@@ -174,4 +189,22 @@ def summary_lines(document, environment):
         lines.append(f"{run['clocksource']}: clock_gettime(CLOCK_MONOTONIC) through libc "
                      f"answered by {through}, p50 {_p50(libc)} (the system call "
                      f"{_p50(syscall)})")
-    return lines
+    return lines + readback_lines(document.get("kernel_clocksource"))
+
+
+def readback_lines(read):
+    """What Linux decided (the document's kernel_clocksource), a line per snapshot and
+    one for the clocksources it marked unstable; none for an older document."""
+    if read is None:
+        return []
+    if not read["read"]:
+        return [f"Linux's clocksource decisions were not read back: {read['reason']}"]
+    moments = {"boot": "at boot", "end": "at the end"}
+    lines = [f"Linux's clocksource {moments.get(snapshot['when'], snapshot['when'])}: "
+             f"{snapshot['current']} of {' '.join(snapshot['available'])}"
+             for snapshot in read["snapshots"]]
+    marked = ", ".join(f"{entry['clocksource']} at {entry['uptime_s']:.1f} s "
+                       f"('{entry['line']}')" for entry in read["unstable"])
+    return lines + [f"Linux marked unstable: {marked or 'none'}"
+                    + ("" if read["log_complete"] else " (its log had wrapped: earlier "
+                                                      "lines are lost)")]

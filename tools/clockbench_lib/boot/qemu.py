@@ -138,6 +138,7 @@ class BootSpec:
     machine_opts: str = ""  # appended to -machine, e.g. "hpet=off" or "acpi=off"
     cpu: str = ""           # -cpu model; default "host" under KVM, "max" under TCG
     xen_args: str = ""      # appended to Xen's own command line (Xen boot paths only)
+    linux_args: str = ""    # appended to the plain Linux guest's kernel command line
     cpu_features: str = ""  # appended to the -cpu model, e.g. "-kvmclock"
     firmware: str = ""      # FIRMWARES; "" = default_firmware()
     console: str = ""       # CONSOLES; "" = virtio, but uart for the Xen and Linux boots
@@ -530,6 +531,7 @@ def validate_spec(spec):
                           f"a busy loop in dom0); the {spec.boot} boot's guest runs "
                           f"{'under Xen as dom0' if spec.xen_boot else 'under Linux'}, "
                           f"whose contention is not arranged yet.")
+    linux.check_linux_args(spec.boot, spec.linux_args)
     if spec.xen_args and not spec.xen_boot:
         raise RunnerError(f"Xen options (--xen-args, xen_args=) apply only to the Xen boot "
                           f"paths ({', '.join(xen.XEN_BOOTS)}).")
@@ -671,7 +673,8 @@ def _boot_arguments(spec, image, files, hypervisor):
     kernel = os.path.join(os.path.dirname(image), os.path.basename(xen.DOM0_KERNEL))
     if spec.boot == "linux":
         return ["-kernel", kernel, "-initrd", image,
-                "-append", linux.kernel_command_line(spec.cmdline, spec.accel, spec.smp)]
+                "-append", linux.kernel_command_line(spec.cmdline, spec.accel, spec.smp,
+                                                     spec.linux_args)]
     if spec.dom0_kernel:
         timeout_s = spec.timeout_s or default_timeout_s(spec.accel, spec.boot)
         if spec.runs_user and spec.runs_domu:

@@ -209,6 +209,7 @@ def cmd_run(args):
                                           + args.guest_options),
                          machine_opts=args.machine_opts, cpu=chosen.cpu,
                          xen_args=args.xen_args, firmware=args.firmware,
+                         linux_args=getattr(args, "linux_args", ""),
                          console=args.console or "",
                          contend=getattr(args, "contend", False),
                          timeout_s=args.timeout or (qemu.default_timeout_s(chosen.accel,

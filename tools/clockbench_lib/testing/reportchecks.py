@@ -13,6 +13,8 @@ clockbench-user (the linux boots) have their own checks, OS_CHECKS, of its clock
 document.
 """
 
+import re
+
 from ..model import console, histogram, osreport, report
 from . import checkmatch, jsonmatch
 from ..base.outcome import RunnerError
@@ -731,6 +733,63 @@ def check_linux_xen_pv_domu_facts(document):
     return problems
 
 
+# clockbench-user's check of an event point (user/report.c).
+_EVENT_ANSWERED = re.compile(r"^event (\d+): the host answered$")
+
+
+def _snapshot_problems(read, original):
+    """Problems with the order and the clocksources of kernel_clocksource's snapshots."""
+    snapshots = read["snapshots"]
+    whens = [snapshot["when"] for snapshot in snapshots]
+    if not whens or whens[0] != "boot" or whens[-1] != "end":
+        return [f"the snapshots are {whens}, expected 'boot' first and 'end' last"]
+    problems = []
+    uptimes = [snapshot["uptime_s"] for snapshot in snapshots]
+    if uptimes != sorted(uptimes):
+        problems.append(f"the snapshots' uptimes {uptimes} are not in time order")
+    # Across an event Linux may leave its boot choice: then clockbench-user finds (and
+    # puts back) the one it took.
+    for snapshot in (snapshots[-1],) if len(snapshots) > 2 else (snapshots[0], snapshots[-1]):
+        if snapshot["current"] != original:
+            problems.append(f"at '{snapshot['when']}' Linux's clocksource was "
+                            f"{snapshot['current']}, expected {original}, the one "
+                            f"clockbench-user found before measuring and put back")
+    return problems
+
+
+def check_kernel_readback(document):
+    """kernel_readback: clockbench-user read back what Linux decided (kernel_clocksource):
+    the read-back was made, the kernel's log had not wrapped, the snapshots run from 'boot'
+    to 'end' in time order, at both (without events: at the end) the clocksource
+    clockbench-user found before measuring and put back (clocksources.original), each current clocksource among those Linux offered then;
+    after each event the host answered, one snapshot.  What Linux decided is not judged
+    here: the tests' json= lines say what a setting must show."""
+    read = document.get("kernel_clocksource")
+    if read is None:
+        return ["the document has no kernel_clocksource: clockbench-user did not read back "
+                "what Linux decided"]
+    if not read["read"]:
+        return [f"Linux's clocksource decisions were not read back: {read['reason']}"]
+    sources = document["clocksources"]
+    problems = [] if read["log_complete"] else [
+        "the kernel's log had wrapped (or had more lines than are kept) before it was "
+        "read: its first lines about clocksources are missing"]
+    problems += _snapshot_problems(read, sources["original"])
+    problems += [f"at '{snapshot['when']}' Linux's clocksource {snapshot['current']} is "
+                 f"not among those it offered, {snapshot['available']}"
+                 for snapshot in read["snapshots"]
+                 if snapshot["current"] not in snapshot["available"]]
+    answered = [int(match.group(1)) for check in document["checks"]["list"]
+                if (match := _EVENT_ANSWERED.match(check["name"]))
+                and check["result"] == "pass"]
+    after = [snapshot["event"]["seq"] for snapshot in read["snapshots"]
+             if "event" in snapshot]
+    if answered != after:
+        problems.append(f"the host answered events {answered}, but the snapshots follow "
+                        f"events {after}")
+    return problems
+
+
 # The checks of clockbench-user's document, by name (tests.cfg's report= for the boots
 # that run it).
 OS_CHECKS = {
@@ -738,6 +797,7 @@ OS_CHECKS = {
     "linux_tcg_facts": check_linux_tcg_facts,
     "linux_xen_dom0_facts": check_linux_xen_dom0_facts,
     "linux_xen_pv_domu_facts": check_linux_xen_pv_domu_facts,
+    "kernel_readback": check_kernel_readback,
 }
 
 

@@ -63,6 +63,8 @@ tests.cfg:
                     args= is checked against the image's option table before any
                     boot (`run --help` lists it); a wrong option is an error unless
                     the line says expect=fail
+    linux_args="kernel options"  boot=linux: appended to Linux's command line, e.g.
+                    linux_args=clocksource=tsc (--linux-args) [none]
     xen_args="Xen options"  appended to Xen's command line, after its defaults
                     (console=com1 com1=115200,8n1 dom0_mem=128M dom0_max_vcpus=SMP
                     [dom0=pvh for xen-pvh-dom0] noreboot; for xen-*-domu dom0_mem=512M
@@ -83,7 +85,7 @@ tests.cfg:
                     single_cpu_facts, ticks_facts, timing_facts,
                     histogram_facts or port_trap_facts; for the linux boots, of clockbench-user's
                     document (clockbench-os/1): valid, linux_tcg_facts,
-                    linux_xen_dom0_facts or linux_xen_pv_domu_facts
+                    linux_xen_dom0_facts, linux_xen_pv_domu_facts or kernel_readback
                     (tools/clockbench_lib/testing/reportchecks.py)
     json='PATH OP VALUE'  one value of the guest's JSON report (for the linux
                     boots clockbench-user's document) must compare so
@@ -98,8 +100,8 @@ tests.cfg:
                     tools/clockbench_lib/testing/checkmatch.py)
     event=KIND[:TIME]  an event in the VM's life at the guest's next event point, in
                     order (repeatable): stop:1s, savevm, migrate, as `run --event`
-                    (docs/lifecycle.md); the guest gets events= and event_wait_ms=,
-                    COM1 alone is the console, and the timeout grows by each event's
+                    (docs/lifecycle.md); the guest gets events= and event_wait_ms=
+                    (boot=linux: clockbench-user --events, --event-wait-ms), COM1 alone is the console, and the timeout grows by each event's
                     time plus 15 s [none]
     console_reader=live|stalled  stalled: the runner reads nothing of QEMU's output
                     until QEMU has exited, the worst a busy host can do; the pipe
@@ -124,7 +126,7 @@ KINDS = ("unit", "boot")
 EXPECTS = ("pass", "fail", "skip")
 BOOT_KEYS = ("boot", "machine", "machine_opts", "cpu", "cpu_features", "firmware", "console",
              "accel", "smp",
-             "memory", "memory_check", "timeout", "args", "xen_args", "acpi_patch",
+             "memory", "memory_check", "timeout", "args", "xen_args", "linux_args", "acpi_patch",
              "expect", "match",
              "nomatch", "report", "json", "check", "repeat", "groups", "profile", "event",
              "contend", "console_reader")
@@ -401,6 +403,7 @@ def parse_boot_test(name, keys, line_no, where):
         cpu=_single(keys, "cpu", where, ""),
         cpu_features=_single(keys, "cpu_features", where, ""),
         xen_args=_single(keys, "xen_args", where, ""),
+        linux_args=_single(keys, "linux_args", where, ""),
         firmware=_single(keys, "firmware", where, ""),
         console=_single(keys, "console", where, ""),
         acpi_patch=_single(keys, "acpi_patch", where, ""),
