@@ -372,7 +372,7 @@ matrix-check: images $(BUILD)/xen-4.17-amd64
 # It fails when a watchdog prediction disagrees with Linux (the command's exit 1), when
 # an environment has no verdict or checked no prediction against Linux.
 VERDICT_CHECK := $(BUILD)/verdict-check
-VERDICT_RECORDS := smp-2 life-stop-tcg linux-pc xen-report-2 xen-linux-dom0
+VERDICT_RECORDS := smp-2 life-stop-tcg linux-pc linux-stop-tcg xen-report-2 xen-linux-dom0
 VERDICT_ENVS := tcg-pc xen-pv-dom0
 .PHONY: verdict-check
 verdict-check:
@@ -383,8 +383,8 @@ verdict-check:
 	@$(PYTHON) -c 'import json, sys; \
 		verdicts = {v["environment"]: v for v in json.load(open(sys.argv[1]))["verdicts"]}; \
 		bad = [e for e in sys.argv[2:] if e not in verdicts or not verdicts[e]["agreements"]]; \
-		sys.exit("verdict-check: no verdict, or nothing checked against Linux, for " \
-		         + ", ".join(bad) if bad else None); \
+		bad and sys.exit("verdict-check: no verdict, or nothing checked against Linux, for " \
+		                 + ", ".join(bad)); \
 		print("verdict-check: " + "; ".join(e + ": use " + str(verdicts[e]["recommended"]["clocksource"]) \
 		      + ", " + str(len(verdicts[e]["agreements"])) + " predictions agree with Linux" \
 		      for e in sys.argv[2:]))' $(VERDICT_CHECK)/verdict.json $(VERDICT_ENVS)

@@ -173,6 +173,31 @@ def _merge_agreements(groups):
     return list(merged.values())
 
 
+def _document_agreements(env, notes):
+    """Each clockbench-user document's decisions beside the predictions made for that
+    Linux: under its own command line (tsc=, clocksource=) and from the image's records
+    of as many CPUs as it had (Linux 6.1 drops a TSC that is not invariant at boot only
+    with more than one CPU), every record's when none has that many, said."""
+    groups = []
+    for document in env.os_documents:
+        decisions = linuxread.decisions(document)
+        if not decisions:
+            continue
+        cmdline = linuxread.command_line(document) or ""
+        cpus = (document.get("system") or {}).get("cpus")
+        records = [record for record in env.records
+                   if (record.get("env") or {}).get("cpus_online") == cpus]
+        if not records:
+            records = env.records
+            notes.append(f"no image record of {cpus} CPUs, as Linux had: its decisions are "
+                         f"checked against predictions from records of other CPU counts")
+        for record in records:
+            predictions = watchdog.predict(record, cmdline=cmdline)
+            chosen, _ = choice.predict_choice(record, predictions, cmdline=cmdline)
+            groups.append(agree.agreements(predictions, chosen, decisions))
+    return _merge_agreements(groups)
+
+
 def _costs(env, reads_per_s):
     """(basis, sentence, [Cost] cheapest first) of `env`'s candidates."""
     raw = raw_costs(env.records)
@@ -274,9 +299,7 @@ def judge(env, reads_per_s):
             f"was given (no kernel_clocksource: a clockbench-user from before it), so the "
             f"predictions assumed one with no tsc= or clocksource=, and nothing is checked")
     if decisions and per_record:
-        verdict.agreements = _merge_agreements(
-            agree.agreements(predictions, verdict.linux_picks, decisions)
-            for _, predictions in per_record)
+        verdict.agreements = _document_agreements(env, verdict.notes)
     elif per_record:
         verdict.notes.append("no Linux decision to check the predictions against (no "
                              "clockbench-user document of this environment read back "
