@@ -81,8 +81,7 @@ int64_t pvclock_step_bound_ns(const struct pvclock_params *p)
 	uint64_t one = pvclock_scale_delta(1, p->mul_frac, p->shift);
 
 	/* A cycle scales to floor(ns); its true worth is below one more. */
-	return (int64_t)(one > (uint64_t)INT64_MAX - 2 ? INT64_MAX - 2
-						       : one) +
+	return (int64_t)(one > (uint64_t)INT64_MAX - 2 ? INT64_MAX - 2 : one) +
 	       2;
 }
 

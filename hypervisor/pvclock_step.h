@@ -32,17 +32,17 @@ struct pvclock_params {
 
 /* A change of the flags, as one update brought it. */
 struct pvclock_flag_change {
-	uint64_t update;      /* the update's number on this vCPU, from 1 */
-	uint32_t version;     /* the record's new version */
+	uint64_t update;       /* the update's number on this vCPU, from 1 */
+	uint32_t version;      /* the record's new version */
 	uint8_t before, after; /* XEN_PVCLOCK_* bits */
 };
 
 struct pvclock_step_monitor {
-	bool started;		     /* a baseline was read */
-	bool ever_started;	     /* first_flags holds the first */
-	struct pvclock_params last;  /* the parameters now in force */
+	bool started;		    /* a baseline was read */
+	bool ever_started;	    /* first_flags holds the first */
+	struct pvclock_params last; /* the parameters now in force */
 	uint64_t last_poll_tsc;
-	uint64_t watched_cycles;     /* TSC cycles between polls, summed */
+	uint64_t watched_cycles; /* TSC cycles between polls, summed */
 	uint64_t polls, updates;
 	uint64_t odd_polls;  /* polls that found an update under way */
 	uint64_t unreadable; /* polls whose reads never settled (bounded) */

@@ -139,10 +139,10 @@ static void shift_out_of_range_is_refused(void **state)
 	assert_int_equal(monitor.refused, 1);
 	assert_int_equal(monitor.step_ns.total, 0);
 	record.tsc_shift = -64;
-	assert_int_equal(pvclock_params_time(&(struct pvclock_params){
-						     .shift = -64 },
-					     0, &ns),
-			 -1);
+	assert_int_equal(
+		pvclock_params_time(&(struct pvclock_params){ .shift = -64 }, 0,
+				    &ns),
+		-1);
 }
 
 static void before_the_stamp_counts_back(void **state)
@@ -193,9 +193,9 @@ static void flag_history_in_order_and_bounded(void **state)
 		poll_at(1000);
 	}
 	assert_int_equal(monitor.nr_changes, PVCLOCK_FLAG_HISTORY);
-	assert_int_equal(monitor.changes_dropped,
-			 2 + 2 * PVCLOCK_FLAG_HISTORY - PVCLOCK_FLAG_HISTORY -
-				 1);
+	assert_int_equal(monitor.changes_dropped, 2 + 2 * PVCLOCK_FLAG_HISTORY -
+							  PVCLOCK_FLAG_HISTORY -
+							  1);
 }
 
 static void pause_takes_a_new_baseline(void **state)
