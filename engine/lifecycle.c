@@ -372,8 +372,10 @@ static int wait_host(struct lifecycle_event *e, enum hostline_kind kind,
 			char said[LIFECYCLE_TEXT_LEN - 40];
 			int polled = platform_event_poll(said, sizeof(said));
 
-			if (polled > 0)
+			if (polled > 0) {
 				e->suspended++;
+				pvsteps_refresh(pvsteps);
+			}
 			if (polled && said[0])
 				snprintf(e->platform_said,
 					 sizeof(e->platform_said), "%s", said);

@@ -13,7 +13,7 @@
 void pvsteps_setup(struct pvsteps_result *out)
 {
 	const volatile struct vcpu_time_info *(*area_of)(unsigned int,
-							 unsigned int *);
+							 unsigned int *) = NULL;
 	unsigned int i, watched = 0, no_room = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -31,6 +31,7 @@ void pvsteps_setup(struct pvsteps_result *out)
 			 "time record is present");
 		return;
 	}
+	out->area_of = area_of;
 	for (i = 0; i < out->ncpu; i++) {
 		struct pvsteps_cpu *c = &out->cpu[i];
 
@@ -57,6 +58,26 @@ void pvsteps_setup(struct pvsteps_result *out)
 		return;
 	}
 	out->present = true;
+}
+
+void pvsteps_refresh(struct pvsteps_result *r)
+{
+	unsigned int i;
+
+	if (!r || !r->present)
+		return;
+	for (i = 0; i < r->ncpu; i++) {
+		struct pvsteps_cpu *c = &r->cpu[i];
+		const volatile struct vcpu_time_info *area;
+
+		if (!c->monitor)
+			continue;
+		area = r->area_of(i, &r->max_tries);
+		/* A CPU left without a record keeps its last one: its
+		 * version stands still and no update is counted. */
+		if (area)
+			c->area = area;
+	}
 }
 
 void pvsteps_pause(struct pvsteps_result *r, unsigned int cpu,

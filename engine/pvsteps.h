@@ -44,6 +44,10 @@ struct pvsteps_result {
 	unsigned int spans;	/* enum pvsteps_span bits */
 	double tsc_hz;
 	unsigned int ncpu;
+	/* Where a CPU's record is now (kvm_clock_area, xen_pvclock_area):
+	 * a restored domain may have it elsewhere. */
+	const volatile struct vcpu_time_info *(*area_of)(unsigned int cpu,
+							 unsigned int *tries);
 	struct pvsteps_cpu cpu[MAX_CPUS];
 };
 
@@ -64,6 +68,10 @@ static inline void pvsteps_poll(struct pvsteps_result *r, unsigned int cpu,
 		pvclock_step_poll(c->monitor, c->area, tsc, tsc_read_ordered,
 				  r->max_tries);
 }
+
+/** After a suspend and resume: each watched CPU's record looked up
+ * again, where the resumed platform registered it. */
+void pvsteps_refresh(struct pvsteps_result *r);
 
 /** On CPU @cpu: the watch stops until its next poll (@span says which
  * span it covered). */
