@@ -10,6 +10,23 @@
 #include "hypervisor/kvmclock.h"
 #include "hypervisor/xen.h"
 
+/* The most an AP may take to set its record up. */
+#define SETUP_WAIT_MS 1000
+
+static struct clock *setup_clock;
+
+/* On each AP without a record yet: the clock's own per-CPU setup, which
+ * the cross-CPU phase would otherwise run only after the noise spin (it
+ * runs it again there, which registers the same record again). */
+static void setup_record(void *arg)
+{
+	unsigned int tries;
+
+	if (cpu_index() != 0 && setup_clock->setup_cpu &&
+	    !((struct pvsteps_result *)arg)->area_of(cpu_index(), &tries))
+		setup_clock->setup_cpu(setup_clock);
+}
+
 void pvsteps_setup(struct pvsteps_result *out)
 {
 	const volatile struct vcpu_time_info *(*area_of)(unsigned int,
@@ -32,6 +49,9 @@ void pvsteps_setup(struct pvsteps_result *out)
 		return;
 	}
 	out->area_of = area_of;
+	setup_clock = kvm_clock.present ? &kvm_clock : &xen_pvclock;
+	if (setup_clock->flags & CLOCK_NEEDS_CPU_SETUP)
+		on_all_cpus(setup_record, out, SETUP_WAIT_MS);
 	for (i = 0; i < out->ncpu; i++) {
 		struct pvsteps_cpu *c = &out->cpu[i];
 

@@ -30,7 +30,8 @@ enum pvsteps_span {
 struct pvsteps_cpu {
 	bool online;
 	uint32_t id; /* the hardware's (struct cpu.apic_id) */
-	const volatile struct vcpu_time_info *area; /* NULL: none */
+	/* NULL: none, not even after the clock's per-CPU setup ran here */
+	const volatile struct vcpu_time_info *area;
 	/* From the heap (about 7 KiB): NULL when it had no room, or no
 	 * area. */
 	struct pvclock_step_monitor *monitor;
