@@ -496,6 +496,7 @@ FUZZ_DEFS_boot_mb1 := -DFUZZ_PROTOCOL=BOOT_PROTO_MULTIBOOT1
 FUZZ_DEFS_boot_mb2 := -DFUZZ_PROTOCOL=BOOT_PROTO_MULTIBOOT2
 FUZZ_DEFS_boot_pvh := -DFUZZ_PROTOCOL=BOOT_PROTO_PVH
 FUZZ_DEFS_boot_xen_pv := -DFUZZ_PROTOCOL=BOOT_PROTO_XEN_PV
+FUZZ_UNITS_pvclock := pvclock pvclock_step
 FUZZ_UNITS_xen_console := xen
 FUZZ_UNITS_xenstore := xen
 FUZZ_UNITS_cpuid := cpuinfo hv_tsc

@@ -64,6 +64,7 @@ struct sampler {
 static struct followed followed;
 static struct sampler samplers[MAX_CPUS];
 static volatile bool samplers_stop;
+static struct pvsteps_result *pvsteps;
 
 static void sampler_read(struct sampler *s)
 {
@@ -101,6 +102,7 @@ static void sampler_read(struct sampler *s)
 	s->last_tsc = now_tsc;
 	s->started = true;
 	s->loops++;
+	pvsteps_poll(pvsteps, (unsigned int)(s - samplers), now_tsc);
 }
 
 static void pause_round(void)
@@ -370,8 +372,10 @@ static int wait_host(struct lifecycle_event *e, enum hostline_kind kind,
 			char said[LIFECYCLE_TEXT_LEN - 40];
 			int polled = platform_event_poll(said, sizeof(said));
 
-			if (polled > 0)
+			if (polled > 0) {
 				e->suspended++;
+				pvsteps_refresh(pvsteps);
+			}
 			if (polled && said[0])
 				snprintf(e->platform_said,
 					 sizeof(e->platform_said), "%s", said);
@@ -472,6 +476,8 @@ static int run_event(struct lifecycle_event *e, unsigned int wait_ms)
 	for (cpu = 1; cpu < ncpu; cpu++)
 		if (smp_cpu(cpu)->online)
 			on_cpu_wait(cpu, AP_WAIT_MS);
+	for (cpu = 0; cpu < ncpu; cpu++)
+		pvsteps_pause(pvsteps, cpu, PVSTEPS_SPAN_LIFECYCLE);
 	e->waited_ns = stopwatch_ns((double)(t1 - t0));
 	memcpy(e->kind, e->host.event, sizeof(e->kind));
 	for (k = 0; k < followed.nr; k++) {
@@ -512,6 +518,7 @@ void lifecycle_run(const struct lifecycle_options *opts,
 
 	memset(out, 0, sizeof(*out));
 	out->asked = opts->events;
+	pvsteps = opts->pvsteps;
 	out->wait_ms = opts->wait_ms;
 	out->ncpu = smp_nr_cpus();
 	if (!opts->events) {

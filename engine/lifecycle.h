@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "boot/boot.h"
+#include "engine/pvsteps.h"
 #include "lib/clock.h"
 #include "lib/hostline.h"
 
@@ -82,6 +83,9 @@ struct lifecycle_event {
 struct lifecycle_options {
 	unsigned int events;  /* event points; 0: none */
 	unsigned int wait_ms; /* the most each waits for the host */
+	/* The pvclock step monitor (engine/pvsteps.h), polled every round
+	 * of every vCPU's wait; NULL: none. */
+	struct pvsteps_result *pvsteps;
 };
 
 struct lifecycle_result {

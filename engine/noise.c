@@ -27,6 +27,7 @@ static struct {
 	struct noise_result *out;
 	uint64_t span_cycles, threshold_cycles, max_reads;
 	struct smp_barrier start;
+	struct pvsteps_result *pvsteps;
 } spin;
 
 /* After a gap: the steal the record counted since the last read, against
@@ -90,7 +91,12 @@ static void noise_worker(void *arg)
 			prev = now;
 		if (prev - start >= spin.span_cycles)
 			break;
+		/* The poll's cost (a load; a full read of the record at an
+		 * update) falls in the next step, counted like any other. */
+		if (reads % PVSTEPS_NOISE_POLL_EVERY == 0)
+			pvsteps_poll(spin.pvsteps, cpu, now);
 	}
+	pvsteps_pause(spin.pvsteps, cpu, PVSTEPS_SPAN_NOISE);
 	t->reads = reads;
 	t->span_cycles = prev - start;
 	if (c->steal_ok && !steal_read_cpu(cpu, &steal_last))
@@ -144,6 +150,7 @@ void noise_measure(const struct noise_options *opts, struct noise_result *out)
 			noise_tally_init(c->tally);
 	}
 	spin.out = out;
+	spin.pvsteps = opts->pvsteps;
 	spin.span_cycles = stopwatch_cycles((double)opts->duration_ms * 1e6);
 	spin.threshold_cycles = out->threshold_cycles;
 	spin.max_reads =

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "boot/boot.h"
+#include "engine/pvsteps.h"
 #include "hypervisor/detect.h"
 #include "hypervisor/steal.h"
 #include "lib/noise.h"
@@ -32,6 +33,9 @@ struct noise_options {
 	bool tsc_trapped;
 	double tsc_read_ns;
 	const struct hv_info *hv; /* whose steal record to read */
+	/* The pvclock step monitor (engine/pvsteps.h), polled every
+	 * PVSTEPS_NOISE_POLL_EVERY reads of the spin; NULL: none. */
+	struct pvsteps_result *pvsteps;
 };
 
 struct noise_cpu {

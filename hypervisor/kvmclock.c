@@ -97,6 +97,14 @@ int kvm_clock_sample(struct pvclock_sample *s)
 			    kvm_source.max_tries, s);
 }
 
+const volatile struct vcpu_time_info *kvm_clock_area(unsigned int cpu,
+						     unsigned int *max_tries)
+{
+	*max_tries = kvm_source.max_tries;
+	return kvm_clock.present && cpu < MAX_CPUS ? kvm_source.area[cpu]
+						   : NULL;
+}
+
 static uint64_t kvm_clock_read(void)
 {
 	return pvclock_source_read(&kvm_source);

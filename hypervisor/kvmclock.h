@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "lib/clock.h"
+#include "lib/xen_abi.h"
 
 /* CPUs with an area of their own; CPU indices at or above it get none. */
 
@@ -33,5 +34,13 @@ struct pvclock_sample;
  * never settled.
  */
 int kvm_clock_sample(struct pvclock_sample *s);
+
+/**
+ * kvm_clock_area() - CPU @cpu's pvclock record, and the attempts a read of
+ * it may make (*@max_tries), for the step monitor (hypervisor/pvclock_step.h);
+ * NULL when that CPU has none.
+ */
+const volatile struct vcpu_time_info *kvm_clock_area(unsigned int cpu,
+						     unsigned int *max_tries);
 
 #endif

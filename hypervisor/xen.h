@@ -141,6 +141,14 @@ int xen_pvclock_resume(char *why, size_t whylen);
  * is absent, the CPU has no record, or the version never settled. */
 int xen_pvclock_sample(struct pvclock_sample *s);
 
+/**
+ * xen_pvclock_area() - CPU @cpu's time record, and the attempts a read of
+ * it may make (*@max_tries), for the step monitor (hypervisor/pvclock_step.h);
+ * NULL when that CPU has none.
+ */
+const volatile struct vcpu_time_info *xen_pvclock_area(unsigned int cpu,
+						       unsigned int *max_tries);
+
 /** Reads of xen_pvclock whose version never settled. */
 unsigned long xen_pvclock_failed_reads(void);
 

@@ -174,6 +174,14 @@ int xen_pvclock_sample(struct pvclock_sample *s)
 	return pvclock_read(area, tsc_read_ordered, xen_source.max_tries, s);
 }
 
+const volatile struct vcpu_time_info *xen_pvclock_area(unsigned int cpu,
+						       unsigned int *max_tries)
+{
+	*max_tries = xen_source.max_tries;
+	return xen_pvclock.present && cpu < MAX_CPUS ? xen_source.area[cpu]
+						     : NULL;
+}
+
 unsigned long xen_pvclock_failed_reads(void)
 {
 	return pvclock_source_bad_reads(&xen_source);

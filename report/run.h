@@ -21,6 +21,7 @@
 #include "engine/lifecycle.h"
 #include "engine/measure.h"
 #include "engine/noise.h"
+#include "engine/pvsteps.h"
 #include "engine/selftest.h"
 #include "engine/ticks.h"
 #include "hypervisor/detect.h"
@@ -98,6 +99,7 @@ struct run_report {
 	struct noise_result noise;
 	struct xcpu_result xcpu;
 	struct lifecycle_result lifecycle;
+	struct pvsteps_result pvsteps;
 	struct ticks_result ticks;
 	struct selftest_result selftest;
 	/* A finished run's timing, for report_timing_json(); the kernel
@@ -120,6 +122,7 @@ void report_measure_print(const struct run_report *run);
 void report_noise_print(const struct run_report *run);
 void report_xcpu_print(const struct run_report *run);
 void report_lifecycle_print(const struct run_report *run);
+void report_pvsteps_print(const struct run_report *run);
 void report_ticks_print(const struct run_report *run);
 void report_timing_print(const struct timing_result *t);
 
@@ -130,6 +133,7 @@ void report_measure_checks(const struct run_report *run, struct ktap *k);
 void report_noise_checks(const struct run_report *run, struct ktap *k);
 void report_xcpu_checks(const struct run_report *run, struct ktap *k);
 void report_lifecycle_checks(const struct run_report *run, struct ktap *k);
+void report_pvsteps_checks(const struct run_report *run, struct ktap *k);
 void report_ticks_checks(const struct run_report *run, struct ktap *k);
 
 /* The JSON document's members. */
@@ -138,6 +142,7 @@ void report_measure_json(const struct run_report *run, struct json_writer *w);
 void report_noise_json(const struct run_report *run, struct json_writer *w);
 void report_xcpu_json(const struct run_report *run, struct json_writer *w);
 void report_lifecycle_json(const struct run_report *run, struct json_writer *w);
+void report_pvsteps_json(const struct run_report *run, struct json_writer *w);
 void report_ticks_json(const struct run_report *run, struct json_writer *w);
 void report_timing_json(const struct run_report *run, struct json_writer *w);
 

@@ -61,4 +61,15 @@
 /** How far a vCPU's offset from CPU 0 may move over an event, beyond both bounds, ns. */
 #define LIFECYCLE_OFFSET_STEP_MAX_NS 100000.0
 
+/*
+ * The pvclock step monitor (report/pvsteps.c): a hypervisor rewrites a
+ * vCPU's record while that vCPU is out of the guest, and
+ * PVCLOCK_TSC_STABLE_BIT promises time that never goes back.
+ */
+/** Polls whose pvclock record never settled within its bounded read: none. */
+#define PVSTEPS_UNSETTLED_MAX 0
+
+/** Steps back beyond the record's resolution where old and new claim PVCLOCK_TSC_STABLE_BIT: none. */
+#define PVSTEPS_STABLE_BACK_MAX 0
+
 #endif

@@ -9,11 +9,14 @@
  * Input: the 32-byte record, then little-endian fields (see the code);
  * the rest is a list of (TSC value, byte to store into the record) pairs
  * that each TSC read takes in turn, as a hypervisor rewriting it would.
+ * The step monitor (hypervisor/pvclock_step.c) then polls the record as
+ * those reads rewrite it, and its counts must agree with each other.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "hypervisor/pvclock.h"
+#include "hypervisor/pvclock_step.h"
 #include "tests/fuzz/fuzz_phys.h"
 #include "tests/unit/pvclock_reference.h"
 
@@ -46,6 +49,28 @@ static void arithmetic(uint64_t delta, uint64_t ns, uint32_t mul, int8_t shift)
 	     (d > 0 && reference_scale(d - 1, mul, shift) >= ns)))
 		abort();
 	pvclock_tsc_hz(mul, shift);
+}
+
+/* Polls of the record while the TSC reads rewrite it: every update is
+ * counted once, with a step unless its shift was refused. */
+static void step_monitor(uint64_t tsc, unsigned int max_tries)
+{
+	static struct pvclock_step_monitor m;
+	unsigned int poll;
+
+	pvclock_step_init(&m);
+	for (poll = 0; poll < 8; poll++) {
+		if (poll == 4)
+			pvclock_step_pause(&m);
+		pvclock_step_poll(&m, record, tsc + poll, fuzz_tsc, max_tries);
+		/* A byte of the record changes between polls too. */
+		fuzz_tsc();
+	}
+	if (m.updates + m.unreadable > m.polls ||
+	    m.step_ns.total + m.refused != m.updates ||
+	    m.nr_changes > PVCLOCK_FLAG_HISTORY || m.largest_back_ns > 0 ||
+	    m.largest_forward_ns < 0 || m.stable_updates > m.updates)
+		abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -85,6 +110,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ret == 0 && (s.version & 1))
 		abort();
 	pvclock_tsc_for_ns(&s, ns);
+	step_monitor(tsc, max_tries);
 
 	/* Descriptions into a buffer of @len bytes that ASan guards. */
 	buf = fuzz_phys_buffer(&phys, len);

@@ -437,6 +437,51 @@ static void fill_noise(double scale)
 			 n->threshold_cycles, GHZ);
 }
 
+/* Two vCPUs' step monitors: CPU 0 saw three updates (+180, 0 and -40 ns)
+ * and a flag change, CPU 1 two (0 and +3 ns); both stable throughout. */
+static struct pvclock_step_monitor pvstep_monitors[2];
+
+static void fill_pvsteps(double scale)
+{
+	struct pvsteps_result *p = &run.pvsteps;
+	unsigned int i;
+
+	memset(p, 0, sizeof(*p));
+	p->present = true;
+	p->clock = "kvm_clock";
+	p->max_tries = 100;
+	p->spans = PVSTEPS_SPAN_NOISE | PVSTEPS_SPAN_LIFECYCLE;
+	p->tsc_hz = GHZ;
+	p->ncpu = 2;
+	for (i = 0; i < 2; i++) {
+		struct pvclock_step_monitor *m = &pvstep_monitors[i];
+
+		pvclock_step_init(m);
+		p->cpu[i] = (struct pvsteps_cpu){ .online = true,
+						  .id = i,
+						  .monitor = m };
+		m->watched_cycles = (uint64_t)(GHZ / 2 * scale);
+		m->first_flags = XEN_PVCLOCK_TSC_STABLE_BIT;
+	}
+	pvstep_monitors[0].updates = pvstep_monitors[0].stable_updates = 3;
+	hist_record(&pvstep_monitors[0].step_ns, 180);
+	hist_record(&pvstep_monitors[0].step_ns, 0);
+	hist_record(&pvstep_monitors[0].step_ns, -40);
+	pvstep_monitors[0].largest_forward_ns = 180;
+	pvstep_monitors[0].largest_back_ns = -40;
+	pvstep_monitors[0].nr_changes = 1;
+	pvstep_monitors[0].changes[0] = (struct pvclock_flag_change){
+		.update = 2,
+		.version = 8,
+		.before = XEN_PVCLOCK_TSC_STABLE_BIT,
+		.after = XEN_PVCLOCK_TSC_STABLE_BIT | XEN_PVCLOCK_GUEST_STOPPED
+	};
+	pvstep_monitors[1].updates = pvstep_monitors[1].stable_updates = 2;
+	hist_record(&pvstep_monitors[1].step_ns, 0);
+	hist_record(&pvstep_monitors[1].step_ns, 3);
+	pvstep_monitors[1].largest_forward_ns = 3;
+}
+
 static void fill_run(double scale)
 {
 	unsigned int i;
@@ -456,6 +501,7 @@ static void fill_run(double scale)
 	fill_selftest();
 	fill_timing(scale);
 	fill_lifecycle(scale);
+	fill_pvsteps(scale);
 }
 
 /* Every check of the run, in the order kernel/main.c makes them. */
@@ -467,14 +513,15 @@ static void all_checks(struct ktap *k)
 	report_noise_checks(&run, k);
 	report_xcpu_checks(&run, k);
 	report_lifecycle_checks(&run, k);
+	report_pvsteps_checks(&run, k);
 	report_ticks_checks(&run, k);
 	report_selftest_checks(&run, k);
 }
 
 static const report_json_member members[] = {
-	report_env_json,    report_measure_json,   report_noise_json,
-	report_xcpu_json,   report_lifecycle_json, report_ticks_json,
-	report_timing_json,
+	report_env_json,   report_measure_json,	  report_noise_json,
+	report_xcpu_json,  report_lifecycle_json, report_pvsteps_json,
+	report_ticks_json, report_timing_json,
 };
 
 /* --- the JSON, collected into memory (json_sink.h) ------------------------ */
@@ -854,6 +901,7 @@ static void printers(void **state)
 	report_cpus_print(&run);
 	report_measure_print(&run);
 	report_xcpu_print(&run);
+	report_pvsteps_print(&run);
 	report_ticks_print(&run);
 	fflush(stdout);
 	dup2(saved, STDOUT_FILENO);
@@ -1059,6 +1107,46 @@ static void noise_per_cpu(void **state)
 	assert_non_null(strstr(document, "\"cpus\": []"));
 }
 
+/* Each vCPU's updates a second, steps and flag changes; a stable step back
+ * beyond the resolution fails, and no record at all skips in a sentence. */
+static void pvsteps_per_cpu(void **state)
+{
+	(void)state;
+	fill_run(1.0);
+	all_checks(&first);
+	write_json(&first);
+	assert_non_null(strstr(document, "\"pvclock_steps\": {\n  \"present\": "
+					 "true"));
+	assert_non_null(strstr(document, "\"updates_per_s\": 6,"));
+	assert_non_null(strstr(document, "\"largest_forward_ns\": 180,"));
+	assert_non_null(strstr(document, "\"largest_back_ns\": -40,"));
+	assert_non_null(strstr(document, "\"set\": \"guest stopped\""));
+	assert_non_null(strstr(document, "{\"name\": \"pvclock steps: no step "
+					 "back beyond the record's "
+					 "resolution while TSC stable\","
+					 "\"result\": \"pass\""));
+	pvstep_monitors[1].stable_back_beyond = 1;
+	pvstep_monitors[1].stable_worst_back_ns = -500;
+	pvstep_monitors[0].unreadable = 1;
+	all_checks(&first);
+	write_json(&first);
+	assert_non_null(strstr(document, "{\"name\": \"pvclock steps: no step "
+					 "back beyond the record's "
+					 "resolution while TSC stable\","
+					 "\"result\": \"fail\""));
+	assert_non_null(strstr(document, "{\"name\": \"pvclock steps: every "
+					 "record settled within its read "
+					 "bound\",\"result\": \"fail\""));
+	run.pvsteps.present = false;
+	snprintf(run.pvsteps.reason, sizeof(run.pvsteps.reason),
+		 "no pvclock record here");
+	all_checks(&first);
+	write_json(&first);
+	assert_non_null(strstr(document, "\"result\": \"skip\",\"info\": "
+					 "\"no pvclock record here\""));
+	assert_non_null(strstr(document, "\"clock\": null"));
+}
+
 /* With a steal record, each CPU says how much of its gap time it
  * accounts as steal; without one, steal is null and the words say why. */
 static void noise_steal_attribution(void **state)
@@ -1175,6 +1263,7 @@ int main(void)
 		cmocka_unit_test(translated_under_tcg),
 		cmocka_unit_test(noise_per_cpu),
 		cmocka_unit_test(noise_steal_attribution),
+		cmocka_unit_test(pvsteps_per_cpu),
 		cmocka_unit_test(a_shared_rate_names_its_source),
 		cmocka_unit_test(names_are_stable),
 		cmocka_unit_test(verdicts),
