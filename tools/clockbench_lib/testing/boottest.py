@@ -79,7 +79,10 @@ def boot_log_name(test, boot):
 def boot_record(spec, outcome, log_shown):
     """What `run --json` would have written for this boot, said quietly: the run's record
     (with the guest's report when it printed a valid one), or for a Linux boot
-    clockbench-user's document with the runner member."""
+    clockbench-user's document with the runner member; None when the runner read no
+    console at all (the boot never started)."""
+    if outcome.report is None:
+        return None
     if spec.runs_user:
         if (outcome.verdict in ("pass", "fail", "skip") and outcome.command is not None
                 and osreport.has_os_report(outcome.lines)):
