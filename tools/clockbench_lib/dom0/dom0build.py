@@ -20,6 +20,7 @@ soname and who needs it), a module that is not there.  When apt's candidate diff
 a pin, notes say so in one sentence each, and the pin is used.
 """
 
+import filecmp
 import glob
 import lzma
 import os
@@ -576,10 +577,12 @@ def write_kernel_elf(kernel_path, out_path):
     os.replace(out_path + ".partial", out_path)
 
 
-def build(root, out_dir, log=print, run=_run):
-    """Build the dom0 under `out_dir` from the tree at `root`: returns (kernel path,
-    Initramfs).  `log` gets the notes and progress lines (the domU's initramfs among
-    them)."""
+def prepare(root, out_dir, log=print, run=_run):
+    """The part of build() that needs nothing of this tree's own builds: the packages
+    downloaded and unpacked into the staging tree, the kernel copied to `out_dir` and the
+    ELF kernel it holds unpacked beside it (each done again only when what it comes from
+    changed).  Returns (contents, domU's contents, staging folder, kernel path); `make`
+    runs it beside newlib's build (`dom0-build --stage`)."""
     pins = read_pins(os.path.join(root, PACKAGES_CFG))
     contents = read_contents(os.path.join(root, CONTENTS_CFG))
     domu_contents = read_contents(os.path.join(root, DOMU_CONTENTS_CFG), need_kernel=False)
@@ -594,13 +597,27 @@ def build(root, out_dir, log=print, run=_run):
         raise Dom0BuildError(f"the kernel {contents.kernel} ({CONTENTS_CFG}) is in no "
                              f"package of {PACKAGES_CFG}.")
     kernel_out = os.path.join(out_dir, KERNEL_NAME)
-    shutil.copyfile(kernel_host, kernel_out + ".partial")
-    os.replace(kernel_out + ".partial", kernel_out)
-    write_kernel_elf(kernel_out, os.path.join(out_dir, KERNEL_ELF_NAME))
+    elf_out = os.path.join(out_dir, KERNEL_ELF_NAME)
+    if not (os.path.isfile(elf_out) and os.path.isfile(kernel_out)
+            and filecmp.cmp(kernel_host, kernel_out, shallow=False)
+            and os.path.getmtime(elf_out) >= os.path.getmtime(kernel_out)):
+        shutil.copyfile(kernel_host, kernel_out + ".partial")
+        os.replace(kernel_out + ".partial", kernel_out)
+        write_kernel_elf(kernel_out, elf_out)
+    else:  # as new as what asked for them, for make
+        os.utime(kernel_out)
+        os.utime(elf_out)
+    return contents, domu_contents, staging, kernel_out
+
+
+def build(root, out_dir, log=print, run=_run):
+    """Build the dom0 under `out_dir` from the tree at `root`: returns (kernel path,
+    Initramfs).  `log` gets the notes and progress lines (the domU's initramfs among
+    them)."""
+    contents, domu_contents, staging, kernel_out = prepare(root, out_dir, log, run)
     domu = write_initramfs(domu_contents, staging, root,
                            os.path.join(out_dir, DOMU_INITRD_NAME))
     log(f"{os.path.relpath(domu.path, root)} (the Linux PV domU's): {domu.entries} "
         f"entries, {domu.size_bytes / (1 << 20):.1f} MiB")
     initramfs = write_initramfs(contents, staging, root, os.path.join(out_dir, INITRD_NAME))
     return kernel_out, initramfs
-
