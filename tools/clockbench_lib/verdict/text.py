@@ -70,12 +70,9 @@ def paragraph(verdict):
                    f"{_count(best.reading.max_reads_per_s)} a second.")
     pick = _cost(verdict, verdict.linux_picks)
     if pick and best and pick is not best:
-        change = (f"switching saves {_pct(verdict.saved_cpu_share)} % of one CPU"
-                  if verdict.saved_cpu_share >= 0 else
-                  f"switching costs {_pct(-verdict.saved_cpu_share)} % more of one CPU, "
-                  f"the price of a clocksource that stays safe")
         out.append(f"On {pick.clocksource} a read costs {_ns(pick.cost_ns)} ns {_via(pick)}, "
-                   f"{_pct(pick.reading.cpu_share)} % of a CPU at that rate: {change}.")
+                   f"{_pct(pick.reading.cpu_share)} % of a CPU at that rate: "
+                   f"{_switching(verdict, 'the price of a clocksource that stays safe')}.")
     out.append(_sentence(f"Why: {verdict.recommended_why}"))
     if verdict.linux_picks:
         out.append(_sentence(f"Linux picks {verdict.linux_picks} by itself: "
@@ -103,6 +100,15 @@ def paragraph(verdict):
     return " ".join(out)
 
 
+def _switching(verdict, why_dearer):
+    """What the recommended clocksource saves of a CPU against Linux's pick, or what it
+    costs more and `why_dearer`."""
+    if verdict.saved_cpu_share >= 0:
+        return f"switching saves {_pct(verdict.saved_cpu_share)} % of one CPU"
+    return (f"switching costs {_pct(-verdict.saved_cpu_share)} % more of one CPU, "
+            f"{why_dearer}")
+
+
 def short(verdict):
     """The verdict in one sentence or two: what to do, what it costs, and whether Linux
     agreed (compare's console, which leaves the evidence to --table verdict)."""
@@ -112,11 +118,8 @@ def short(verdict):
         out += (f" {best.clocksource}: {_ns(best.cost_ns)} ns {_via(best)}, "
                 f"{_pct(best.reading.cpu_share)} % of a CPU at {verdict.reads_per_s:,.0f} "
                 f"reads a second")
-        if verdict.saved_cpu_share and verdict.saved_cpu_share > 0:
-            out += f" (switching saves {_pct(verdict.saved_cpu_share)} % of one CPU)"
-        elif verdict.saved_cpu_share and verdict.saved_cpu_share < 0:
-            out += (f" (switching costs {_pct(-verdict.saved_cpu_share)} % more of one CPU, "
-                    f"for safety)")
+        if verdict.saved_cpu_share:
+            out += f" ({_switching(verdict, 'for safety')})"
         out += "."
     out_of = [c.clocksource for c in verdict.costs if not verdict.safety[c.clocksource].holds]
     if out_of:
