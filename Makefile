@@ -130,7 +130,7 @@ USER_SRCS := $(wildcard user/*.c) lib/stats.c lib/json.c lib/ktap.c lib/batch.c 
 USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I. -isystem $(BUILD)/include \
 	-static -pthread
 
-.PHONY: all images guest-options user iso xen-iso run check test unit-tests tool-tests boot-tests \
+.PHONY: all images guest-options user iso xen-iso run check test unit-tests tool-tests tool-tests-early tool-tests-late boot-tests \
 	layers lint format-check format docs deps clean fuzz fuzz-smoke fuzz-targets FORCE
 .DELETE_ON_ERROR:
 
@@ -407,21 +407,22 @@ check: deps
 # What the boots need is built a job a core (JOBS=1 for one at a time); newlib, then the
 # images, then the dom0's initramfs that holds them, is the longest chain.  Beside it, a
 # second make at a lower priority builds and runs what needs no image (format, layers,
-# lint, the unit tests, the fuzz smoke run): it takes the cores the chain leaves idle
-# (newlib's nine configures run one after another) without slowing it.  The other tests
-# then run in turn, each using the cores as it can.
+# lint, the unit tests, the fuzz smoke run, the tool tests that read only the sources):
+# it takes the cores the chain leaves idle (newlib's nine configures run one after
+# another) without slowing it.  The other tests then run in turn, each using the cores
+# as it can.
 JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 TEST_BUILDS = images dom0-stage user iso guest-options dom0 $(BUILD)/xen-4.17-amd64 \
 	$(BUILD)/clockbench-xen.iso
 TEST_CHECKS = $(UNIT_BINS) $(FUZZ_BINS) $(BUILD)/host/test_report \
 	$(BUILD)/host/test_user_report $(BUILD)/host/test_hist format-check layers lint \
-	fuzz-smoke unit-tests
+	fuzz-smoke unit-tests tool-tests-early
 test:
 	@$(MAKE) --no-print-directory $(BUILD)/include/xen
 	@nice -n 10 $(MAKE) --no-print-directory -j$(JOBS) $(TEST_CHECKS) & checks=$$!; \
 	$(MAKE) --no-print-directory -j$(JOBS) $(TEST_BUILDS); built=$$?; \
 	wait $$checks; checked=$$?; [ $$built -eq 0 ] && [ $$checked -eq 0 ]
-	@$(MAKE) --no-print-directory tool-tests
+	@$(MAKE) --no-print-directory tool-tests-late
 	@$(MAKE) --no-print-directory boot-tests
 	@$(MAKE) --no-print-directory verdict-check
 	@$(MAKE) --no-print-directory matrix-check
@@ -475,9 +476,16 @@ unit-tests: $(UNIT_BINS)
 # One module more than cores at once: many wait on a subprocess, a fake QEMU's timeout or
 # a script's poll, and two left a fifth of two cores idle (138 s; 120 s three at once).
 TOOL_JOBS ?= $(shell echo $$(( $(JOBS) + 1 )))
-tool-tests: $(BUILD)/host/test_report $(BUILD)/host/test_user_report $(BUILD)/host/test_hist $(USER_PROGRAM) \
-		$(GUEST_OPTIONS) $(IMAGES) $(BUILD)/clockbench.iso
+# make test runs them in two parts: those that need nothing built (NEEDS_BUILD = False,
+# tests/tools/run) beside the build, the others once it has ended.
+TOOL_TEST_NEEDS = $(BUILD)/host/test_report $(BUILD)/host/test_user_report \
+	$(BUILD)/host/test_hist $(USER_PROGRAM) $(GUEST_OPTIONS) $(IMAGES) $(BUILD)/clockbench.iso
+tool-tests: $(TOOL_TEST_NEEDS)
 	@$(PYTHON) tests/tools/run --jobs $(TOOL_JOBS)
+tool-tests-early:
+	@$(PYTHON) tests/tools/run --jobs $(TOOL_JOBS) --only build-free
+tool-tests-late: $(TOOL_TEST_NEEDS)
+	@$(PYTHON) tests/tools/run --jobs $(TOOL_JOBS) --only built
 
 boot-tests: images iso $(BUILD)/xen-4.17-amd64 $(BUILD)/clockbench-xen.iso \
 		$(DOM0)/initrd.img

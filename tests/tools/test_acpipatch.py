@@ -13,6 +13,9 @@ from tests.tools import ROOT, parse_cfg
 from clockbench_lib.boot import acpipatch, qemu
 from clockbench_lib.base.outcome import RunnerError
 
+# Reads only the sources and tests/tools/fixtures (tests/tools/run runs it beside the build).
+NEEDS_BUILD = False
+
 FIXTURE = os.path.join(ROOT, acpipatch.FIXTURE_DIR, "APIC.bin")
 
 

@@ -12,6 +12,9 @@ from clockbench_lib.testing import testlist
 from clockbench_lib.base.outcome import RunnerError
 from clockbench_lib.testing.testlist import load_tests_cfg
 
+# Reads only the sources and tests/tools/fixtures (tests/tools/run runs it beside the build).
+NEEDS_BUILD = False
+
 
 class WhichRunAlone(unittest.TestCase):
     def test_measures_ticks_under_tcg(self):

@@ -12,6 +12,9 @@ import unittest
 
 from clockbench_lib.dom0 import bzimage
 
+# Reads only the sources and tests/tools/fixtures (tests/tools/run runs it beside the build).
+NEEDS_BUILD = False
+
 ELF = b"\x7fELF" + bytes(range(256)) * 64
 
 

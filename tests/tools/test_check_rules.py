@@ -19,6 +19,9 @@ import unittest
 
 from tests.tools import PYTHON, ROOT
 
+# Reads only the sources and tests/tools/fixtures (tests/tools/run runs it beside the build).
+NEEDS_BUILD = False
+
 CHECK_RULES = os.path.join(ROOT, "tools", "check-rules")
 
 

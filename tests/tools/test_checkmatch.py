@@ -8,6 +8,9 @@ from tests.tools import GOOD_LOG
 from clockbench_lib.model import console, report
 from clockbench_lib.testing import checkmatch, reportchecks
 
+# Reads only the sources and tests/tools/fixtures (tests/tools/run runs it beside the build).
+NEEDS_BUILD = False
+
 KTAP = ["clockbench 1.0", "KTAP version 1", "1..4",
         "ok 1 hpet: advances",
         "ok 2 hpet: runs at its nominal rate within 10000 ppm # +3 ppm (± 2 ppm) against tsc",

@@ -17,6 +17,9 @@ import unittest
 
 from tests.tools import ROOT, altered, run_cli
 
+# Reads only the sources and tests/tools/fixtures (tests/tools/run runs it beside the build).
+NEEDS_BUILD = False
+
 DOC = os.path.join(ROOT, "docs", "compare.md")
 # Where the section of examples that run on the fixtures starts, and where it ends.
 START, END = "## Comparing\n", "### Tick costs\n"

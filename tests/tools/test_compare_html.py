@@ -28,6 +28,9 @@ from clockbench_lib.compare.table import Table
 from clockbench_lib.compare.ticks import compare_ticks, tick_table
 from clockbench_lib.base.outcome import RunnerError
 
+# Reads only the sources and tests/tools/fixtures (tests/tools/run runs it beside the build).
+NEEDS_BUILD = False
+
 SAMPLE = os.path.join(FIXTURES, "matrix", "sample")
 LINUX = os.path.join(FIXTURES, "linux")
 HAVE_MATPLOTLIB = os.path.exists("/usr/lib/python3/dist-packages/matplotlib")

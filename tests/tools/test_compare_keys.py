@@ -22,6 +22,9 @@ from clockbench_lib.compare.inputs import Inputs, Run, load_inputs, parse_labels
 from clockbench_lib.model.record import load_measurement, load_record
 from clockbench_lib.base.outcome import RunnerError
 
+# Reads only the sources and tests/tools/fixtures (tests/tools/run runs it beside the build).
+NEEDS_BUILD = False
+
 MATRIX_FIXTURES = os.path.join(FIXTURES, "matrix")
 SAMPLE = os.path.join(MATRIX_FIXTURES, "sample")   # Intel host, clockbench/1
 AMD = os.path.join(MATRIX_FIXTURES, "amd")         # AMD host "vm", clockbench/2

@@ -18,6 +18,9 @@ from clockbench_lib.compare import matrix
 from clockbench_lib.compare.inputs import load_inputs
 from clockbench_lib.compare.lifecycletable import compare_lifecycle
 
+# Reads only the sources and tests/tools/fixtures (tests/tools/run runs it beside the build).
+NEEDS_BUILD = False
+
 LIFE = os.path.join(FIXTURES, "matrix", "life")
 AMD = os.path.join(FIXTURES, "matrix", "amd")
 CLOCKS = ("tsc", "tsc_rdtscp", "tsc_ordered", "hpet", "acpi_pm")

@@ -22,6 +22,9 @@ from clockbench_lib.compare.ticks import compare_ticks, format_tick_table, tick_
 from clockbench_lib.compare.xentable import compare_xen, format_xen_table, xen_table
 from clockbench_lib.compare.table import Column, Row, Table
 
+# Reads only the sources and tests/tools/fixtures (tests/tools/run runs it beside the build).
+NEEDS_BUILD = False
+
 SAMPLE = os.path.join(FIXTURES, "matrix", "sample")
 LINUX = os.path.join(FIXTURES, "linux")
 

@@ -18,6 +18,9 @@ from tests.tools import altered, run_cli
 from clockbench_lib.compare.change import label_pairs
 from clockbench_lib.compare.inputs import Comparable, HostIdentity, Inputs, Run, load_inputs
 
+# Reads only the sources and tests/tools/fixtures (tests/tools/run runs it beside the build).
+NEEDS_BUILD = False
+
 AMD, SAMPLE = altered.AMD, altered.SAMPLE
 WIDTH = 160
 

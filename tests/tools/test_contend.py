@@ -18,6 +18,9 @@ from tests.tools.test_lifecycle import FakeProcess, FakeQmp
 from clockbench_lib.base.outcome import RunnerError
 from clockbench_lib.boot import contend, lifecycle, qemu, xen
 
+# Reads only the sources and tests/tools/fixtures (tests/tools/run runs it beside the build).
+NEEDS_BUILD = False
+
 
 def vcpus(*threads):
     return [{"cpu-index": index, "thread-id": thread, "qom-path": f"/machine/cpu{index}"}

@@ -17,6 +17,9 @@ import unittest
 from tests.tools import ROOT
 from clockbench_lib.dom0 import cpio
 
+# Reads only the sources and tests/tools/fixtures (tests/tools/run runs it beside the build).
+NEEDS_BUILD = False
+
 
 def archive(build, mtime=0):
     """The bytes of an archive that `build(writer)` fills."""

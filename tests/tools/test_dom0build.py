@@ -21,6 +21,9 @@ from tests.tools import ROOT
 from clockbench_lib.dom0 import cpio, dom0build, elffile
 from clockbench_lib.dom0.dom0build import Dom0BuildError
 
+# Reads only the sources and tests/tools/fixtures (tests/tools/run runs it beside the build).
+NEEDS_BUILD = False
+
 HOST_PROGRAM = "/usr/bin/dash"  # a dynamic program every Debian host has
 
 

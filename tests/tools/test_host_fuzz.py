@@ -11,6 +11,9 @@ import unittest
 
 from tests.tools import PYTHON, ROOT
 
+# Reads only the sources and tests/tools/fixtures (tests/tools/run runs it beside the build).
+NEEDS_BUILD = False
+
 FUZZER = os.path.join(ROOT, "tests", "fuzz", "host_fuzz.py")
 REGRESSIONS = os.path.join(ROOT, "tests", "fuzz", "host-regressions")
 

@@ -23,6 +23,9 @@ from clockbench_lib.compare.summary import busy_line
 from clockbench_lib.model import report
 from clockbench_lib.model.record import record_of
 
+# Reads only the sources and tests/tools/fixtures (tests/tools/run runs it beside the build).
+NEEDS_BUILD = False
+
 PROC = os.path.join(FIXTURES, "hoststate")
 START, END = os.path.join(PROC, "start"), os.path.join(PROC, "end")
 

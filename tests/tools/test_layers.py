@@ -20,6 +20,9 @@ import unittest
 
 from tests.tools import PYTHON, ROOT
 
+# Reads only the sources and tests/tools/fixtures (tests/tools/run runs it beside the build).
+NEEDS_BUILD = False
+
 LAYERS = os.path.join(ROOT, "tools", "layers")
 CONFIG = "layers.cfg"
 

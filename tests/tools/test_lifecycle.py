@@ -18,6 +18,9 @@ from clockbench_lib.base.outcome import RunnerError
 from clockbench_lib.boot import lifecycle, qemu
 from clockbench_lib.testing.testlist import load_tests_cfg
 
+# Reads only the sources and tests/tools/fixtures (tests/tools/run runs it beside the build).
+NEEDS_BUILD = False
+
 
 class EventSpecs(unittest.TestCase):
     def test_good_specs(self):

@@ -13,6 +13,9 @@ from clockbench_lib.verdict import agree, linuxread
 from clockbench_lib.verdict.model import (AT_REST, NOT_WATCHED, STABLE, UNKNOWN,
                                           UNSTABLE, WatchdogPrediction)
 
+# Reads only the sources and tests/tools/fixtures (tests/tools/run runs it beside the build).
+NEEDS_BUILD = False
+
 MARK = ("clocksource: timekeeping watchdog on CPU0: Marking clocksource 'tsc' as unstable "
         "because the skew is too large:")
 DOCUMENT = {

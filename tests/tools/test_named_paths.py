@@ -10,6 +10,9 @@ import unittest
 
 from tests.tools import ROOT
 
+# Reads only the sources and tests/tools/fixtures (tests/tools/run runs it beside the build).
+NEEDS_BUILD = False
+
 # A path under one of the tree's folders, not part of a longer path (xen/drivers/...).
 FOLDERS = ("boot", "kernel", "drivers", "hypervisor", "lib", "base", "engine", "report",
            "platform", "tools", "tests", "docs", "user", "dom0")

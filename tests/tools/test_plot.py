@@ -24,6 +24,9 @@ from clockbench_lib.compare.inputs import load_inputs
 from clockbench_lib.compare.ticks import compare_ticks
 from clockbench_lib.base.outcome import RunnerError
 
+# Reads only the sources and tests/tools/fixtures (tests/tools/run runs it beside the build).
+NEEDS_BUILD = False
+
 SAMPLE = os.path.join(FIXTURES, "matrix", "sample")
 SMP_LOG = os.path.join(FIXTURES, "smp.log")
 SAMPLE_CLOCKS = ["tsc", "tsc_rdtscp", "tsc_ordered", "hpet", "acpi_pm", "pit", "kvm_clock",

@@ -19,6 +19,9 @@ from clockbench_lib.model.manifest import MANIFEST, MANIFEST_SCHEMA, load_manife
 from clockbench_lib.model.record import (Distribution, Host, load_measurement, load_record,
                                          read_input, record_of)
 
+# Reads only the sources and tests/tools/fixtures (tests/tools/run runs it beside the build).
+NEEDS_BUILD = False
+
 MATRIX = os.path.join(ROOT, "tests", "tools", "fixtures", "matrix")
 AMD = os.path.join(MATRIX, "amd")         # AMD host "vm", clockbench/2 records
 SAMPLE = os.path.join(MATRIX, "sample")   # clockbench/1 reports

@@ -21,6 +21,9 @@ from clockbench_lib.verdict import cost, model, text  # noqa: E402
 from clockbench_lib.verdict import verdict as judging  # noqa: E402
 from clockbench_lib.verdict.verdict import Environment, judge  # noqa: E402
 
+# Reads only the sources and tests/tools/fixtures (tests/tools/run runs it beside the build).
+NEEDS_BUILD = False
+
 MATRIX = os.path.join(FIXTURES, "matrix")
 SAMPLE, AMD, LIFE = (os.path.join(MATRIX, name) for name in ("sample", "amd", "life"))
 LINUX_LOG = os.path.join(FIXTURES, "linux", "linux-pc.log")

@@ -15,6 +15,9 @@ from clockbench_lib.verdict import choice, watchdog
 from clockbench_lib.verdict.model import (AT_REST, EXEMPT, NOT_WATCHED, OUTCOMES, SKIP,
                                           STABLE, UNKNOWN, UNSTABLE)
 
+# Reads only the sources and tests/tools/fixtures (tests/tools/run runs it beside the build).
+NEEDS_BUILD = False
+
 INTEL = "GenuineIntel family 6 model 85 stepping 7 (test)"
 AMD = "AuthenticAMD family 15 model 107 stepping 1 (test)"
 
