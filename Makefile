@@ -130,7 +130,7 @@ USER_SRCS := $(wildcard user/*.c) lib/stats.c lib/json.c lib/ktap.c lib/batch.c 
 USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I. -isystem $(BUILD)/include \
 	-static -pthread
 
-.PHONY: all images guest-options user iso xen-iso run check test unit-tests tool-tests tool-tests-early tool-tests-late boot-tests \
+.PHONY: all images guest-options user iso xen-iso run check test unit-tests tool-tests tool-tests-early tool-tests-late boot-tests boot-and-tool-tests \
 	layers lint format-check format docs deps clean fuzz fuzz-smoke fuzz-targets FORCE
 .DELETE_ON_ERROR:
 
@@ -409,8 +409,8 @@ check: deps
 # second make at a lower priority builds and runs what needs no image (format, layers,
 # lint, the unit tests, the fuzz smoke run, the tool tests that read only the sources):
 # it takes the cores the chain leaves idle (newlib's nine configures run one after
-# another) without slowing it.  The other tests then run in turn, each using the cores
-# as it can.
+# another) without slowing it.  Then the boot tests, with the other tool tests beside
+# them (boot-and-tool-tests), then the two checks that read the boots' records.
 JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 TEST_BUILDS = images dom0-stage user iso guest-options dom0 $(BUILD)/xen-4.17-amd64 \
 	$(BUILD)/clockbench-xen.iso
@@ -422,8 +422,7 @@ test:
 	@nice -n 10 $(MAKE) --no-print-directory -j$(JOBS) $(TEST_CHECKS) & checks=$$!; \
 	$(MAKE) --no-print-directory -j$(JOBS) $(TEST_BUILDS); built=$$?; \
 	wait $$checks; checked=$$?; [ $$built -eq 0 ] && [ $$checked -eq 0 ]
-	@$(MAKE) --no-print-directory tool-tests-late
-	@$(MAKE) --no-print-directory boot-tests
+	@$(MAKE) --no-print-directory boot-and-tool-tests
 	@$(MAKE) --no-print-directory verdict-check
 	@$(MAKE) --no-print-directory matrix-check
 
@@ -487,9 +486,17 @@ tool-tests-early:
 tool-tests-late: $(TOOL_TEST_NEEDS)
 	@$(PYTHON) tests/tools/run --jobs $(TOOL_JOBS) --only built
 
-boot-tests: images iso $(BUILD)/xen-4.17-amd64 $(BUILD)/clockbench-xen.iso \
-		$(DOM0)/initrd.img
+BOOT_TEST_NEEDS = images iso $(BUILD)/xen-4.17-amd64 $(BUILD)/clockbench-xen.iso \
+	$(DOM0)/initrd.img
+boot-tests: $(BOOT_TEST_NEEDS)
 	@$(PYTHON) tools/clockbench test --no-build
+
+# make test's last long step: the tool tests that need the build run beside the boots, at
+# a lower priority, once the boots that must run alone (they judge timer ticks) are over;
+# each fills the cores the other leaves idle.
+boot-and-tool-tests: $(BOOT_TEST_NEEDS) $(TOOL_TEST_NEEDS)
+	@$(PYTHON) tools/clockbench test --no-build \
+		--beside 'nice -n 10 $(PYTHON) tests/tools/run --jobs $(TOOL_JOBS) --only built'
 
 # --- fuzzing (docs/fuzzing.md) ----------------------------------------------
 # libFuzzer targets in tests/fuzz/, built by Debian's clang with ASan and

@@ -2,13 +2,19 @@
 """Boot tests that measure ticks under TCG run alone (clockbench_lib/boot/bootgate.py)."""
 
 import concurrent.futures
+import io
+import os
+import tempfile
 import threading
 import time
 import unittest
+from contextlib import redirect_stdout
+from unittest import mock
 
 from tests.tools import ROOT, parse_cfg
 from clockbench_lib.boot import bootgate, qemu
-from clockbench_lib.testing import testlist
+from clockbench_lib.testing import beside, boottest, testlist
+from clockbench_lib.testing.testreport import TestResult
 from clockbench_lib.base.outcome import RunnerError
 from clockbench_lib.testing.testlist import load_tests_cfg
 
@@ -109,6 +115,82 @@ class Gate(unittest.TestCase):
         spans = sorted(self.run_boots(["shared"] * 4))
         self.assertTrue(self.overlap(spans[0], spans[1]))
         self.assertTrue(self.overlap(spans[2], spans[3]))
+
+
+class WhenShared(unittest.TestCase):
+    """run_boot_tests() calls when_shared once, after the last boot that runs alone."""
+
+    def run_list(self, lines, skips=()):
+        tests = parse_cfg("\n".join(lines))
+        events, lock = [], threading.Lock()
+
+        def fake_boot(test, announcer):
+            del announcer
+            with lock:
+                events.append(("start", test.name))
+            time.sleep(0.02)
+            with lock:
+                events.append(("end", test.name))
+            return TestResult(state="ok")
+
+        def shared():
+            with lock:
+                events.append(("shared", None))
+
+        with mock.patch.object(boottest, "run_boot_test", fake_boot), \
+                redirect_stdout(io.StringIO()):
+            boottest.run_boot_tests(tests, {name: "skipped" for name in skips}, 2,
+                                    when_shared=shared)
+        return events
+
+    def test_after_the_last_alone_boot(self):
+        events = self.run_list(["boot a groups=quick args=tick_rates=",
+                                "boot t1 args=tick_rates=100",
+                                "boot b groups=quick args=tick_rates=",
+                                "boot t2 args=tick_rates=100"])
+        self.assertEqual(events.count(("shared", None)), 1)
+        at = events.index(("shared", None))
+        self.assertLess(events.index(("end", "t1")), at)
+        self.assertLess(events.index(("end", "t2")), at)
+
+    def test_at_once_when_none_runs_alone(self):
+        events = self.run_list(["boot a groups=quick args=tick_rates=",
+                                "boot t1 args=tick_rates=100"], skips=["t1"])
+        self.assertEqual(events[0], ("shared", None))
+        self.assertEqual(events.count(("shared", None)), 1)
+
+
+class BesideCommand(unittest.TestCase):
+    """The command beside the boots: its output kept, its failure said, its wait bounded."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.log = os.path.join(self.tmp.name, "tests", "beside.log")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_output_and_success(self):
+        neighbour = beside.Beside("echo one; echo two >&2", self.log)
+        neighbour.start()
+        neighbour.start()
+        output, problem = neighbour.finish()
+        self.assertEqual(sorted(output.split()), ["one", "two"])
+        self.assertIsNone(problem)
+
+    def test_a_failure_is_one_sentence(self):
+        output, problem = beside.Beside("echo bad; exit 3", self.log).finish()
+        self.assertEqual(output, "bad\n")
+        self.assertEqual(problem, "the command beside the boots, `echo bad; exit 3`, exited "
+                                  "with 3.")
+
+    def test_the_wait_is_bounded(self):
+        neighbour = beside.Beside("sleep 30", self.log)
+        with mock.patch.object(beside, "FINISH_BOUND_S", 0.2):
+            start = time.monotonic()
+            _, problem = neighbour.finish()
+        self.assertLess(time.monotonic() - start, 10)
+        self.assertIn("had not ended 0.2 s after the last boot: it was stopped.", problem)
 
 
 if __name__ == "__main__":

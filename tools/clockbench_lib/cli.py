@@ -270,6 +270,11 @@ def add_test_parser(subparsers):
                         help="boots run at once (default: 2)")
     parser.add_argument("--config", metavar="FILE", help=f"test list (default: {TESTS_CFG})")
     parser.add_argument("--no-build", action="store_true", help="don't run make first")
+    parser.add_argument("--beside", metavar="COMMAND",
+                        help="run COMMAND (through sh) beside the boots once none that must "
+                             "run alone is left; its output goes to "
+                             f"{TESTS_DIR}/beside.log and is shown after the results, and "
+                             "its failure fails the run (make test runs the tool tests so)")
     parser.add_argument("names", nargs="*", metavar="NAME", help="only these tests"
                         ).completer = completion.test_names
     parser.set_defaults(handler=cmd_test)

@@ -7,6 +7,7 @@ import datetime
 import os
 import re
 import shlex
+import threading
 from dataclasses import replace
 
 from ..base import paths
@@ -17,7 +18,7 @@ from ..boot import bootgate, guestopts, kvmprobe, qemu
 from ..boot.once import boot_once, build_images, check_image
 from ..boot.process import stop_all
 from ..boot.runner import checks_guest_options, command_announcer, kvm_cpu_choice, say
-from . import testreport
+from . import beside, testreport
 from .reportchecks import run_report_checks
 from .testlist import TESTS_CFG, load_tests_cfg, select_boot_tests
 from .testreport import TestResult
@@ -273,18 +274,34 @@ def check_test_options(tests):
                               f"expect=fail).")
 
 
-def run_boot_tests(tests, skips, jobs, verbose=False):
+def run_boot_tests(tests, skips, jobs, verbose=False, when_shared=None):
     """Run `tests` on `jobs` workers, printing results in list order (TAP lines); returns
     the results.  `verbose` prints each boot's QEMU command before it starts.  A boot that
-    measures ticks under TCG runs alone (bootgate.py says why)."""
+    measures ticks under TCG runs alone (bootgate.py says why); `when_shared`, if given,
+    is called once no such boot is left to run."""
     results = []
     gate = bootgate.BootGate()
     alone = {test.name: bootgate.runs_alone(test) for test in tests}
+    alone_left = [sum(alone[test.name] for test in tests if test.name not in skips)]
+    alone_lock = threading.Lock()
+
+    def alone_ended():
+        with alone_lock:
+            alone_left[0] -= 1
+            if alone_left[0] == 0 and when_shared:
+                when_shared()
 
     def run_gated(test):
-        with gate.boot(alone=alone[test.name]):
-            return run_boot_test(test,
-                                 command_announcer("test", test.name) if verbose else None)
+        try:
+            with gate.boot(alone=alone[test.name]):
+                return run_boot_test(test, command_announcer("test", test.name)
+                                     if verbose else None)
+        finally:
+            if alone[test.name]:
+                alone_ended()
+
+    if when_shared and not alone_left[0]:
+        when_shared()
 
     # Imported here: it brings logging, a seventh of the runner's start-up.
     import concurrent.futures  # pylint: disable=import-outside-toplevel
@@ -335,10 +352,26 @@ def cmd_test(args):
     prepare_tests([test for test in chosen if test.name not in skips], not args.no_build)
     print("\n".join([testreport.TAP_VERSION, f"1..{len(chosen)}"]
                     + [f"# {note}" for note in notes]), flush=True)
-    results = run_boot_tests(chosen, skips, args.jobs, args.verbose)
+    neighbour = (beside.Beside(args.beside, paths.work_path(TESTS_DIR, "beside.log"))
+                 if args.beside else None)
+    try:
+        results = run_boot_tests(chosen, skips, args.jobs, args.verbose,
+                                 neighbour.start if neighbour else None)
+    except BaseException:
+        if neighbour:
+            neighbour.stop()
+        raise
     print(testreport.totals_line(results), flush=True)
+    beside_failed = False
+    if neighbour:
+        output, problem = neighbour.finish()
+        print(output, end="" if output.endswith("\n") or not output else "\n", flush=True)
+        if problem:
+            say("test", problem)
+            beside_failed = True
     if args.junit:
         seconds = (datetime.datetime.now(datetime.timezone.utc) - started).total_seconds()
         testreport.write_junit(args.junit, [test.name for test in chosen], results, seconds,
                                started)
-    return EXIT_FAIL if any(result.state == "not ok" for result in results) else EXIT_PASS
+    return EXIT_FAIL if beside_failed or any(result.state == "not ok" for result in results) \
+        else EXIT_PASS
