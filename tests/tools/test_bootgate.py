@@ -31,14 +31,18 @@ class WhichRunAlone(unittest.TestCase):
         self.assertTrue(alone(qemu.BootSpec(cmdline="tick_rates= tick_rates=100")),
                         "the last tick_rates= is the one the guest keeps")
         self.assertFalse(alone(qemu.BootSpec(accel="kvm")))
-        self.assertFalse(alone(qemu.BootSpec(boot="xen", smp=2)))
+        self.assertFalse(alone(qemu.BootSpec(boot="xen", smp=2, cmdline="tick_rates=100")))
+        self.assertTrue(alone(qemu.BootSpec(boot="xen", smp=4, cmdline="tick_rates=100,1000")),
+                        "a Xen boot whose 1000 Hz delivery is judged")
+        self.assertTrue(alone(qemu.BootSpec(boot="xen")), "the default rates hold 1000 Hz")
+        self.assertFalse(alone(qemu.BootSpec(boot="xen", cmdline="tick_rates=")))
         self.assertFalse(alone(qemu.BootSpec(boot="linux")))
 
     def test_the_tick_tests_of_the_list_run_alone(self):
         tests = {test.name: test for test in load_tests_cfg(f"{ROOT}/tests/tests.cfg")}
-        for name in ("ticks-pc", "ticks-hpet-off"):
+        for name in ("ticks-pc", "ticks-hpet-off", "xen-ticks", "xen-smp-4"):
             self.assertTrue(bootgate.measures_ticks_under_tcg(tests[name].spec), name)
-        for name in ("cpu-epyc", "exit-halt", "xen-hvm-domu-1", "mb1-pc", "smp-2",
+        for name in ("cpu-epyc", "exit-halt", "xen-hvm-domu-1", "xen-pc", "mb1-pc", "smp-2",
                      "fault-ud"):
             self.assertFalse(bootgate.measures_ticks_under_tcg(tests[name].spec),
                              f"{name}: its check profile measures no ticks")
