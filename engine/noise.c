@@ -30,31 +30,30 @@ static struct {
 	struct pvsteps_result *pvsteps;
 } spin;
 
-/* After a gap: the steal the record counted since the last read, against
- * the gap's length. */
-static void attribute_gap(struct noise_cpu *c, unsigned int cpu,
-			  uint64_t gap_cycles, uint64_t *steal_last)
+/* The record read just before a clock read: the last good value when it
+ * never settled (counted). */
+static uint64_t read_steal(struct noise_cpu *c, unsigned int cpu, uint64_t last)
 {
 	uint64_t steal;
 
 	if (steal_read_cpu(cpu, &steal)) {
 		c->steal.failed_reads++;
-		return;
+		return last;
 	}
-	steal_attribute(&c->steal, (double)gap_cycles * 1e9 / spin.out->tsc_hz,
-			steal >= *steal_last ? steal - *steal_last : 0);
-	*steal_last = steal;
+	return steal;
 }
 
 /* One CPU's spin: interrupts off, the TSC read back to back, every step
- * counted in its tally, and after each gap the steal record read. */
+ * counted in its tally; with a steal record, the record read before each
+ * clock read and its steal given to the runs of gaps (lib/steal.h). */
 static void noise_worker(void *arg)
 {
 	unsigned int cpu = cpu_index();
 	struct noise_cpu *c = &spin.out->cpu[cpu];
 	struct noise_tally *t = c->tally;
 	double hz = spin.out->tsc_hz;
-	uint64_t start, prev, now, reads, steal_first = 0, steal_last = 0;
+	uint64_t start, prev, now, reads, steal_first = 0, steal = 0;
+	struct steal_runs runs;
 
 	(void)arg;
 	if (spin.out->steal_kind != STEAL_NONE)
@@ -78,13 +77,20 @@ static void noise_worker(void *arg)
 			 "its steal record never settled at the spin's "
 			 "start");
 	}
-	steal_last = steal_first;
+	steal = steal_first;
+	steal_runs_start(&runs, steal_first);
 	start = prev = tsc_read();
 	for (reads = 1; reads < spin.max_reads; reads++) {
+		bool gap;
+
+		if (c->steal_ok)
+			steal = read_steal(c, cpu, steal);
 		now = tsc_read();
-		if (noise_tally_step(t, prev, now, spin.threshold_cycles, hz) &&
-		    c->steal_ok)
-			attribute_gap(c, cpu, now - prev, &steal_last);
+		gap = noise_tally_step(t, prev, now, spin.threshold_cycles, hz);
+		if (c->steal_ok)
+			steal_runs_step(&runs, &c->steal, steal,
+					gap ? (double)(now - prev) * 1e9 / hz
+					    : 0);
 		/* A step back leaves prev where it was: the span is measured
 		 * from the first read to the furthest. */
 		if (now > prev)
@@ -99,10 +105,13 @@ static void noise_worker(void *arg)
 	pvsteps_pause(spin.pvsteps, cpu, PVSTEPS_SPAN_NOISE);
 	t->reads = reads;
 	t->span_cycles = prev - start;
-	if (c->steal_ok && !steal_read_cpu(cpu, &steal_last))
-		c->steal_total_ns = steal_last >= steal_first
-					    ? steal_last - steal_first
-					    : 0;
+	if (c->steal_ok) {
+		/* A last read that never settles leaves the last good one. */
+		steal = read_steal(c, cpu, steal);
+		steal_runs_end(&runs, &c->steal, steal);
+		c->steal_total_ns =
+			steal >= steal_first ? steal - steal_first : 0;
+	}
 	steal_stop_cpu(cpu);
 	c->ran = true;
 }

@@ -71,10 +71,53 @@ void steal_attribute(struct steal_attribution *a, double gap_ns,
 	a->gap_ns += gap_ns;
 	a->steal_in_gaps_ns += in_gap;
 	a->steal_outside_ns += steal - in_gap;
-	a->gaps_with_steal += steal_delta_ns > 0;
+	if (steal_delta_ns > 0) {
+		a->gaps_with_steal++;
+		a->steal_gaps_ns += gap_ns;
+	}
 }
 
 double steal_share_pct(const struct steal_attribution *a)
 {
 	return a->gap_ns > 0 ? 100.0 * a->steal_in_gaps_ns / a->gap_ns : 0;
+}
+
+/* The run's gaps against what the record gained from before its first
+ * clock read to @steal_after. */
+static void close_run(struct steal_runs *r, struct steal_attribution *a,
+		      uint64_t steal_after)
+{
+	steal_attribute(a, r->run_gap_ns,
+			steal_after >= r->run_base ? steal_after - r->run_base
+						   : 0);
+	r->in_run = false;
+	r->run_gap_ns = 0;
+}
+
+void steal_runs_start(struct steal_runs *r, uint64_t steal_first)
+{
+	memset(r, 0, sizeof(*r));
+	r->before_prev = steal_first;
+}
+
+void steal_runs_step(struct steal_runs *r, struct steal_attribution *a,
+		     uint64_t steal_before_now, double gap_ns)
+{
+	if (gap_ns > 0) {
+		if (!r->in_run) {
+			r->in_run = true;
+			r->run_base = r->before_prev;
+		}
+		r->run_gap_ns += gap_ns;
+	} else if (r->in_run) {
+		close_run(r, a, steal_before_now);
+	}
+	r->before_prev = steal_before_now;
+}
+
+void steal_runs_end(struct steal_runs *r, struct steal_attribution *a,
+		    uint64_t steal_end)
+{
+	if (r->in_run)
+		close_run(r, a, steal_end);
 }

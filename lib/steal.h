@@ -61,11 +61,12 @@ int steal_read_xen(const volatile struct vcpu_runstate_info *rs,
 
 /* The gaps of one CPU's spin against the steal its record counted. */
 struct steal_attribution {
-	double gap_ns;		 /* all gaps */
-	double steal_in_gaps_ns; /* steal the gaps account for */
-	double steal_outside_ns; /* steal counted beyond any gap's length */
-	uint64_t gaps_with_steal;
-	uint64_t failed_reads; /* reads that never settled (skipped) */
+	double gap_ns;		  /* all gaps */
+	double steal_in_gaps_ns;  /* steal the gaps account for */
+	double steal_outside_ns;  /* steal counted beyond any gap's length */
+	double steal_gaps_ns;	  /* the gap time of those that held steal */
+	uint64_t gaps_with_steal; /* runs of gaps (see below) with steal */
+	uint64_t failed_reads;	  /* reads that never settled (skipped) */
 };
 
 /**
@@ -79,5 +80,46 @@ void steal_attribute(struct steal_attribution *a, double gap_ns,
 
 /** The share of @a's gap time steal accounts for, in % (0 without gaps). */
 double steal_share_pct(const struct steal_attribution *a);
+
+/*
+ * Which steal belongs to which gap.  A spin reads the record just before
+ * each clock read, and a gap is the step between two clock reads.  The
+ * hypervisor may take the vCPU away anywhere in that step, and where the
+ * clock read traps (a Xen PV guest's rdtsc, emulated) it does so on the
+ * way out of the trap: the value was taken before the wait, the guest gets
+ * it after, and the wait shows as the *next* step's gap, while a record
+ * read after that value already holds its steal (seen under Xen 4.17:
+ * a 2.2 ms steal read after a 50 us gap, the 2.4 ms gap that held it
+ * next).  So steal is given to runs of gaps, steps above the threshold
+ * one after another: from the record read before the run's first clock
+ * read to the one before the first clock read after it, which no wait of
+ * the run can fall outside of, and into which nothing else falls but the
+ * short steps at its two ends.
+ */
+struct steal_runs {
+	uint64_t before_prev; /* the record read before the last clock read */
+	uint64_t run_base;    /* the record read before the run's first */
+	double run_gap_ns;    /* the run's gaps so far */
+	bool in_run;
+};
+
+/** Start @r at the spin's first clock read, the record read just before
+ * it being @steal_first. */
+void steal_runs_start(struct steal_runs *r, uint64_t steal_first);
+
+/**
+ * One step of the spin, into @a through @r: @steal_before_now is the
+ * record read just before the step's closing clock read, @gap_ns the
+ * step's length when it was a gap, else 0.
+ */
+void steal_runs_step(struct steal_runs *r, struct steal_attribution *a,
+		     uint64_t steal_before_now, double gap_ns);
+
+/**
+ * The spin's end, with the record read after its last clock read
+ * (@steal_end): a run still open takes what the record gained up to it.
+ */
+void steal_runs_end(struct steal_runs *r, struct steal_attribution *a,
+		    uint64_t steal_end);
 
 #endif

@@ -6,6 +6,33 @@
 #include "report/run.h"
 #include "report/tolerances.h"
 
+/* Where a CPU's gap time went: the steal its record counted, the rest of
+ * the gaps that held steal (the hypervisor's switching, which it counts as
+ * the vCPU's running time), and the gaps without steal (exits and
+ * interrupts, the hypervisor's or the host's). */
+static void print_steal_split(const struct noise_result *n,
+			      const struct noise_cpu *c, unsigned int cpu)
+{
+	const struct steal_attribution *a = &c->steal;
+	double span_ns;
+
+	if (!c->online || !c->ran || !c->steal_ok || !c->tally)
+		return;
+	span_ns = (double)c->tally->span_cycles * 1e9 / n->tsc_hz;
+	printf("  CPU %u: steal %.1f ms, %.1f %% of its spin; %.1f ms of it in "
+	       "%llu gaps that held steal (%.1f ms: %.1f %% steal, the rest "
+	       "the hypervisor's switching, counted as running), %.1f ms in "
+	       "gaps without steal (exits and interrupts)\n",
+	       cpu, (double)c->steal_total_ns / 1e6,
+	       span_ns > 0 ? 100.0 * (double)c->steal_total_ns / span_ns : 0,
+	       a->steal_in_gaps_ns / 1e6,
+	       (unsigned long long)a->gaps_with_steal, a->steal_gaps_ns / 1e6,
+	       a->steal_gaps_ns > 0
+		       ? 100.0 * a->steal_in_gaps_ns / a->steal_gaps_ns
+		       : 0,
+	       (a->gap_ns - a->steal_gaps_ns) / 1e6);
+}
+
 void report_noise_print(const struct run_report *run)
 {
 	const struct noise_result *n = &run->noise;
@@ -54,6 +81,8 @@ void report_noise_print(const struct run_report *run)
 			printf(" %9s%s%s\n", "-", c->steal_why[0] ? "  " : "",
 			       c->steal_why);
 	}
+	for (cpu = 0; cpu < n->ncpu; cpu++)
+		print_steal_split(n, &n->cpu[cpu], cpu);
 }
 
 void report_noise_checks(const struct run_report *run, struct ktap *k)
@@ -89,8 +118,8 @@ void report_noise_checks(const struct run_report *run, struct ktap *k)
 }
 
 /* {"registered", "reason", "total_ns", "in_gaps_ns", "outside_ns",
- * "share_pct", "gaps_with_steal", "failed_reads"}, or null where there is
- * no steal interface. */
+ * "share_pct", "gaps_with_steal", "steal_gaps_ns", "failed_reads"}, or null
+ * where there is no steal interface. */
 static void json_steal(struct json_writer *w, const struct noise_result *n,
 		       const struct noise_cpu *c)
 {
@@ -108,6 +137,7 @@ static void json_steal(struct json_writer *w, const struct noise_result *n,
 	json_double_if(w, "outside_ns", ok, c->steal.steal_outside_ns);
 	json_double_if(w, "share_pct", ok, steal_share_pct(&c->steal));
 	json_uint_if(w, "gaps_with_steal", ok, c->steal.gaps_with_steal);
+	json_double_if(w, "steal_gaps_ns", ok, c->steal.steal_gaps_ns);
 	json_uint_if(w, "failed_reads", ok, c->steal.failed_reads);
 	json_object_end(w);
 }

@@ -79,10 +79,60 @@ static void attribution(void **state)
 	assert_float_equal(a.steal_in_gaps_ns, 1400000, 1e-6);
 	assert_float_equal(a.steal_outside_ns, 100000, 1e-6);
 	assert_int_equal(a.gaps_with_steal, 2);
+	assert_float_equal(a.steal_gaps_ns, 1500000, 1e-6);
 	assert_float_equal(steal_share_pct(&a), 100.0 * 1400000 / 1510000,
 			   1e-9);
 	memset(&a, 0, sizeof(a));
 	assert_float_equal(steal_share_pct(&a), 0, 0);
+}
+
+/* Steal goes to runs of gaps, from the record read before the run's first
+ * clock read to the one before the first read after it. */
+static void runs_of_gaps(void **state)
+{
+	struct steal_attribution a;
+	struct steal_runs r;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	steal_runs_start(&r, 100);
+	steal_runs_step(&r, &a, 100, 0);
+	/* A trapped clock read: its value was taken before a 2.2 ms wait
+	 * and returned after it, so the record read after it already holds
+	 * the wait, which shows as the gap of the step after. */
+	steal_runs_step(&r, &a, 100, 50000);
+	steal_runs_step(&r, &a, 100 + 2200000, 2400000);
+	assert_float_equal(a.gap_ns, 0, 0); /* the run is still open */
+	steal_runs_step(&r, &a, 100 + 2200000, 0);
+	assert_float_equal(a.gap_ns, 2450000, 1e-6);
+	assert_float_equal(a.steal_in_gaps_ns, 2200000, 1e-6);
+	assert_float_equal(a.steal_outside_ns, 0, 0);
+	assert_int_equal(a.gaps_with_steal, 1);
+	assert_float_equal(a.steal_gaps_ns, 2450000, 1e-6);
+	/* A wait between a record read and its clock read: the next record
+	 * read holds it, and closes the run. */
+	steal_runs_step(&r, &a, 2200100, 1000000);
+	steal_runs_step(&r, &a, 3100100, 0);
+	assert_float_equal(a.steal_in_gaps_ns, 3100000, 1e-6);
+	/* A gap without steal (an exit), and steal between two reads too
+	 * close to make a gap, which no gap is given. */
+	steal_runs_step(&r, &a, 3100100, 30000);
+	steal_runs_step(&r, &a, 3100100, 0);
+	steal_runs_step(&r, &a, 3100200, 0);
+	assert_float_equal(a.gap_ns, 3480000, 1e-6);
+	assert_float_equal(a.steal_in_gaps_ns, 3100000, 1e-6);
+	assert_int_equal(a.gaps_with_steal, 2);
+	/* A run open at the spin's end takes the last read; a record that
+	 * went back gives it none. */
+	steal_runs_step(&r, &a, 3100200, 400000);
+	steal_runs_end(&r, &a, 3400200);
+	assert_float_equal(a.steal_in_gaps_ns, 3400000, 1e-6);
+	steal_runs_end(&r, &a, 9999999); /* nothing open: nothing added */
+	assert_float_equal(a.steal_in_gaps_ns, 3400000, 1e-6);
+	steal_runs_step(&r, &a, 3400200, 10000);
+	steal_runs_end(&r, &a, 5);
+	assert_float_equal(a.steal_in_gaps_ns, 3400000, 1e-6);
+	assert_float_equal(a.gap_ns, 3890000, 1e-6);
 }
 
 /* Each record has its name; none is said as such. */
@@ -101,6 +151,7 @@ int main(void)
 		cmocka_unit_test(kvm_version_protocol),
 		cmocka_unit_test(xen_runstate_protocol),
 		cmocka_unit_test(attribution),
+		cmocka_unit_test(runs_of_gaps),
 		cmocka_unit_test(kind_names),
 	};
 
