@@ -112,21 +112,35 @@ class UnderXen(unittest.TestCase):
     """What dom0's runner (dom0/clockbench-domu's contend_start) says, as the record keeps
     it."""
 
-    LINES = ["(dom0) clockbench-domu: --contend: a busy loop in dom0 (its shell spinning) "
-             "runs on pCPU 1, dom0's vCPUs pinned there beside the domU's 2 vCPU(s) "
-             "(cpus=\"1\"), from before the domU runs to its end, bounded to 180 s.",
+    LINES = ["(dom0) clockbench-domu: --contend: 2 busy loops in dom0 (its shell spinning), "
+             "one on each dom0 vCPU, beside the domU's 2 vCPU(s) (pCPU 0: dom0 vCPU 0, domU "
+             "vCPU 0; pCPU 1: dom0 vCPU 1, domU vCPU 1), so a fair scheduler leaves each "
+             "domU vCPU 50 % of its pCPU; from before the domU runs to its end, bounded to "
+             "180 s.",
              "clockbench: PASS",
-             "(dom0) clockbench-domu: --contend: the busy loop on pCPU 1 ran 19 s."]
+             "(dom0) clockbench-domu: --contend: the busy loops ran 19 s."]
 
     def test_the_arrangement_read(self):
         state = xen.domu_contend(self.LINES, 2)
-        self.assertEqual(state["host_cpus"], [1])
+        self.assertEqual(state["host_cpus"], [0, 1])
         self.assertEqual(state["bound_s"], 180.0)
-        self.assertEqual(state["vcpus"], [{"vcpu": 0, "thread_id": None, "host_cpu": 1},
+        self.assertEqual(state["vcpus"], [{"vcpu": 0, "thread_id": None, "host_cpu": 0},
                                           {"vcpu": 1, "thread_id": None, "host_cpu": 1}])
-        self.assertEqual(state["loops"], [{"host_cpu": 1, "seconds": 19.0,
-                                           "cpu_seconds": None}])
+        self.assertEqual(state["loops"], [{"host_cpu": 0, "seconds": 19.0, "cpu_seconds": None},
+                                          {"host_cpu": 1, "seconds": 19.0, "cpu_seconds": None}])
+        self.assertIn("50 % of its pCPU", state["said"])
         self.assertTrue(state["said"].endswith("bounded to 180 s; it ran 19 s"))
+
+    def test_one_loop_beside_three_vcpus(self):
+        lines = ["(dom0) clockbench-domu: --contend: 1 busy loop in dom0 (its shell spinning), "
+                 "one on each dom0 vCPU, beside the domU's 3 vCPU(s) (pCPU 0: dom0 vCPU 0, "
+                 "domU vCPU 0, domU vCPU 2; pCPU 1: domU vCPU 1), so a fair scheduler leaves "
+                 "each domU vCPU between 33 and 100 % of its pCPU; from before the domU runs "
+                 "to its end, bounded to 180 s.",
+                 "(dom0) clockbench-domu: --contend: the busy loop ran 3 s."]
+        state = xen.domu_contend(lines, 3)
+        self.assertEqual([v["host_cpu"] for v in state["vcpus"]], [0, 1, 0])
+        self.assertEqual(state["loops"], [{"host_cpu": 0, "seconds": 3.0, "cpu_seconds": None}])
 
     def test_nothing_said(self):
         self.assertIsNone(xen.domu_contend(self.LINES[1:], 2))

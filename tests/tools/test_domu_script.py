@@ -352,13 +352,15 @@ console)
 	[ -z "$END_STATE" ] || echo "$END_STATE" >"$state"
 	while [ -f "$state" ]; do sleep 1; done ;;
 list)
+	[ "$2" != 0 ] || { printf 'Name   ID   Mem VCPUs\\tState\\tTime(s)\\nDomain-0 0 512 %s r----- 9.1\\n' \
+"$FAKE_DOM0_VCPUS"; exit 0; }
 	[ -f "$state" ] || { echo "Error: Domain '$2' does not exist." >&2; exit 1; }
 	printf 'Name   ID   Mem VCPUs\\tState\\tTime(s)\\n%s 1 128 1 %s 0.1\\n' "$2" "$(cat "$state")" ;;
 destroy) rm -f "$state" ;;
 info) printf 'host                   : fake\\nnr_cpus                : 2\\n' ;;
 vcpu-pin)
 	[ -z "$FAKE_XL_PIN_ERROR" ] || { echo "libxl: error: $FAKE_XL_PIN_ERROR" >&2; exit 1; }
-	echo "$2 $3 $4" >"$FAKE_XL_DIR/pinned" ;;
+	echo "$2 $3 $4" >>"$FAKE_XL_DIR/pinned" ;;
 esac
 """
 
@@ -383,8 +385,9 @@ class Runs:
     """Whole runs of main() against FAKE_XL; mixed into one TestCase per shell."""
 
     def run_main(self, console, end_state, *args, create_error="", pin_error="",
-                 pause_error="", save_error="no space left"):
-        """(status, stdout, stderr, scratch folder) of clockbench-domu -t pv ARGS."""
+                 pause_error="", save_error="no space left", dom0_vcpus=1):
+        """(status, stdout, stderr, scratch folder) of clockbench-domu -t pv ARGS, in a
+        dom0 of `dom0_vcpus` vCPUs."""
         scratch = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, scratch)
         bin_dir = os.path.join(scratch, "bin")
@@ -403,7 +406,7 @@ class Runs:
                    CONSOLE_FILE=os.path.join(scratch, "console.txt"), END_STATE=end_state,
                    FAKE_XL_CREATE_ERROR=create_error, FAKE_XL_PIN_ERROR=pin_error,
                    FAKE_XL_PAUSE_ERROR=pause_error, FAKE_XL_SAVE_ERROR=save_error,
-                   CLOCKBENCH_DOMU_POLL_S="0.1")
+                   FAKE_DOM0_VCPUS=str(dom0_vcpus), CLOCKBENCH_DOMU_POLL_S="0.1")
         status, stdout, stderr = self.run_shell(
             'main "$@"', "-t", "pv", "-i", "image.elf", "--prefix", "(dom0) ", *args,
             env=env, cwd=scratch)
@@ -495,25 +498,40 @@ class Runs:
 
     def test_contended(self):
         status, _, stderr, scratch = self.run_main("clockbench: PASS\n", "---s--", "-c", "2",
-                                                   "--contend")
+                                                   "--contend", dom0_vcpus=2)
         self.assertEqual(status, 0, stderr)
         with open(os.path.join(scratch, "config"), encoding="utf-8") as config:
-            self.assertIn('cpus = "1"\n', config.read())  # the last of xl info's 2
+            # vCPU N on pCPU N, of xl info's 2
+            self.assertIn('cpus = ["0", "1"]\n', config.read())
         with open(os.path.join(scratch, "pinned"), encoding="utf-8") as pinned:
-            self.assertEqual(pinned.read(), "0 all 1\n")  # dom0's vCPUs beside it
-        self.assertIn("(dom0) clockbench-domu: --contend: a busy loop in dom0 (its shell "
-                      "spinning) runs on pCPU 1, dom0's vCPUs pinned there beside the "
-                      "domU's 2 vCPU(s) (cpus=\"1\"), from before the domU runs to its "
-                      "end, bounded to 330 s.\n", stderr)
-        self.assertRegex(stderr, r"--contend: the busy loop on pCPU 1 ran \d+ s\.\n")
-        self.assertLess(stderr.index("--contend: a busy loop"), stderr.index("PASS"))
+            self.assertEqual(pinned.read(), "0 0 0\n0 1 1\n")  # dom0's vCPUs beside them
+        self.assertIn("(dom0) clockbench-domu: --contend: 2 busy loops in dom0 (its shell "
+                      "spinning), one on each dom0 vCPU, beside the domU's 2 vCPU(s) "
+                      "(pCPU 0: dom0 vCPU 0, domU vCPU 0; pCPU 1: dom0 vCPU 1, domU vCPU 1), "
+                      "so a fair scheduler leaves each domU vCPU 50 % of its pCPU; from "
+                      "before the domU runs to its end, bounded to 330 s.\n", stderr)
+        self.assertRegex(stderr, r"--contend: the busy loops ran \d+ s\.\n")
+        self.assertLess(stderr.index("--contend: 2 busy loops"), stderr.index("PASS"))
+
+    def test_contended_unevenly(self):
+        """Three vCPUs on two physical CPUs beside one dom0 vCPU: the shares differ."""
+        status, _, stderr, scratch = self.run_main("clockbench: PASS\n", "---s--", "-c", "3",
+                                                   "--contend", dom0_vcpus=1)
+        self.assertEqual(status, 0, stderr)
+        with open(os.path.join(scratch, "config"), encoding="utf-8") as config:
+            self.assertIn('cpus = ["0", "1", "0"]\n', config.read())
+        self.assertIn("--contend: 1 busy loop in dom0 (its shell spinning), one on each dom0 "
+                      "vCPU, beside the domU's 3 vCPU(s) (pCPU 0: dom0 vCPU 0, domU vCPU 0, "
+                      "domU vCPU 2; pCPU 1: domU vCPU 1), so a fair scheduler leaves each "
+                      "domU vCPU between 33 and 100 % of its pCPU;", stderr)
+        self.assertRegex(stderr, r"--contend: the busy loop ran \d+ s\.\n")
 
     def test_contend_refused_by_xl(self):
         status, _, stderr, scratch = self.run_main("clockbench: PASS\n", "---s--",
                                                    "--contend", pin_error="no such CPU")
         self.assertEqual(status, 2)
-        self.assertIn("--contend: xl vcpu-pin of dom0 to pCPU 1 failed: libxl: error: no "
-                      "such CPU.", stderr)
+        self.assertIn("--contend: xl vcpu-pin of dom0's vCPU 0 to pCPU 0 failed: libxl: "
+                      "error: no such CPU.", stderr)
         self.assertFalse(os.path.exists(os.path.join(scratch, "state")), "not destroyed")
 
     def test_linux_pv_missing_ramdisk(self):

@@ -169,6 +169,19 @@ class DomuBoots(unittest.TestCase):
             qemu.validate_spec(qemu.BootSpec(boot="xen-pvh-domu", machine="q35"))
         self.assertIn("runs on the pc machine only", str(caught.exception))
 
+    def test_contend_gives_dom0_a_vcpu_a_physical_cpu(self):
+        spec = qemu.BootSpec(boot="xen-pv-domu", smp=2, contend=True,
+                             memory_mib=qemu.default_memory_mib("xen-pv-domu"))
+        self.assertIn(" dom0_max_vcpus=1 ", spec.xen_command_line)
+        self.assertTrue(spec.xen_command_line.endswith(" noreboot dom0_max_vcpus=2"),
+                        "each a busy neighbour of the domU's vCPU on its physical CPU")
+        self.assertTrue(qemu.BootSpec(boot="xen-pv-domu", smp=3, contend=True,
+                                      xen_args="dom0_max_vcpus=1")
+                        .xen_command_line.endswith(" dom0_max_vcpus=3 dom0_max_vcpus=1"),
+                        "xen_args= has the last word")
+        self.assertTrue(qemu.BootSpec(boot="xen-pv-domu", smp=2).xen_command_line
+                        .endswith(" noreboot"))
+
     def test_verdicts(self):
         said = ["(dom0) clockbench-domu: pvh domU clockbench-pvh: 1 vCPU(s)",
                 "(dom0) clockbench-domu: FAIL: the domain crashed before a verdict "

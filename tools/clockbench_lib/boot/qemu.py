@@ -210,8 +210,12 @@ class BootSpec:
     @property
     def xen_command_line(self):
         """Xen's options for a boot under Xen, or None."""
-        return (xen.xen_options(self.smp, self.xen_args, self.boot) if self.xen_boot
-                else None)
+        if not self.xen_boot:
+            return None
+        # --contend gives dom0 a vCPU on each physical CPU, each a busy neighbour of the
+        # domU's vCPU there (dom0/clockbench-domu).
+        dom0_vcpus = self.qemu_smp if self.contend and self.runs_domu else None
+        return xen.xen_options(self.smp, self.xen_args, self.boot, dom0_vcpus)
 
     @property
     def kernel(self):

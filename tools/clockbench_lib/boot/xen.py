@@ -216,15 +216,18 @@ def workaround_lines(boot):
             for key in (xen_boot.workarounds if xen_boot else ())]
 
 
-def xen_options(smp, xen_args="", boot="xen"):
+def xen_options(smp, xen_args="", boot="xen", dom0_vcpus=None):
     """Xen's command line: the kind of dom0, the console, dom0's memory and every vCPU,
-    then `xen_args`.
+    then `xen_args`.  `dom0_vcpus`, if given, is dom0's vCPUs (a domU's --contend gives
+    dom0 one on each physical CPU, CONTEND_DOM0_VCPUS).
 
     Xen reads its options in order and the last value of a key wins, so `xen_args`
     (e.g. "clocksource=tsc dom0_max_vcpus=1") overrides the defaults.
     """
     words = [*BASE_OPTIONS, *(word.replace("{smp}", str(smp))
                               for word in XEN_BOOTS[boot].dom0_options), *FINAL_OPTIONS]
+    if dom0_vcpus:
+        words.append(f"dom0_max_vcpus={dom0_vcpus}")
     if xen_args.strip():
         words.append(xen_args.strip())
     return " ".join(words)
@@ -268,30 +271,36 @@ def dom0_command_line(boot, vcpus, options, timeout_s, memory_mib=DOMU_MEMORY_MI
 
 
 # dom0's runner's lines on --contend (dom0/clockbench-domu's contend_start, contend_stop).
-DOMU_CONTEND = re.compile(r"--contend: (a busy loop in dom0 .* runs on pCPU (\d+), .*?)\.?$")
-DOMU_CONTEND_RAN = re.compile(r"--contend: the busy loop on pCPU \d+ ran (\d+) s\.$")
+DOMU_CONTEND = re.compile(r"--contend: (\d+ busy loops? in dom0 .*?)\.?$")
+DOMU_CONTEND_PCPU = re.compile(r"pCPU (\d+): ([^;)]*)")
+DOMU_CONTEND_RAN = re.compile(r"--contend: the busy loops? ran (\d+) s\.$")
 
 
 def domu_contend(lines, vcpus):
     """What --contend arranged under Xen, as dom0's runner said it (the record's
-    runner.contend), or None when it said nothing of it."""
+    runner.contend), or None when it said nothing of it: which physical CPU each of the
+    domU's `vcpus` vCPUs and each busy dom0 vCPU was pinned to."""
     said = [line[len(DOMU_RUNNER_PREFIX):].strip() for line in lines
             if line.startswith(DOMU_RUNNER_PREFIX)]
     started = next((m for m in map(DOMU_CONTEND.search, said) if m), None)
     if not started:
         return None
     ran = next((m for m in map(DOMU_CONTEND_RAN.search, said) if m), None)
-    pcpu = int(started.group(2))
+    domu_pcpu, dom0_pcpu = {}, {}
+    for pcpu, who in DOMU_CONTEND_PCPU.findall(started.group(1)):
+        for kind, index in re.findall(r"(dom0|domU) vCPU (\d+)", who):
+            (dom0_pcpu if kind == "dom0" else domu_pcpu)[int(index)] = int(pcpu)
     bound = re.search(r"bounded to (\d+) s", started.group(1))
+    seconds = float(ran.group(1)) if ran else 0.0
     return {
-        "what": "a busy loop in Xen's dom0 (its shell spinning), dom0's vCPUs pinned "
-                "(xl vcpu-pin) to the domU's physical CPU",
+        "what": "busy loops in Xen's dom0 (its shell spinning), one on each dom0 vCPU, "
+                "each dom0 vCPU pinned (xl vcpu-pin) to a physical CPU of the domU's",
         "bound_s": float(bound.group(1)) if bound else 0.0,
-        "host_cpus": [pcpu],
-        "vcpus": [{"vcpu": index, "thread_id": None, "host_cpu": pcpu}
-                  for index in range(vcpus)],
-        "loops": [{"host_cpu": pcpu, "seconds": float(ran.group(1)) if ran else 0.0,
-                   "cpu_seconds": None}],
+        "host_cpus": sorted(set(domu_pcpu.values()) | set(dom0_pcpu.values())),
+        "vcpus": [{"vcpu": index, "thread_id": None, "host_cpu": domu_pcpu[index]}
+                  for index in range(vcpus) if index in domu_pcpu],
+        "loops": [{"host_cpu": dom0_pcpu[index], "seconds": seconds, "cpu_seconds": None}
+                  for index in sorted(dom0_pcpu)],
         "said": "--contend: " + started.group(1)
                 + (f"; it ran {ran.group(1)} s" if ran else ""),
     }
