@@ -103,6 +103,14 @@ ENVIRONMENTS = (
     Environment("kvm-life", "QEMU with KVM (pc) through a 1 s stop, a savevm with the VM "
                 "running 1 s before its loadvm, and a live migration", accel="kvm",
                 machine="pc", events=("stop:1s", "savevm:1s", "migrate")),
+    # One vCPU: a saved domU's other vCPUs would not come back (docs/lifecycle.md).
+    Environment("xen-pv-life", "Xen 4.17 PV domU of a Linux dom0, under QEMU TCG (pc), one "
+                "vCPU, through a 1 s xl pause and an xl save and restore", boot="xen-pv-domu",
+                smp=1, events=("pause:1s", "save")),
+    Environment("xen-pvh-life", "Xen 4.17 PVH domU of a Linux dom0, under QEMU TCG (pc), one "
+                "vCPU, through a 1 s xl pause, an xl save and restore, and an xl migrate to "
+                "the same host", boot="xen-pvh-domu", smp=1,
+                events=("pause:1s", "save", "migrate")),
 )
 ENVIRONMENT_NAMES = tuple(env.name for env in ENVIRONMENTS)
 
