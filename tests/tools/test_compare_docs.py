@@ -19,6 +19,8 @@ from tests.tools import ROOT, altered, run_cli
 
 # Reads only the sources and tests/tools/fixtures (tests/tools/run runs it beside the build).
 NEEDS_BUILD = False
+# Whole commands: its run time is far beyond what its size says (tests/tools/run).
+RUNS_LONG = True
 
 DOC = os.path.join(ROOT, "docs", "compare.md")
 # Where the section of examples that run on the fixtures starts, and where it ends.

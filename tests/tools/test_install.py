@@ -16,6 +16,9 @@ import unittest
 
 from tests.tools import FAKE_QEMU, GOOD_LOG, ROOT
 
+# Whole commands: its run time is far beyond what its size says (tests/tools/run).
+RUNS_LONG = True
+
 PREFIX = "/opt/clockbench-test"
 
 

@@ -26,6 +26,8 @@ from clockbench_lib.base.outcome import RunnerError
 
 # Reads only the sources and tests/tools/fixtures (tests/tools/run runs it beside the build).
 NEEDS_BUILD = False
+# Whole commands: its run time is far beyond what its size says (tests/tools/run).
+RUNS_LONG = True
 
 SAMPLE = os.path.join(FIXTURES, "matrix", "sample")
 SMP_LOG = os.path.join(FIXTURES, "smp.log")
