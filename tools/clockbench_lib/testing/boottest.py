@@ -46,7 +46,8 @@ def judge_boot_test(test, verdict, reason, lines, log_name="the log", record=Non
     verdict must equal expect=, every match= / no nomatch= regex must be found, and the
     guest's JSON report must pass every report= check (`log_name` names the log), and
     every check= must find the guest's check with its result; with `record` (the
-    outcome's BootOutcome.record), json= sees the run's record, runner member and all.  A verdict that comes with a reason (Xen saying dom0 crashed) gives
+    outcome's BootOutcome.record), json= sees the run's record, runner member and all.  A
+    verdict that comes with a reason (Xen saying dom0 crashed) gives
     it when it is wrong.
     """
     if verdict in ("error", "hang"):

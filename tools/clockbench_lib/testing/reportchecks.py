@@ -761,7 +761,8 @@ def check_kernel_readback(document):
     """kernel_readback: clockbench-user read back what Linux decided (kernel_clocksource):
     the read-back was made, the kernel's log had not wrapped, the snapshots run from 'boot'
     to 'end' in time order, at both (without events: at the end) the clocksource
-    clockbench-user found before measuring and put back (clocksources.original), each current clocksource among those Linux offered then;
+    clockbench-user found before measuring and put back (clocksources.original), each
+    current clocksource among those Linux offered then;
     after each event the host answered, one snapshot.  What Linux decided is not judged
     here: the tests' json= lines say what a setting must show."""
     read = document.get("kernel_clocksource")

@@ -101,7 +101,8 @@ tests.cfg:
     event=KIND[:TIME]  an event in the VM's life at the guest's next event point, in
                     order (repeatable): stop:1s, savevm, migrate, as `run --event`
                     (docs/lifecycle.md); the guest gets events= and event_wait_ms=
-                    (boot=linux: clockbench-user --events, --event-wait-ms), COM1 alone is the console, and the timeout grows by each event's
+                    (boot=linux: clockbench-user --events, --event-wait-ms), COM1
+                    alone is the console, and the timeout grows by each event's
                     time plus 15 s [none]
     console_reader=live|stalled  stalled: the runner reads nothing of QEMU's output
                     until QEMU has exited, the worst a busy host can do; the pipe
