@@ -21,6 +21,7 @@
 #include "engine/clocks.h"
 #include "engine/crosscpu.h"
 #include "engine/lifecycle.h"
+#include "engine/lifecycle_timer.h"
 #include "hypervisor/kvmclock.h"
 #include "hypervisor/pvclock.h"
 #include "hypervisor/xen.h"
@@ -58,6 +59,9 @@ struct sampler {
 	uint64_t back_steps[LIFECYCLE_MAX_CLOCKS];
 	uint64_t worst_back[LIFECYCLE_MAX_CLOCKS]; /* raw counts */
 	uint64_t loops;
+	/* The longest time between two reads in a row, by the TSC: where it
+	 * began and ended (CPU 0's is the event as the timer saw it). */
+	uint64_t gap_start_tsc, gap_end_tsc;
 	bool started;
 };
 
@@ -98,6 +102,11 @@ static void sampler_read(struct sampler *s)
 				s->largest_step[k] = fwd;
 		}
 		s->last[k] = now;
+	}
+	if (s->started &&
+	    now_tsc - s->last_tsc > s->gap_end_tsc - s->gap_start_tsc) {
+		s->gap_start_tsc = s->last_tsc;
+		s->gap_end_tsc = now_tsc;
 	}
 	s->last_tsc = now_tsc;
 	s->started = true;
@@ -370,7 +379,12 @@ static int wait_host(struct lifecycle_event *e, enum hostline_kind kind,
 		}
 		if (sample) {
 			char said[LIFECYCLE_TEXT_LEN - 40];
-			int polled = platform_event_poll(said, sizeof(said));
+			int polled;
+
+			/* A suspend takes no interrupt on its way. */
+			lifecycle_timer_hold(&e->timer, true);
+			polled = platform_event_poll(said, sizeof(said));
+			lifecycle_timer_hold(&e->timer, false);
 
 			if (polled > 0) {
 				e->suspended++;
@@ -425,7 +439,8 @@ static int wait_host(struct lifecycle_event *e, enum hostline_kind kind,
 	}
 }
 
-static int run_event(struct lifecycle_event *e, unsigned int wait_ms)
+static int run_event(struct lifecycle_event *e, struct tick_source *timer,
+		     unsigned int wait_ms)
 {
 	uint64_t t0, t1, adv0[LIFECYCLE_MAX_CLOCKS];
 	unsigned int k, cpu, ncpu = smp_nr_cpus();
@@ -462,6 +477,8 @@ static int run_event(struct lifecycle_event *e, unsigned int wait_ms)
 	for (cpu = 1; cpu < ncpu; cpu++)
 		if (smp_cpu(cpu)->online)
 			on_cpu_post(cpu, ap_sampler, NULL);
+	if (timer)
+		lifecycle_timer_arm(timer, wait_ms, &e->timer);
 	sampler_read(&samplers[0]);
 	memcpy(adv0, samplers[0].advance, sizeof(adv0));
 	t0 = stopwatch_read();
@@ -472,6 +489,9 @@ static int run_event(struct lifecycle_event *e, unsigned int wait_ms)
 		e->answered = true;
 	t1 = stopwatch_read();
 	sampler_read(&samplers[0]);
+	if (timer)
+		lifecycle_timer_finish(timer, t0, samplers[0].gap_start_tsc,
+				       samplers[0].gap_end_tsc, &e->timer);
 	__atomic_store_n(&samplers_stop, true, __ATOMIC_RELEASE);
 	for (cpu = 1; cpu < ncpu; cpu++)
 		if (smp_cpu(cpu)->online)
@@ -547,6 +567,11 @@ void lifecycle_run(const struct lifecycle_options *opts,
 	}
 	out->applies = true;
 	choose_clocks(out);
+	if (opts->probe)
+		lifecycle_timer_choose(opts->probe, out);
+	else
+		snprintf(out->timer_why, sizeof(out->timer_why),
+			 "no probe environment to find a timer with");
 	for (i = 0; i < opts->events && i < LIFECYCLE_MAX_EVENTS; i++) {
 		struct lifecycle_event *e = &out->events[i];
 
@@ -555,7 +580,7 @@ void lifecycle_run(const struct lifecycle_options *opts,
 		progress("event %u of %u: waiting for the host (at most %u "
 			 "ms)",
 			 e->seq, opts->events, opts->wait_ms);
-		if (run_event(e, opts->wait_ms))
+		if (run_event(e, out->timer, opts->wait_ms))
 			break; /* the host is gone or broken: no more events */
 	}
 }

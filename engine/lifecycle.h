@@ -21,6 +21,8 @@
 #include "engine/pvsteps.h"
 #include "lib/clock.h"
 #include "lib/hostline.h"
+#include "lib/tick_source.h"
+#include "lib/tickmath.h"
 
 #define LIFECYCLE_MAX_EVENTS 8
 #define LIFECYCLE_MAX_CLOCKS 8
@@ -59,6 +61,34 @@ struct lifecycle_pvclock {
 	uint64_t updates;  /* version changes CPU 0 saw meanwhile */
 };
 
+/*
+ * The timer pending across one event (engine/lifecycle_timer.c): the one
+ * the run chose (struct lifecycle_result) armed on CPU 0 at
+ * LIFECYCLE_TIMER_HZ just before "ready", interrupts on through the wait,
+ * and after "done" until its first interrupt after CPU 0's longest gap
+ * (bounded).  Figures in ns from the TSC's cycles.
+ */
+struct lifecycle_timer {
+	const char *source; /* the tick source's name */
+	bool armed;
+	char problem[LIFECYCLE_TEXT_LEN]; /* why it did not run, "" */
+	bool oneshot;
+	double period_ns;
+	/* CPU 0's longest gap between two reads of its loop, by the TSC,
+	 * and where it began after "ready". */
+	double gap_ns, gap_at_ns;
+	double window_ns;     /* from arming to the last instant looked at */
+	double after_done_ns; /* waited after "done" for the first after */
+	/* How far before its deadline an interrupt may enter and still be
+	 * on time: the grid's own uncertainty (arming, its rate's ppm). */
+	double slack_ns;
+	uint64_t total, recorded; /* interrupts taken; of them on record */
+	uint64_t skipped; /* one-shot: expiries its re-arm passed over */
+	bool gave_up;	  /* ring 0 turned interrupts off at the bound */
+	struct tick_pending outcome; /* cycles */
+	double first_after_late_ns, earliest_ns;
+};
+
 struct lifecycle_event {
 	unsigned int seq;
 	bool reached;  /* the guest got to this event point */
@@ -74,6 +104,7 @@ struct lifecycle_event {
 	unsigned int nr_clocks;
 	struct lifecycle_clock clocks[LIFECYCLE_MAX_CLOCKS];
 	struct lifecycle_pvclock pvclock;
+	struct lifecycle_timer timer;
 	/* The platform's own part (a Xen PV domU's suspend for xl save):
 	 * times it suspended and resumed, and what it said last. */
 	unsigned int suspended;
@@ -86,6 +117,7 @@ struct lifecycle_options {
 	/* The pvclock step monitor (engine/pvsteps.h), polled every round
 	 * of every vCPU's wait; NULL: none. */
 	struct pvsteps_result *pvsteps;
+	const struct probe_env *probe; /* to probe the pending timer */
 };
 
 struct lifecycle_result {
@@ -94,6 +126,10 @@ struct lifecycle_result {
 	unsigned int asked, nr;		 /* events asked, events tried */
 	unsigned int wait_ms, ncpu;
 	char left_out[LIFECYCLE_TEXT_LEN]; /* clocks not followed, and why */
+	/* The timer armed across each event, and why that one (or why
+	 * none: then the events run without one). */
+	struct tick_source *timer;
+	char timer_why[LIFECYCLE_TEXT_LEN];
 	/* nr of them, asked of the heap when events are asked (11 KiB each):
 	 * kept in the image, the 8 a run may ask grew it past the 8 MiB of
 	 * RAM it runs in. */
