@@ -205,6 +205,18 @@ static uint64_t pending_expiry(const struct tick_pending_input *in,
 	return grid_expiry(in->t0_tsc, in->period_cycles, served + 1);
 }
 
+/* Whether interrupt @i, after @first (the first after the gap), makes up
+ * an expiry missed: within a quarter period of the one before, and for a
+ * one-shot timer armed for a deadline already past when @first came (the
+ * re-arm after a late one may fall that soon by chance). */
+static bool made_up(const struct tick_pending_input *in, size_t first, size_t i)
+{
+	if ((double)(in->entry_tsc[i] - in->entry_tsc[i - 1]) >=
+	    in->period_cycles / 4)
+		return false;
+	return !in->deadline_tsc || in->deadline_tsc[i] <= in->entry_tsc[first];
+}
+
 void tick_pending_outcome(const struct tick_pending_input *in,
 			  struct tick_pending *out)
 {
@@ -230,10 +242,8 @@ void tick_pending_outcome(const struct tick_pending_input *in,
 		out->pending_tsc = pending_expiry(in, first, before);
 		out->first_after_late_cycles =
 			(int64_t)(in->entry_tsc[first] - out->pending_tsc);
-		for (i = first + 1; i < out->interrupts &&
-				    (double)(in->entry_tsc[i] -
-					     in->entry_tsc[i - 1]) < period / 4;
-		     i++)
+		for (i = first + 1;
+		     i < out->interrupts && made_up(in, first, i); i++)
 			out->burst++;
 	}
 	if (out->due > out->interrupts + 1)

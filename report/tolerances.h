@@ -61,8 +61,7 @@
 /** How far a vCPU's offset from CPU 0 may move over an event, beyond both bounds, ns. */
 #define LIFECYCLE_OFFSET_STEP_MAX_NS 100000.0
 
-/** How far before its deadline the timer pending across an event may fire, beyond the
- * grid's own uncertainty, ns. */
+/** How far before its deadline the timer across an event may fire, beyond its grid's uncertainty, ns. */
 #define LIFECYCLE_TIMER_EARLY_MAX_NS 100000.0
 
 /*

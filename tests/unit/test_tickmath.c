@@ -329,6 +329,9 @@ static void pending_oneshot(void **state)
 		.early_slack_cycles = 5,
 	};
 	const uint64_t early_entries[] = { 990, 1997 };
+	const uint64_t soon[] = { 1005, 2005, 7600, 7700 };
+	const uint64_t soon_deadlines[] = { 1000, 2000, 3000, 7690 };
+	const uint64_t past_deadlines[] = { 1000, 2000, 3000, 4000 };
 	struct tick_pending p;
 
 	(void)state;
@@ -342,6 +345,17 @@ static void pending_oneshot(void **state)
 	assert_int_equal(p.first_after_late_cycles, 4600);
 	assert_int_equal(p.burst, 0);
 	assert_int_equal(p.lost, 3);
+	/* The re-arm after the late one fell 100 cycles on by chance: not
+	 * a burst, its deadline had not passed. */
+	in.entry_tsc = soon;
+	in.deadline_tsc = soon_deadlines;
+	tick_pending_outcome(&in, &p);
+	assert_int_equal(p.burst, 0);
+	/* Xen delivering a past deadline at once would be one. */
+	in.deadline_tsc = past_deadlines;
+	tick_pending_outcome(&in, &p);
+	assert_int_equal(p.burst, 1);
+	in.deadline_tsc = deadlines;
 	/* 10 cycles early is early, 3 within the slack is not; nothing
 	 * after the gap: it never fired. */
 	in.entry_tsc = early_entries;
