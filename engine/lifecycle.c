@@ -56,6 +56,10 @@ struct sampler {
 	uint64_t last_tsc;
 	uint64_t advance[LIFECYCLE_MAX_CLOCKS]; /* raw counts, unwrapped */
 	uint64_t largest_step[LIFECYCLE_MAX_CLOCKS];
+	/* Where each one's largest step began: the TSC, and the clock's
+	 * unwrapped advance. */
+	uint64_t step_tsc[LIFECYCLE_MAX_CLOCKS],
+		step_from[LIFECYCLE_MAX_CLOCKS];
 	uint64_t back_steps[LIFECYCLE_MAX_CLOCKS];
 	uint64_t worst_back[LIFECYCLE_MAX_CLOCKS]; /* raw counts */
 	uint64_t loops;
@@ -98,8 +102,11 @@ static void sampler_read(struct sampler *s)
 				s->worst_back[k] = back;
 		} else {
 			s->advance[k] += fwd;
-			if (fwd > s->largest_step[k])
+			if (fwd > s->largest_step[k]) {
 				s->largest_step[k] = fwd;
+				s->step_tsc[k] = s->last_tsc;
+				s->step_from[k] = s->advance[k] - fwd;
+			}
 		}
 		s->last[k] = now;
 	}
@@ -351,6 +358,33 @@ static void offsets_into(struct lifecycle_event *e, bool after)
  * byte's delay is the round trip's. */
 static uint64_t first_byte_tsc, first_byte_advance[LIFECYCLE_MAX_CLOCKS];
 
+/* "ready" as CPU 0's loop saw it: the TSC, and each clock's advance. */
+static uint64_t ready_tsc, ready_advance[LIFECYCLE_MAX_CLOCKS];
+
+/* A heartbeat into @e when its interval has passed since the last. */
+static void heartbeat(struct lifecycle_event *e, uint64_t now_tsc)
+{
+	struct lifecycle_heartbeat *b;
+	double at_ns = stopwatch_ns((double)(now_tsc - ready_tsc));
+	unsigned int i, k;
+
+	if (e->nr_beats &&
+	    at_ns - e->beats[e->nr_beats - 1].tsc_ns < e->beat_interval_ns)
+		return;
+	if (e->nr_beats == LIFECYCLE_HEARTBEATS) {
+		for (i = 0; i < LIFECYCLE_HEARTBEATS / 2; i++)
+			e->beats[i] = e->beats[2 * i];
+		e->nr_beats = LIFECYCLE_HEARTBEATS / 2;
+		e->beat_interval_ns *= 2;
+	}
+	b = &e->beats[e->nr_beats++];
+	b->tsc_ns = at_ns;
+	for (k = 0; k < followed.nr; k++)
+		b->advance_ns[k] = (double)clock_ns(followed.clock[k],
+						    samplers[0].advance[k] -
+							    ready_advance[k]);
+}
+
 static int wait_host(struct lifecycle_event *e, enum hostline_kind kind,
 		     struct host_event *got, unsigned int wait_ms, bool sample)
 {
@@ -365,6 +399,7 @@ static int wait_host(struct lifecycle_event *e, enum hostline_kind kind,
 	for (;;) {
 		if (sample) {
 			sampler_read(&samplers[0]);
+			heartbeat(e, samplers[0].last_tsc);
 			if (e->pvclock.present) {
 				struct pvclock_sample s;
 
@@ -481,6 +516,9 @@ static int run_event(struct lifecycle_event *e, struct tick_source *timer,
 		lifecycle_timer_arm(timer, wait_ms, &e->timer);
 	sampler_read(&samplers[0]);
 	memcpy(adv0, samplers[0].advance, sizeof(adv0));
+	memcpy(ready_advance, adv0, sizeof(ready_advance));
+	ready_tsc = samplers[0].last_tsc;
+	e->beat_interval_ns = LIFECYCLE_HEARTBEAT_FIRST_NS;
 	t0 = stopwatch_read();
 	printf("clockbench-event %u ready\n", e->seq);
 	e->sampled = true;
@@ -510,6 +548,10 @@ static int run_event(struct lifecycle_event *e, struct tick_source *timer,
 				   adv0[k]);
 		lc->largest_step_ns =
 			(double)clock_ns(c, samplers[0].largest_step[k]);
+		lc->step_at_ns = stopwatch_ns(
+			(double)(int64_t)(samplers[0].step_tsc[k] - ready_tsc));
+		lc->step_from_ns =
+			(double)clock_ns(c, samplers[0].step_from[k] - adv0[k]);
 		for (cpu = 0; cpu < ncpu && cpu < MAX_CPUS; cpu++) {
 			const struct sampler *s = &samplers[cpu];
 			double back = (double)clock_ns(c, s->worst_back[k]);

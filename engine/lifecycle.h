@@ -34,6 +34,11 @@ struct lifecycle_clock {
 	const struct clock *clock;
 	double advance_ns; /* from "ready" to the host's line's first byte */
 	double largest_step_ns; /* between two reads in a row, CPU 0 */
+	/* Where that step began: the TSC's time since "ready", and this
+	 * clock's own advance since then.  The step is the blackout this
+	 * clock showed the guest: how far it moved while CPU 0 did not run
+	 * (or did not read it). */
+	double step_at_ns, step_from_ns;
 	/* Against its rate reference (clocks_reference_for), ppm, over a
 	 * short window just before the event and just after; NaN: none. */
 	double rate_before_ppm, rate_after_ppm;
@@ -89,6 +94,18 @@ struct lifecycle_timer {
 	double first_after_late_ns, earliest_ns;
 };
 
+/* The slow heartbeat: every followed clock's advance since "ready", as CPU 0
+ * read it at most every interval_ns of the TSC through the wait; when the
+ * records fill, every other one goes and the interval doubles, so that they
+ * span the whole wait in bounded memory. */
+#define LIFECYCLE_HEARTBEATS	     64
+#define LIFECYCLE_HEARTBEAT_FIRST_NS 10000000.0
+
+struct lifecycle_heartbeat {
+	double tsc_ns; /* since "ready", by the TSC */
+	double advance_ns[LIFECYCLE_MAX_CLOCKS];
+};
+
 struct lifecycle_event {
 	unsigned int seq;
 	bool reached;  /* the guest got to this event point */
@@ -105,6 +122,9 @@ struct lifecycle_event {
 	struct lifecycle_clock clocks[LIFECYCLE_MAX_CLOCKS];
 	struct lifecycle_pvclock pvclock;
 	struct lifecycle_timer timer;
+	unsigned int nr_beats;
+	double beat_interval_ns;
+	struct lifecycle_heartbeat beats[LIFECYCLE_HEARTBEATS];
 	/* The platform's own part (a Xen PV domU's suspend for xl save):
 	 * times it suspended and resumed, and what it said last. */
 	unsigned int suspended;
@@ -130,7 +150,7 @@ struct lifecycle_result {
 	 * none: then the events run without one). */
 	struct tick_source *timer;
 	char timer_why[LIFECYCLE_TEXT_LEN];
-	/* nr of them, asked of the heap when events are asked (11 KiB each):
+	/* nr of them, asked of the heap when events are asked (16 KiB each):
 	 * kept in the image, the 8 a run may ask grew it past the 8 MiB of
 	 * RAM it runs in. */
 	struct lifecycle_event *events;

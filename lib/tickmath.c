@@ -205,16 +205,24 @@ static uint64_t pending_expiry(const struct tick_pending_input *in,
 	return grid_expiry(in->t0_tsc, in->period_cycles, served + 1);
 }
 
-/* Whether interrupt @i, after @first (the first after the gap), makes up
- * an expiry missed: within a quarter period of the one before, and for a
- * one-shot timer armed for a deadline already past when @first came (the
- * re-arm after a late one may fall that soon by chance). */
-static bool made_up(const struct tick_pending_input *in, size_t first, size_t i)
+/* Whether interrupt @i, after @first (the first after the gap, for the
+ * expiry @pending), makes up an expiry missed: it came within a quarter
+ * period of the one before, for an expiry already past when @first came
+ * (one-shot: the deadline it was armed for; periodic: the one after the
+ * one before's).  A periodic timer's next interrupt after a late one, or
+ * a one-shot re-arm, may come that soon by chance. */
+static bool made_up(const struct tick_pending_input *in, size_t first,
+		    uint64_t pending, size_t i)
 {
-	if ((double)(in->entry_tsc[i] - in->entry_tsc[i - 1]) >=
-	    in->period_cycles / 4)
-		return false;
-	return !in->deadline_tsc || in->deadline_tsc[i] <= in->entry_tsc[first];
+	uint64_t expiry =
+		in->deadline_tsc
+			? in->deadline_tsc[i]
+			: pending + (uint64_t)llround((double)(i - first) *
+						      in->period_cycles);
+
+	return (double)(in->entry_tsc[i] - in->entry_tsc[i - 1]) <
+		       in->period_cycles / 4 &&
+	       expiry <= in->entry_tsc[first];
 }
 
 void tick_pending_outcome(const struct tick_pending_input *in,
@@ -242,8 +250,9 @@ void tick_pending_outcome(const struct tick_pending_input *in,
 		out->pending_tsc = pending_expiry(in, first, before);
 		out->first_after_late_cycles =
 			(int64_t)(in->entry_tsc[first] - out->pending_tsc);
-		for (i = first + 1;
-		     i < out->interrupts && made_up(in, first, i); i++)
+		for (i = first + 1; i < out->interrupts &&
+				    made_up(in, first, out->pending_tsc, i);
+		     i++)
 			out->burst++;
 	}
 	if (out->due > out->interrupts + 1)

@@ -159,8 +159,8 @@ struct tick_pending {
 	uint64_t pending_tsc;
 	int64_t first_after_late_cycles;
 	/* The interrupts right after it that each came within a quarter
-	 * period of the one before (one-shot: armed for a deadline already
-	 * past then): the missed expiries made up at once. */
+	 * period of the one before, for an expiry already past then: the
+	 * missed expiries made up at once. */
 	uint64_t burst;
 	/* Expiries due that no interrupt answered, less the last, which may
 	 * be on its way at end_tsc; never negative. */

@@ -104,6 +104,32 @@ static bool timer_on_time(const struct lifecycle_timer *t)
 
 /* --- for people ---------------------------------------------------------------- */
 
+/* Each clock's longest step between two reads on CPU 0: what it showed the
+ * guest of the event, against the host's account. */
+static void print_blackout(const struct lifecycle_event *e)
+{
+	unsigned int k;
+
+	printf("    blackout as CPU 0 saw it (each clock's longest step "
+	       "between "
+	       "two reads; the host's event %.3f ms):\n",
+	       host_event_ns(&e->host) / 1e6);
+	for (k = 0; k < e->nr_clocks; k++) {
+		const struct lifecycle_clock *c = &e->clocks[k];
+
+		printf("      %-10s %12.3f ms, from %.3f ms after ready by the "
+		       "TSC (%.3f by itself); %+.3f ms against the host's\n",
+		       c->clock->name, c->largest_step_ns / 1e6,
+		       c->step_at_ns / 1e6, c->step_from_ns / 1e6,
+		       (c->largest_step_ns - host_event_ns(&e->host)) / 1e6);
+	}
+	if (e->nr_beats)
+		printf("    heartbeat: %u records of every clock, at most "
+		       "every "
+		       "%.0f ms by the TSC (in the JSON)\n",
+		       e->nr_beats, e->beat_interval_ns / 1e6);
+}
+
 static void print_timer(const struct lifecycle_event *e)
 {
 	const struct lifecycle_timer *t = &e->timer;
@@ -174,6 +200,7 @@ static void print_event(const struct lifecycle_event *e)
 		printf("    %s: a read %.0f ns before, %.0f ns after\n",
 		       e->clocks[k].clock->name, e->clocks[k].cost_before_ns,
 		       e->clocks[k].cost_after_ns);
+	print_blackout(e);
 	print_timer(e);
 	if (e->suspended || e->platform_said[0])
 		printf("    the guest's own part: suspended %u time(s)%s%s\n",
@@ -437,6 +464,8 @@ static void clock_json(struct json_writer *w, const struct lifecycle_result *l,
 	json_double(w, "step_from_tsc_ns",
 		    base ? base->advance_ns - c->advance_ns : NAN);
 	json_double(w, "largest_step_ns", c->largest_step_ns);
+	json_double(w, "step_at_ns", c->step_at_ns);
+	json_double(w, "step_from_ns", c->step_from_ns);
 	json_double(w, "rate_before_ppm", c->rate_before_ppm);
 	json_double(w, "rate_after_ppm", c->rate_after_ppm);
 	json_double(w, "cost_before_ns", c->cost_before_ns);
@@ -505,6 +534,33 @@ static void timer_json(struct json_writer *w, const struct lifecycle_event *e)
 	json_object_end(w);
 }
 
+static void heartbeat_json(struct json_writer *w,
+			   const struct lifecycle_event *e)
+{
+	unsigned int i, k;
+
+	if (!e->nr_beats) {
+		json_null(w, "heartbeat");
+		return;
+	}
+	json_object_begin(w, "heartbeat");
+	json_double(w, "interval_ns", e->beat_interval_ns);
+	json_array_begin(w, "clocks");
+	for (k = 0; k < e->nr_clocks; k++)
+		json_string(w, NULL, e->clocks[k].clock->name);
+	json_array_end(w);
+	json_array_begin(w, "beats");
+	for (i = 0; i < e->nr_beats; i++) {
+		json_array_begin(w, NULL);
+		json_double(w, NULL, e->beats[i].tsc_ns);
+		for (k = 0; k < e->nr_clocks; k++)
+			json_double(w, NULL, e->beats[i].advance_ns[k]);
+		json_array_end(w);
+	}
+	json_array_end(w);
+	json_object_end(w);
+}
+
 static void event_json(struct json_writer *w, const struct lifecycle_result *l,
 		       const struct lifecycle_event *e)
 {
@@ -532,6 +588,7 @@ static void event_json(struct json_writer *w, const struct lifecycle_result *l,
 		clock_json(w, l, e, &e->clocks[k]);
 	json_array_end(w);
 	timer_json(w, e);
+	heartbeat_json(w, e);
 	if (p->present) {
 		json_object_begin(w, "pvclock");
 		json_string(w, "clock", p->clock);

@@ -252,6 +252,7 @@ static void next_deadline(void **state)
 static void pending_periodic_frozen(void **state)
 {
 	const uint64_t entries[] = { 1010, 2010, 3010, 4010, 5010 };
+	const uint64_t late_then_next[] = { 1010, 2010, 3930, 4000 };
 	struct tick_pending_input in = {
 		.entry_tsc = entries,
 		.n = 5,
@@ -273,6 +274,16 @@ static void pending_periodic_frozen(void **state)
 	assert_int_equal(p.first_after_late_cycles, 10);
 	assert_int_equal(p.burst, 0);
 	assert_int_equal(p.lost, 0);
+	/* A gap of 9.3 periods' tenths: the pending one 930 late, the next
+	 * on its grid 70 later is no burst. */
+	in.entry_tsc = late_then_next;
+	in.n = 4;
+	in.gap_start_tsc = 2500;
+	in.gap_end_tsc = 2940;
+	tick_pending_outcome(&in, &p);
+	assert_int_equal(p.due_in_gap, 0);
+	assert_int_equal(p.first_after_late_cycles, 930);
+	assert_int_equal(p.burst, 0);
 }
 
 /* Periodic, its clock running on through a 5-period gap: the missed
