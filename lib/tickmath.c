@@ -206,7 +206,7 @@ static uint64_t pending_expiry(const struct tick_pending_input *in,
 }
 
 /* Whether interrupt @i, after @first (the first after the gap, for the
- * expiry @pending), makes up an expiry missed: it came within a quarter
+ * expiry @pending), makes up an expiry missed: it came within half a
  * period of the one before, for an expiry already past when @first came
  * (one-shot: the deadline it was armed for; periodic: the one after the
  * one before's).  A periodic timer's next interrupt after a late one, or
@@ -221,7 +221,7 @@ static bool made_up(const struct tick_pending_input *in, size_t first,
 						      in->period_cycles);
 
 	return (double)(in->entry_tsc[i] - in->entry_tsc[i - 1]) <
-		       in->period_cycles / 4 &&
+		       in->period_cycles / 2 &&
 	       expiry <= in->entry_tsc[first];
 }
 

@@ -158,9 +158,9 @@ struct tick_pending {
 	bool fired_after;
 	uint64_t pending_tsc;
 	int64_t first_after_late_cycles;
-	/* The interrupts right after it that each came within a quarter
+	/* The interrupts right after it that each came within half a
 	 * period of the one before, for an expiry already past then: the
-	 * missed expiries made up at once. */
+	 * missed expiries made up in a burst. */
 	uint64_t burst;
 	/* Expiries due that no interrupt answered, less the last, which may
 	 * be on its way at end_tsc; never negative. */

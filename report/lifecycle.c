@@ -86,6 +86,8 @@ static const char *timer_behaviour(const struct lifecycle_timer *t)
 		return "skipped";
 	if (o->lost)
 		return "lost";
+	if (o->due_in_gap > 1)
+		return "made up"; /* every one came, but not at once */
 	return "late";
 }
 
