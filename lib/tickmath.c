@@ -205,24 +205,28 @@ static uint64_t pending_expiry(const struct tick_pending_input *in,
 	return grid_expiry(in->t0_tsc, in->period_cycles, served + 1);
 }
 
-/* Whether interrupt @i, after @first (the first after the gap, for the
- * expiry @pending), makes up an expiry missed: it came within half a
- * period of the one before, for an expiry already past when @first came
- * (one-shot: the deadline it was armed for; periodic: the one after the
- * one before's).  A periodic timer's next interrupt after a late one, or
- * a one-shot re-arm, may come that soon by chance. */
-static bool made_up(const struct tick_pending_input *in, size_t first,
-		    uint64_t pending, size_t i)
+/*
+ * Of the @n interrupts, those after @first (the first after the gap) that
+ * made up expiries missed: one-shot, those armed for a deadline already
+ * past when @first came; periodic (an interrupt names no expiry), those
+ * beyond the expiries that fell after @first up to @end_tsc.  Fast or
+ * paced, a hypervisor's catch-up counts; the next expiry's interrupt
+ * coming soon after a late one does not.
+ */
+static uint64_t made_up(const struct tick_pending_input *in, size_t first,
+			size_t n)
 {
-	uint64_t expiry =
-		in->deadline_tsc
-			? in->deadline_tsc[i]
-			: pending + (uint64_t)llround((double)(i - first) *
-						      in->period_cycles);
+	uint64_t after = n - first - 1, fell, count = 0;
+	size_t i;
 
-	return (double)(in->entry_tsc[i] - in->entry_tsc[i - 1]) <
-		       in->period_cycles / 2 &&
-	       expiry <= in->entry_tsc[first];
+	if (in->deadline_tsc) {
+		for (i = first + 1; i < n; i++)
+			count += in->deadline_tsc[i] <= in->entry_tsc[first];
+		return count;
+	}
+	fell = grid_slots(in->t0_tsc, in->period_cycles, in->end_tsc) -
+	       grid_slots(in->t0_tsc, in->period_cycles, in->entry_tsc[first]);
+	return after > fell ? after - fell : 0;
 }
 
 void tick_pending_outcome(const struct tick_pending_input *in,
@@ -250,10 +254,7 @@ void tick_pending_outcome(const struct tick_pending_input *in,
 		out->pending_tsc = pending_expiry(in, first, before);
 		out->first_after_late_cycles =
 			(int64_t)(in->entry_tsc[first] - out->pending_tsc);
-		for (i = first + 1; i < out->interrupts &&
-				    made_up(in, first, out->pending_tsc, i);
-		     i++)
-			out->burst++;
+		out->burst = made_up(in, first, out->interrupts);
 	}
 	if (out->due > out->interrupts + 1)
 		out->lost = out->due - out->interrupts - 1;

@@ -158,9 +158,9 @@ struct tick_pending {
 	bool fired_after;
 	uint64_t pending_tsc;
 	int64_t first_after_late_cycles;
-	/* The interrupts right after it that each came within half a
-	 * period of the one before, for an expiry already past then: the
-	 * missed expiries made up in a burst. */
+	/* The interrupts after it that made up expiries missed: one-shot,
+	 * armed for a deadline already past then; periodic, beyond the
+	 * expiries that fell after it. */
 	uint64_t burst;
 	/* Expiries due that no interrupt answered, less the last, which may
 	 * be on its way at end_tsc; never negative. */
