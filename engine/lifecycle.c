@@ -4,7 +4,9 @@
  * round trip), the cross-CPU offsets and each clock's rate and read cost,
  * "ready", then every vCPU reads every followed clock in a tight loop
  * (CPU 0 polling the console's input between rounds) until the host's
- * "done" or the bound, then the same measurements after.  Every wait is
+ * "done" or the bound, then the same measurements after.  Meanwhile CPU 0
+ * keeps a slow heartbeat of every clock and takes the interrupts of the
+ * timer armed across the event (engine/lifecycle_timer.c).  Every wait is
  * bounded by the stopwatch, every read unwrapped against the one before.
  */
 #include <math.h>
@@ -528,7 +530,8 @@ static int run_event(struct lifecycle_event *e, struct tick_source *timer,
 	t1 = stopwatch_read();
 	sampler_read(&samplers[0]);
 	if (timer)
-		lifecycle_timer_finish(timer, t0, samplers[0].gap_start_tsc,
+		lifecycle_timer_finish(timer, ready_tsc,
+				       samplers[0].gap_start_tsc,
 				       samplers[0].gap_end_tsc, &e->timer);
 	__atomic_store_n(&samplers_stop, true, __ATOMIC_RELEASE);
 	for (cpu = 1; cpu < ncpu; cpu++)
