@@ -4,7 +4,9 @@
  * round trip), the cross-CPU offsets and each clock's rate and read cost,
  * "ready", then every vCPU reads every followed clock in a tight loop
  * (CPU 0 polling the console's input between rounds) until the host's
- * "done" or the bound, then the same measurements after.  Every wait is
+ * "done" or the bound, then the same measurements after.  Meanwhile CPU 0
+ * keeps a slow heartbeat of every clock and takes the interrupts of the
+ * timer armed across the event (engine/lifecycle_timer.c).  Every wait is
  * bounded by the stopwatch, every read unwrapped against the one before.
  */
 #include <math.h>
@@ -21,6 +23,7 @@
 #include "engine/clocks.h"
 #include "engine/crosscpu.h"
 #include "engine/lifecycle.h"
+#include "engine/lifecycle_timer.h"
 #include "hypervisor/kvmclock.h"
 #include "hypervisor/pvclock.h"
 #include "hypervisor/xen.h"
@@ -55,9 +58,16 @@ struct sampler {
 	uint64_t last_tsc;
 	uint64_t advance[LIFECYCLE_MAX_CLOCKS]; /* raw counts, unwrapped */
 	uint64_t largest_step[LIFECYCLE_MAX_CLOCKS];
+	/* Where each one's largest step began: the TSC, and the clock's
+	 * unwrapped advance. */
+	uint64_t step_tsc[LIFECYCLE_MAX_CLOCKS],
+		step_from[LIFECYCLE_MAX_CLOCKS];
 	uint64_t back_steps[LIFECYCLE_MAX_CLOCKS];
 	uint64_t worst_back[LIFECYCLE_MAX_CLOCKS]; /* raw counts */
 	uint64_t loops;
+	/* The longest time between two reads in a row, by the TSC: where it
+	 * began and ended (CPU 0's is the event as the timer saw it). */
+	uint64_t gap_start_tsc, gap_end_tsc;
 	bool started;
 };
 
@@ -94,10 +104,18 @@ static void sampler_read(struct sampler *s)
 				s->worst_back[k] = back;
 		} else {
 			s->advance[k] += fwd;
-			if (fwd > s->largest_step[k])
+			if (fwd > s->largest_step[k]) {
 				s->largest_step[k] = fwd;
+				s->step_tsc[k] = s->last_tsc;
+				s->step_from[k] = s->advance[k] - fwd;
+			}
 		}
 		s->last[k] = now;
+	}
+	if (s->started &&
+	    now_tsc - s->last_tsc > s->gap_end_tsc - s->gap_start_tsc) {
+		s->gap_start_tsc = s->last_tsc;
+		s->gap_end_tsc = now_tsc;
 	}
 	s->last_tsc = now_tsc;
 	s->started = true;
@@ -342,6 +360,33 @@ static void offsets_into(struct lifecycle_event *e, bool after)
  * byte's delay is the round trip's. */
 static uint64_t first_byte_tsc, first_byte_advance[LIFECYCLE_MAX_CLOCKS];
 
+/* "ready" as CPU 0's loop saw it: the TSC, and each clock's advance. */
+static uint64_t ready_tsc, ready_advance[LIFECYCLE_MAX_CLOCKS];
+
+/* A heartbeat into @e when its interval has passed since the last. */
+static void heartbeat(struct lifecycle_event *e, uint64_t now_tsc)
+{
+	struct lifecycle_heartbeat *b;
+	double at_ns = stopwatch_ns((double)(now_tsc - ready_tsc));
+	unsigned int i, k;
+
+	if (e->nr_beats &&
+	    at_ns - e->beats[e->nr_beats - 1].tsc_ns < e->beat_interval_ns)
+		return;
+	if (e->nr_beats == LIFECYCLE_HEARTBEATS) {
+		for (i = 0; i < LIFECYCLE_HEARTBEATS / 2; i++)
+			e->beats[i] = e->beats[2 * i];
+		e->nr_beats = LIFECYCLE_HEARTBEATS / 2;
+		e->beat_interval_ns *= 2;
+	}
+	b = &e->beats[e->nr_beats++];
+	b->tsc_ns = at_ns;
+	for (k = 0; k < followed.nr; k++)
+		b->advance_ns[k] = (double)clock_ns(followed.clock[k],
+						    samplers[0].advance[k] -
+							    ready_advance[k]);
+}
+
 static int wait_host(struct lifecycle_event *e, enum hostline_kind kind,
 		     struct host_event *got, unsigned int wait_ms, bool sample)
 {
@@ -356,6 +401,7 @@ static int wait_host(struct lifecycle_event *e, enum hostline_kind kind,
 	for (;;) {
 		if (sample) {
 			sampler_read(&samplers[0]);
+			heartbeat(e, samplers[0].last_tsc);
 			if (e->pvclock.present) {
 				struct pvclock_sample s;
 
@@ -370,7 +416,12 @@ static int wait_host(struct lifecycle_event *e, enum hostline_kind kind,
 		}
 		if (sample) {
 			char said[LIFECYCLE_TEXT_LEN - 40];
-			int polled = platform_event_poll(said, sizeof(said));
+			int polled;
+
+			/* A suspend takes no interrupt on its way. */
+			lifecycle_timer_hold(&e->timer, true);
+			polled = platform_event_poll(said, sizeof(said));
+			lifecycle_timer_hold(&e->timer, false);
 
 			if (polled > 0) {
 				e->suspended++;
@@ -425,7 +476,8 @@ static int wait_host(struct lifecycle_event *e, enum hostline_kind kind,
 	}
 }
 
-static int run_event(struct lifecycle_event *e, unsigned int wait_ms)
+static int run_event(struct lifecycle_event *e, struct tick_source *timer,
+		     unsigned int wait_ms)
 {
 	uint64_t t0, t1, adv0[LIFECYCLE_MAX_CLOCKS];
 	unsigned int k, cpu, ncpu = smp_nr_cpus();
@@ -462,8 +514,13 @@ static int run_event(struct lifecycle_event *e, unsigned int wait_ms)
 	for (cpu = 1; cpu < ncpu; cpu++)
 		if (smp_cpu(cpu)->online)
 			on_cpu_post(cpu, ap_sampler, NULL);
+	if (timer)
+		lifecycle_timer_arm(timer, wait_ms, &e->timer);
 	sampler_read(&samplers[0]);
 	memcpy(adv0, samplers[0].advance, sizeof(adv0));
+	memcpy(ready_advance, adv0, sizeof(ready_advance));
+	ready_tsc = samplers[0].last_tsc;
+	e->beat_interval_ns = LIFECYCLE_HEARTBEAT_FIRST_NS;
 	t0 = stopwatch_read();
 	printf("clockbench-event %u ready\n", e->seq);
 	e->sampled = true;
@@ -472,6 +529,10 @@ static int run_event(struct lifecycle_event *e, unsigned int wait_ms)
 		e->answered = true;
 	t1 = stopwatch_read();
 	sampler_read(&samplers[0]);
+	if (timer)
+		lifecycle_timer_finish(timer, ready_tsc,
+				       samplers[0].gap_start_tsc,
+				       samplers[0].gap_end_tsc, &e->timer);
 	__atomic_store_n(&samplers_stop, true, __ATOMIC_RELEASE);
 	for (cpu = 1; cpu < ncpu; cpu++)
 		if (smp_cpu(cpu)->online)
@@ -490,6 +551,10 @@ static int run_event(struct lifecycle_event *e, unsigned int wait_ms)
 				   adv0[k]);
 		lc->largest_step_ns =
 			(double)clock_ns(c, samplers[0].largest_step[k]);
+		lc->step_at_ns = stopwatch_ns(
+			(double)(int64_t)(samplers[0].step_tsc[k] - ready_tsc));
+		lc->step_from_ns =
+			(double)clock_ns(c, samplers[0].step_from[k] - adv0[k]);
 		for (cpu = 0; cpu < ncpu && cpu < MAX_CPUS; cpu++) {
 			const struct sampler *s = &samplers[cpu];
 			double back = (double)clock_ns(c, s->worst_back[k]);
@@ -547,6 +612,11 @@ void lifecycle_run(const struct lifecycle_options *opts,
 	}
 	out->applies = true;
 	choose_clocks(out);
+	if (opts->probe)
+		lifecycle_timer_choose(opts->probe, out);
+	else
+		snprintf(out->timer_why, sizeof(out->timer_why),
+			 "no probe environment to find a timer with");
 	for (i = 0; i < opts->events && i < LIFECYCLE_MAX_EVENTS; i++) {
 		struct lifecycle_event *e = &out->events[i];
 
@@ -555,7 +625,7 @@ void lifecycle_run(const struct lifecycle_options *opts,
 		progress("event %u of %u: waiting for the host (at most %u "
 			 "ms)",
 			 e->seq, opts->events, opts->wait_ms);
-		if (run_event(e, opts->wait_ms))
+		if (run_event(e, out->timer, opts->wait_ms))
 			break; /* the host is gone or broken: no more events */
 	}
 }

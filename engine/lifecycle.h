@@ -21,6 +21,8 @@
 #include "engine/pvsteps.h"
 #include "lib/clock.h"
 #include "lib/hostline.h"
+#include "lib/tick_source.h"
+#include "lib/tickmath.h"
 
 #define LIFECYCLE_MAX_EVENTS 8
 #define LIFECYCLE_MAX_CLOCKS 8
@@ -32,6 +34,11 @@ struct lifecycle_clock {
 	const struct clock *clock;
 	double advance_ns; /* from "ready" to the host's line's first byte */
 	double largest_step_ns; /* between two reads in a row, CPU 0 */
+	/* Where that step began: the TSC's time since "ready", and this
+	 * clock's own advance since then.  The step is the blackout this
+	 * clock showed the guest: how far it moved while CPU 0 did not run
+	 * (or did not read it). */
+	double step_at_ns, step_from_ns;
 	/* Against its rate reference (clocks_reference_for), ppm, over a
 	 * short window just before the event and just after; NaN: none. */
 	double rate_before_ppm, rate_after_ppm;
@@ -59,6 +66,46 @@ struct lifecycle_pvclock {
 	uint64_t updates;  /* version changes CPU 0 saw meanwhile */
 };
 
+/*
+ * The timer pending across one event (engine/lifecycle_timer.c): the one
+ * the run chose (struct lifecycle_result) armed on CPU 0 at
+ * LIFECYCLE_TIMER_HZ just before "ready", interrupts on through the wait,
+ * and after "done" until its first interrupt after CPU 0's longest gap
+ * (bounded).  Figures in ns from the TSC's cycles.
+ */
+struct lifecycle_timer {
+	const char *source; /* the tick source's name */
+	bool armed;
+	char problem[LIFECYCLE_TEXT_LEN]; /* why it did not run, "" */
+	bool oneshot;
+	double period_ns;
+	/* CPU 0's longest gap between two reads of its loop, by the TSC,
+	 * and where it began after "ready". */
+	double gap_ns, gap_at_ns;
+	double window_ns;     /* from arming to the last instant looked at */
+	double after_done_ns; /* waited after "done" for the first after */
+	/* How far before its deadline an interrupt may enter and still be
+	 * on time: the grid's own uncertainty (arming, its rate's ppm). */
+	double slack_ns;
+	uint64_t total, recorded; /* interrupts taken; of them on record */
+	uint64_t skipped; /* one-shot: expiries its re-arm passed over */
+	bool gave_up;	  /* ring 0 turned interrupts off at the bound */
+	struct tick_pending outcome; /* cycles */
+	double first_after_late_ns, earliest_ns;
+};
+
+/* The slow heartbeat: every followed clock's advance since "ready", as CPU 0
+ * read it at most every interval_ns of the TSC through the wait; when the
+ * records fill, every other one goes and the interval doubles, so that they
+ * span the whole wait in bounded memory. */
+#define LIFECYCLE_HEARTBEATS	     64
+#define LIFECYCLE_HEARTBEAT_FIRST_NS 10000000.0
+
+struct lifecycle_heartbeat {
+	double tsc_ns; /* since "ready", by the TSC */
+	double advance_ns[LIFECYCLE_MAX_CLOCKS];
+};
+
 struct lifecycle_event {
 	unsigned int seq;
 	bool reached;  /* the guest got to this event point */
@@ -74,6 +121,10 @@ struct lifecycle_event {
 	unsigned int nr_clocks;
 	struct lifecycle_clock clocks[LIFECYCLE_MAX_CLOCKS];
 	struct lifecycle_pvclock pvclock;
+	struct lifecycle_timer timer;
+	unsigned int nr_beats;
+	double beat_interval_ns;
+	struct lifecycle_heartbeat beats[LIFECYCLE_HEARTBEATS];
 	/* The platform's own part (a Xen PV domU's suspend for xl save):
 	 * times it suspended and resumed, and what it said last. */
 	unsigned int suspended;
@@ -86,6 +137,7 @@ struct lifecycle_options {
 	/* The pvclock step monitor (engine/pvsteps.h), polled every round
 	 * of every vCPU's wait; NULL: none. */
 	struct pvsteps_result *pvsteps;
+	const struct probe_env *probe; /* to probe the pending timer */
 };
 
 struct lifecycle_result {
@@ -94,7 +146,11 @@ struct lifecycle_result {
 	unsigned int asked, nr;		 /* events asked, events tried */
 	unsigned int wait_ms, ncpu;
 	char left_out[LIFECYCLE_TEXT_LEN]; /* clocks not followed, and why */
-	/* nr of them, asked of the heap when events are asked (11 KiB each):
+	/* The timer armed across each event, and why that one (or why
+	 * none: then the events run without one). */
+	struct tick_source *timer;
+	char timer_why[LIFECYCLE_TEXT_LEN];
+	/* nr of them, asked of the heap when events are asked (16 KiB each):
 	 * kept in the image, the 8 a run may ask grew it past the 8 MiB of
 	 * RAM it runs in. */
 	struct lifecycle_event *events;

@@ -414,7 +414,7 @@ static void drop_if_silent(struct tick_source *s,
 	res->nr_rates = 0;
 }
 
-static void probe_one(struct tick_source *s, const struct probe_env *env)
+void ticks_probe_one(struct tick_source *s, const struct probe_env *env)
 {
 	s->absent_reason[0] = '\0';
 	s->notes[0] = '\0';
@@ -454,7 +454,7 @@ void ticks_measure(const struct options *opts, const struct probe_env *env,
 	 * between a window and the idle timings either side of it. */
 	sources = tick_sources_all();
 	for (j = 0; sources[j] && j < MAX_TICK_SOURCES; j++) {
-		probe_one(sources[j], env);
+		ticks_probe_one(sources[j], env);
 		out->sources[j].source = sources[j];
 		if (sources[j]->present && !first)
 			first = &out->sources[j];

@@ -107,6 +107,12 @@ struct ticks_result {
 };
 
 /**
+ * Probe source @s (its present flag, notes and absent reason), on CPU 0
+ * with interrupts off; the lifecycle's pending timer probes its own.
+ */
+void ticks_probe_one(struct tick_source *s, const struct probe_env *env);
+
+/**
  * Probe the sources and measure every present one at every rate of
  * @opts, on CPU 0, with interrupts on only while a timer runs, into @out.
  * Prints a progress line per source.

@@ -307,7 +307,8 @@ static void run_lifecycle(struct run *r)
 	lifecycle_run(
 		&(struct lifecycle_options){ .events = r->opts.events,
 					     .wait_ms = r->opts.event_wait_ms,
-					     .pvsteps = &r->report.pvsteps },
+					     .pvsteps = &r->report.pvsteps,
+					     .probe = &r->probe },
 		&r->report.lifecycle);
 }
 

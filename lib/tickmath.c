@@ -139,3 +139,123 @@ void tick_spread_summarize(int64_t *samples, size_t n, struct tick_spread *out)
 	out->p999 = (int64_t)(st.p999 ^ SIGN_FLIP);
 	out->max = (int64_t)(st.max ^ SIGN_FLIP);
 }
+
+/* Expiries k >= 1 of the grid at or before @tsc. */
+static uint64_t grid_slots(uint64_t t0, double period, uint64_t tsc)
+{
+	if (tsc <= t0 || !(period > 0))
+		return 0;
+	return (uint64_t)floor((double)(tsc - t0) / period);
+}
+
+static uint64_t grid_expiry(uint64_t t0, double period, uint64_t k)
+{
+	return t0 + (uint64_t)llround((double)k * period);
+}
+
+/*
+ * Early interrupts among the first @n into @out: one-shot against the
+ * deadline each was armed for; periodic matched to the grid from the last
+ * back, as tick_grid_lateness() does, so that one is early only when more
+ * interrupts than expiries came by its entry.
+ */
+static void count_early(const struct tick_pending_input *in, size_t n,
+			struct tick_pending *out)
+{
+	double slot = INFINITY;
+	size_t i;
+
+	for (i = n; i-- > 0;) {
+		int64_t late;
+
+		if (in->deadline_tsc) {
+			late = (int64_t)(in->entry_tsc[i] -
+					 in->deadline_tsc[i]);
+		} else {
+			double latest = (double)grid_slots(in->t0_tsc,
+							   in->period_cycles,
+							   in->entry_tsc[i]);
+
+			slot = latest < slot - 1 ? latest : slot - 1;
+			late = (int64_t)(in->entry_tsc[i] -
+					 grid_expiry(
+						 in->t0_tsc, in->period_cycles,
+						 slot < 1 ? 1
+							  : (uint64_t)slot));
+		}
+		if (late < -(int64_t)in->early_slack_cycles)
+			out->early++;
+		if (late < out->earliest_cycles)
+			out->earliest_cycles = late;
+	}
+}
+
+/* The expiry pending when the gap began, for the first interrupt after it
+ * (@first), @before interrupts having come before the gap. */
+static uint64_t pending_expiry(const struct tick_pending_input *in,
+			       size_t first, size_t before)
+{
+	uint64_t served = 0;
+
+	if (in->deadline_tsc)
+		return in->deadline_tsc[first];
+	if (before)
+		served = grid_slots(in->t0_tsc, in->period_cycles,
+				    in->entry_tsc[before - 1]);
+	return grid_expiry(in->t0_tsc, in->period_cycles, served + 1);
+}
+
+/*
+ * Of the @n interrupts, those after @first (the first after the gap) that
+ * made up expiries missed: one-shot, those armed for a deadline already
+ * past when @first came; periodic (an interrupt names no expiry), those
+ * beyond the expiries that fell after @first up to @end_tsc.  Fast or
+ * paced, a hypervisor's catch-up counts; the next expiry's interrupt
+ * coming soon after a late one does not.
+ */
+static uint64_t made_up(const struct tick_pending_input *in, size_t first,
+			size_t n)
+{
+	uint64_t after = n - first - 1, fell, count = 0;
+	size_t i;
+
+	if (in->deadline_tsc) {
+		for (i = first + 1; i < n; i++)
+			count += in->deadline_tsc[i] <= in->entry_tsc[first];
+		return count;
+	}
+	fell = grid_slots(in->t0_tsc, in->period_cycles, in->end_tsc) -
+	       grid_slots(in->t0_tsc, in->period_cycles, in->entry_tsc[first]);
+	return after > fell ? after - fell : 0;
+}
+
+void tick_pending_outcome(const struct tick_pending_input *in,
+			  struct tick_pending *out)
+{
+	double period = in->period_cycles;
+	size_t i, before = 0, first = in->n;
+
+	*out = (struct tick_pending){ 0 };
+	out->due = grid_slots(in->t0_tsc, period, in->end_tsc);
+	if (in->gap_end_tsc > in->gap_start_tsc)
+		out->due_in_gap =
+			grid_slots(in->t0_tsc, period, in->gap_end_tsc) -
+			grid_slots(in->t0_tsc, period, in->gap_start_tsc);
+	for (i = 0; i < in->n && in->entry_tsc[i] <= in->end_tsc; i++) {
+		out->interrupts++;
+		if (in->entry_tsc[i] <= in->gap_start_tsc)
+			before = i + 1;
+		else if (first == in->n)
+			first = i;
+	}
+	count_early(in, out->interrupts, out);
+	if (first < out->interrupts) {
+		out->fired_after = true;
+		out->pending_tsc = pending_expiry(in, first, before);
+		out->first_after_late_cycles =
+			(int64_t)(in->entry_tsc[first] - out->pending_tsc);
+		out->burst = made_up(in, first, out->interrupts);
+	}
+	if (out->due > out->interrupts + 1)
+		out->lost = out->due - out->interrupts - 1;
+}

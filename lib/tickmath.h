@@ -126,6 +126,57 @@ struct tick_spread {
  */
 void tick_spread_summarize(int64_t *samples, size_t n, struct tick_spread *out);
 
+/* A timer running through a VM event (engine/lifecycle_timer.c): its
+ * interrupts, the expiries it had, and the guest's longest gap. */
+struct tick_pending_input {
+	const uint64_t *entry_tsc; /* n interrupts since arming, ascending */
+	/* One-shot: the deadline each interrupt was armed for (TSC); NULL:
+	 * periodic, expiries at t0_tsc + k period_cycles, k = 1, 2, ... */
+	const uint64_t *deadline_tsc;
+	size_t n;
+	uint64_t t0_tsc;
+	double period_cycles;
+	/* CPU 0's longest gap between two reads of its loop, by the TSC: the
+	 * event as the timer's clock saw it (none when the TSC froze). */
+	uint64_t gap_start_tsc, gap_end_tsc;
+	uint64_t end_tsc;	     /* the last instant looked at */
+	uint64_t early_slack_cycles; /* an entry this near before is on time */
+};
+
+/* What became of it (cycles; the caller turns them into ns). */
+struct tick_pending {
+	uint64_t due;	     /* expiries from arming to end_tsc */
+	uint64_t due_in_gap; /* of those, within the gap */
+	uint64_t interrupts; /* entered by end_tsc */
+	/* Entered before their deadline by more than the slack; the most
+	 * negative lateness of all (0 when none was early). */
+	uint64_t early;
+	int64_t earliest_cycles;
+	/* The first interrupt entered after the gap began, and its lateness
+	 * against the expiry pending then (one-shot: the deadline it was
+	 * armed for; periodic: the next after the last interrupt before). */
+	bool fired_after;
+	uint64_t pending_tsc;
+	int64_t first_after_late_cycles;
+	/* The interrupts after it that made up expiries missed: one-shot,
+	 * armed for a deadline already past then; periodic, beyond the
+	 * expiries that fell after it. */
+	uint64_t burst;
+	/* Expiries due that no interrupt answered, less the last, which may
+	 * be on its way at end_tsc; never negative. */
+	uint64_t lost;
+};
+
+/**
+ * What a timer armed before a VM event did across it, from the entries of
+ * its interrupts (see struct tick_pending_input): early ones, the first
+ * after the gap and its lateness, a burst, and expiries lost.  A periodic
+ * timer's interrupts are matched to its grid as tick_grid_lateness() does:
+ * one is early only when more interrupts than expiries came by its entry.
+ */
+void tick_pending_outcome(const struct tick_pending_input *in,
+			  struct tick_pending *out);
+
 /**
  * The next deadline of a one-shot timer re-armed every @period counts of a
  * counter @mask wide: @deadline + @period, moved on by whole periods while

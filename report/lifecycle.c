@@ -71,7 +71,93 @@ static const char *kind_of(const struct lifecycle_event *e)
 	return e->kind[0] ? e->kind : "event";
 }
 
+/* What became of the timer pending across the event, in a word. */
+static const char *timer_behaviour(const struct lifecycle_timer *t)
+{
+	const struct tick_pending *o = &t->outcome;
+
+	if (!o->fired_after)
+		return "never fired";
+	if (!o->due_in_gap)
+		return "nothing due"; /* its clock stood still over the gap */
+	if (o->burst)
+		return "burst";
+	if (t->oneshot && t->skipped)
+		return "skipped";
+	if (o->lost)
+		return "lost";
+	if (o->due_in_gap > 1)
+		return "made up"; /* every one came, but not at once */
+	return "late";
+}
+
+/* Expiries the host's account of the event had room for. */
+static double timer_host_due(const struct lifecycle_event *e)
+{
+	return e->timer.period_ns > 0
+		       ? floor(host_event_ns(&e->host) / e->timer.period_ns)
+		       : NAN;
+}
+
+static bool timer_on_time(const struct lifecycle_timer *t)
+{
+	return t->earliest_ns >= -(t->slack_ns + LIFECYCLE_TIMER_EARLY_MAX_NS);
+}
+
 /* --- for people ---------------------------------------------------------------- */
+
+/* Each clock's longest step between two reads on CPU 0: what it showed the
+ * guest of the event, against the host's account. */
+static void print_blackout(const struct lifecycle_event *e)
+{
+	unsigned int k;
+
+	printf("    blackout as CPU 0 saw it (each clock's longest step "
+	       "between "
+	       "two reads; the host's event %.3f ms):\n",
+	       host_event_ns(&e->host) / 1e6);
+	for (k = 0; k < e->nr_clocks; k++) {
+		const struct lifecycle_clock *c = &e->clocks[k];
+
+		printf("      %-10s %12.3f ms, from %.3f ms after ready by the "
+		       "TSC (%.3f by itself); %+.3f ms against the host's\n",
+		       c->clock->name, c->largest_step_ns / 1e6,
+		       c->step_at_ns / 1e6, c->step_from_ns / 1e6,
+		       (c->largest_step_ns - host_event_ns(&e->host)) / 1e6);
+	}
+	if (e->nr_beats)
+		printf("    heartbeat: %u records of every clock, at most "
+		       "every "
+		       "%.0f ms by the TSC (in the JSON)\n",
+		       e->nr_beats, e->beat_interval_ns / 1e6);
+}
+
+static void print_timer(const struct lifecycle_event *e)
+{
+	const struct lifecycle_timer *t = &e->timer;
+	const struct tick_pending *o = &t->outcome;
+
+	if (t->problem[0]) {
+		printf("    timer: %s\n", t->problem);
+		return;
+	}
+	if (!t->armed)
+		return;
+	printf("    timer %s (%s, every %.3f ms): CPU 0's longest gap %.3f "
+	       "ms, %.3f ms after ready; %llu expiries due in it by the TSC, "
+	       "%.0f in the host's event\n",
+	       t->source, t->oneshot ? "one-shot" : "periodic",
+	       t->period_ns / 1e6, t->gap_ns / 1e6, t->gap_at_ns / 1e6,
+	       (unsigned long long)o->due_in_gap, timer_host_due(e));
+	printf("      %llu interrupts for %llu due over %.3f ms; first after "
+	       "the gap %s%.3f ms late; burst %llu, lost %llu, skipped %llu, "
+	       "early %llu: %s\n",
+	       (unsigned long long)o->interrupts, (unsigned long long)o->due,
+	       t->window_ns / 1e6, o->fired_after ? "" : "(none) ",
+	       t->first_after_late_ns / 1e6, (unsigned long long)o->burst,
+	       (unsigned long long)o->lost, (unsigned long long)t->skipped,
+	       (unsigned long long)o->early, timer_behaviour(t));
+}
 
 static void print_event(const struct lifecycle_event *e)
 {
@@ -116,6 +202,8 @@ static void print_event(const struct lifecycle_event *e)
 		printf("    %s: a read %.0f ns before, %.0f ns after\n",
 		       e->clocks[k].clock->name, e->clocks[k].cost_before_ns,
 		       e->clocks[k].cost_after_ns);
+	print_blackout(e);
+	print_timer(e);
 	if (e->suspended || e->platform_said[0])
 		printf("    the guest's own part: suspended %u time(s)%s%s\n",
 		       e->suspended, e->platform_said[0] ? ": " : "",
@@ -144,6 +232,11 @@ void report_lifecycle_print(const struct run_report *run)
 	}
 	if (l->left_out[0])
 		printf("  not followed: %s\n", l->left_out);
+	if (l->timer)
+		printf("  timer across each event: %s, %s\n", l->timer->name,
+		       l->timer_why);
+	else
+		printf("  no timer across the events: %s\n", l->timer_why);
 	for (i = 0; i < l->nr; i++)
 		print_event(&l->events[i]);
 }
@@ -191,6 +284,56 @@ static void offsets_check(const struct lifecycle_result *l,
 	report_figure(k, "worst_offset_move_ns", worst);
 	report_tolerance(k, "lifecycle_offset_step_max_ns",
 			 LIFECYCLE_OFFSET_STEP_MAX_NS);
+}
+
+/* What must hold of any timer across any event: armed, never before its
+ * deadline, and the one pending fires after the event.  How late, and
+ * whether the missed ones came in a burst or not at all, differs by
+ * design: described, not judged. */
+static void timer_checks(const struct lifecycle_event *e, struct ktap *k)
+{
+	const struct lifecycle_timer *t = &e->timer;
+	const struct tick_pending *o = &t->outcome;
+
+	if (!t->armed) {
+		report(k, false, "timer: armed across the event");
+		report_info(k, "%s", t->problem);
+		return;
+	}
+	report(k, timer_on_time(t), "timer: no interrupt before its deadline");
+	report_info(k,
+		    "%s: %llu early of %llu, earliest %.3f us against the "
+		    "deadline (grid uncertainty %.3f us)",
+		    t->source, (unsigned long long)o->early,
+		    (unsigned long long)o->interrupts, t->earliest_ns / 1e3,
+		    t->slack_ns / 1e3);
+	report_figure(k, "earliest_ns", t->earliest_ns);
+	report_figure(k, "slack_ns", t->slack_ns);
+	report_tolerance(k, "lifecycle_timer_early_max_ns",
+			 LIFECYCLE_TIMER_EARLY_MAX_NS);
+	if (!e->answered)
+		return;
+	report(k, o->fired_after && !t->gave_up,
+	       "timer: the pending timer fires after the event");
+	if (o->fired_after)
+		report_info(k,
+			    "%s: %.3f ms late; %llu due in the gap, burst "
+			    "%llu, lost %llu, skipped %llu",
+			    timer_behaviour(t), t->first_after_late_ns / 1e6,
+			    (unsigned long long)o->due_in_gap,
+			    (unsigned long long)o->burst,
+			    (unsigned long long)o->lost,
+			    (unsigned long long)t->skipped);
+	else
+		report_info(k,
+			    "no interrupt after CPU 0's longest gap (%.3f ms) "
+			    "within %.0f ms of \"done\"%s",
+			    t->gap_ns / 1e6, t->after_done_ns / 1e6,
+			    t->gave_up ? "; ring 0 gave up on interrupts" : "");
+	report_figure(k, "first_after_late_ns", t->first_after_late_ns);
+	report_figure(k, "due_in_gap", (double)o->due_in_gap);
+	report_figure(k, "burst", (double)o->burst);
+	report_figure(k, "lost", (double)o->lost);
 }
 
 static void event_checks(const struct lifecycle_result *l,
@@ -246,6 +389,8 @@ static void event_checks(const struct lifecycle_result *l,
 	}
 	if (e->answered)
 		offsets_check(l, e, k);
+	if (e->sampled && l->timer)
+		timer_checks(e, k);
 	/* KVM marks every vCPU's record when the VM was stopped (so that a
 	 * guest's soft lockup watchdog can forgive the gap). */
 	if (e->answered && e->pvclock.present && e->pvclock.clock &&
@@ -321,6 +466,8 @@ static void clock_json(struct json_writer *w, const struct lifecycle_result *l,
 	json_double(w, "step_from_tsc_ns",
 		    base ? base->advance_ns - c->advance_ns : NAN);
 	json_double(w, "largest_step_ns", c->largest_step_ns);
+	json_double(w, "step_at_ns", c->step_at_ns);
+	json_double(w, "step_from_ns", c->step_from_ns);
 	json_double(w, "rate_before_ppm", c->rate_before_ppm);
 	json_double(w, "rate_after_ppm", c->rate_after_ppm);
 	json_double(w, "cost_before_ns", c->cost_before_ns);
@@ -342,6 +489,75 @@ static void clock_json(struct json_writer *w, const struct lifecycle_result *l,
 		json_double_if(w, "after_uncertainty_ns", o->ok_after,
 			       o->after_unc_ns);
 		json_object_end(w);
+	}
+	json_array_end(w);
+	json_object_end(w);
+}
+
+static void timer_json(struct json_writer *w, const struct lifecycle_event *e)
+{
+	const struct lifecycle_timer *t = &e->timer;
+	const struct tick_pending *o = &t->outcome;
+
+	if (!t->armed && !t->problem[0]) {
+		json_null(w, "timer");
+		return;
+	}
+	json_object_begin(w, "timer");
+	json_string(w, "source", t->source);
+	json_bool(w, "armed", t->armed);
+	json_string(w, "problem", t->problem[0] ? t->problem : NULL);
+	if (t->armed) {
+		json_bool(w, "oneshot", t->oneshot);
+		json_double(w, "period_ns", t->period_ns);
+		json_double(w, "gap_ns", t->gap_ns);
+		json_double(w, "gap_at_ns", t->gap_at_ns);
+		json_double(w, "window_ns", t->window_ns);
+		json_double(w, "after_done_ns", t->after_done_ns);
+		json_double(w, "slack_ns", t->slack_ns);
+		json_uint(w, "due", o->due);
+		json_uint(w, "due_in_gap", o->due_in_gap);
+		json_double(w, "host_due",
+			    e->answered ? timer_host_due(e) : NAN);
+		json_uint(w, "interrupts", o->interrupts);
+		json_uint(w, "total", t->total);
+		json_uint(w, "recorded", t->recorded);
+		json_uint(w, "early", o->early);
+		json_double(w, "earliest_ns", t->earliest_ns);
+		json_bool(w, "fired_after", o->fired_after);
+		json_double(w, "first_after_late_ns",
+			    o->fired_after ? t->first_after_late_ns : NAN);
+		json_uint(w, "burst", o->burst);
+		json_uint(w, "lost", o->lost);
+		json_uint(w, "skipped", t->skipped);
+		json_bool(w, "gave_up", t->gave_up);
+		json_string(w, "behaviour", timer_behaviour(t));
+	}
+	json_object_end(w);
+}
+
+static void heartbeat_json(struct json_writer *w,
+			   const struct lifecycle_event *e)
+{
+	unsigned int i, k;
+
+	if (!e->nr_beats) {
+		json_null(w, "heartbeat");
+		return;
+	}
+	json_object_begin(w, "heartbeat");
+	json_double(w, "interval_ns", e->beat_interval_ns);
+	json_array_begin(w, "clocks");
+	for (k = 0; k < e->nr_clocks; k++)
+		json_string(w, NULL, e->clocks[k].clock->name);
+	json_array_end(w);
+	json_array_begin(w, "beats");
+	for (i = 0; i < e->nr_beats; i++) {
+		json_array_begin(w, NULL);
+		json_double(w, NULL, e->beats[i].tsc_ns);
+		for (k = 0; k < e->nr_clocks; k++)
+			json_double(w, NULL, e->beats[i].advance_ns[k]);
+		json_array_end(w);
 	}
 	json_array_end(w);
 	json_object_end(w);
@@ -373,6 +589,8 @@ static void event_json(struct json_writer *w, const struct lifecycle_result *l,
 	for (k = 0; k < e->nr_clocks; k++)
 		clock_json(w, l, e, &e->clocks[k]);
 	json_array_end(w);
+	timer_json(w, e);
+	heartbeat_json(w, e);
 	if (p->present) {
 		json_object_begin(w, "pvclock");
 		json_string(w, "clock", p->clock);
@@ -407,6 +625,8 @@ void report_lifecycle_json(const struct run_report *run, struct json_writer *w)
 	json_string(w, "reason", l->applies ? NULL : l->reason);
 	json_uint(w, "wait_ms", l->wait_ms);
 	json_string(w, "left_out", l->left_out[0] ? l->left_out : NULL);
+	json_string(w, "timer", l->timer ? l->timer->name : NULL);
+	json_string(w, "timer_why", l->timer_why[0] ? l->timer_why : NULL);
 	json_array_begin(w, "events");
 	for (i = 0; i < l->nr; i++)
 		event_json(w, l, &l->events[i]);

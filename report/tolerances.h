@@ -61,6 +61,9 @@
 /** How far a vCPU's offset from CPU 0 may move over an event, beyond both bounds, ns. */
 #define LIFECYCLE_OFFSET_STEP_MAX_NS 100000.0
 
+/** How far before its deadline the timer across an event may fire, beyond its grid's uncertainty, ns. */
+#define LIFECYCLE_TIMER_EARLY_MAX_NS 100000.0
+
 /*
  * The pvclock step monitor (report/pvsteps.c): a hypervisor rewrites a
  * vCPU's record while that vCPU is out of the guest, and

@@ -38,6 +38,13 @@ extern struct xen_timer_state xen_timer;
 
 extern struct tick_source xen_periodic_tick_source, xen_oneshot_tick_source;
 
+/**
+ * In a restored domain (its event channels gone): bind VIRQ_TIMER again
+ * when it was bound, and arm the one-shot timer's pending deadline again,
+ * as an OS re-programs its clockevent on resume.  0, or -1 with @why.
+ */
+int xen_pv_timer_resume(char *why, size_t whylen);
+
 /* platform/pv64/xen_pv_entry.S: the event upcall and the failsafe
  * callback, registered for every vCPU. */
 extern const char xen_event_entry[], xen_failsafe_entry[];

@@ -136,6 +136,8 @@ static int suspend(struct xen_suspend *s, char *said, size_t len)
 	if (publish_p2m(why, sizeof(why)))
 		snprintf(said, len, "resumed, but %s", why);
 	xen_pv_console_resume();
+	if (!rc && xen_pv_timer_resume(why, sizeof(why)))
+		snprintf(said, len, "resumed, but its timer: %s", why);
 	s->store_evtchn = si->store_evtchn;
 	return xen_suspend_resumed(rc, said, len);
 }

@@ -86,6 +86,33 @@ fail:
 	return -1;
 }
 
+int xen_pv_timer_resume(char *why, size_t whylen)
+{
+	struct vcpu_set_singleshot_timer set = { .flags = 0 };
+	int rc;
+
+	if (!bound)
+		return 0;
+	bound = false;
+	if (bind_timer(why, whylen))
+		return -1;
+	if (!xen_timer.oneshot)
+		return 0;
+	/* The deadline armed before, in Xen's system time, which a restore
+	 * on this host carries on: it fires at once when it has passed. */
+	set.timeout_abs_ns = xen_timer.deadline_ns;
+	rc = (int)HYPERCALL3(__HYPERVISOR_vcpu_op, VCPUOP_set_singleshot_timer,
+			     0, &set);
+	if (rc) {
+		snprintf(why, whylen,
+			 "Xen refused the one-shot timer again "
+			 "(VCPUOP_set_singleshot_timer: %d)",
+			 rc);
+		return -1;
+	}
+	return 0;
+}
+
 static int xen_timer_probe(struct tick_source *s, const struct probe_env *env)
 {
 	(void)env;

@@ -349,8 +349,11 @@ static void fill_timing(double scale)
 	t->console_burst = 16;
 }
 
+static struct tick_source lifecycle_timer_source = { .name = "lapic" };
+
 /* One stop of 1 s (scaled) under a TSC that ran on and an HPET that froze, on
- * two vCPUs, with the host's account. */
+ * two vCPUs, with the host's account; a periodic timer through it whose 100
+ * expiries in the gap were lost but for the first; two heartbeats. */
 static void fill_lifecycle(double scale)
 {
 	static struct lifecycle_event events[1];
@@ -402,6 +405,35 @@ static void fill_lifecycle(double scale)
 						 .rate_after_ppm = 2,
 						 .cost_before_ns = 300,
 						 .cost_after_ns = 310 };
+	e->clocks[0].largest_step_ns = (double)window;
+	e->clocks[0].step_at_ns = e->clocks[0].step_from_ns = 1e6 * scale;
+	l->timer = &lifecycle_timer_source;
+	snprintf(l->timer_why, sizeof(l->timer_why), "the local APIC timer");
+	e->timer = (struct lifecycle_timer){
+		.source = "lapic",
+		.armed = true,
+		.period_ns = 1e7,
+		.gap_ns = (double)window,
+		.gap_at_ns = 1e6 * scale,
+		.window_ns = (double)window + 1e8,
+		.slack_ns = 40e3,
+		.total = 12,
+		.recorded = 12,
+		.outcome = { .due = 110 * scale,
+			     .due_in_gap = 100 * scale,
+			     .interrupts = 11,
+			     .fired_after = true,
+			     .lost = 98 * scale },
+		.first_after_late_ns = (double)window,
+	};
+	e->nr_beats = 2;
+	e->beat_interval_ns = 1e7;
+	e->beats[0] = (struct lifecycle_heartbeat){ .tsc_ns = 1e5,
+						    .advance_ns = { 1e5, 0 } };
+	e->beats[1] = (struct lifecycle_heartbeat){
+		.tsc_ns = 1e7 + (double)window,
+		.advance_ns = { 1e7 + (double)window, 1e7 }
+	};
 }
 
 /* Two CPUs' spins: CPU 0 lost 1 ms in two gaps, CPU 1 nothing. */
@@ -559,9 +591,9 @@ static void names_are_stable(void **state)
 	}
 	/* Every check with a moved figure in its info: the bracket, three
 	 * rates, two clocks' hand-offs, the delivered rate, CPU lost and the
-	 * earliest interrupt; and the event's four: the host's window, two
-	 * clocks' advances and the offsets' moves. */
-	assert_int_equal(differ, 13);
+	 * earliest interrupt; and the event's five: the host's window, two
+	 * clocks' advances, the offsets' moves and the timer's lateness. */
+	assert_int_equal(differ, 14);
 	assert_int_equal(ktap_verdict(&first), VERDICT_PASS);
 	/* The PM timer is the reference: its rate is not judged. */
 	assert_int_equal(ktap_counts(&first).skipped, 1);
@@ -1225,7 +1257,7 @@ static void lifecycle_checks_describe_each_clock(void **state)
 			    "event 1: hpet never steps back on any vCPU"))
 			assert_non_null(strstr(c->info, "frozen: "));
 	}
-	assert_int_equal(seen, 4);
+	assert_int_equal(seen, 6);
 	run.lifecycle.events[0].clocks[1].back_steps = 1;
 	run.lifecycle.events[0].clocks[0].cpu[1].after_ns = 1e6;
 	all_checks(&first);
@@ -1236,6 +1268,50 @@ static void lifecycle_checks_describe_each_clock(void **state)
 	run.lifecycle.events[0].clocks[1].back_steps = 0;
 	all_checks(&first);
 	assert_int_equal(ktap_verdict(&first), VERDICT_ERROR);
+}
+
+/* The timer's checks: never early, fires after; what became of the missed
+ * expiries described (lost here), an early interrupt or none after the gap
+ * failed. */
+static void lifecycle_timer_checks(void **state)
+{
+	const char *early = "event 1: timer: no interrupt before its deadline";
+	const char *after =
+		"event 1: timer: the pending timer fires after the event";
+	struct lifecycle_timer *t;
+	const struct ktap_check *c;
+	unsigned int i, found = 0;
+
+	(void)state;
+	fill_run(1.0);
+	t = &run.lifecycle.events[0].timer;
+	all_checks(&first);
+	for (i = 0; i < first.nr; i++) {
+		c = &first.checks[i];
+		if (!strcmp(c->name, early)) {
+			found++;
+			assert_int_equal(c->result, CHECK_PASS);
+		}
+		if (!strcmp(c->name, after)) {
+			found++;
+			assert_int_equal(c->result, CHECK_PASS);
+			assert_non_null(
+				strstr(c->info, "lost: 1000.000 ms late"));
+		}
+	}
+	assert_int_equal(found, 2);
+	/* 150 us early: beyond the 40 us slack and the 100 us allowed. */
+	t->earliest_ns = -150e3;
+	t->outcome.early = 1;
+	all_checks(&first);
+	assert_int_equal(ktap_verdict(&first), VERDICT_FAIL);
+	t->earliest_ns = -120e3; /* within both */
+	t->outcome.fired_after = false;
+	all_checks(&first);
+	assert_int_equal(ktap_verdict(&first), VERDICT_FAIL);
+	t->outcome.fired_after = true;
+	all_checks(&first);
+	assert_int_equal(ktap_verdict(&first), VERDICT_PASS);
 }
 
 static void document_for_the_schema(void **state)
@@ -1278,6 +1354,7 @@ int main(void)
 		cmocka_unit_test(firmware_lists_no_cpu),
 		cmocka_unit_test(table_columns_keep_one_unit),
 		cmocka_unit_test(lifecycle_checks_describe_each_clock),
+		cmocka_unit_test(lifecycle_timer_checks),
 		cmocka_unit_test(document_for_the_schema),
 	};
 

@@ -247,6 +247,157 @@ static void next_deadline(void **state)
 	assert_int_equal(skipped, 1);
 }
 
+/* A timer across a VM event, periodic: every clock frozen (TCG), nothing
+ * fell due in the gap and the next interrupt came on its grid. */
+static void pending_periodic_frozen(void **state)
+{
+	const uint64_t entries[] = { 1010, 2010, 3010, 4010, 5010 };
+	const uint64_t late_then_next[] = { 1010, 2010, 3930, 4000 };
+	struct tick_pending_input in = {
+		.entry_tsc = entries,
+		.n = 5,
+		.period_cycles = 1000,
+		.gap_start_tsc = 3500,
+		.gap_end_tsc = 3600,
+		.end_tsc = 5500,
+	};
+	struct tick_pending p;
+
+	(void)state;
+	tick_pending_outcome(&in, &p);
+	assert_int_equal(p.due, 5);
+	assert_int_equal(p.due_in_gap, 0);
+	assert_int_equal(p.interrupts, 5);
+	assert_int_equal(p.early, 0);
+	assert_true(p.fired_after);
+	assert_int_equal(p.pending_tsc, 4000);
+	assert_int_equal(p.first_after_late_cycles, 10);
+	assert_int_equal(p.burst, 0);
+	assert_int_equal(p.lost, 0);
+	/* A gap of 9.3 periods' tenths: the pending one 930 late, the next
+	 * on its grid 70 later is no burst. */
+	in.entry_tsc = late_then_next;
+	in.n = 4;
+	in.gap_start_tsc = 2500;
+	in.gap_end_tsc = 2940;
+	tick_pending_outcome(&in, &p);
+	assert_int_equal(p.due_in_gap, 0);
+	assert_int_equal(p.first_after_late_cycles, 930);
+	assert_int_equal(p.burst, 0);
+}
+
+/* Periodic, its clock running on through a 5-period gap: the missed
+ * expiries come in a burst, the one after on its grid again. */
+static void pending_periodic_burst(void **state)
+{
+	const uint64_t entries[] = { 1010, 2010, 7510, 7520,
+				     7530, 7540, 7550, 8010 };
+	struct tick_pending_input in = {
+		.entry_tsc = entries,
+		.n = 8,
+		.period_cycles = 1000,
+		.gap_start_tsc = 2500,
+		.gap_end_tsc = 7600,
+		.end_tsc = 8500,
+	};
+	struct tick_pending p;
+
+	(void)state;
+	tick_pending_outcome(&in, &p);
+	assert_int_equal(p.due, 8);
+	assert_int_equal(p.due_in_gap, 5);
+	assert_int_equal(p.interrupts, 8);
+	assert_int_equal(p.early, 0);
+	assert_int_equal(p.pending_tsc, 3000);
+	assert_int_equal(p.first_after_late_cycles, 4510);
+	assert_int_equal(p.burst, 4);
+	assert_int_equal(p.lost, 0);
+	/* The same gap with no burst: the missed ones lost, the last due
+	 * not counted (it may be on its way). */
+	in.n = 3;
+	in.end_tsc = 7700;
+	tick_pending_outcome(&in, &p);
+	assert_int_equal(p.due, 7);
+	assert_int_equal(p.interrupts, 3);
+	assert_int_equal(p.burst, 0);
+	assert_int_equal(p.lost, 3);
+}
+
+/* One-shot re-armed past the expiries it missed (Xen's pause): late once,
+ * the rest skipped; and an interrupt before its deadline is early. */
+static void pending_oneshot(void **state)
+{
+	const uint64_t entries[] = { 1005, 2005, 7600, 8005 };
+	const uint64_t deadlines[] = { 1000, 2000, 3000, 8000 };
+	struct tick_pending_input in = {
+		.entry_tsc = entries,
+		.deadline_tsc = deadlines,
+		.n = 4,
+		.period_cycles = 1000,
+		.gap_start_tsc = 2500,
+		.gap_end_tsc = 7600,
+		.end_tsc = 8500,
+		.early_slack_cycles = 5,
+	};
+	const uint64_t early_entries[] = { 990, 1997 };
+	const uint64_t soon[] = { 1005, 2005, 7600, 7700 };
+	const uint64_t soon_deadlines[] = { 1000, 2000, 3000, 7690 };
+	const uint64_t past_deadlines[] = { 1000, 2000, 3000, 4000 };
+	struct tick_pending p;
+
+	(void)state;
+	tick_pending_outcome(&in, &p);
+	assert_int_equal(p.due, 8);
+	assert_int_equal(p.due_in_gap, 5);
+	assert_int_equal(p.interrupts, 4);
+	assert_int_equal(p.early, 0);
+	assert_int_equal(p.earliest_cycles, 0);
+	assert_true(p.fired_after);
+	assert_int_equal(p.first_after_late_cycles, 4600);
+	assert_int_equal(p.burst, 0);
+	assert_int_equal(p.lost, 3);
+	/* The re-arm after the late one fell 100 cycles on by chance: not
+	 * a burst, its deadline had not passed. */
+	in.entry_tsc = soon;
+	in.deadline_tsc = soon_deadlines;
+	tick_pending_outcome(&in, &p);
+	assert_int_equal(p.burst, 0);
+	/* Xen delivering a past deadline at once would be one. */
+	in.deadline_tsc = past_deadlines;
+	tick_pending_outcome(&in, &p);
+	assert_int_equal(p.burst, 1);
+	in.deadline_tsc = deadlines;
+	/* 10 cycles early is early, 3 within the slack is not; nothing
+	 * after the gap: it never fired. */
+	in.entry_tsc = early_entries;
+	in.n = 2;
+	tick_pending_outcome(&in, &p);
+	assert_int_equal(p.early, 1);
+	assert_int_equal(p.earliest_cycles, -10);
+	assert_false(p.fired_after);
+}
+
+/* Periodic with more interrupts than expiries: the first came early. */
+static void pending_periodic_early(void **state)
+{
+	const uint64_t entries[] = { 500, 1010 };
+	struct tick_pending_input in = {
+		.entry_tsc = entries,
+		.n = 2,
+		.period_cycles = 1000,
+		.gap_start_tsc = 1100,
+		.gap_end_tsc = 1200,
+		.end_tsc = 1500,
+	};
+	struct tick_pending p;
+
+	(void)state;
+	tick_pending_outcome(&in, &p);
+	assert_int_equal(p.early, 1);
+	assert_int_equal(p.earliest_cycles, -500);
+	assert_false(p.fired_after); /* none after the gap */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -262,6 +413,10 @@ int main(void)
 		cmocka_unit_test(intervals_and_long_gaps),
 		cmocka_unit_test(spread_of_signed_values),
 		cmocka_unit_test(next_deadline),
+		cmocka_unit_test(pending_periodic_frozen),
+		cmocka_unit_test(pending_periodic_burst),
+		cmocka_unit_test(pending_oneshot),
+		cmocka_unit_test(pending_periodic_early),
 	};
 
 	return cmocka_run_group_tests_name("tickmath", tests, NULL, NULL);
