@@ -299,6 +299,25 @@ static void fill_ticks(double scale)
 		.problem = "its divisor cannot go that low",
 	};
 	t->sources[1].source = &sources[1];
+	/* The 100 Hz window read Xen's runstate area: 2 of its interrupts
+	 * late while the vCPU was taken away, 1 outside the loop's reads. */
+	t->steal_kind = STEAL_XEN;
+	t->steal_ok = true;
+	snprintf(t->steal_words, sizeof(t->steal_words),
+		 "Xen runstate area, with its update flag");
+	t->sources[0].rates[0].steal = (struct tick_steal){
+		.traced = true,
+		.steal_ns = 30000000,
+		.spans = 2,
+		.lateness = {
+			.taken_ns = { .n = 2, .min = 900000, .p50 = 900000,
+				      .p99 = 2000000, .max = 2000000 },
+			.not_taken_ns = { .n = t->sources[0].rates[0].recorded - 3,
+					  .min = 20000, .p50 = 40000,
+					  .p99 = 60000, .max = 80000 },
+			.untold = 1,
+		},
+	};
 }
 
 static void fill_cpus(void)
@@ -1201,6 +1220,46 @@ static void a_shared_rate_names_its_source(void **state)
 	assert_null(strstr(document, "Its rate is"));
 }
 
+/* A window that read a steal record says its steal and splits its
+ * lateness by it, in a line under the table and in the JSON; without a
+ * steal interface the section says so once and each rate's steal is
+ * null. */
+static void tick_lateness_split_by_steal(void **state)
+{
+	struct ticks_result *t = &run.ticks;
+	char table[8192];
+
+	(void)state;
+	fill_run(1.0);
+	printed_by(report_ticks_print, table, sizeof(table));
+	assert_non_null(strstr(table, "  steal: Xen runstate area, with its "
+				      "update flag, read once a chunk"));
+	assert_non_null(strstr(
+		table, "  lapic        at 100 Hz: steal 30.0 ms, 30.0 % of the "
+		       "window; late while taken away 2 (p50 900.0, p99 "
+		       "2000.0, max 2000.0 us), not taken away 7 (p50 40.0, "
+		       "p99 60.0, max 80.0 us), 1 untold (outside the loop's "
+		       "reads)\n"));
+	all_checks(&first);
+	write_json(&first);
+	assert_non_null(strstr(document, "\"steal_interface\": \"Xen runstate "
+					 "area\""));
+	assert_non_null(strstr(document, "\"preempted_lateness_ns\": {"));
+	assert_non_null(strstr(document, "\"unclassified\": 1"));
+	t->steal_kind = STEAL_NONE;
+	snprintf(t->steal_words, sizeof(t->steal_words),
+		 "no steal interface: TCG keeps none");
+	t->sources[0].rates[0].steal.traced = false;
+	printed_by(report_ticks_print, table, sizeof(table));
+	assert_non_null(
+		strstr(table, "  steal: no steal interface: TCG keeps none\n"));
+	assert_null(strstr(table, "at 100 Hz: steal"));
+	write_json(&first);
+	assert_null(strstr(document, "\"preempted_lateness_ns\""));
+	assert_non_null(strstr(document, "\"steal_words\": \"no steal "
+					 "interface: TCG keeps none\""));
+}
+
 /* The document of a passing run, for the schema test on the host. */
 /* The event's checks: the host answered, no steps back, the offsets within
  * bounds; the TSC ran on and the HPET froze, said in their infos. */
@@ -1278,6 +1337,7 @@ int main(void)
 		cmocka_unit_test(firmware_lists_no_cpu),
 		cmocka_unit_test(table_columns_keep_one_unit),
 		cmocka_unit_test(lifecycle_checks_describe_each_clock),
+		cmocka_unit_test(tick_lateness_split_by_steal),
 		cmocka_unit_test(document_for_the_schema),
 	};
 
