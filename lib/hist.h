@@ -81,6 +81,14 @@ struct hist_bucket {
 bool hist_next_bucket(const struct hist *h, unsigned int *cursor,
 		      struct hist_bucket *out);
 
+/**
+ * How many of @h's samples lie at @value or above, to its resolution: in
+ * the bucket that holds @value and every bucket above it, the over-range
+ * ones included.  With @value a percentile (p99) of a histogram of the
+ * same layout, the samples of its tail, that one's or a subset's.
+ */
+uint64_t hist_count_from(const struct hist *h, int64_t value);
+
 /** The summary lib/stats.h keeps of unsigned samples, from @h: count, min,
  * max and mean exact, percentiles as hist_percentile() (negative values,
  * which unsigned samples never give, read as 0). */

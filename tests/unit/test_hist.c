@@ -362,6 +362,40 @@ static int print_json(void)
 	return json_finish(&w) ? 0 : 1;
 }
 
+/* A tail counted the same in two histograms: every read's, and a subset's
+ * (the reads across which steal grew), each from the first's p99. */
+static void count_from(void **state)
+{
+	struct hist all, some;
+	int64_t i, p99;
+
+	(void)state;
+	hist_init(&all);
+	hist_init(&some);
+	for (i = 0; i < 989; i++)
+		hist_record(&all, 20);
+	for (i = 0; i < 11; i++)
+		hist_record(&all, 6000);
+	hist_record(&all, HIST_LIMIT + 1); /* over range */
+	/* The 991st of 1001: 6000's bucket, [5888, 6016). */
+	p99 = hist_percentile(&all, 990);
+	assert_int_equal(p99, 5888);
+	assert_int_equal(hist_count_from(&all, p99), 12);
+	assert_int_equal(hist_count_from(&all, 5999), 12);
+	assert_int_equal(hist_count_from(&all, 6016), 1);
+	assert_int_equal(hist_count_from(&all, 20), 1001);
+	assert_int_equal(hist_count_from(&all, 21), 12);
+	hist_record(&some, 20);
+	hist_record(&some, 6000);
+	hist_record(&some, HIST_LIMIT + 1);
+	hist_record(&some, -100); /* its bucket: -101 and -100 */
+	assert_int_equal(hist_count_from(&some, p99), 2);
+	assert_int_equal(hist_count_from(&some, -100), 4);
+	assert_int_equal(hist_count_from(&some, -99), 3);
+	hist_init(&some);
+	assert_int_equal(hist_count_from(&some, 0), 0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -374,6 +408,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(buckets_tile_the_range),
 		cmocka_unit_test(walk_ascending),
 		cmocka_unit_test(settling),
+		cmocka_unit_test(count_from),
 	};
 
 	if (argc == 2 && strcmp(argv[1], "--json") == 0)
