@@ -234,7 +234,7 @@ static uint64_t bracketed_read(const struct clock *c)
  * the budget is spent (at least MIN_SAMPLES), whichever comes first, or
  * for the count asked for.  With a steal record, it is read after each
  * bracket, outside it, and the reads across which it grew go into a third
- * histogram: how much of the tail the vCPU was taken away in.  False when
+ * histogram: how much of the tail beyond p99 the vCPU was taken away in.  False when
  * the heap could not hold the histograms (it holds 4 MiB; all clocks'
  * take 345 KiB at most).
  */
@@ -296,9 +296,9 @@ static bool measure_per_read(struct clock_result *r, uint64_t budget_cycles,
 		int64_t p99 = hist_percentile(&h->cycles, 990);
 
 		tail->reads_with_steal = h->steal_cycles.total;
-		tail->tail_reads = hist_count_from(&h->cycles, p99);
+		tail->tail_reads = hist_count_above(&h->cycles, p99);
 		tail->tail_reads_with_steal =
-			hist_count_from(&h->steal_cycles, p99);
+			hist_count_above(&h->steal_cycles, p99);
 	}
 	r->read_hists = h;
 	return true;

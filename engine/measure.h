@@ -88,14 +88,14 @@ struct read_hists {
 	struct hist steal_cycles;
 };
 
-/* A clock's per-read tail against the steal record: the reads at its p99
- * or above (to the histogram's resolution) and how many of them the vCPU
+/* A clock's per-read tail against the steal record: the reads above its
+ * p99 (beyond p99's bucket of the histogram) and how many of them the vCPU
  * was taken away during (the record grew from just before the bracket to
  * just after it). */
 struct read_steal_tail {
 	bool traced;		   /* the record was read between the reads */
 	uint64_t reads_with_steal; /* of every read */
-	uint64_t tail_reads;	   /* at p99 or above */
+	uint64_t tail_reads;	   /* above p99 */
 	uint64_t tail_reads_with_steal;
 	uint64_t failed_reads; /* record reads that never settled */
 };

@@ -112,17 +112,16 @@ bool hist_next_bucket(const struct hist *h, unsigned int *cursor,
 	return false;
 }
 
-uint64_t hist_count_from(const struct hist *h, int64_t value)
+uint64_t hist_count_above(const struct hist *h, int64_t value)
 {
-	uint64_t from = h->over;
+	uint64_t above = h->over;
 	unsigned int cursor = 0;
 	struct hist_bucket b;
 
 	while (hist_next_bucket(h, &cursor, &b))
-		if (b.low > value ||
-		    value - b.low < (int64_t)hist_width_at(b.low))
-			from += b.count;
-	return from;
+		if (b.low > value)
+			above += b.count;
+	return above;
 }
 
 static int64_t clamp(int64_t v, int64_t lo, int64_t hi)

@@ -82,12 +82,13 @@ bool hist_next_bucket(const struct hist *h, unsigned int *cursor,
 		      struct hist_bucket *out);
 
 /**
- * How many of @h's samples lie at @value or above, to its resolution: in
- * the bucket that holds @value and every bucket above it, the over-range
- * ones included.  With @value a percentile (p99) of a histogram of the
- * same layout, the samples of its tail, that one's or a subset's.
+ * How many of @h's samples lie above @value's bucket: in buckets whose
+ * smallest value is above @value, the over-range ones included.  With
+ * @value a percentile (p99) of a histogram of the same layout, the samples
+ * beyond it, that one's or a subset's: a narrow distribution whose p99
+ * bucket holds most samples still has only its true tail counted.
  */
-uint64_t hist_count_from(const struct hist *h, int64_t value);
+uint64_t hist_count_above(const struct hist *h, int64_t value);
 
 /** The summary lib/stats.h keeps of unsigned samples, from @h: count, min,
  * max and mean exact, percentiles as hist_percentile() (negative values,

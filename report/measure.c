@@ -189,7 +189,7 @@ static void print_references(const struct measure_result *m)
 }
 
 /* Each clock's per-read tail against the steal record, in one line: of
- * its reads at p99 or above, how many the vCPU was taken away during. */
+ * its reads above p99, how many the vCPU was taken away during. */
 static void print_steal_tails(const struct measure_result *m)
 {
 	const struct clock_result *r;
@@ -205,8 +205,8 @@ static void print_steal_tails(const struct measure_result *m)
 		return;
 	}
 	printf("  steal: %s, read between the per-read samples (never inside "
-	       "a bracket); of each clock's reads at its p99 or above, those "
-	       "the vCPU was taken away during:",
+	       "a bracket); of each clock's reads above its p99 (beyond its "
+	       "bucket), those the vCPU was taken away during:",
 	       m->steal_words);
 	for (r = m->clocks; r < m->clocks + m->nr; r++) {
 		const struct read_steal_tail *t = &r->steal_tail;

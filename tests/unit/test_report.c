@@ -218,7 +218,7 @@ static void fill_measure(double scale)
 		r->trapped = i == 0 && scale > 1;
 		r->read_path = r->trapped ? READ_TRAPPED : READ_DIRECT;
 		/* The runstate area read between the samples: 200 reads at
-		 * p99 or above, i of them taken away. */
+		 * above p99, i of them taken away. */
 		r->steal_tail = (struct read_steal_tail){
 			.traced = true,
 			.reads_with_steal = 3 * i,
