@@ -217,7 +217,7 @@ static void fill_measure(double scale)
 				 "it is the reference");
 		r->trapped = i == 0 && scale > 1;
 		r->read_path = r->trapped ? READ_TRAPPED : READ_DIRECT;
-		/* The runstate area read between the samples: 200 reads at
+		/* The runstate area read between the samples: 200 reads
 		 * above p99, i of them taken away. */
 		r->steal_tail = (struct read_steal_tail){
 			.traced = true,
