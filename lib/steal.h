@@ -165,16 +165,16 @@ uint64_t steal_trace_total_ns(const struct steal_trace *t);
 /* Whether steal fell in a stretch of time. */
 enum steal_verdict {
 	STEAL_NOT_TAKEN, /* the record shows none there */
-	STEAL_TAKEN,	 /* it grew somewhere there (or at most a step off) */
+	STEAL_TAKEN,	 /* it grew there (or at most two steps off) */
 	STEAL_UNTOLD,	 /* outside the samples, or past a dropped span */
 };
 
 /**
  * Whether @t saw the vCPU taken away between TSC @from_tsc and @to_tsc
  * (in either order): taken when a span of steal overlaps the stretch.  A
- * span is at most two samples wide and the steal lies somewhere in it, so
- * "taken" may hold steal up to a step outside the stretch, but no steal
- * inside it is missed.
+ * span holds its steal and two steps of the loop besides, so "taken" may
+ * come of steal up to two steps outside the stretch, but no steal inside
+ * it is missed.
  */
 enum steal_verdict steal_trace_classify(const struct steal_trace *t,
 					uint64_t from_tsc, uint64_t to_tsc);
