@@ -8,10 +8,12 @@
 #include <string.h>
 
 #include "base/cpu.h"
+#include "base/smp.h"
 #include "base/stopwatch.h"
 #include "drivers/tsc.h"
 #include "engine/clocks.h"
 #include "engine/measure.h"
+#include "hypervisor/steal.h"
 #include "lib/batch.h"
 #include "lib/clockrate.h"
 #include "lib/progress.h"
@@ -63,6 +65,10 @@ static uint64_t samples[RESOLUTION_KEPT_READS];
 static struct stats_summary empty_bracket;
 static struct bracket_references references;
 static const struct clock *reference;
+/* The steal record, where there is one: the calling CPU's, read between
+ * the per-read samples. */
+static bool steal_on;
+static unsigned int steal_cpu;
 
 _Static_assert(RESOLUTION_KEPT_READS >= 2 * EMPTY_SAMPLES,
 	       "the empty brackets share the samples, two kinds at a time");
@@ -226,8 +232,11 @@ static uint64_t bracketed_read(const struct clock *c)
  * the same whatever the count: reads go on until the distribution has
  * settled (from SETTLE_FIRST_SAMPLES on, at each doubling of the count) or
  * the budget is spent (at least MIN_SAMPLES), whichever comes first, or
- * for the count asked for.  False when the heap could not hold the
- * histograms (it holds 4 MiB; all clocks' take 230 KiB at most).
+ * for the count asked for.  With a steal record, it is read after each
+ * bracket, outside it, and the reads across which it grew go into a third
+ * histogram: how much of the tail beyond p99 the vCPU was taken away in.  False when
+ * the heap could not hold the histograms (it holds 4 MiB; all clocks'
+ * take 345 KiB at most).
  */
 static bool measure_per_read(struct clock_result *r, uint64_t budget_cycles,
 			     unsigned int fixed_samples)
@@ -238,14 +247,30 @@ static bool measure_per_read(struct clock_result *r, uint64_t budget_cycles,
 	uint64_t start, next_mark = SETTLE_FIRST_SAMPLES / 2;
 	unsigned int i;
 
+	struct read_steal_tail *tail = &r->steal_tail;
+	uint64_t steal_before = 0, steal_after;
+
 	if (!h)
 		return false;
 	hist_init(&h->cycles);
 	hist_init(&h->ns);
+	hist_init(&h->steal_cycles);
+	tail->traced = steal_on && !steal_read_cpu(steal_cpu, &steal_before);
 	start = tsc_read_ordered();
 	for (i = 0; fixed_samples ? i < fixed_samples : i < UINT32_MAX; i++) {
 		uint64_t cycles = bracketed_read(c);
 
+		/* After the bracket, never inside it: the read after one
+		 * bracket is the read before the next.  One that never
+		 * settles keeps the last good value (counted). */
+		if (tail->traced) {
+			if (steal_read_cpu(steal_cpu, &steal_after))
+				tail->failed_reads++;
+			else if (steal_after > steal_before) {
+				hist_record(&h->steal_cycles, (int64_t)cycles);
+				steal_before = steal_after;
+			}
+		}
 		hist_record(&h->cycles, (int64_t)cycles);
 		hist_record(&h->ns,
 			    (int64_t)(cycles_to_ns((double)cycles) + 0.5));
@@ -267,6 +292,14 @@ static bool measure_per_read(struct clock_result *r, uint64_t budget_cycles,
 	r->samples = i;
 	hist_summarize(&h->cycles, &r->read_cycles);
 	hist_summarize(&h->ns, &r->read_ns);
+	if (tail->traced) {
+		int64_t p99 = hist_percentile(&h->cycles, 990);
+
+		tail->reads_with_steal = h->steal_cycles.total;
+		tail->tail_reads = hist_count_above(&h->cycles, p99);
+		tail->tail_reads_with_steal =
+			hist_count_above(&h->steal_cycles, p99);
+	}
 	r->read_hists = h;
 	return true;
 }
@@ -601,6 +634,34 @@ static void compare_lean(struct measure_result *out)
 		   diff <= a->step_cycles;
 }
 
+/* The calling CPU's steal record set up for the per-read samples, where
+ * the hypervisor keeps one. */
+static void measure_steal_setup(const struct measure_options *opts,
+				struct measure_result *out)
+{
+	uint64_t steal;
+
+	steal_on = false;
+	steal_cpu = cpu_index();
+	if (!opts->hv) {
+		snprintf(out->steal_words, sizeof(out->steal_words),
+			 "no steal interface: no hypervisor information");
+		return;
+	}
+	out->steal_kind = steal_choose(opts->hv, out->steal_words,
+				       sizeof(out->steal_words));
+	if (out->steal_kind == STEAL_NONE)
+		return;
+	out->steal_ok = !steal_setup_cpu(steal_cpu, out->steal_why,
+					 sizeof(out->steal_why));
+	if (out->steal_ok && steal_read_cpu(steal_cpu, &steal)) {
+		out->steal_ok = false;
+		snprintf(out->steal_why, sizeof(out->steal_why),
+			 "its steal record never settled");
+	}
+	steal_on = out->steal_ok;
+}
+
 void measure_all(const struct measure_options *opts, struct measure_result *out)
 {
 	struct clock *const *cp;
@@ -632,6 +693,7 @@ void measure_all(const struct measure_options *opts, struct measure_result *out)
 		present += (*cp)->present;
 	share = present ? ns_to_cycles(opts->budget_ms * 1e6 / present) : 0;
 
+	measure_steal_setup(opts, out);
 	for (r = out->clocks; r < out->clocks + out->nr; r++) {
 		if (!r->clock->present)
 			continue;
@@ -656,6 +718,9 @@ void measure_all(const struct measure_options *opts, struct measure_result *out)
 		judge_read(r, opts->translated);
 		r->measured = true;
 	}
+	if (out->steal_kind != STEAL_NONE)
+		steal_stop_cpu(steal_cpu);
+	steal_on = false;
 	compare_lean(out);
 	measure_rates(out, opts->rate_ms);
 	/* After the rates, whose reads go through the same ports. */

@@ -18,6 +18,9 @@
 #include "lib/hist.h"
 #include "engine/clocks.h"
 #include "lib/stats.h"
+#include "lib/steal.h"
+
+struct hv_info;
 
 struct measure_options {
 	unsigned int budget_ms; /* all measurements of the run */
@@ -25,6 +28,8 @@ struct measure_options {
 	unsigned int rate_ms; /* reference time for each rate measurement */
 	/* Every instruction is translated (TCG): no read is intercepted. */
 	bool translated;
+	/* The hypervisor found, for its steal record (hypervisor/steal.h). */
+	const struct hv_info *hv;
 };
 
 /* A read slower than its clock's native bound is trapped only when it is
@@ -78,6 +83,21 @@ enum read_path {
  * measured (16 clocks at most: 230 KiB of base/libc.h's 4 MiB). */
 struct read_hists {
 	struct hist cycles, ns;
+	/* The reads across which the steal record grew (read between
+	 * brackets, never inside one), in cycles as `cycles`. */
+	struct hist steal_cycles;
+};
+
+/* A clock's per-read tail against the steal record: the reads above its
+ * p99 (beyond p99's bucket of the histogram) and how many of them the vCPU
+ * was taken away during (the record grew from just before the bracket to
+ * just after it). */
+struct read_steal_tail {
+	bool traced;		   /* the record was read between the reads */
+	uint64_t reads_with_steal; /* of every read */
+	uint64_t tail_reads;	   /* above p99 */
+	uint64_t tail_reads_with_steal;
+	uint64_t failed_reads; /* record reads that never settled */
 };
 
 struct clock_result {
@@ -91,6 +111,7 @@ struct clock_result {
 	struct stats_summary read_cycles;
 	struct stats_summary read_ns;
 	const struct read_hists *read_hists; /* NULL unless measured */
+	struct read_steal_tail steal_tail;
 	/* The batch figure (lib/batch.h): the median of BATCH_RUNS batches,
 	 * each its fastest loop of reads less its fastest loop without, and
 	 * the fastest and slowest batch. */
@@ -143,6 +164,12 @@ struct measure_result {
 	struct bracket_references references;
 	struct lean_agreement lean;
 	bool translated; /* under TCG: no read is judged trapped */
+	/* The steal record read between per-read samples, which one, and
+	 * why there is none or it could not be set up. */
+	enum steal_kind steal_kind;
+	char steal_words[CLOCK_TEXT_LEN];
+	bool steal_ok;
+	char steal_why[CLOCK_TEXT_LEN];
 	const struct clock *reference; /* rates are measured against it */
 	unsigned int nr;	       /* one per clock, in table order */
 	struct clock_result clocks[MAX_CLOCKS];

@@ -13,8 +13,10 @@
 #include "base/cpu.h"
 #include "base/idle.h"
 #include "base/platform.h"
+#include "base/smp.h"
 #include "base/tick_irq.h"
 #include "engine/ticks.h"
+#include "hypervisor/steal.h"
 #include "lib/progress.h"
 
 /* Interrupts recorded per source and rate: every one up to 200 kHz for the
@@ -41,10 +43,36 @@ static union {
 	uint64_t u[MAX_RECORDS];
 	int64_t i[MAX_RECORDS];
 } scratch;
+/* Each record's steal verdict (enum steal_verdict), for the split. */
+static uint8_t verdicts[MAX_RECORDS];
 static unsigned int window_ms;
 static double tsc_hz;
 static uint64_t chunk_iterations, disturbed_cycles;
 static volatile uint64_t work_sink;
+
+/* CPU 0's steal record, read once a chunk in every run of the loop (the
+ * idle timings too, so that both pay the same for it), and the window's
+ * trace of it. */
+static struct tick_steal_state {
+	bool on;
+	unsigned int cpu;
+	uint64_t last, failed_reads;
+	struct steal_span *spans;
+	struct steal_trace trace;
+} steal;
+
+/* The record now: the last good value when it never settled (counted). */
+static uint64_t steal_now(void)
+{
+	uint64_t ns;
+
+	if (steal_read_cpu(steal.cpu, &ns)) {
+		steal.failed_reads++;
+		return steal.last;
+	}
+	steal.last = ns;
+	return ns;
+}
 
 static uint64_t ns_to_cycles(double ns)
 {
@@ -86,18 +114,23 @@ struct loop_run {
 };
 
 /* Chunks of work until @cycles have passed since the TSC read @start,
- * when @seen interrupts had been taken. */
+ * when @seen interrupts had been taken; with a steal record, read before
+ * each chunk's TSC read, into @trace when given (lib/steal.h). */
 static void run_loop(uint64_t start, uint64_t seen, uint64_t cycles,
-		     struct loop_run *run)
+		     struct loop_run *run, struct steal_trace *trace)
 {
-	uint64_t prev, now, x = work_sink, count;
+	uint64_t prev, now, x = work_sink, count, stolen = 0;
 	bool after_interrupt = false;
 
 	*run = (struct loop_run){ .start = start };
 	prev = start;
 	do {
 		x = work_chunk(x, chunk_iterations);
+		if (steal.on)
+			stolen = steal_now();
 		now = tsc_read_ordered();
+		if (trace)
+			steal_trace_sample(trace, now, stolen);
 		count = tick_irq.count;
 		run->chunks++;
 		if (count == seen && now - prev > disturbed_cycles) {
@@ -133,7 +166,7 @@ static double baseline(uint64_t cycles, uint64_t *disturbed)
 {
 	struct loop_run run;
 
-	run_loop(tsc_read_ordered(), tick_irq.count, cycles, &run);
+	run_loop(tsc_read_ordered(), tick_irq.count, cycles, &run, NULL);
 	*disturbed += run.disturbed_cycles;
 	return run_chunks(&run)
 		       ? (double)run_cycles(&run) / (double)run_chunks(&run)
@@ -219,8 +252,18 @@ static void lateness(const struct tick_source *s, struct tick_rate_result *r,
 		tick_grid_lateness(entries, n, st->t0_tsc, st->period_cycles,
 				   scratch.i);
 	}
+	/* Taken away between its expiry and its entry, or not. */
+	for (i = 0; r->steal.traced && i < n; i++)
+		verdicts[i] = (uint8_t)steal_trace_classify(
+			&steal.trace,
+			records[i].entry_tsc - (uint64_t)scratch.i[i],
+			records[i].entry_tsc);
 	for (i = 0; i < n; i++)
 		scratch.i[i] = llround(cycles_to_ns((double)scratch.i[i]));
+	/* Reorders scratch.i: the summary below sorts it anyway. */
+	if (r->steal.traced)
+		steal_lateness_split(scratch.i, verdicts, n,
+				     &r->steal.lateness);
 	span = n ? records[n - 1].entry_tsc - st->t0_tsc : 0;
 	r->grid_uncertainty_ns = cycles_to_ns(
 		(double)st->arm_cycles + st->grid_ppm * 1e-6 * (double)span);
@@ -351,6 +394,7 @@ static void measure_rate(struct tick_source *s, struct tick_rate_result *r,
 {
 	uint64_t window = ns_to_cycles(window_ms * 1e6), c0, c1, start;
 	uint64_t extra = ns_to_cycles(fmax(GIVE_UP_MIN_NS, window_ms * 5e5));
+	uint64_t stolen = 0, failed_before;
 	struct loop_run run;
 	double base_after;
 	enum tick_start_result started;
@@ -371,16 +415,30 @@ static void measure_rate(struct tick_source *s, struct tick_rate_result *r,
 	/* The window starts before interrupts go on: an interrupt that is
 	 * due at once, and one that never lets the loop run, count. */
 	c0 = tick_irq.count;
+	if (steal.on)
+		stolen = steal_now();
 	start = tsc_read_ordered();
+	if (steal.on)
+		steal_trace_start(&steal.trace, steal.spans, TICK_STEAL_SPANS,
+				  start, stolen);
+	failed_before = steal.failed_reads;
 	tick_irq.give_up_tsc = start + window + extra;
 	irq_enable();
-	run_loop(start, c0, window, &run);
+	run_loop(start, c0, window, &run, steal.on ? &steal.trace : NULL);
 	c1 = tick_irq.count;
 	irq_disable();
 	s->stop(s);
 	drain();
 	r->window_s = (double)(run.end - run.start) / tsc_hz;
 	r->interrupts = c1 - c0;
+	if (steal.on)
+		r->steal = (struct tick_steal){
+			.traced = true,
+			.steal_ns = steal_trace_total_ns(&steal.trace),
+			.spans = steal.trace.n,
+			.spans_dropped = steal.trace.dropped,
+			.failed_reads = steal.failed_reads - failed_before,
+		};
 	base_after = baseline(window / BASELINE_SHARE, disturbed);
 	summarize(s, r, &run, *base_before, base_after);
 	*base_before = base_after;
@@ -412,6 +470,32 @@ static void drop_if_silent(struct tick_source *s,
 		 measured, measured == 1 ? "" : "s", window_ms,
 		 s->offered_by ? s->offered_by : "its probe found it");
 	res->nr_rates = 0;
+}
+
+/* CPU 0's steal record set up for the windows, where there is one. */
+static void ticks_steal_setup(const struct probe_env *env,
+			      struct ticks_result *out)
+{
+	memset(&steal, 0, sizeof(steal));
+	steal.cpu = cpu_index();
+	out->steal_kind = steal_choose(env->hv, out->steal_words,
+				       sizeof(out->steal_words));
+	if (out->steal_kind == STEAL_NONE)
+		return;
+	steal.spans = malloc(TICK_STEAL_SPANS * sizeof(*steal.spans));
+	if (!steal.spans) {
+		snprintf(out->steal_why, sizeof(out->steal_why),
+			 "no room on the heap for its spans");
+		return;
+	}
+	out->steal_ok = !steal_setup_cpu(steal.cpu, out->steal_why,
+					 sizeof(out->steal_why));
+	if (out->steal_ok && steal_read_cpu(steal.cpu, &steal.last)) {
+		out->steal_ok = false;
+		snprintf(out->steal_why, sizeof(out->steal_why),
+			 "its steal record never settled");
+	}
+	steal.on = out->steal_ok;
 }
 
 void ticks_probe_one(struct tick_source *s, const struct probe_env *env)
@@ -450,6 +534,7 @@ void ticks_measure(const struct options *opts, const struct probe_env *env,
 	irq_disable();
 	/* Spinning idle CPUs would compete with CPU 0 for the host's. */
 	out->cpus_parked = idle_park_others();
+	ticks_steal_setup(env, out);
 	/* Every source is probed first, so that nothing but a drain lies
 	 * between a window and the idle timings either side of it. */
 	sources = tick_sources_all();
@@ -488,6 +573,10 @@ void ticks_measure(const struct options *opts, const struct probe_env *env,
 				     &res->baseline_disturbed_cycles);
 		drop_if_silent(s, res);
 	}
+	if (out->steal_kind != STEAL_NONE)
+		steal_stop_cpu(steal.cpu);
+	free(steal.spans);
+	memset(&steal, 0, sizeof(steal));
 	out->cpus_not_woken = idle_unpark_others();
 	out->stray_interrupts = platform_stray_interrupts();
 }

@@ -26,6 +26,7 @@
 #include "lib/hist.h"
 #include "lib/options.h"
 #include "lib/stats.h"
+#include "lib/steal.h"
 #include "lib/tick_source.h"
 #include "lib/tickmath.h"
 
@@ -38,6 +39,24 @@ struct tick_source *const *tick_sources_all(void);
  * about 14 KiB from the heap per rate measured. */
 struct tick_hists {
 	struct hist handler_cycles, lateness_ns;
+};
+
+/* Steal spans kept per window (lib/steal.h): a span is one time the vCPU
+ * was taken away (or a run of them), and a shared CPU takes it away every
+ * millisecond or so; past these, one is dropped and counted. */
+#define TICK_STEAL_SPANS 1024
+
+/* A window's steal, where the hypervisor keeps a record of it: the record
+ * read once a chunk of the work loop, and each interrupt's lateness told
+ * apart by whether steal grew between its expiry and its entry. */
+struct tick_steal {
+	bool traced;		/* the record was read through the window */
+	uint64_t steal_ns;	/* what it counted in the window */
+	uint64_t spans;		/* stretches where it grew (runs merged) */
+	uint64_t spans_dropped; /* with no room: lateness past them untold */
+	uint64_t failed_reads;	/* reads that never settled (the last kept) */
+	/* Each record's lateness split (when lateness_known). */
+	struct steal_lateness lateness;
 };
 
 /* One source at one rate. */
@@ -77,6 +96,7 @@ struct tick_rate_result {
 				     * at the last record; 0 one-shot */
 	uint64_t skipped;	    /* one-shot: expiries passed over */
 	bool gave_up;		    /* interrupts switched off to go on */
+	struct tick_steal steal;
 };
 
 struct tick_source_result {
@@ -102,6 +122,12 @@ struct ticks_result {
 	 * spurious vector; none under Xen PV, where only the timer's event
 	 * channel is unmasked). */
 	unsigned long stray_interrupts;
+	/* The steal record read in every window (CPU 0's), which one, and
+	 * why there is none or it could not be set up. */
+	enum steal_kind steal_kind;
+	char steal_words[TICK_TEXT_LEN];
+	bool steal_ok;
+	char steal_why[TICK_TEXT_LEN];
 	unsigned int nr; /* one per source, in tick_sources_all() order */
 	struct tick_source_result sources[MAX_TICK_SOURCES];
 };

@@ -257,13 +257,13 @@ static void run_measure(struct run *r)
 {
 	const struct hv_leaf *hv = hv_primary(&r->report.env.hv);
 
-	measure_all(
-		&(struct measure_options){ .budget_ms = r->opts.budget_ms,
-					   .samples = r->opts.samples,
-					   .rate_ms = r->opts.rate_ms,
-					   .translated =
-						   hv && hv->kind == HV_TCG },
-		&r->report.measure);
+	measure_all(&(struct measure_options){ .budget_ms = r->opts.budget_ms,
+					       .samples = r->opts.samples,
+					       .rate_ms = r->opts.rate_ms,
+					       .translated =
+						       hv && hv->kind == HV_TCG,
+					       .hv = &r->report.env.hv },
+		    &r->report.measure);
 }
 
 static void run_noise(struct run *r)

@@ -112,6 +112,18 @@ bool hist_next_bucket(const struct hist *h, unsigned int *cursor,
 	return false;
 }
 
+uint64_t hist_count_above(const struct hist *h, int64_t value)
+{
+	uint64_t above = h->over;
+	unsigned int cursor = 0;
+	struct hist_bucket b;
+
+	while (hist_next_bucket(h, &cursor, &b))
+		if (b.low > value)
+			above += b.count;
+	return above;
+}
+
 static int64_t clamp(int64_t v, int64_t lo, int64_t hi)
 {
 	return v < lo ? lo : v > hi ? hi : v;

@@ -81,6 +81,15 @@ struct hist_bucket {
 bool hist_next_bucket(const struct hist *h, unsigned int *cursor,
 		      struct hist_bucket *out);
 
+/**
+ * How many of @h's samples lie above @value's bucket: in buckets whose
+ * smallest value is above @value, the over-range ones included.  With
+ * @value a percentile (p99) of a histogram of the same layout, the samples
+ * beyond it, that one's or a subset's: a narrow distribution whose p99
+ * bucket holds most samples still has only its true tail counted.
+ */
+uint64_t hist_count_above(const struct hist *h, int64_t value);
+
 /** The summary lib/stats.h keeps of unsigned samples, from @h: count, min,
  * max and mean exact, percentiles as hist_percentile() (negative values,
  * which unsigned samples never give, read as 0). */

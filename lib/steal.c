@@ -121,3 +121,116 @@ void steal_runs_end(struct steal_runs *r, struct steal_attribution *a,
 	if (r->in_run)
 		close_run(r, a, steal_end);
 }
+
+void steal_trace_start(struct steal_trace *t, struct steal_span *spans,
+		       unsigned int capacity, uint64_t tsc, uint64_t steal)
+{
+	*t = (struct steal_trace){
+		.spans = spans,
+		.capacity = capacity,
+		.first_tsc = tsc,
+		.first_steal = steal,
+		.prev_tsc = tsc,
+		.last_tsc = tsc,
+		.last_steal = steal,
+		.complete_to_tsc = UINT64_MAX,
+	};
+}
+
+/* Steal of @steal_ns between TSC @from and @to, after every span kept:
+ * one with it when they overlap, else a span of its own where there is
+ * room. */
+static void trace_add(struct steal_trace *t, uint64_t from, uint64_t to,
+		      uint64_t steal_ns)
+{
+	struct steal_span *last = t->n ? &t->spans[t->n - 1] : NULL;
+
+	if (last && from <= last->to_tsc && t->complete_to_tsc == UINT64_MAX) {
+		last->to_tsc = to;
+		last->steal_ns += steal_ns;
+	} else if (t->n < t->capacity && t->complete_to_tsc == UINT64_MAX) {
+		t->spans[t->n++] = (struct steal_span){ from, to, steal_ns };
+	} else {
+		t->dropped++;
+		if (from < t->complete_to_tsc)
+			t->complete_to_tsc = from;
+	}
+}
+
+void steal_trace_sample(struct steal_trace *t, uint64_t tsc, uint64_t steal)
+{
+	/* A record that went back (it never should) is not believed: what
+	 * it gains again is not counted twice. */
+	if (steal > t->last_steal) {
+		trace_add(t, t->prev_tsc, tsc, steal - t->last_steal);
+		t->last_steal = steal;
+	}
+	t->prev_tsc = t->last_tsc;
+	t->last_tsc = tsc;
+}
+
+uint64_t steal_trace_total_ns(const struct steal_trace *t)
+{
+	return t->last_steal - t->first_steal;
+}
+
+enum steal_verdict steal_trace_classify(const struct steal_trace *t,
+					uint64_t from_tsc, uint64_t to_tsc)
+{
+	unsigned int lo = 0, hi = t->n;
+
+	if (from_tsc > to_tsc) {
+		uint64_t swap = from_tsc;
+
+		from_tsc = to_tsc;
+		to_tsc = swap;
+	}
+	if (from_tsc < t->first_tsc || to_tsc > t->last_tsc)
+		return STEAL_UNTOLD;
+	/* The first span that ends after the stretch starts. */
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (t->spans[mid].to_tsc > from_tsc)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	if (lo < t->n && t->spans[lo].from_tsc < to_tsc)
+		return STEAL_TAKEN;
+	/* A dropped span may have overlapped it. */
+	return to_tsc > t->complete_to_tsc ? STEAL_UNTOLD : STEAL_NOT_TAKEN;
+}
+
+/* Swap two records' lateness and verdict. */
+static void swap_records(int64_t *late_ns, uint8_t *verdict, size_t a, size_t b)
+{
+	int64_t late = late_ns[a];
+	uint8_t v = verdict[a];
+
+	late_ns[a] = late_ns[b];
+	verdict[a] = verdict[b];
+	late_ns[b] = late;
+	verdict[b] = v;
+}
+
+void steal_lateness_split(int64_t *late_ns, uint8_t *verdict, size_t n,
+			  struct steal_lateness *out)
+{
+	size_t taken = 0, untold_from = n, i = 0;
+
+	/* Three ways in one pass: [0, taken) taken, [taken, i) not taken,
+	 * [untold_from, n) untold. */
+	while (i < untold_from) {
+		if (verdict[i] == STEAL_TAKEN)
+			swap_records(late_ns, verdict, i++, taken++);
+		else if (verdict[i] == STEAL_UNTOLD)
+			swap_records(late_ns, verdict, i, --untold_from);
+		else
+			i++;
+	}
+	tick_spread_summarize(late_ns, taken, &out->taken_ns);
+	tick_spread_summarize(late_ns + taken, untold_from - taken,
+			      &out->not_taken_ns);
+	out->untold = n - untold_from;
+}

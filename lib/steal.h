@@ -26,6 +26,7 @@
 
 #include <asm/kvm_para.h>
 
+#include "lib/tickmath.h"
 #include "lib/xen_abi.h"
 
 #include <xen/vcpu.h>
@@ -121,5 +122,76 @@ void steal_runs_step(struct steal_runs *r, struct steal_attribution *a,
  */
 void steal_runs_end(struct steal_runs *r, struct steal_attribution *a,
 		    uint64_t steal_end);
+
+/*
+ * Steal seen by a loop that reads the record now and then, the tick
+ * phase's work loop once a chunk: where between its TSC reads the vCPU was
+ * taken away, so that an interrupt can be told late because of it or not.
+ * The loop reads the record just before each TSC read (sample k: steal
+ * s_k, then TSC t_k).  Steal that s_k holds and s_{k-1} did not fell
+ * after s_{k-1} was read, which was after t_{k-2}, and before s_k, before
+ * t_k: so in (t_{k-2}, t_k), whatever the hypervisor did between, even
+ * where a trapped TSC read's wait comes after its value was taken.  Those
+ * spans overlap one step each, and steal grown in runs of samples is one
+ * span.  The spans are kept in memory the caller owns; with no room left
+ * one is dropped and counted, and past its start nothing is told.
+ */
+struct steal_span {
+	uint64_t from_tsc, to_tsc; /* the steal fell between these */
+	uint64_t steal_ns;	   /* and was this much */
+};
+
+struct steal_trace {
+	struct steal_span *spans; /* in TSC order, disjoint */
+	unsigned int capacity, n;
+	uint64_t first_tsc, first_steal; /* the first sample */
+	uint64_t prev_tsc;		 /* the sample before the last */
+	uint64_t last_tsc, last_steal;	 /* the last */
+	uint64_t dropped;		 /* spans with no room */
+	uint64_t complete_to_tsc;	 /* no span was dropped before it */
+};
+
+/** Start @t at its first sample (@steal read, then the TSC, @tsc), with
+ * room for @capacity spans at @spans. */
+void steal_trace_start(struct steal_trace *t, struct steal_span *spans,
+		       unsigned int capacity, uint64_t tsc, uint64_t steal);
+
+/** A sample: the record read (@steal), then the TSC (@tsc). */
+void steal_trace_sample(struct steal_trace *t, uint64_t tsc, uint64_t steal);
+
+/** What @t counted from its first sample to its last, in ns. */
+uint64_t steal_trace_total_ns(const struct steal_trace *t);
+
+/* Whether steal fell in a stretch of time. */
+enum steal_verdict {
+	STEAL_NOT_TAKEN, /* the record shows none there */
+	STEAL_TAKEN,	 /* it grew there (or at most two steps off) */
+	STEAL_UNTOLD,	 /* outside the samples, or past a dropped span */
+};
+
+/**
+ * Whether @t saw the vCPU taken away between TSC @from_tsc and @to_tsc
+ * (in either order): taken when a span of steal overlaps the stretch.  A
+ * span holds its steal and two steps of the loop besides, so "taken" may
+ * come of steal up to two steps outside the stretch, but no steal inside
+ * it is missed.
+ */
+enum steal_verdict steal_trace_classify(const struct steal_trace *t,
+					uint64_t from_tsc, uint64_t to_tsc);
+
+/* Interrupts' lateness split by steal_trace_classify()'s verdict. */
+struct steal_lateness {
+	struct tick_spread taken_ns;	 /* late while taken away */
+	struct tick_spread not_taken_ns; /* late with no steal */
+	uint64_t untold;		 /* not told (STEAL_UNTOLD) */
+};
+
+/**
+ * Split @n interrupts' lateness, @late_ns[i] with @verdict[i] (an enum
+ * steal_verdict), into @out: both arrays are reordered in place (the taken
+ * first, the untold last) and each part sorted.
+ */
+void steal_lateness_split(int64_t *late_ns, uint8_t *verdict, size_t n,
+			  struct steal_lateness *out);
 
 #endif

@@ -188,6 +188,41 @@ static void print_references(const struct measure_result *m)
 	       m->translated ? "; under TCG no read is judged trapped" : "");
 }
 
+/* Each clock's per-read tail against the steal record, in one line: of
+ * its reads above p99, how many the vCPU was taken away during. */
+static void print_steal_tails(const struct measure_result *m)
+{
+	const struct clock_result *r;
+	const char *sep = "";
+
+	if (m->steal_kind == STEAL_NONE) {
+		printf("  steal: %s\n", m->steal_words);
+		return;
+	}
+	if (!m->steal_ok) {
+		printf("  steal: %s, not read: %s\n", m->steal_words,
+		       m->steal_why);
+		return;
+	}
+	printf("  steal: %s, read between the per-read samples (never inside "
+	       "a bracket); of each clock's reads above its p99 (beyond its "
+	       "bucket), those the vCPU was taken away during:",
+	       m->steal_words);
+	for (r = m->clocks; r < m->clocks + m->nr; r++) {
+		const struct read_steal_tail *t = &r->steal_tail;
+
+		if (!r->measured || !t->traced)
+			continue;
+		printf("%s %s %llu of %llu (%llu of all %u reads)", sep,
+		       r->clock->name,
+		       (unsigned long long)t->tail_reads_with_steal,
+		       (unsigned long long)t->tail_reads,
+		       (unsigned long long)t->reads_with_steal, r->samples);
+		sep = ",";
+	}
+	printf("\n");
+}
+
 void report_measure_print(const struct run_report *run)
 {
 	const struct measure_result *m = &run->measure;
@@ -236,6 +271,8 @@ void report_measure_print(const struct run_report *run)
 		if (notes[0])
 			printf("  %-12s %s\n", r->clock->name, notes);
 	}
+	if (m->timed)
+		print_steal_tails(m);
 }
 
 /* The checks of a clock's measurements. */
@@ -399,6 +436,24 @@ static void json_read_judgement(const struct run_report *run,
 	json_object_end(w);
 }
 
+/* {"reads_with_steal", "tail_reads", "tail_reads_with_steal",
+ * "failed_reads"}, or null where no steal record was read. */
+static void json_steal_tail(struct json_writer *w, const struct clock_result *r)
+{
+	const struct read_steal_tail *t = &r->steal_tail;
+
+	if (!r->measured || !t->traced) {
+		json_null(w, "steal_tail");
+		return;
+	}
+	json_object_begin(w, "steal_tail");
+	json_uint(w, "reads_with_steal", t->reads_with_steal);
+	json_uint(w, "tail_reads", t->tail_reads);
+	json_uint(w, "tail_reads_with_steal", t->tail_reads_with_steal);
+	json_uint(w, "failed_reads", t->failed_reads);
+	json_object_end(w);
+}
+
 static void json_clock(const struct run_report *run, struct json_writer *w,
 		       const struct clock_result *r)
 {
@@ -458,6 +513,7 @@ static void json_clock(const struct run_report *run, struct json_writer *w,
 	else
 		json_null(w, "trapped");
 	json_read_judgement(run, w, r);
+	json_steal_tail(w, r);
 	json_port_path(w, r);
 	result_notes(run, r, mine, sizeof(mine));
 	snprintf(notes, sizeof(notes), "%s%s%s", c->notes,
@@ -511,6 +567,11 @@ void report_measure_json(const struct run_report *run, struct json_writer *w)
 	json_uint(w, "budget_ms", m->budget_ms);
 	json_stats(w, "empty_bracket_cycles", &m->empty_bracket, m->timed);
 	json_references(w, m);
+	json_string(w, "read_steal_interface",
+		    m->timed && m->steal_kind != STEAL_NONE
+			    ? steal_kind_name(m->steal_kind)
+			    : NULL);
+	json_string(w, "read_steal_words", m->timed ? m->steal_words : NULL);
 	json_array_begin(w, "clocks");
 	for (i = 0; i < m->nr; i++)
 		json_clock(run, w, &m->clocks[i]);

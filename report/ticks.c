@@ -51,6 +51,74 @@ static const char *lateness_basis(const struct tick_start *st)
 			   : "; lateness against the period's expiries";
 }
 
+/* " n (p50 .., p99 .., max .. us)" of one part of the split. */
+static void print_part(const struct tick_spread *sp)
+{
+	printf(" %zu", sp->n);
+	if (sp->n)
+		printf(" (p50 %.1f, p99 %.1f, max %.1f us)",
+		       (double)sp->p50 / 1000, (double)sp->p99 / 1000,
+		       (double)sp->max / 1000);
+}
+
+/* One rate's steal, and its lateness split by it. */
+static void print_rate_steal(const struct tick_source *s,
+			     const struct tick_rate_result *r)
+{
+	const struct tick_steal *st = &r->steal;
+
+	if (r->state != TICK_RATE_MEASURED || !st->traced)
+		return;
+	printf("  %-12s at %u Hz: steal %.1f ms, %.1f %% of the window",
+	       s->name, r->requested_hz, (double)st->steal_ns / 1e6,
+	       r->window_s > 0
+		       ? 100.0 * (double)st->steal_ns / (r->window_s * 1e9)
+		       : 0);
+	if (r->recorded && r->lateness_known) {
+		printf("; late while taken away");
+		print_part(&st->lateness.taken_ns);
+		printf(", not taken away");
+		print_part(&st->lateness.not_taken_ns);
+		if (st->lateness.untold)
+			printf(", %llu untold (outside the loop's reads%s)",
+			       (unsigned long long)st->lateness.untold,
+			       st->spans_dropped ? ", or past a dropped span"
+						 : "");
+	}
+	if (st->spans_dropped)
+		printf("; %llu spans of steal dropped (no room)",
+		       (unsigned long long)st->spans_dropped);
+	if (st->failed_reads)
+		printf("; %llu reads of the record never settled",
+		       (unsigned long long)st->failed_reads);
+	printf("\n");
+}
+
+/* The steal record the windows read, or why none: once, as the noise
+ * section says it, then a line per measured rate. */
+static void print_steal(const struct ticks_result *t)
+{
+	const struct tick_source_result *res;
+	unsigned int j;
+
+	if (t->steal_kind == STEAL_NONE) {
+		printf("  steal: %s\n", t->steal_words);
+		return;
+	}
+	if (!t->steal_ok) {
+		printf("  steal: %s, not read: %s\n", t->steal_words,
+		       t->steal_why);
+		return;
+	}
+	printf("  steal: %s, read once a chunk of the loop; an interrupt was "
+	       "late while taken away when the record grew between its "
+	       "expiry and its entry (to within two chunks either side)\n",
+	       t->steal_words);
+	for (res = t->sources; res < t->sources + t->nr; res++)
+		for (j = 0; res->source->present && j < res->nr_rates; j++)
+			print_rate_steal(res->source, &res->rates[j]);
+}
+
 void report_ticks_print(const struct run_report *run)
 {
 	const struct ticks_result *t = &run->ticks;
@@ -100,6 +168,7 @@ void report_ticks_print(const struct run_report *run)
 				       res->rates[j].start.programmed_hz,
 				       lateness_basis(&res->rates[j].start));
 	}
+	print_steal(t);
 	if (t->stray_interrupts)
 		printf("  %lu stray interrupts (a masked PIC's, or the APIC's "
 		       "spurious vector) arrived meanwhile\n",
@@ -326,6 +395,53 @@ static void json_spread(struct json_writer *w, const char *key,
 	json_object_end(w);
 }
 
+/* {"count", "p50", "p99", "max"} of one part of the split. */
+static void json_part(struct json_writer *w, const char *key,
+		      const struct tick_spread *sp)
+{
+	json_object_begin(w, key);
+	json_uint(w, "count", sp->n);
+	if (sp->n) {
+		json_int(w, "p50", sp->p50);
+		json_int(w, "p99", sp->p99);
+		json_int(w, "max", sp->max);
+	} else {
+		json_null(w, "p50");
+		json_null(w, "p99");
+		json_null(w, "max");
+	}
+	json_object_end(w);
+}
+
+/* The window's steal and the lateness split by it; null where the run
+ * read no steal record. */
+static void json_rate_steal(struct json_writer *w,
+			    const struct tick_rate_result *r)
+{
+	const struct tick_steal *st = &r->steal;
+	bool split = r->recorded && r->lateness_known;
+
+	if (!st->traced) {
+		json_null(w, "steal");
+		return;
+	}
+	json_object_begin(w, "steal");
+	json_uint(w, "total_ns", st->steal_ns);
+	json_uint(w, "spans", st->spans);
+	json_uint(w, "spans_dropped", st->spans_dropped);
+	json_uint(w, "failed_reads", st->failed_reads);
+	if (split) {
+		json_part(w, "preempted_lateness_ns", &st->lateness.taken_ns);
+		json_part(w, "not_preempted_lateness_ns",
+			  &st->lateness.not_taken_ns);
+	} else {
+		json_null(w, "preempted_lateness_ns");
+		json_null(w, "not_preempted_lateness_ns");
+	}
+	json_uint_if(w, "unclassified", split, st->lateness.untold);
+	json_object_end(w);
+}
+
 static void json_rate(struct json_writer *w, const struct tick_rate_result *r)
 {
 	bool m = r->state == TICK_RATE_MEASURED;
@@ -373,6 +489,7 @@ static void json_rate(struct json_writer *w, const struct tick_rate_result *r)
 	json_bool(w, "expiries_known", !r->start.no_expiries);
 	json_uint(w, "skipped", r->skipped);
 	json_bool(w, "gave_up", r->gave_up);
+	json_rate_steal(w, r);
 	json_object_end(w);
 }
 
@@ -390,6 +507,15 @@ void report_ticks_json(const struct run_report *run, struct json_writer *w)
 	json_uint(w, "stray_interrupts", t->stray_interrupts);
 	json_uint(w, "cpus_parked", t->cpus_parked);
 	json_uint(w, "cpus_not_woken", t->cpus_not_woken);
+	json_string(w, "steal_interface",
+		    t->applied && t->steal_kind != STEAL_NONE
+			    ? steal_kind_name(t->steal_kind)
+			    : NULL);
+	json_string(w, "steal_words", t->applied ? t->steal_words : NULL);
+	json_string(w, "steal_reason",
+		    t->applied && t->steal_kind != STEAL_NONE && !t->steal_ok
+			    ? t->steal_why
+			    : NULL);
 	json_array_begin(w, "sources");
 	for (res = t->sources; t->applied && res < t->sources + t->nr; res++) {
 		const struct tick_source *s = res->source;

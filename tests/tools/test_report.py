@@ -1070,6 +1070,60 @@ class Checks(unittest.TestCase):
             with self.subTest(expected[0] if expected else "passes"):
                 self.assertEqual(self.tick_problems(change), expected)
 
+    def test_tick_steal_facts(self):
+        def with_steal(document):
+            """The fixture as a guest that read a steal record in every window writes it:
+            of each rate's records, one unclassified and one preempted."""
+            document["ticks"].update(steal_interface="Xen runstate area",
+                                     steal_words="Xen runstate area, with its update flag",
+                                     steal_reason=None)
+            for source in document["ticks"]["sources"]:
+                for rate in source["rates"] if source["present"] else []:
+                    if rate["state"] != "measured":
+                        continue
+                    split = rate["lateness_ns"] is not None and rate["records"] > 1
+                    late = {"count": 1, "p50": 900000, "p99": 900000, "max": 900000}
+                    rest = {"count": rate["records"] - 2, "p50": 10, "p99": 20, "max": 30}
+                    rate["steal"] = {
+                        "total_ns": 5000000, "spans": 3, "spans_dropped": 0,
+                        "failed_reads": 0,
+                        "preempted_lateness_ns": late if split else None,
+                        "not_preempted_lateness_ns": rest if split else None,
+                        "unclassified": 1 if split else None}
+            return document
+
+        def steal_problems(change=None):
+            document = with_steal(ticks_document())
+            if change:
+                change(document)
+            return (reportchecks.check_tick_steal_facts(document),
+                    reportchecks.check_ticks_facts(document))
+
+        pit100 = tick_rate(_TICKS, "pit", 100)
+        self.assertEqual(steal_problems(), ([], []))
+        self.assertEqual(reportchecks.check_tick_steal_facts(ticks_document()),
+                         ["ticks read no steal record: None"])
+        added = [f"ticks: pit at 100 Hz: steal: 1 preempted, {pit100['records'] - 1} not and "
+                 f"1 unclassified make {pit100['records'] + 1}, not its "
+                 f"{pit100['records']} records"]
+        self.assertEqual(steal_problems(lambda d: tick_rate(d, "pit", 100)["steal"]
+                                        ["not_preempted_lateness_ns"].update(
+                                            count=pit100["records"] - 1)),
+                         (added, added))
+        self.assertEqual(steal_problems(lambda d: tick_rate(d, "pit", 100).update(steal=None)),
+                         (["ticks: pit at 100 Hz: no steal"], []))
+        self.assertEqual(steal_problems(lambda d: tick_rate(d, "pit", 100)["steal"].update(
+            preempted_lateness_ns=None))[0],
+            ["ticks: pit at 100 Hz: steal.preempted_lateness_ns is null beside lateness_ns"])
+        self.assertEqual(steal_problems(lambda d: tick_rate(d, "pit", 100)["steal"]
+                                        ["preempted_lateness_ns"].update(p50=10 ** 7))[0],
+                         ["ticks: pit at 100 Hz: steal.preempted_lateness_ns is out of order: "
+                          "p50 10000000, p99 900000, max 900000"])
+        self.assertEqual(steal_problems(lambda d: d["ticks"].update(
+            steal_reason="VCPUOP_register_runstate_memory_area for vCPU 0 failed: -22"))[0],
+            ["ticks could not read its steal record: VCPUOP_register_runstate_memory_area "
+             "for vCPU 0 failed: -22"])
+
     def test_run_report_checks(self):
         lines = fixture_lines("good.log")
         self.assertEqual(reportchecks.run_report_checks(["valid", "tcg_facts"], lines, "g"), [])
@@ -1116,7 +1170,7 @@ class TestsCfgReportKey(unittest.TestCase):
                                                 "xen_hvm_domu_facts, smp_facts, "
                                                 "single_cpu_facts, timing_facts, "
                                                 "port_trap_facts, ticks_facts, "
-                                                "histogram_facts).")
+                                                "tick_steal_facts, histogram_facts).")
 
     def test_repository_report_tests(self):
         tests = testlist.load_tests_cfg(os.path.join(ROOT, testlist.TESTS_CFG))
@@ -1152,7 +1206,8 @@ class TestsCfgReportKey(unittest.TestCase):
             "xen-pvh-dom0-2": ("tcg", "q35", ["valid", "xen_pvh_dom0_facts", "smp_facts"]),
             "xen-smp-4": ("tcg", "pc", ["valid", "xen_pv_facts", "smp_facts", "ticks_facts"]),
             "xen-pv-domu-1": ("tcg", "pc", ["valid", "xen_pv_domu_facts", "single_cpu_facts"]),
-            "xen-pv-domu-2": ("tcg", "pc", ["valid", "xen_pv_domu_facts", "smp_facts"]),
+            "xen-pv-domu-2": ("tcg", "pc", ["valid", "xen_pv_domu_facts", "smp_facts",
+                                            "tick_steal_facts"]),
             "xen-pvh-domu-1": ("tcg", "pc", ["valid", "xen_pvh_domu_facts",
                                               "single_cpu_facts"]),
             "xen-pvh-domu-2": ("tcg", "pc", ["valid", "xen_pvh_domu_facts", "smp_facts"]),

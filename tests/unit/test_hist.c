@@ -362,6 +362,46 @@ static int print_json(void)
 	return json_finish(&w) ? 0 : 1;
 }
 
+/* A tail counted the same in two histograms: every read's, and a subset's
+ * (the reads across which steal grew), each beyond the first's p99. */
+static void count_above(void **state)
+{
+	struct hist all, some;
+	int64_t i, p99;
+
+	(void)state;
+	hist_init(&all);
+	hist_init(&some);
+	for (i = 0; i < 989; i++)
+		hist_record(&all, 20);
+	for (i = 0; i < 11; i++)
+		hist_record(&all, 6000);
+	hist_record(&all, HIST_LIMIT + 1); /* over range */
+	/* The 991st of 1001: 6000's bucket, [5888, 6016); beyond it only the
+	 * over-range one. */
+	p99 = hist_percentile(&all, 990);
+	assert_int_equal(p99, 5888);
+	assert_int_equal(hist_count_above(&all, p99), 1);
+	assert_int_equal(hist_count_above(&all, 5887), 12);
+	assert_int_equal(hist_count_above(&all, 19), 1001);
+	assert_int_equal(hist_count_above(&all, 20), 12);
+	/* A narrow distribution: its p90 and p99 share the bucket of 20, and
+	 * the tail beyond is the 12, not the 1001 in and above it. */
+	assert_int_equal(hist_percentile(&all, 900), 20);
+	assert_int_equal(hist_count_above(&all, hist_percentile(&all, 900)),
+			 12);
+	hist_record(&some, 20);
+	hist_record(&some, 6000);
+	hist_record(&some, HIST_LIMIT + 1);
+	hist_record(&some, -100); /* its bucket: -101 and -100 */
+	assert_int_equal(hist_count_above(&some, p99), 1);
+	assert_int_equal(hist_count_above(&some, 5887), 2);
+	assert_int_equal(hist_count_above(&some, -102), 4);
+	assert_int_equal(hist_count_above(&some, -101), 3);
+	hist_init(&some);
+	assert_int_equal(hist_count_above(&some, 0), 0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -374,6 +414,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(buckets_tile_the_range),
 		cmocka_unit_test(walk_ascending),
 		cmocka_unit_test(settling),
+		cmocka_unit_test(count_above),
 	};
 
 	if (argc == 2 && strcmp(argv[1], "--json") == 0)

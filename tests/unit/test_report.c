@@ -180,6 +180,10 @@ static void fill_measure(double scale)
 	m->empty_bracket = spread((uint64_t)(90 * scale));
 	m->reference = &clocks[2];
 	m->nr = NR_CLOCKS;
+	m->steal_kind = STEAL_XEN;
+	m->steal_ok = true;
+	snprintf(m->steal_words, sizeof(m->steal_words),
+		 "Xen runstate area, with its update flag");
 	for (i = 0; i < NR_CLOCKS; i++) {
 		struct clock_result *r = &m->clocks[i];
 
@@ -213,6 +217,14 @@ static void fill_measure(double scale)
 				 "it is the reference");
 		r->trapped = i == 0 && scale > 1;
 		r->read_path = r->trapped ? READ_TRAPPED : READ_DIRECT;
+		/* The runstate area read between the samples: 200 reads
+		 * above p99, i of them taken away. */
+		r->steal_tail = (struct read_steal_tail){
+			.traced = true,
+			.reads_with_steal = 3 * i,
+			.tail_reads = 200,
+			.tail_reads_with_steal = i,
+		};
 	}
 	m->references.lean_bracket = spread((uint64_t)(40 * scale));
 	m->references.lean_tsc_read = spread((uint64_t)(95 * scale));
@@ -299,6 +311,25 @@ static void fill_ticks(double scale)
 		.problem = "its divisor cannot go that low",
 	};
 	t->sources[1].source = &sources[1];
+	/* The 100 Hz window read Xen's runstate area: 2 of its interrupts
+	 * late while the vCPU was taken away, 1 outside the loop's reads. */
+	t->steal_kind = STEAL_XEN;
+	t->steal_ok = true;
+	snprintf(t->steal_words, sizeof(t->steal_words),
+		 "Xen runstate area, with its update flag");
+	t->sources[0].rates[0].steal = (struct tick_steal){
+		.traced = true,
+		.steal_ns = 30000000,
+		.spans = 2,
+		.lateness = {
+			.taken_ns = { .n = 2, .min = 900000, .p50 = 900000,
+				      .p99 = 2000000, .max = 2000000 },
+			.not_taken_ns = { .n = t->sources[0].rates[0].recorded - 3,
+					  .min = 20000, .p50 = 40000,
+					  .p99 = 60000, .max = 80000 },
+			.untold = 1,
+		},
+	};
 }
 
 static void fill_cpus(void)
@@ -1233,6 +1264,78 @@ static void a_shared_rate_names_its_source(void **state)
 	assert_null(strstr(document, "Its rate is"));
 }
 
+/* The read-cost tails against the steal record: one line under the
+ * table, each clock's count in the JSON; without a steal interface the
+ * line says so and each clock's steal_tail is null. */
+static void read_tails_against_steal(void **state)
+{
+	struct measure_result *m = &run.measure;
+	char table[16384];
+
+	(void)state;
+	fill_run(1.0);
+	printed_by(report_measure_print, table, sizeof(table));
+	assert_non_null(strstr(table, "  steal: Xen runstate area, with its "
+				      "update flag, read between the per-read "
+				      "samples"));
+	assert_non_null(strstr(table, " tsc 0 of 200 (0 of all 20000 reads), "
+				      "hpet 1 of 200 (3 of all 20000 reads)"));
+	all_checks(&first);
+	write_json(&first);
+	assert_non_null(strstr(document, "\"tail_reads_with_steal\": 1,"));
+	m->steal_kind = STEAL_NONE;
+	snprintf(m->steal_words, sizeof(m->steal_words),
+		 "no steal interface: TCG keeps none");
+	for (unsigned int i = 0; i < m->nr; i++)
+		m->clocks[i].steal_tail.traced = false;
+	printed_by(report_measure_print, table, sizeof(table));
+	assert_non_null(
+		strstr(table, "  steal: no steal interface: TCG keeps none\n"));
+	write_json(&first);
+	assert_null(strstr(document, "\"tail_reads\""));
+	assert_non_null(strstr(document, "\"read_steal_interface\": null"));
+}
+
+/* A window that read a steal record says its steal and splits its
+ * lateness by it, in a line under the table and in the JSON; without a
+ * steal interface the section says so once and each rate's steal is
+ * null. */
+static void tick_lateness_split_by_steal(void **state)
+{
+	struct ticks_result *t = &run.ticks;
+	char table[8192];
+
+	(void)state;
+	fill_run(1.0);
+	printed_by(report_ticks_print, table, sizeof(table));
+	assert_non_null(strstr(table, "  steal: Xen runstate area, with its "
+				      "update flag, read once a chunk"));
+	assert_non_null(strstr(
+		table, "  lapic        at 100 Hz: steal 30.0 ms, 30.0 % of the "
+		       "window; late while taken away 2 (p50 900.0, p99 "
+		       "2000.0, max 2000.0 us), not taken away 7 (p50 40.0, "
+		       "p99 60.0, max 80.0 us), 1 untold (outside the loop's "
+		       "reads)\n"));
+	all_checks(&first);
+	write_json(&first);
+	assert_non_null(strstr(document, "\"steal_interface\": \"Xen runstate "
+					 "area\""));
+	assert_non_null(strstr(document, "\"preempted_lateness_ns\": {"));
+	assert_non_null(strstr(document, "\"unclassified\": 1"));
+	t->steal_kind = STEAL_NONE;
+	snprintf(t->steal_words, sizeof(t->steal_words),
+		 "no steal interface: TCG keeps none");
+	t->sources[0].rates[0].steal.traced = false;
+	printed_by(report_ticks_print, table, sizeof(table));
+	assert_non_null(
+		strstr(table, "  steal: no steal interface: TCG keeps none\n"));
+	assert_null(strstr(table, "at 100 Hz: steal"));
+	write_json(&first);
+	assert_null(strstr(document, "\"preempted_lateness_ns\""));
+	assert_non_null(strstr(document, "\"steal_words\": \"no steal "
+					 "interface: TCG keeps none\""));
+}
+
 /* The document of a passing run, for the schema test on the host. */
 /* The event's checks: the host answered, no steps back, the offsets within
  * bounds; the TSC ran on and the HPET froze, said in their infos. */
@@ -1355,6 +1458,8 @@ int main(void)
 		cmocka_unit_test(table_columns_keep_one_unit),
 		cmocka_unit_test(lifecycle_checks_describe_each_clock),
 		cmocka_unit_test(lifecycle_timer_checks),
+		cmocka_unit_test(read_tails_against_steal),
+		cmocka_unit_test(tick_lateness_split_by_steal),
 		cmocka_unit_test(document_for_the_schema),
 	};
 

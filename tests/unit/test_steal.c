@@ -136,6 +136,129 @@ static void runs_of_gaps(void **state)
 }
 
 /* Each record has its name; none is said as such. */
+/* A chunked loop's samples: steal that grew between two samples falls in
+ * the two steps before the second (from the sample before the last), runs
+ * of growth are one span, and the total is the first sample to the last. */
+static void trace_spans(void **state)
+{
+	struct steal_span spans[4];
+	struct steal_trace t;
+
+	(void)state;
+	steal_trace_start(&t, spans, 4, 1000, 50);
+	steal_trace_sample(&t, 2000, 50);
+	steal_trace_sample(&t, 3000, 50);
+	steal_trace_sample(&t, 9000, 4050); /* taken away in (2000, 9000) */
+	assert_int_equal(t.n, 1);
+	assert_int_equal(spans[0].from_tsc, 2000);
+	assert_int_equal(spans[0].to_tsc, 9000);
+	assert_int_equal(spans[0].steal_ns, 4000);
+	steal_trace_sample(&t, 10000, 4060); /* (3000, 10000): the same run */
+	assert_int_equal(t.n, 1);
+	assert_int_equal(spans[0].to_tsc, 10000);
+	assert_int_equal(spans[0].steal_ns, 4010);
+	steal_trace_sample(&t, 11000, 4060);
+	steal_trace_sample(&t, 12000, 4060);
+	steal_trace_sample(&t, 13000, 4100); /* (11000, 13000): a new one */
+	assert_int_equal(t.n, 2);
+	assert_int_equal(spans[1].from_tsc, 11000);
+	/* A record that goes back is not believed, nor counted twice. */
+	steal_trace_sample(&t, 14000, 4000);
+	steal_trace_sample(&t, 15000, 4000);
+	steal_trace_sample(&t, 16000, 4100);
+	assert_int_equal(t.n, 2);
+	assert_int_equal(steal_trace_total_ns(&t), 4050);
+	assert_int_equal(t.dropped, 0);
+}
+
+/* An interrupt is late while taken away when a span overlaps its expiry
+ * to its entry; not where none does; untold outside the samples. */
+static void trace_classify(void **state)
+{
+	struct steal_span spans[4];
+	struct steal_trace t;
+	uint64_t tsc;
+
+	(void)state;
+	steal_trace_start(&t, spans, 4, 1000, 0);
+	for (tsc = 2000; tsc <= 20000; tsc += 1000)
+		steal_trace_sample(&t, tsc, tsc >= 9000 ? 500 : 0);
+	/* One span: (7000, 9000). */
+	assert_int_equal(t.n, 1);
+	assert_int_equal(steal_trace_classify(&t, 8000, 8500), STEAL_TAKEN);
+	assert_int_equal(steal_trace_classify(&t, 5000, 7500), STEAL_TAKEN);
+	assert_int_equal(steal_trace_classify(&t, 8800, 12000), STEAL_TAKEN);
+	/* Either order: an early interrupt's entry comes before its expiry. */
+	assert_int_equal(steal_trace_classify(&t, 8500, 8000), STEAL_TAKEN);
+	/* Touching is not overlapping: the span's ends are TSC reads the
+	 * steal fell strictly between. */
+	assert_int_equal(steal_trace_classify(&t, 5000, 7000), STEAL_NOT_TAKEN);
+	assert_int_equal(steal_trace_classify(&t, 9000, 12000),
+			 STEAL_NOT_TAKEN);
+	assert_int_equal(steal_trace_classify(&t, 15000, 15000),
+			 STEAL_NOT_TAKEN);
+	/* Before the first sample, after the last. */
+	assert_int_equal(steal_trace_classify(&t, 500, 1500), STEAL_UNTOLD);
+	assert_int_equal(steal_trace_classify(&t, 19000, 21000), STEAL_UNTOLD);
+}
+
+/* With no room, a span is dropped and counted: stretches before it are
+ * still told, those reaching past its start are not, and the spans kept
+ * still say "taken". */
+static void trace_overflow(void **state)
+{
+	struct steal_span spans[2];
+	struct steal_trace t;
+	uint64_t tsc, steal = 0;
+
+	(void)state;
+	steal_trace_start(&t, spans, 2, 0, 0);
+	/* Steal every fourth sample: spans (2000, 4000), (6000, 8000), ... */
+	for (tsc = 1000; tsc <= 20000; tsc += 1000) {
+		if (tsc % 4000 == 0)
+			steal += 100;
+		steal_trace_sample(&t, tsc, steal);
+	}
+	assert_int_equal(t.n, 2);
+	assert_int_equal(t.dropped, 3);
+	assert_int_equal(t.complete_to_tsc, 10000);
+	assert_int_equal(steal_trace_total_ns(&t), 500);
+	assert_int_equal(steal_trace_classify(&t, 3000, 3500), STEAL_TAKEN);
+	assert_int_equal(steal_trace_classify(&t, 4500, 5500), STEAL_NOT_TAKEN);
+	assert_int_equal(steal_trace_classify(&t, 9000, 9900), STEAL_NOT_TAKEN);
+	assert_int_equal(steal_trace_classify(&t, 9000, 10500), STEAL_UNTOLD);
+	assert_int_equal(steal_trace_classify(&t, 16000, 17000), STEAL_UNTOLD);
+	/* Kept spans say taken whatever was dropped after them. */
+	assert_int_equal(steal_trace_classify(&t, 7000, 12000), STEAL_TAKEN);
+}
+
+/* The split: each part's count, p50 and max from its own records; the
+ * counts add up to every record. */
+static void lateness_split(void **state)
+{
+	int64_t late[] = { 5, 9000, 7, -2, 12000, 6, 400, 8 };
+	uint8_t verdict[] = { STEAL_NOT_TAKEN, STEAL_TAKEN,    STEAL_NOT_TAKEN,
+			      STEAL_NOT_TAKEN, STEAL_TAKEN,    STEAL_NOT_TAKEN,
+			      STEAL_UNTOLD,    STEAL_NOT_TAKEN };
+	struct steal_lateness out;
+
+	(void)state;
+	steal_lateness_split(late, verdict, 8, &out);
+	assert_int_equal(out.taken_ns.n, 2);
+	assert_int_equal(out.taken_ns.min, 9000);
+	assert_int_equal(out.taken_ns.max, 12000);
+	assert_int_equal(out.not_taken_ns.n, 5);
+	assert_int_equal(out.not_taken_ns.min, -2);
+	assert_int_equal(out.not_taken_ns.p50, 6);
+	assert_int_equal(out.not_taken_ns.max, 8);
+	assert_int_equal(out.untold, 1);
+	assert_int_equal(late[7], 400); /* the untold last */
+	assert_int_equal(out.taken_ns.n + out.not_taken_ns.n + out.untold, 8);
+	/* Nothing to split. */
+	steal_lateness_split(late, verdict, 0, &out);
+	assert_int_equal(out.taken_ns.n + out.not_taken_ns.n + out.untold, 0);
+}
+
 static void kind_names(void **state)
 {
 	(void)state;
@@ -152,6 +275,10 @@ int main(void)
 		cmocka_unit_test(xen_runstate_protocol),
 		cmocka_unit_test(attribution),
 		cmocka_unit_test(runs_of_gaps),
+		cmocka_unit_test(trace_spans),
+		cmocka_unit_test(trace_classify),
+		cmocka_unit_test(trace_overflow),
+		cmocka_unit_test(lateness_split),
 		cmocka_unit_test(kind_names),
 	};
 

@@ -497,6 +497,59 @@ def _tick_rate(source, rate):
         # The timer names no expiry the guest can see (Xen's periodic timer).
         return problems
     problems += [f"{where}: {p}" for p in _ordered(rate["lateness_ns"], "lateness_ns")]
+    if rate.get("steal") is not None:
+        problems += [f"{where}: {p}" for p in _tick_steal_split(rate)]
+    return problems
+
+
+def _tick_steal_split(rate):
+    """Problems unless a measured rate's lateness split by steal is whole: both parts
+    there, each in order, and with the records neither holds adding up to its records."""
+    steal = rate["steal"]
+    parts = ("preempted_lateness_ns", "not_preempted_lateness_ns")
+    if rate["lateness_ns"] is None or rate["records"] == 0:
+        return [f"steal.{key} is not null without lateness" for key in parts
+                if steal[key] is not None]
+    missing = [key for key in parts if steal[key] is None]
+    if missing or steal["unclassified"] is None:
+        return [f"steal.{(missing or ['unclassified'])[0]} is null beside lateness_ns"]
+    problems = []
+    for key in parts:
+        part = steal[key]
+        if part["count"] and not part["p50"] <= part["p99"] <= part["max"]:
+            problems.append(f"steal.{key} is out of order: p50 {part['p50']}, "
+                            f"p99 {part['p99']}, max {part['max']}")
+    counted = sum(steal[key]["count"] for key in parts) + steal["unclassified"]
+    if counted != rate["records"]:
+        problems.append(f"steal: {steal['preempted_lateness_ns']['count']} preempted, "
+                        f"{steal['not_preempted_lateness_ns']['count']} not and "
+                        f"{steal['unclassified']} unclassified make {counted}, not its "
+                        f"{rate['records']} records")
+    return problems
+
+
+def check_tick_steal_facts(document):
+    """tick_steal_facts: the tick phase read a steal record (ticks.steal_interface), and
+    every measured rate of a present source carries its steal, with its lateness (where
+    it has one) split into preempted and not, the two and the unclassified adding up to
+    its records."""
+    ticks = document.get("ticks")
+    if ticks is None or not ticks["applies"]:
+        return ["ticks did not run"]
+    if ticks.get("steal_interface") is None:
+        return [f"ticks read no steal record: {ticks.get('steal_words')}"]
+    if ticks.get("steal_reason") is not None:
+        return [f"ticks could not read its steal record: {ticks['steal_reason']}"]
+    problems = []
+    for source in ticks["sources"]:
+        for rate in source["rates"] if source["present"] else []:
+            where = f"ticks: {source['name']} at {rate['requested_hz']} Hz"
+            if rate["state"] != "measured":
+                continue
+            if rate.get("steal") is None:
+                problems.append(f"{where}: no steal")
+            else:
+                problems += [f"{where}: {p}" for p in _tick_steal_split(rate)]
     return problems
 
 
@@ -610,6 +663,7 @@ CHECKS = {
     "timing_facts": check_timing_facts,
     "port_trap_facts": check_port_trap_facts,
     "ticks_facts": check_ticks_facts,
+    "tick_steal_facts": check_tick_steal_facts,
     "histogram_facts": check_histogram_facts,
 }
 
