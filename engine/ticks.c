@@ -43,8 +43,6 @@ static union {
 	uint64_t u[MAX_RECORDS];
 	int64_t i[MAX_RECORDS];
 } scratch;
-/* Each record's steal verdict (enum steal_verdict), for the split. */
-static uint8_t verdicts[MAX_RECORDS];
 static unsigned int window_ms;
 static double tsc_hz;
 static uint64_t chunk_iterations, disturbed_cycles;
@@ -59,6 +57,10 @@ static struct tick_steal_state {
 	uint64_t last, failed_reads;
 	struct steal_span *spans;
 	struct steal_trace trace;
+	/* Each record's verdict (enum steal_verdict), for the split; from the
+	 * heap with the spans, as the image's static memory must stay under
+	 * the 8 MiB it boots in (mem-min). */
+	uint8_t *verdicts;
 } steal;
 
 /* The record now: the last good value when it never settled (counted). */
@@ -254,7 +256,7 @@ static void lateness(const struct tick_source *s, struct tick_rate_result *r,
 	}
 	/* Taken away between its expiry and its entry, or not. */
 	for (i = 0; r->steal.traced && i < n; i++)
-		verdicts[i] = (uint8_t)steal_trace_classify(
+		steal.verdicts[i] = (uint8_t)steal_trace_classify(
 			&steal.trace,
 			records[i].entry_tsc - (uint64_t)scratch.i[i],
 			records[i].entry_tsc);
@@ -262,7 +264,7 @@ static void lateness(const struct tick_source *s, struct tick_rate_result *r,
 		scratch.i[i] = llround(cycles_to_ns((double)scratch.i[i]));
 	/* Reorders scratch.i: the summary below sorts it anyway. */
 	if (r->steal.traced)
-		steal_lateness_split(scratch.i, verdicts, n,
+		steal_lateness_split(scratch.i, steal.verdicts, n,
 				     &r->steal.lateness);
 	span = n ? records[n - 1].entry_tsc - st->t0_tsc : 0;
 	r->grid_uncertainty_ns = cycles_to_ns(
@@ -483,9 +485,10 @@ static void ticks_steal_setup(const struct probe_env *env,
 	if (out->steal_kind == STEAL_NONE)
 		return;
 	steal.spans = malloc(TICK_STEAL_SPANS * sizeof(*steal.spans));
-	if (!steal.spans) {
+	steal.verdicts = malloc(MAX_RECORDS);
+	if (!steal.spans || !steal.verdicts) {
 		snprintf(out->steal_why, sizeof(out->steal_why),
-			 "no room on the heap for its spans");
+			 "no room on the heap for its trace");
 		return;
 	}
 	out->steal_ok = !steal_setup_cpu(steal.cpu, out->steal_why,
@@ -576,6 +579,7 @@ void ticks_measure(const struct options *opts, const struct probe_env *env,
 	if (out->steal_kind != STEAL_NONE)
 		steal_stop_cpu(steal.cpu);
 	free(steal.spans);
+	free(steal.verdicts);
 	memset(&steal, 0, sizeof(steal));
 	out->cpus_not_woken = idle_unpark_others();
 	out->stray_interrupts = platform_stray_interrupts();
