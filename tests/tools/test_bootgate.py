@@ -49,6 +49,8 @@ class WhichRunAlone(unittest.TestCase):
         self.assertTrue(bootgate.runs_alone(tests["ticks-pc"]))
         self.assertFalse(bootgate.runs_alone(tests["mb1-pc"]))
         self.assertFalse(bootgate.runs_alone(tests["fault-pf-kvm"]))
+        self.assertTrue(bootgate.runs_alone(tests["xen-pv-domu-2"]), "contended")
+        self.assertTrue(bootgate.runs_alone(tests["contend-smp-2"]), "contended")
 
 
 class Profiles(unittest.TestCase):
