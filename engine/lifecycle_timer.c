@@ -98,13 +98,7 @@ int lifecycle_timer_arm(struct tick_source *s, unsigned int bound_ms,
 		return -1;
 	}
 	irq_disable();
-	tick_irq.records = records;
-	tick_irq.capacity = TIMER_RECORDS;
-	tick_irq.count = 0;
-	tick_irq.deadline = 0;
-	tick_irq.skipped = 0;
-	tick_irq.gave_up = false;
-	tick_irq.give_up_tsc = ~0ull;
+	ticks_irq_reset(records, TIMER_RECORDS);
 	memset(&start, 0, sizeof(start));
 	if (s->start(s, LIFECYCLE_TIMER_HZ, &start, why, sizeof(why)) !=
 	    TICK_STARTED) {

@@ -221,10 +221,10 @@ static void drain(void)
 	irq_disable();
 }
 
-static void irq_reset(void)
+void ticks_irq_reset(struct tick_irq_record *into, uint64_t capacity)
 {
-	tick_irq.records = records;
-	tick_irq.capacity = MAX_RECORDS;
+	tick_irq.records = into;
+	tick_irq.capacity = capacity;
 	tick_irq.count = 0;
 	tick_irq.deadline = 0;
 	tick_irq.skipped = 0;
@@ -403,7 +403,7 @@ static void measure_rate(struct tick_source *s, struct tick_rate_result *r,
 
 	memset(r, 0, sizeof(*r));
 	r->requested_hz = rate_hz;
-	irq_reset();
+	ticks_irq_reset(records, MAX_RECORDS);
 	started =
 		s->start(s, rate_hz, &r->start, r->problem, sizeof(r->problem));
 	if (started != TICK_STARTED) {

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/tick_irq.h"
 #include "lib/clock.h"
 #include "lib/hist.h"
 #include "lib/options.h"
@@ -137,6 +138,14 @@ struct ticks_result {
  * with interrupts off; the lifecycle's pending timer probes its own.
  */
 void ticks_probe_one(struct tick_source *s, const struct probe_env *env);
+
+/**
+ * Ring 0's interrupt state (base/tick_irq.h) emptied for a new window, its
+ * records going to @into (@capacity of them), no deadline armed and no
+ * give-up time; interrupts are off.  The lifecycle's pending timer keeps
+ * its own records.
+ */
+void ticks_irq_reset(struct tick_irq_record *into, uint64_t capacity);
 
 /**
  * Probe the sources and measure every present one at every rate of
