@@ -264,9 +264,9 @@ static bool measure_per_read(struct clock_result *r, uint64_t budget_cycles,
 		 * bracket is the read before the next.  One that never
 		 * settles keeps the last good value (counted). */
 		if (tail->traced) {
-			if (steal_read_cpu(steal_cpu, &steal_after))
-				tail->failed_reads++;
-			else if (steal_after > steal_before) {
+			steal_after = steal_read_or_last(
+				steal_cpu, steal_before, &tail->failed_reads);
+			if (steal_after > steal_before) {
 				hist_record(&h->steal_cycles, (int64_t)cycles);
 				steal_before = steal_after;
 			}

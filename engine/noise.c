@@ -30,19 +30,6 @@ static struct {
 	struct pvsteps_result *pvsteps;
 } spin;
 
-/* The record read just before a clock read: the last good value when it
- * never settled (counted). */
-static uint64_t read_steal(struct noise_cpu *c, unsigned int cpu, uint64_t last)
-{
-	uint64_t steal;
-
-	if (steal_read_cpu(cpu, &steal)) {
-		c->steal.failed_reads++;
-		return last;
-	}
-	return steal;
-}
-
 /* One CPU's spin: interrupts off, the TSC read back to back, every step
  * counted in its tally; with a steal record, the record read before each
  * clock read and its steal given to the runs of gaps (lib/steal.h). */
@@ -84,7 +71,8 @@ static void noise_worker(void *arg)
 		bool gap;
 
 		if (c->steal_ok)
-			steal = read_steal(c, cpu, steal);
+			steal = steal_read_or_last(cpu, steal,
+						   &c->steal.failed_reads);
 		now = tsc_read();
 		gap = noise_tally_step(t, prev, now, spin.threshold_cycles, hz);
 		if (c->steal_ok)
@@ -107,7 +95,7 @@ static void noise_worker(void *arg)
 	t->span_cycles = prev - start;
 	if (c->steal_ok) {
 		/* A last read that never settles leaves the last good one. */
-		steal = read_steal(c, cpu, steal);
+		steal = steal_read_or_last(cpu, steal, &c->steal.failed_reads);
 		steal_runs_end(&runs, &c->steal, steal);
 		c->steal_total_ns =
 			steal >= steal_first ? steal - steal_first : 0;

@@ -66,14 +66,9 @@ static struct tick_steal_state {
 /* The record now: the last good value when it never settled (counted). */
 static uint64_t steal_now(void)
 {
-	uint64_t ns;
-
-	if (steal_read_cpu(steal.cpu, &ns)) {
-		steal.failed_reads++;
-		return steal.last;
-	}
-	steal.last = ns;
-	return ns;
+	steal.last =
+		steal_read_or_last(steal.cpu, steal.last, &steal.failed_reads);
+	return steal.last;
 }
 
 static uint64_t ns_to_cycles(double ns)

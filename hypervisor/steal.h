@@ -35,6 +35,25 @@ int steal_setup_cpu(unsigned int cpu, char *why, size_t whylen);
  * record never settled. */
 int steal_read_cpu(unsigned int cpu, uint64_t *steal_ns);
 
+/**
+ * The calling CPU's (@cpu) steal time now, in ns, as steal_read_cpu() reads
+ * it, or @last, the last good read, when the record never settled, which
+ * adds one to *@failed: a spin that reads the record again and again goes
+ * on through a read it could not trust.  Inline: the noise phase's spin
+ * calls it before every clock read.
+ */
+static inline uint64_t steal_read_or_last(unsigned int cpu, uint64_t last,
+					  uint64_t *failed)
+{
+	uint64_t steal;
+
+	if (steal_read_cpu(cpu, &steal)) {
+		(*failed)++;
+		return last;
+	}
+	return steal;
+}
+
 /** Stop the calling CPU's record being written (KVM: the MSR cleared;
  * Xen keeps a registered area until the domain ends, and it is ours). */
 void steal_stop_cpu(unsigned int cpu);
