@@ -175,6 +175,11 @@ struct input {
 	char line[HOSTLINE_MAX + 1];
 	size_t len;
 	bool overlong;
+	/* When the line's first byte came: the TSC, and where CPU 0's loop
+	 * was (each clock's advance). */
+	uint64_t first_tsc, first_advance[LIFECYCLE_MAX_CLOCKS];
+	/* Lines that were not the host's (a stray key press), dropped. */
+	unsigned int stray;
 };
 
 static struct input input;
@@ -187,6 +192,11 @@ static int input_poll(struct host_event *out, char *why, size_t whylen)
 
 	while ((byte = platform_console_read_byte()) >= 0) {
 		if (byte != '\n' && byte != '\r') {
+			if (input.len == 0) {
+				input.first_tsc = stopwatch_read();
+				memcpy(input.first_advance, samplers[0].advance,
+				       sizeof(input.first_advance));
+			}
 			if (input.len == HOSTLINE_MAX)
 				input.overlong = true;
 			else
@@ -206,6 +216,7 @@ static int input_poll(struct host_event *out, char *why, size_t whylen)
 		}
 		if (!hostline_is_host_line(input.line, input.len)) {
 			input.len = 0; /* a stray key press: not for us */
+			input.stray++;
 			continue;
 		}
 		byte = hostline_parse(input.line, input.len, out, why, whylen);
@@ -352,12 +363,10 @@ static void offsets_into(struct lifecycle_event *e, bool after)
 
 /* --- one event ------------------------------------------------------------------ */
 
-/* Wait for the host's line of @kind for event @e->seq, at most @wait_ms,
- * reading every clock meanwhile when @sample: 0, or -1 with the problem
- * in @e. */
 /* Where CPU 0's loop was when the first byte of the awaited line came: a
  * line takes milliseconds to trickle into the UART, and only its first
- * byte's delay is the round trip's. */
+ * byte's delay is the round trip's.  The line's own: a stray line before
+ * it (dropped) must not move it. */
 static uint64_t first_byte_tsc, first_byte_advance[LIFECYCLE_MAX_CLOCKS];
 
 /* "ready" as CPU 0's loop saw it: the TSC, and each clock's advance. */
@@ -387,15 +396,17 @@ static void heartbeat(struct lifecycle_event *e, uint64_t now_tsc)
 							    ready_advance[k]);
 }
 
+/* Wait for the host's line of @kind for event @e->seq, at most @wait_ms,
+ * reading every clock meanwhile when @sample: 0, or -1 with the problem
+ * in @e. */
 static int wait_host(struct lifecycle_event *e, enum hostline_kind kind,
 		     struct host_event *got, unsigned int wait_ms, bool sample)
 {
-	bool first_seen = false;
 	uint64_t start = stopwatch_read();
 	uint64_t bound = stopwatch_cycles((double)wait_ms * 1e6);
 	char why[LIFECYCLE_TEXT_LEN - 40];
 	uint32_t last_version = e->pvclock.version_before;
-	bool was_empty;
+	unsigned int stray = input.stray;
 	int rc;
 
 	for (;;) {
@@ -431,16 +442,9 @@ static int wait_host(struct lifecycle_event *e, enum hostline_kind kind,
 				snprintf(e->platform_said,
 					 sizeof(e->platform_said), "%s", said);
 		}
-		was_empty = input.len == 0;
 		rc = input_poll(got, why, sizeof(why));
-		if (!first_seen && was_empty && (input.len || rc)) {
-			first_seen = true;
-			first_byte_tsc = stopwatch_read();
-			memcpy(first_byte_advance, samplers[0].advance,
-			       sizeof(first_byte_advance));
-		}
-		if (rc > 0 && got->kind != kind)
-			first_seen = false; /* not the line awaited */
+		e->stray_lines += input.stray - stray;
+		stray = input.stray;
 		if (rc < 0) {
 			snprintf(e->problem, sizeof(e->problem),
 				 "the host's line is unusable: %s", why);
@@ -461,8 +465,12 @@ static int wait_host(struct lifecycle_event *e, enum hostline_kind kind,
 				 e->seq);
 			return -1;
 		}
-		if (rc > 0 && got->kind == kind)
+		if (rc > 0 && got->kind == kind) {
+			first_byte_tsc = input.first_tsc;
+			memcpy(first_byte_advance, input.first_advance,
+			       sizeof(first_byte_advance));
 			return 0;
+		}
 		pause_round();
 		if (stopwatch_read() - start > bound) {
 			snprintf(e->problem, sizeof(e->problem),

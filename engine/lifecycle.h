@@ -129,6 +129,9 @@ struct lifecycle_event {
 	 * times it suspended and resumed, and what it said last. */
 	unsigned int suspended;
 	char platform_said[LIFECYCLE_TEXT_LEN];
+	/* Lines on the console's input, in the event's sync and wait, that
+	 * were not the host's: dropped, counted here. */
+	unsigned int stray_lines;
 };
 
 struct lifecycle_options {

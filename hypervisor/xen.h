@@ -131,10 +131,16 @@ extern struct clock xen_pvclock;
 
 struct pvclock_sample;
 
-/** After the domain resumed from a suspend (as a new domain, restored):
+/** Before the domain suspends: note the calling CPU's time record, which a
+ * restored domain's must differ from. */
+void xen_pvclock_note_suspend(void);
+
+/** After the domain resumed from a suspend (@restored: as a new domain):
  * point the calling CPU at its time record again, registering its own area
- * anew.  0, or -1 with the reason in @why. */
-int xen_pvclock_resume(char *why, size_t whylen);
+ * anew, and after a restore see that Xen wrote it anew.  0, with what that
+ * record says of the suspend in @said ("" when nothing), or -1 with the
+ * reason there. */
+int xen_pvclock_resume(bool restored, char *said, size_t len);
 
 /** One consistent reading of the calling CPU's Xen time record, its
  * version and flags too (for the event report): 0, or -1 when xen_pvclock

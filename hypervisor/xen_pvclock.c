@@ -5,6 +5,7 @@
  * area of our own with VCPUOP_register_vcpu_time_memory_area, as Linux
  * does for its vDSO — read and scaled by the same code as kvm-clock.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,6 +37,19 @@ static struct pvclock_source xen_source = {
 	.max_tries = XEN_PVCLOCK_READ_MAX_TRIES,
 };
 static struct xen_cpuid_info xen_cpuid;
+
+/* A restored domain's record must be written anew; these many yields to
+ * Xen's scheduler at most, when it still holds the suspend's. */
+#define XEN_PVCLOCK_RENEW_YIELDS 10
+
+/* A record's stamp pair: what Xen rewrites whenever it writes a record. */
+struct record_stamps {
+	uint64_t system_time, tsc_timestamp;
+};
+
+/* The calling CPU's record when the domain suspended. */
+static struct record_stamps at_suspend;
+static bool at_suspend_noted;
 
 static uint64_t xen_pvclock_read(void)
 {
@@ -155,13 +169,83 @@ static int xen_pvclock_probe(struct clock *c, const struct probe_env *env)
 	return 0;
 }
 
-int xen_pvclock_resume(char *why, size_t whylen)
+/* A record's stamp pair, under its version: 0, or -1 when it never
+ * settled. */
+static int read_stamps(const volatile struct vcpu_time_info *a,
+		       struct record_stamps *out)
 {
+	unsigned int i;
+
+	for (i = 0; i < XEN_PVCLOCK_READ_MAX_TRIES; i++) {
+		uint32_t version = a->version;
+
+		barrier();
+		out->system_time = a->system_time;
+		out->tsc_timestamp = a->tsc_timestamp;
+		barrier();
+		if (!(version & 1) && version == a->version)
+			return 0;
+	}
+	return -1;
+}
+
+void xen_pvclock_note_suspend(void)
+{
+	const volatile struct vcpu_time_info *a = xen_source.area[cpu_index()];
+
+	at_suspend_noted =
+		xen_pvclock.present && a && read_stamps(a, &at_suspend) == 0;
+}
+
+/* Whether the calling CPU's record is still the one the domain suspended
+ * with: the restored copy of shared_info (or of our own area), which Xen
+ * has not written since.  Its system time is then the suspend's, and under
+ * an emulated TSC that stood still it would freeze the clock. */
+static bool record_is_old(unsigned int cpu, struct record_stamps *now)
+{
+	return read_stamps(xen_source.area[cpu], now) == 0 &&
+	       now->system_time == at_suspend.system_time &&
+	       now->tsc_timestamp == at_suspend.tsc_timestamp;
+}
+
+int xen_pvclock_resume(bool restored, char *said, size_t len)
+{
+	unsigned int cpu = cpu_index(), yields;
+	struct record_stamps now;
+	char why[CLOCK_TEXT_LEN];
+
+	said[0] = '\0';
 	if (!xen_pvclock.present)
 		return 0;
 	/* A new domain has none of the old one's registered areas. */
-	own_areas[cpu_index()].version = 0;
-	return setup_cpu(cpu_index(), why, whylen);
+	own_areas[cpu].version = 0;
+	if (setup_cpu(cpu, why, sizeof(why))) {
+		snprintf(said, len, "%s", why);
+		return -1;
+	}
+	if (!restored || !at_suspend_noted)
+		return 0;
+	/* Xen writes a record when the vCPU is scheduled: a yield or two
+	 * gets one written where the restore left the old one. */
+	for (yields = 0;
+	     record_is_old(cpu, &now) && yields < XEN_PVCLOCK_RENEW_YIELDS;
+	     yields++)
+		xen_sched_yield();
+	if (record_is_old(cpu, &now)) {
+		snprintf(said, len,
+			 "vCPU %u's time record is still the suspend's after "
+			 "%u yields (system_time %llu ns)",
+			 per_cpu[cpu].vcpu, yields,
+			 (unsigned long long)now.system_time);
+		return -1;
+	}
+	snprintf(said, len,
+		 "its time record renewed, system_time %+.3f ms on the "
+		 "suspend's%s",
+		 ((double)now.system_time - (double)at_suspend.system_time) /
+			 1e6,
+		 yields ? " (after a yield)" : "");
+	return 0;
 }
 
 int xen_pvclock_sample(struct pvclock_sample *s)

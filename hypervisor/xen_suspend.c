@@ -93,21 +93,22 @@ int xen_suspend_poll(struct xen_suspend *s, char *said, size_t len)
 			 reply.payload);
 		return -1;
 	}
+	xen_pvclock_note_suspend();
 	rc = s->suspend(s, said, len);
 	return rc < 0 ? -1 : 1;
 }
 
 int xen_suspend_resumed(long rc, char *said, size_t len)
 {
-	char why[96];
+	char clock[160];
 
-	if (xen_pvclock_resume(why, sizeof(why)))
-		snprintf(said, len, "resumed, but xen_pvclock: %s", why);
+	if (xen_pvclock_resume(rc == 0, clock, sizeof(clock)))
+		snprintf(said, len, "resumed, but xen_pvclock: %s", clock);
 	else if (!said[0])
-		snprintf(said, len, "%s (SCHEDOP_shutdown returned %ld)",
+		snprintf(said, len, "%s (SCHEDOP_shutdown returned %ld)%s%s",
 			 rc ? "the suspend was cancelled: resumed in the same "
 			      "domain"
 			    : "suspended and restored",
-			 rc);
+			 rc, clock[0] ? "; xen_pvclock: " : "", clock);
 	return rc ? 1 : 0;
 }

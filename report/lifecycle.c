@@ -208,6 +208,10 @@ static void print_event(const struct lifecycle_event *e)
 		printf("    the guest's own part: suspended %u time(s)%s%s\n",
 		       e->suspended, e->platform_said[0] ? ": " : "",
 		       e->platform_said);
+	if (e->stray_lines)
+		printf("    the console's input: %u line(s) not the host's, "
+		       "dropped\n",
+		       e->stray_lines);
 	if (e->pvclock.present)
 		printf("    %s record on CPU 0: version %u -> %u (%llu "
 		       "updates seen), flags %#x -> %#x, GUEST_STOPPED %s\n",
@@ -581,6 +585,7 @@ static void event_json(struct json_writer *w, const struct lifecycle_result *l,
 	json_uint(w, "suspended", e->suspended);
 	json_string(w, "platform_said",
 		    e->platform_said[0] ? e->platform_said : NULL);
+	json_uint(w, "stray_input_lines", e->stray_lines);
 	json_array_begin(w, "loops");
 	for (cpu = 0; cpu < l->ncpu && cpu < MAX_CPUS; cpu++)
 		json_uint(w, NULL, e->loops[cpu]);
