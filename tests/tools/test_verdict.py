@@ -207,6 +207,20 @@ class Rules(unittest.TestCase):
         env.os_documents = [os_document(xen=(33, "vdso"), tsc=(33, "vdso"))]
         self.assertEqual(self.judged(env).recommended, "xen")
 
+    def test_linux_pick_kept_when_within_the_spread(self):
+        env = seed_environment()
+        env.os_documents = [os_document(xen=(1000, "syscall"), tsc=(900, "syscall"))]
+        found = self.judged(env)
+        self.assertEqual(found.recommended, "xen")
+        self.assertIn("tsc (900 ns a read, a system call) is 10 % cheaper, within the 20 % "
+                      "a read's cost moves between runs: too little to switch for",
+                      found.recommended_why)
+
+    def test_a_saving_beyond_the_spread_is_a_switch(self):
+        env = seed_environment()
+        env.os_documents = [os_document(xen=(1000, "syscall"), tsc=(790, "syscall"))]
+        self.assertEqual(self.judged(env).recommended, "tsc")
+
     def test_none_when_nothing_holds(self):
         env = seed_environment()
         env.records = [record(cross("tsc", warps=1),
