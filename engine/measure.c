@@ -634,34 +634,6 @@ static void compare_lean(struct measure_result *out)
 		   diff <= a->step_cycles;
 }
 
-/* The calling CPU's steal record set up for the per-read samples, where
- * the hypervisor keeps one. */
-static void measure_steal_setup(const struct measure_options *opts,
-				struct measure_result *out)
-{
-	uint64_t steal;
-
-	steal_on = false;
-	steal_cpu = cpu_index();
-	if (!opts->hv) {
-		snprintf(out->steal_words, sizeof(out->steal_words),
-			 "no steal interface: no hypervisor information");
-		return;
-	}
-	out->steal_kind = steal_choose(opts->hv, out->steal_words,
-				       sizeof(out->steal_words));
-	if (out->steal_kind == STEAL_NONE)
-		return;
-	out->steal_ok = !steal_setup_cpu(steal_cpu, out->steal_why,
-					 sizeof(out->steal_why));
-	if (out->steal_ok && steal_read_cpu(steal_cpu, &steal)) {
-		out->steal_ok = false;
-		snprintf(out->steal_why, sizeof(out->steal_why),
-			 "its steal record never settled");
-	}
-	steal_on = out->steal_ok;
-}
-
 void measure_all(const struct measure_options *opts, struct measure_result *out)
 {
 	struct clock *const *cp;
@@ -693,7 +665,9 @@ void measure_all(const struct measure_options *opts, struct measure_result *out)
 		present += (*cp)->present;
 	share = present ? ns_to_cycles(opts->budget_ms * 1e6 / present) : 0;
 
-	measure_steal_setup(opts, out);
+	steal_cpu = cpu_index();
+	steal_on =
+		steal_open(opts->hv, steal_cpu, &out->steal, &(uint64_t){ 0 });
 	for (r = out->clocks; r < out->clocks + out->nr; r++) {
 		if (!r->clock->present)
 			continue;
@@ -718,7 +692,7 @@ void measure_all(const struct measure_options *opts, struct measure_result *out)
 		judge_read(r, opts->translated);
 		r->measured = true;
 	}
-	if (out->steal_kind != STEAL_NONE)
+	if (out->steal.kind != STEAL_NONE)
 		steal_stop_cpu(steal_cpu);
 	steal_on = false;
 	compare_lean(out);

@@ -166,10 +166,7 @@ struct measure_result {
 	bool translated; /* under TCG: no read is judged trapped */
 	/* The steal record read between per-read samples, which one, and
 	 * why there is none or it could not be set up. */
-	enum steal_kind steal_kind;
-	char steal_words[CLOCK_TEXT_LEN];
-	bool steal_ok;
-	char steal_why[CLOCK_TEXT_LEN];
+	struct steal_setup steal;
 	const struct clock *reference; /* rates are measured against it */
 	unsigned int nr;	       /* one per clock, in table order */
 	struct clock_result clocks[MAX_CLOCKS];

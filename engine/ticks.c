@@ -475,25 +475,17 @@ static void ticks_steal_setup(const struct probe_env *env,
 {
 	memset(&steal, 0, sizeof(steal));
 	steal.cpu = cpu_index();
-	out->steal_kind = steal_choose(env->hv, out->steal_words,
-				       sizeof(out->steal_words));
-	if (out->steal_kind == STEAL_NONE)
+	if (!steal_open(env->hv, steal.cpu, &out->steal, &steal.last))
 		return;
 	steal.spans = malloc(TICK_STEAL_SPANS * sizeof(*steal.spans));
 	steal.verdicts = malloc(MAX_RECORDS);
 	if (!steal.spans || !steal.verdicts) {
-		snprintf(out->steal_why, sizeof(out->steal_why),
+		out->steal.ok = false;
+		snprintf(out->steal.why, sizeof(out->steal.why),
 			 "no room on the heap for its trace");
 		return;
 	}
-	out->steal_ok = !steal_setup_cpu(steal.cpu, out->steal_why,
-					 sizeof(out->steal_why));
-	if (out->steal_ok && steal_read_cpu(steal.cpu, &steal.last)) {
-		out->steal_ok = false;
-		snprintf(out->steal_why, sizeof(out->steal_why),
-			 "its steal record never settled");
-	}
-	steal.on = out->steal_ok;
+	steal.on = true;
 }
 
 void ticks_probe_one(struct tick_source *s, const struct probe_env *env)
@@ -571,7 +563,7 @@ void ticks_measure(const struct options *opts, const struct probe_env *env,
 				     &res->baseline_disturbed_cycles);
 		drop_if_silent(s, res);
 	}
-	if (out->steal_kind != STEAL_NONE)
+	if (out->steal.kind != STEAL_NONE)
 		steal_stop_cpu(steal.cpu);
 	free(steal.spans);
 	free(steal.verdicts);

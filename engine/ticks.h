@@ -125,10 +125,7 @@ struct ticks_result {
 	unsigned long stray_interrupts;
 	/* The steal record read in every window (CPU 0's), which one, and
 	 * why there is none or it could not be set up. */
-	enum steal_kind steal_kind;
-	char steal_words[TICK_TEXT_LEN];
-	bool steal_ok;
-	char steal_why[TICK_TEXT_LEN];
+	struct steal_setup steal;
 	unsigned int nr; /* one per source, in tick_sources_all() order */
 	struct tick_source_result sources[MAX_TICK_SOURCES];
 };

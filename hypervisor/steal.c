@@ -142,6 +142,27 @@ int steal_setup_cpu(unsigned int cpu, char *why, size_t whylen)
 	return 0;
 }
 
+bool steal_open(const struct hv_info *hv, unsigned int cpu,
+		struct steal_setup *s, uint64_t *first)
+{
+	memset(s, 0, sizeof(*s));
+	if (!hv) {
+		snprintf(s->words, sizeof(s->words),
+			 "no steal interface: no hypervisor information");
+		return false;
+	}
+	s->kind = steal_choose(hv, s->words, sizeof(s->words));
+	if (s->kind == STEAL_NONE)
+		return false;
+	s->ok = !steal_setup_cpu(cpu, s->why, sizeof(s->why));
+	if (s->ok && steal_read_cpu(cpu, first)) {
+		s->ok = false;
+		snprintf(s->why, sizeof(s->why),
+			 "its steal record never settled");
+	}
+	return s->ok;
+}
+
 int steal_read_cpu(unsigned int cpu, uint64_t *steal_ns)
 {
 	if (cpu >= MAX_CPUS || !registered[cpu])

@@ -31,6 +31,14 @@ enum steal_kind steal_choose(const struct hv_info *hv, char *why,
  */
 int steal_setup_cpu(unsigned int cpu, char *why, size_t whylen);
 
+/**
+ * The record for a phase on the calling CPU (dense index @cpu): whose
+ * (steal_choose() for @hv; NULL: no hypervisor information), registered
+ * and read once into *@first.  Into @s; returns @s->ok.
+ */
+bool steal_open(const struct hv_info *hv, unsigned int cpu,
+		struct steal_setup *s, uint64_t *first);
+
 /** The calling CPU's (@cpu) steal time so far, in ns: 0, or -1 when its
  * record never settled. */
 int steal_read_cpu(unsigned int cpu, uint64_t *steal_ns);

@@ -41,6 +41,17 @@ enum steal_kind {
 /** "KVM steal-time MSR", "Xen runstate area", "none". */
 const char *steal_kind_name(enum steal_kind kind);
 
+#define STEAL_TEXT_LEN 160
+
+/* The record a phase reads on the calling CPU: whose, in words (or why
+ * there is none), and whether it could be set up (why not). */
+struct steal_setup {
+	enum steal_kind kind;
+	bool ok;
+	char words[STEAL_TEXT_LEN];
+	char why[STEAL_TEXT_LEN];
+};
+
 /* A record rewritten while we read it is read again, this many times at
  * most: a hypervisor writes it in well under a microsecond. */
 #define STEAL_READ_MAX_TRIES 100

@@ -195,19 +195,12 @@ static void print_steal_tails(const struct measure_result *m)
 	const struct clock_result *r;
 	const char *sep = "";
 
-	if (m->steal_kind == STEAL_NONE) {
-		printf("  steal: %s\n", m->steal_words);
+	if (report_steal_unread(&m->steal))
 		return;
-	}
-	if (!m->steal_ok) {
-		printf("  steal: %s, not read: %s\n", m->steal_words,
-		       m->steal_why);
-		return;
-	}
 	printf("  steal: %s, read between the per-read samples (never inside "
 	       "a bracket); of each clock's reads above its p99 (beyond its "
 	       "bucket), those the vCPU was taken away during:",
-	       m->steal_words);
+	       m->steal.words);
 	for (r = m->clocks; r < m->clocks + m->nr; r++) {
 		const struct read_steal_tail *t = &r->steal_tail;
 
@@ -568,10 +561,10 @@ void report_measure_json(const struct run_report *run, struct json_writer *w)
 	json_stats(w, "empty_bracket_cycles", &m->empty_bracket, m->timed);
 	json_references(w, m);
 	json_string(w, "read_steal_interface",
-		    m->timed && m->steal_kind != STEAL_NONE
-			    ? steal_kind_name(m->steal_kind)
+		    m->timed && m->steal.kind != STEAL_NONE
+			    ? steal_kind_name(m->steal.kind)
 			    : NULL);
-	json_string(w, "read_steal_words", m->timed ? m->steal_words : NULL);
+	json_string(w, "read_steal_words", m->timed ? m->steal.words : NULL);
 	json_array_begin(w, "clocks");
 	for (i = 0; i < m->nr; i++)
 		json_clock(run, w, &m->clocks[i]);

@@ -6,6 +6,15 @@
 #include "report/run.h"
 #include "report/tolerances.h"
 
+bool report_steal_unread(const struct steal_setup *s)
+{
+	if (s->kind == STEAL_NONE)
+		printf("  steal: %s\n", s->words);
+	else if (!s->ok)
+		printf("  steal: %s, not read: %s\n", s->words, s->why);
+	return s->kind == STEAL_NONE || !s->ok;
+}
+
 /* Where a CPU's gap time went: the steal its record counted, the rest of
  * the gaps that held steal (the hypervisor's switching, which it counts as
  * the vCPU's running time), and the gaps without steal (exits and

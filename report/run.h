@@ -126,6 +126,10 @@ void report_pvsteps_print(const struct run_report *run);
 void report_ticks_print(const struct run_report *run);
 void report_timing_print(const struct timing_result *t);
 
+/** A phase's steal line when its record was not read (@s: none, or not set
+ * up), and true; false when it was, for the phase to say how. */
+bool report_steal_unread(const struct steal_setup *s);
+
 /* The checks each section's results are held to. */
 void report_selftest_checks(const struct run_report *run, struct ktap *k);
 void report_cpus_checks(const struct run_report *run, struct ktap *k);

@@ -101,19 +101,12 @@ static void print_steal(const struct ticks_result *t)
 	const struct tick_source_result *res;
 	unsigned int j;
 
-	if (t->steal_kind == STEAL_NONE) {
-		printf("  steal: %s\n", t->steal_words);
+	if (report_steal_unread(&t->steal))
 		return;
-	}
-	if (!t->steal_ok) {
-		printf("  steal: %s, not read: %s\n", t->steal_words,
-		       t->steal_why);
-		return;
-	}
 	printf("  steal: %s, read once a chunk of the loop; an interrupt was "
 	       "late while taken away when the record grew between its "
 	       "expiry and its entry (to within two chunks either side)\n",
-	       t->steal_words);
+	       t->steal.words);
 	for (res = t->sources; res < t->sources + t->nr; res++)
 		for (j = 0; res->source->present && j < res->nr_rates; j++)
 			print_rate_steal(res->source, &res->rates[j]);
@@ -508,13 +501,13 @@ void report_ticks_json(const struct run_report *run, struct json_writer *w)
 	json_uint(w, "cpus_parked", t->cpus_parked);
 	json_uint(w, "cpus_not_woken", t->cpus_not_woken);
 	json_string(w, "steal_interface",
-		    t->applied && t->steal_kind != STEAL_NONE
-			    ? steal_kind_name(t->steal_kind)
+		    t->applied && t->steal.kind != STEAL_NONE
+			    ? steal_kind_name(t->steal.kind)
 			    : NULL);
-	json_string(w, "steal_words", t->applied ? t->steal_words : NULL);
+	json_string(w, "steal_words", t->applied ? t->steal.words : NULL);
 	json_string(w, "steal_reason",
-		    t->applied && t->steal_kind != STEAL_NONE && !t->steal_ok
-			    ? t->steal_why
+		    t->applied && t->steal.kind != STEAL_NONE && !t->steal.ok
+			    ? t->steal.why
 			    : NULL);
 	json_array_begin(w, "sources");
 	for (res = t->sources; t->applied && res < t->sources + t->nr; res++) {

@@ -180,9 +180,9 @@ static void fill_measure(double scale)
 	m->empty_bracket = spread((uint64_t)(90 * scale));
 	m->reference = &clocks[2];
 	m->nr = NR_CLOCKS;
-	m->steal_kind = STEAL_XEN;
-	m->steal_ok = true;
-	snprintf(m->steal_words, sizeof(m->steal_words),
+	m->steal.kind = STEAL_XEN;
+	m->steal.ok = true;
+	snprintf(m->steal.words, sizeof(m->steal.words),
 		 "Xen runstate area, with its update flag");
 	for (i = 0; i < NR_CLOCKS; i++) {
 		struct clock_result *r = &m->clocks[i];
@@ -313,9 +313,9 @@ static void fill_ticks(double scale)
 	t->sources[1].source = &sources[1];
 	/* The 100 Hz window read Xen's runstate area: 2 of its interrupts
 	 * late while the vCPU was taken away, 1 outside the loop's reads. */
-	t->steal_kind = STEAL_XEN;
-	t->steal_ok = true;
-	snprintf(t->steal_words, sizeof(t->steal_words),
+	t->steal.kind = STEAL_XEN;
+	t->steal.ok = true;
+	snprintf(t->steal.words, sizeof(t->steal.words),
 		 "Xen runstate area, with its update flag");
 	t->sources[0].rates[0].steal = (struct tick_steal){
 		.traced = true,
@@ -1283,8 +1283,8 @@ static void read_tails_against_steal(void **state)
 	all_checks(&first);
 	write_json(&first);
 	assert_non_null(strstr(document, "\"tail_reads_with_steal\": 1,"));
-	m->steal_kind = STEAL_NONE;
-	snprintf(m->steal_words, sizeof(m->steal_words),
+	m->steal.kind = STEAL_NONE;
+	snprintf(m->steal.words, sizeof(m->steal.words),
 		 "no steal interface: TCG keeps none");
 	for (unsigned int i = 0; i < m->nr; i++)
 		m->clocks[i].steal_tail.traced = false;
@@ -1322,8 +1322,8 @@ static void tick_lateness_split_by_steal(void **state)
 					 "area\""));
 	assert_non_null(strstr(document, "\"preempted_lateness_ns\": {"));
 	assert_non_null(strstr(document, "\"unclassified\": 1"));
-	t->steal_kind = STEAL_NONE;
-	snprintf(t->steal_words, sizeof(t->steal_words),
+	t->steal.kind = STEAL_NONE;
+	snprintf(t->steal.words, sizeof(t->steal.words),
 		 "no steal interface: TCG keeps none");
 	t->sources[0].rates[0].steal.traced = false;
 	printed_by(report_ticks_print, table, sizeof(table));
