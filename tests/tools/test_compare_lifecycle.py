@@ -16,13 +16,14 @@ from tests.tools import FIXTURES, ROOT, run_cli
 from clockbench_lib.base.outcome import RunnerError
 from clockbench_lib.compare import matrix
 from clockbench_lib.compare.inputs import load_inputs
-from clockbench_lib.compare.lifecycletable import compare_lifecycle
+from clockbench_lib.compare.lifecycletable import compare_lifecycle, compare_timers
 
 # Reads only the sources and tests/tools/fixtures (tests/tools/run runs it beside the build).
 NEEDS_BUILD = False
 
 LIFE = os.path.join(FIXTURES, "matrix", "life")
 AMD = os.path.join(FIXTURES, "matrix", "amd")
+TIMERS = os.path.join(FIXTURES, "matrix", "timers")
 CLOCKS = ("tsc", "tsc_rdtscp", "tsc_ordered", "hpet", "acpi_pm")
 
 
@@ -110,6 +111,92 @@ class LifecycleCommand(unittest.TestCase):
         result = run_cli("compare", "--table", "lifecycle", AMD)
         self.assertEqual(result.returncode, 2)
         self.assertIn("no report measured an event in the VM's life", result.stderr)
+
+
+def timers_by_key(rows):
+    return {(row.env, row.seq): row for row in rows}
+
+
+class TimerTable(unittest.TestCase):
+    """The timer armed across each event, on the real matrix timers (TCG's local APIC
+    through a stop, a savevm and a migration; Xen's one-shot timer in a PV domU through a
+    pause and a save)."""
+
+    def test_a_row_per_environment_and_event(self):
+        rows = timers_by_key(compare_timers(load_inputs([TIMERS])))
+        self.assertEqual(set(rows), {("tcg-life", 1), ("tcg-life", 2), ("tcg-life", 3),
+                                     ("xen-pv-life", 1), ("xen-pv-life", 2)})
+        self.assertEqual(rows["tcg-life", 2].kind, "savevm")
+        self.assertEqual(rows["tcg-life", 1].source, "lapic")
+        self.assertEqual(rows["xen-pv-life", 2].source, "xen_oneshot")
+        self.assertTrue(all(row.runs == row.armed == 1 for row in rows.values()))
+
+    def test_what_became_of_each(self):
+        rows = timers_by_key(compare_timers(load_inputs([TIMERS])))
+        self.assertEqual(rows["tcg-life", 1].behaviour, "late")
+        self.assertEqual(rows["tcg-life", 2].behaviour, "lost")
+        self.assertGreater(rows["tcg-life", 2].lost.median, 90)
+        for seq in (1, 2):
+            row = rows["xen-pv-life", seq]
+            self.assertEqual(row.behaviour, "skipped")
+            self.assertGreater(row.skipped.median, 100)
+            self.assertGreater(row.late_ms.median, 900)
+        self.assertEqual(sum(row.early for row in rows.values()), 0)
+
+    def test_a_timer_not_armed_has_no_figures_and_says_why(self):
+        inputs = load_inputs([TIMERS])
+        run = inputs.runs["xen-pv-life"][0]
+        run.document = copy.deepcopy(run.document)
+        run.document["lifecycle"]["events"][0]["timer"] = {
+            "source": "xen_oneshot", "armed": False,
+            "problem": "Xen refused the one-shot timer (VCPUOP_set_singleshot_timer: -22)"}
+        row = timers_by_key(compare_timers(inputs))["xen-pv-life", 1]
+        self.assertEqual((row.runs, row.armed, row.behaviour), (1, 0, "-"))
+        self.assertIsNone(row.late_ms)
+        self.assertEqual(row.problems, ("Xen refused the one-shot timer "
+                                        "(VCPUOP_set_singleshot_timer: -22)",))
+
+    def test_reports_from_before_the_timer_have_no_rows(self):
+        self.assertEqual(compare_timers(load_inputs([LIFE])), [])
+
+    def test_the_command_and_its_csv(self):
+        result = run_cli("compare", "--table", "timers", TIMERS)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertTrue(any(line.startswith("Lifecycle timer: what became")
+                            for line in result.stdout.splitlines()))
+        result = run_cli("compare", "--table", "timers", "--format", "csv", TIMERS)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        rows = list(csv.DictReader(result.stdout.splitlines()))
+        self.assertEqual(len(rows), 5)
+        save = next(row for row in rows if row["env"] == "xen-pv-life" and row["event"] == "2")
+        self.assertEqual((save["kind"], save["timer"], save["behaviour"]),
+                         ("save", "xen_oneshot", "skipped"))
+        self.assertGreater(float(save["skipped_median"]), 100)
+
+    def test_the_whole_comparison_and_the_page_show_it(self):
+        self.assertIn("xen-pv-life  2 save     xen_oneshot",
+                      run_cli("compare", TIMERS).stdout)
+        with tempfile.TemporaryDirectory() as scratch:
+            page = os.path.join(scratch, "page.html")
+            result = run_cli("compare", "--html", page, TIMERS)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            with open(page, encoding="utf-8") as source:
+                self.assertIn("Lifecycle timer: what became of the timer", source.read())
+
+    def test_the_docs_example_is_what_compare_prints(self):
+        with open(os.path.join(ROOT, "docs", "compare.md"), encoding="utf-8") as source:
+            section = source.read().split("The timer table follows it", 1)[1]
+        shown = section.split("```\n", 2)[1].splitlines()
+        self.assertGreaterEqual(len(shown), 4)
+        printed = run_cli("compare", "--table", "timers", TIMERS).stdout.splitlines()
+        for line in shown:
+            with self.subTest(line=line):
+                self.assertIn(line, printed)
+
+    def test_reports_without_a_timer_say_so(self):
+        result = run_cli("compare", "--table", "timers", LIFE)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("no report armed a timer across an event", result.stderr)
 
 
 class MatrixEvents(unittest.TestCase):

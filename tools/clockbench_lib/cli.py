@@ -462,7 +462,8 @@ def add_compare_parser(subparsers):
     parser.add_argument("--format", choices=command.FORMATS, default="table",
                         help="output format (default: table)")
     parser.add_argument("--table", choices=("all", "clocks", "changes", "percentiles", "ticks",
-                                                  "xen", "lifecycle", "os", "verdict"),
+                                                  "xen", "lifecycle", "timers", "os",
+                                                  "verdict"),
                         default=None,
                         help="which table: clocks, changes (before/after per environment, "
                              "with --before/--after, two --labels or --fail-above), "
@@ -470,7 +471,8 @@ def add_compare_parser(subparsers):
                              "ticks, xen (per Xen guest type: a "
                              "xen_pvclock and a tsc read and their ratio), lifecycle "
                              "(per event of run --event: what each clock did, against "
-                             "the host's window and the TSC), os (per "
+                             "the host's window and the TSC), timers (per event: "
+                             "what became of the timer armed across it), os (per "
                              "clocksource: the raw read beside clock_gettime through libc "
                              "and the syscall, from clockbench-user's ENV.os.json), verdict "
                              "(per environment: which clocksource to use, what it costs, "

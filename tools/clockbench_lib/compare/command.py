@@ -21,8 +21,9 @@ from .inputs import load_inputs, parse_labels
 from .ostable import compare_os, format_os_csv, format_os_table, os_notes, os_table
 from .ticks import compare_ticks, format_tick_csv, format_tick_table, tick_table
 from .xentable import compare_xen, format_xen_csv, format_xen_table, xen_table
-from .lifecycletable import (compare_lifecycle, format_lifecycle_csv,
-                             format_lifecycle_table, lifecycle_table)
+from .lifecycletable import (compare_lifecycle, compare_timers, format_lifecycle_csv,
+                             format_lifecycle_table, format_timer_csv, format_timer_table,
+                             lifecycle_table, timer_notes, timer_table)
 
 
 FORMATS = ("table", "markdown", "csv")
@@ -110,7 +111,7 @@ def cmd_compare(args):
     if which == "os" and not os_rows:
         raise RunnerError(f"{', '.join(args.results)}: no clockbench-user document "
                           f"({osreport.OS_SCHEMA}) among the results.")
-    if which in ("clocks", "ticks", "xen", "lifecycle", "changes", "percentiles") \
+    if which in ("clocks", "ticks", "xen", "lifecycle", "timers", "changes", "percentiles") \
             and not inputs.runs:
         raise RunnerError(f"{', '.join(args.results)}: only clockbench-user documents, "
                           f"which have no {which} table (--table os is theirs).")
@@ -122,6 +123,11 @@ def cmd_compare(args):
     if which == "lifecycle" and not life_rows:
         raise RunnerError(f"{', '.join(args.results)}: no report measured an event in the "
                           f"VM's life (a 'lifecycle' member with events: run --event, "
+                          f"docs/lifecycle.md).")
+    timer_rows = compare_timers(inputs) if which in ("all", "lifecycle", "timers") else []
+    if which == "timers" and not timer_rows:
+        raise RunnerError(f"{', '.join(args.results)}: no report armed a timer across an "
+                          f"event in the VM's life (an event's 'timer' member: run --event, "
                           f"docs/lifecycle.md).")
     ticks = compare_ticks(inputs, args.baseline) if which != "clocks" or args.plot else []
     table = compare(inputs, args.baseline) if inputs.runs else []
@@ -172,6 +178,11 @@ def cmd_compare(args):
     elif life_rows and args.format != "csv":
         lines += [""] if lines and lines[-1] else []
         lines += format_lifecycle_table(life_rows, markdown=markdown)
+    if timer_rows and args.format == "csv" and which == "timers":
+        lines = format_timer_csv(timer_rows)
+    elif timer_rows and args.format != "csv":
+        lines += [""] if lines and lines[-1] else []
+        lines += format_timer_table(timer_rows, markdown=markdown)
     if os_rows and args.format == "csv" and which == "os":
         lines = format_os_csv(os_rows)
     elif os_rows and args.format != "csv":
@@ -259,12 +270,14 @@ def write_html_report(args, inputs, found=(), limit=None, side_names=("before", 
         if percentiles and inputs.runs else []
     tables += [tick_table(ticks, args.baseline).without_empty_columns(keep=5)] if ticks else []
     tables += [xen_table(xen_rows)] if xen_rows else []
-    life_rows = compare_lifecycle(inputs)
+    life_rows, timer_rows = compare_lifecycle(inputs), compare_timers(inputs)
     tables += [lifecycle_table(life_rows)] if life_rows else []
+    tables += [timer_table(timer_rows)] if timer_rows else []
     tables += [os_table(os_rows)] if os_rows else []
     envs = list(inputs.runs) + [env for env in inputs.os_runs if env not in inputs.runs]
     report_ = html.Report(f"clockbench compare: {', '.join(envs)}", list(args.results),
-                          inputs, tables, notes(inputs, args.baseline) + os_notes(inputs, os_rows),
+                          inputs, tables, notes(inputs, args.baseline) + os_notes(inputs, os_rows)
+                          + timer_notes(timer_rows),
                           findings(inputs, table, ticks, xen_rows, os_rows),
                           summary=summary_lines(inputs, table, found, limit) if table else [],
                           verdicts=verdicts.verdict_html(judged))

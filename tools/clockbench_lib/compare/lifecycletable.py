@@ -3,7 +3,8 @@
 and clock, what the clock did over the event (frozen, ran on, jumped: the guest's call,
 docs/lifecycle.md), by how much against the host's own window, and how far it stepped
 against the TSC — over the runs, so that one event's figures can be read across
-hypervisors side by side."""
+hypervisors side by side; and the timer table (`--table timers`): per environment and
+event, what became of the timer the guest armed across it (docs/lifecycle.md)."""
 
 from collections import Counter
 from dataclasses import dataclass
@@ -129,3 +130,118 @@ def format_lifecycle_csv(rows):
                 csv_number(value.median), csv_number(value.low), csv_number(value.high)]
         lines.append(line + [row.back_steps])
     return Table("", heading + ["back_steps"], lines).csv()
+
+
+@dataclass
+class TimerRow:
+    """The timer pending across one event point in one environment's runs."""
+
+    env: str
+    seq: int
+    kind: str                # the event's (runs that disagree: joined by /)
+    source: str              # the timer's (lapic, hpet, xen_oneshot, ...; joined by /)
+    runs: int                # runs whose report has this event
+    armed: int               # of them, those that armed a timer across it
+    behaviours: Counter      # the guest's call (late, made up, skipped, ...) -> runs
+    late_ms: Spread = None   # the first interrupt after the event, past its deadline
+    due_in_gap: Spread = None  # expiries that fell in the guest's longest gap
+    host_due: Spread = None  # expiries the host's account of the event had room for
+    early: int = 0           # interrupts before their deadline, added over the runs
+    burst: Spread = None     # interrupts that came back to back after the gap
+    lost: Spread = None      # expiries due in the gap that never came
+    skipped: Spread = None   # expiries a one-shot re-arm passed over
+    problems: tuple = ()     # why a timer was not armed, once each
+
+    @property
+    def behaviour(self):
+        """The guest's calls over the runs, as LifeRow's."""
+        return LifeRow.behaviour.fget(self)
+
+
+def compare_timers(inputs):
+    """One TimerRow per environment and event point whose reports say what became of a
+    timer across it (armed, or why not); in input order."""
+    rows = []
+    for env, runs in inputs.runs.items():
+        found = {}  # seq -> [(event, timer member)]
+        for run in runs:
+            for event in _events(run):
+                if isinstance(event.get("timer"), dict):
+                    found.setdefault(event.get("seq"), []).append((event, event["timer"]))
+        for seq, seen in found.items():
+            armed = [(event, timer) for event, timer in seen
+                     if timer.get("armed") and event.get("answered")]
+            rows.append(TimerRow(
+                env, seq, "/".join(dict.fromkeys(event.get("kind") or "?"
+                                                 for event, _ in seen)),
+                "/".join(dict.fromkeys(timer.get("source") or "?" for _, timer in seen)),
+                len(seen), len(armed),
+                Counter(timer["behaviour"] for _, timer in armed if timer.get("behaviour")),
+                spread([_ms(timer.get("first_after_late_ns")) for _, timer in armed]),
+                spread([timer.get("due_in_gap") for _, timer in armed]),
+                spread([timer.get("host_due") for _, timer in armed]),
+                sum(timer.get("early") or 0 for _, timer in armed),
+                spread([timer.get("burst") for _, timer in armed]),
+                spread([timer.get("lost") for _, timer in armed]),
+                spread([timer.get("skipped") for _, timer in armed]),
+                tuple(dict.fromkeys(timer["problem"] for _, timer in seen
+                                    if timer.get("problem")))))
+    return rows
+
+
+TIMER_HEADINGS = ("env", "event", "timer", "runs", "what it did", "late ms", "due in gap",
+                  "host due", "early", "burst", "lost", "skipped")
+TIMER_TITLE = ("Lifecycle timer: what became of the timer armed across each event (the "
+               "guest's call; how late its first interrupt after came; expiries due in the "
+               "guest's longest gap and in the host's event; interrupts before their "
+               "deadline, which must be none), median over the runs")
+
+
+def _armed_text(row):
+    """`3`, or `3 (1 not armed)`: runs without a timer across the event have no figures."""
+    missing = row.runs - row.armed
+    return str(row.runs) if not missing else f"{row.runs} ({missing} not armed)"
+
+
+def timer_table(rows):
+    """The lifecycle timers' table (a Table), a group per environment; a timer that was
+    not armed says why in the table's notes."""
+    left = (0, 1, 2, 4)
+    columns = [Column(heading, index in left) for index, heading in
+               enumerate(TIMER_HEADINGS)]
+    return Table(TIMER_TITLE, columns, [
+        Row([row.env, f"{row.seq} {row.kind}", row.source, _armed_text(row), row.behaviour,
+             spread_text(row.late_ms), spread_text(row.due_in_gap),
+             spread_text(row.host_due), str(row.early), spread_text(row.burst),
+             spread_text(row.lost), spread_text(row.skipped)], group=row.env)
+        for row in rows])
+
+
+def timer_notes(rows):
+    """A sentence per environment and event whose timer was not armed in some run."""
+    return [f"{row.env}, event {row.seq}: no timer across it: {problem}"
+            for row in rows for problem in row.problems]
+
+
+def format_timer_table(rows, markdown=False):
+    """The timer table as aligned text columns or a Markdown table, then its notes."""
+    return timer_table(rows).lines("markdown" if markdown else "table") + timer_notes(rows)
+
+
+def format_timer_csv(rows):
+    """The timer table as CSV, numbers at the tables' precision."""
+    heading = ["env", "event", "kind", "timer", "runs", "armed", "behaviour"]
+    figures = ("late_ms", "due_in_gap", "host_due", "burst", "lost", "skipped")
+    for name in figures[:3]:
+        heading += [f"{name}_median", f"{name}_min", f"{name}_max"]
+    heading += ["early"] + [f"{name}_median" for name in figures[3:]] + ["problem"]
+    lines = []
+    for row in rows:
+        line = [row.env, row.seq, row.kind, row.source, row.runs, row.armed, row.behaviour]
+        for value in (row.late_ms, row.due_in_gap, row.host_due):
+            line += ["", "", ""] if value is None else [
+                csv_number(value.median), csv_number(value.low), csv_number(value.high)]
+        line += [row.early] + [csv_number(value.median) if value else ""
+                               for value in (row.burst, row.lost, row.skipped)]
+        lines.append(line + ["; ".join(row.problems)])
+    return Table("", heading, lines).csv()
