@@ -91,6 +91,21 @@ const char *platform_console_input_missing(void);
  */
 int platform_event_poll(char *said, size_t len);
 
+/**
+ * How many times the guest came back from a suspend as a new domain (a Xen
+ * restore or migration) so far: each other CPU, seeing it change, sets up
+ * its own part again with platform_cpu_resumed().  0 where nothing
+ * suspends.
+ */
+unsigned int platform_restores(void);
+
+/**
+ * On the calling CPU (not CPU 0, which platform_event_poll() set up again):
+ * its own part of a restored domain again (a Xen guest's time record; a PV
+ * guest's idle event channels and timer).  0, or -1 with @why.
+ */
+int platform_cpu_resumed(char *why, size_t whylen);
+
 /** Bytes the console takes per wait for the hardware (a UART's FIFO
  * depth, 1 without one), for the report; 0 where each write goes out
  * whole (a hypervisor's console). */

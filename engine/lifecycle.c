@@ -69,6 +69,11 @@ struct sampler {
 	 * began and ended (CPU 0's is the event as the timer saw it). */
 	uint64_t gap_start_tsc, gap_end_tsc;
 	bool started;
+	/* An AP's own part of a restored domain, set up again when it saw
+	 * the platform's restore count change: how many times, and why not
+	 * the last time it could not ("" when it could). */
+	unsigned int restores, resumed;
+	char resume_problem[LIFECYCLE_TEXT_LEN / 2];
 };
 
 static struct followed followed;
@@ -131,15 +136,33 @@ static void pause_round(void)
 		cpu_relax();
 }
 
+/* On an AP: after CPU 0 brought the domain back from a restore, this
+ * CPU's own part (its time record, its event channels) again. */
+static void ap_resume_if_restored(struct sampler *s)
+{
+	unsigned int restores = platform_restores();
+
+	if (restores == s->restores)
+		return;
+	s->restores = restores;
+	s->resumed++;
+	s->resume_problem[0] = '\0';
+	platform_cpu_resumed(s->resume_problem, sizeof(s->resume_problem));
+}
+
 static void ap_sampler(void *arg)
 {
 	struct sampler *s = &samplers[cpu_index()];
 
 	(void)arg;
+	s->restores = platform_restores();
 	while (!__atomic_load_n(&samplers_stop, __ATOMIC_ACQUIRE)) {
 		sampler_read(s);
+		ap_resume_if_restored(s);
 		pause_round();
 	}
+	/* A restore in the loop's last round is taken up all the same. */
+	ap_resume_if_restored(s);
 }
 
 static void choose_clocks(struct lifecycle_result *out)
@@ -484,11 +507,37 @@ static int wait_host(struct lifecycle_event *e, enum hostline_kind kind,
 	}
 }
 
+/* What the APs did after a restore in the wait (the platform's count of
+ * restores was @restores before it), into @e. */
+static void resumes_into(struct lifecycle_event *e, unsigned int restores)
+{
+	unsigned int cpu;
+
+	if (platform_restores() == restores)
+		return;
+	for (cpu = 1; cpu < smp_nr_cpus() && cpu < MAX_CPUS; cpu++) {
+		const struct sampler *s = &samplers[cpu];
+
+		if (!smp_cpu(cpu)->online)
+			continue;
+		e->cpus_to_resume++;
+		if (s->resumed && !s->resume_problem[0])
+			e->cpus_resumed++;
+		else if (!e->cpu_resume_problem[0])
+			snprintf(e->cpu_resume_problem,
+				 sizeof(e->cpu_resume_problem), "CPU %u: %s",
+				 cpu,
+				 s->resumed ? s->resume_problem
+					    : "it never saw the restore");
+	}
+}
+
 static int run_event(struct lifecycle_event *e, struct tick_source *timer,
 		     unsigned int wait_ms)
 {
 	uint64_t t0, t1, adv0[LIFECYCLE_MAX_CLOCKS];
-	unsigned int k, cpu, ncpu = smp_nr_cpus();
+	unsigned int k, cpu, ncpu = smp_nr_cpus(),
+			     restores = platform_restores();
 
 	e->reached = true;
 	e->pvclock.present = kvm_clock.present || xen_pvclock.present;
@@ -547,6 +596,7 @@ static int run_event(struct lifecycle_event *e, struct tick_source *timer,
 			on_cpu_wait(cpu, AP_WAIT_MS);
 	for (cpu = 0; cpu < ncpu; cpu++)
 		pvsteps_pause(pvsteps, cpu, PVSTEPS_SPAN_LIFECYCLE);
+	resumes_into(e, restores);
 	e->waited_ns = stopwatch_ns((double)(t1 - t0));
 	memcpy(e->kind, e->host.event, sizeof(e->kind));
 	for (k = 0; k < followed.nr; k++) {

@@ -132,6 +132,10 @@ struct lifecycle_event {
 	/* Lines on the console's input, in the event's sync and wait, that
 	 * were not the host's: dropped, counted here. */
 	unsigned int stray_lines;
+	/* After a restore, the other vCPUs' own part set up again: how many
+	 * did, of how many online, and the first that could not, why. */
+	unsigned int cpus_resumed, cpus_to_resume;
+	char cpu_resume_problem[LIFECYCLE_TEXT_LEN];
 };
 
 struct lifecycle_options {

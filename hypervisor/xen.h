@@ -131,7 +131,7 @@ extern struct clock xen_pvclock;
 
 struct pvclock_sample;
 
-/** Before the domain suspends: note the calling CPU's time record, which a
+/** Before the domain suspends: note every CPU's time record, which a
  * restored domain's must differ from. */
 void xen_pvclock_note_suspend(void);
 

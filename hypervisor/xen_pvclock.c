@@ -47,9 +47,9 @@ struct record_stamps {
 	uint64_t system_time, tsc_timestamp;
 };
 
-/* The calling CPU's record when the domain suspended. */
-static struct record_stamps at_suspend;
-static bool at_suspend_noted;
+/* Each CPU's record when the domain suspended. */
+static struct record_stamps at_suspend[MAX_CPUS];
+static bool at_suspend_noted[MAX_CPUS];
 
 static uint64_t xen_pvclock_read(void)
 {
@@ -191,10 +191,14 @@ static int read_stamps(const volatile struct vcpu_time_info *a,
 
 void xen_pvclock_note_suspend(void)
 {
-	const volatile struct vcpu_time_info *a = xen_source.area[cpu_index()];
+	unsigned int cpu;
 
-	at_suspend_noted =
-		xen_pvclock.present && a && read_stamps(a, &at_suspend) == 0;
+	for (cpu = 0; cpu < MAX_CPUS; cpu++) {
+		const volatile struct vcpu_time_info *a = xen_source.area[cpu];
+
+		at_suspend_noted[cpu] = xen_pvclock.present && a &&
+					read_stamps(a, &at_suspend[cpu]) == 0;
+	}
 }
 
 /* Whether the calling CPU's record is still the one the domain suspended
@@ -204,8 +208,8 @@ void xen_pvclock_note_suspend(void)
 static bool record_is_old(unsigned int cpu, struct record_stamps *now)
 {
 	return read_stamps(xen_source.area[cpu], now) == 0 &&
-	       now->system_time == at_suspend.system_time &&
-	       now->tsc_timestamp == at_suspend.tsc_timestamp;
+	       now->system_time == at_suspend[cpu].system_time &&
+	       now->tsc_timestamp == at_suspend[cpu].tsc_timestamp;
 }
 
 int xen_pvclock_resume(bool restored, char *said, size_t len)
@@ -223,7 +227,7 @@ int xen_pvclock_resume(bool restored, char *said, size_t len)
 		snprintf(said, len, "%s", why);
 		return -1;
 	}
-	if (!restored || !at_suspend_noted)
+	if (!restored || !at_suspend_noted[cpu])
 		return 0;
 	/* Xen writes a record when the vCPU is scheduled: a yield or two
 	 * gets one written where the restore left the old one. */
@@ -242,7 +246,8 @@ int xen_pvclock_resume(bool restored, char *said, size_t len)
 	snprintf(said, len,
 		 "its time record renewed, system_time %+.3f ms on the "
 		 "suspend's%s",
-		 ((double)now.system_time - (double)at_suspend.system_time) /
+		 ((double)now.system_time -
+		  (double)at_suspend[cpu].system_time) /
 			 1e6,
 		 yields ? " (after a yield)" : "");
 	return 0;

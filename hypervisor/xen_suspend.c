@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/smp.h"
 #include "base/stopwatch.h"
 #include "hypervisor/hypercall.h"
 #include "hypervisor/xen.h"
@@ -67,19 +66,9 @@ int xen_suspend_poll(struct xen_suspend *s, char *said, size_t len)
 		if (reply.header.type != XS_READ ||
 		    strcmp(reply.payload, "suspend"))
 			return 0; /* ENOENT, "", or another request */
-		/* Only CPU 0 suspends and comes back: the others' pvclock
-		 * areas and event channels would not be set up again. */
-		if (smp_cpus_online() > 1) {
-			s->broken = true;
-			snprintf(
-				said, len,
-				"the suspend request is not answered: with %u "
-				"vCPUs online the image cannot come back from "
-				"a restore (only CPU 0's pvclock area would be "
-				"registered again)",
-				smp_cpus_online());
-			return -1;
-		}
+		/* CPU 0 suspends the whole domain; the others, frozen
+		 * where they were, set up their own part again after a
+		 * restore (platform_cpu_resumed()). */
 		/* A write of the node with an empty value: just its path. */
 		if (ask(s, XS_WRITE) == 0)
 			s->stage = ACKING;
@@ -98,6 +87,13 @@ int xen_suspend_poll(struct xen_suspend *s, char *said, size_t len)
 	return rc < 0 ? -1 : 1;
 }
 
+static volatile unsigned int restores;
+
+unsigned int xen_suspend_restores(void)
+{
+	return __atomic_load_n(&restores, __ATOMIC_ACQUIRE);
+}
+
 int xen_suspend_resumed(long rc, char *said, size_t len)
 {
 	char clock[160];
@@ -110,5 +106,8 @@ int xen_suspend_resumed(long rc, char *said, size_t len)
 			      "domain"
 			    : "suspended and restored",
 			 rc, clock[0] ? "; xen_pvclock: " : "", clock);
+	/* The other CPUs, seeing it, set up their own part again. */
+	if (!rc)
+		__atomic_add_fetch(&restores, 1, __ATOMIC_RELEASE);
 	return rc ? 1 : 0;
 }

@@ -38,6 +38,10 @@ struct xen_suspend {
  */
 int xen_suspend_resumed(long rc, char *said, size_t len);
 
+/** Restores so far (platform_restores()): xen_suspend_resumed() counts
+ * each one after CPU 0's part is set up again. */
+unsigned int xen_suspend_restores(void);
+
 /**
  * One step of the poll (platform_event_poll()'s contract): 0 when nothing
  * happened, 1 when the guest suspended and resumed (@said says how), -1

@@ -208,6 +208,13 @@ static void print_event(const struct lifecycle_event *e)
 		printf("    the guest's own part: suspended %u time(s)%s%s\n",
 		       e->suspended, e->platform_said[0] ? ": " : "",
 		       e->platform_said);
+	if (e->cpus_to_resume)
+		printf("    after the restore %u of the %u other vCPU(s) set "
+		       "up "
+		       "their own part again%s%s\n",
+		       e->cpus_resumed, e->cpus_to_resume,
+		       e->cpu_resume_problem[0] ? "; " : "",
+		       e->cpu_resume_problem);
 	if (e->stray_lines)
 		printf("    the console's input: %u line(s) not the host's, "
 		       "dropped\n",
@@ -390,6 +397,14 @@ static void event_checks(const struct lifecycle_result *l,
 			report_figure(k, "bound_ns", b.bound_ns);
 		}
 		report_tolerance(k, "backward_steps_max", BACKWARD_STEPS_MAX);
+	}
+	if (e->cpus_to_resume) {
+		report(k, e->cpus_resumed == e->cpus_to_resume,
+		       "every vCPU comes back from the restore");
+		report_info(k, "%u of %u other vCPU(s) set up again%s%s",
+			    e->cpus_resumed, e->cpus_to_resume,
+			    e->cpu_resume_problem[0] ? ": " : "",
+			    e->cpu_resume_problem);
 	}
 	if (e->answered)
 		offsets_check(l, e, k);
@@ -586,6 +601,10 @@ static void event_json(struct json_writer *w, const struct lifecycle_result *l,
 	json_string(w, "platform_said",
 		    e->platform_said[0] ? e->platform_said : NULL);
 	json_uint(w, "stray_input_lines", e->stray_lines);
+	json_uint(w, "cpus_to_resume", e->cpus_to_resume);
+	json_uint(w, "cpus_resumed", e->cpus_resumed);
+	json_string(w, "cpu_resume_problem",
+		    e->cpu_resume_problem[0] ? e->cpu_resume_problem : NULL);
 	json_array_begin(w, "loops");
 	for (cpu = 0; cpu < l->ncpu && cpu < MAX_CPUS; cpu++)
 		json_uint(w, NULL, e->loops[cpu]);

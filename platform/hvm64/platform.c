@@ -20,6 +20,7 @@
 #include "drivers/uart.h"
 #include "drivers/virtio_console.h"
 #include "hypervisor/xen.h"
+#include "hypervisor/xen_suspend.h"
 #include "lib/consloss.h"
 #include "lib/stats.h"
 #include "platform/hvm64/priv_call.h"
@@ -196,6 +197,24 @@ int platform_event_poll(char *said, size_t len)
 {
 	/* Under Xen, xl save's suspend request; QEMU's events need nothing. */
 	return xen_hvm_event_poll(said, len);
+}
+
+unsigned int platform_restores(void)
+{
+	return xen_suspend_restores();
+}
+
+int platform_cpu_resumed(char *why, size_t whylen)
+{
+	char said[160];
+
+	/* A PVH or HVM domU's other CPUs keep their local APICs (Xen saves
+	 * them); each registers its time record's area anew. */
+	if (xen_pvclock_resume(true, said, sizeof(said))) {
+		snprintf(why, whylen, "xen_pvclock: %s", said);
+		return -1;
+	}
+	return 0;
 }
 
 const char *platform_console_input_missing(void)

@@ -24,6 +24,7 @@
 #include "base/cpu.h"
 #include "base/paging.h"
 #include "base/platform.h"
+#include "base/smp.h"
 #include "base/stopwatch.h"
 #include "hypervisor/hypercall.h"
 #include "hypervisor/xen.h"
@@ -152,4 +153,24 @@ int platform_event_poll(char *said, size_t len)
 		return -1;
 	}
 	return xen_suspend_poll(&state, said, len);
+}
+
+unsigned int platform_restores(void)
+{
+	return xen_suspend_restores();
+}
+
+int platform_cpu_resumed(char *why, size_t whylen)
+{
+	unsigned int cpu = cpu_index();
+	char said[160];
+
+	/* A new domain has none of the old one's registered areas and
+	 * event channels: this vCPU's time record, and the IPI channel and
+	 * periodic timer that end its blocks when idle. */
+	if (xen_pvclock_resume(true, said, sizeof(said))) {
+		snprintf(why, whylen, "xen_pvclock: %s", said);
+		return -1;
+	}
+	return xen_idle_bind(cpu, smp_cpu(cpu)->apic_id, why, whylen);
 }

@@ -114,7 +114,6 @@ class Functions:
                  ("-t", "pv", "-e", "pause:xms"): "not a duration",
                  ("-t", "hvm", "-e", "save"): "an hvm domU cannot be saved or migrated yet",
                  ("-t", "pv", "-e", "migrate:1s"): "migrate takes no time",
-                 ("-t", "pv", "-c", "2", "-e", "save"): "with 2 vCPUs the image cannot come back",
                  ("-t", "pv", *["-e", "pause"] * 9): "at most 8 event points"}
         for args, words in cases.items():
             with self.subTest(args=args):

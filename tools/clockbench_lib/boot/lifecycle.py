@@ -149,11 +149,6 @@ def check_boot(spec, events):
                               f"dom0 carries out with xl ({', '.join(XEN_KINDS)}); "
                               f"{', '.join(sorted(kinds - set(XEN_KINDS)))} is QEMU's.")
         suspends = sorted(kinds & {"save", "migrate"})
-        if suspends and spec.smp > 1:
-            raise RunnerError(f"--event {' and '.join(suspends)}: with --smp {spec.smp} the "
-                              f"image cannot come back from a restore (only CPU 0 "
-                              f"suspends and registers its pvclock area again), so it "
-                              f"does not answer the suspend request; use --smp 1.")
         if suspends and spec.boot not in XEN_SAVE_BOOTS:
             raise RunnerError(f"--event {' and '.join(suspends)}: the {spec.boot} boot's "
                               f"image does not answer Xen's suspend request yet; only "
