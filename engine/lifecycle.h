@@ -92,6 +92,9 @@ struct lifecycle_timer {
 	bool gave_up;	  /* ring 0 turned interrupts off at the bound */
 	struct tick_pending outcome; /* cycles */
 	double first_after_late_ns, earliest_ns;
+	/* Where the earliest interrupt entered, after "ready" (NaN: none
+	 * before its deadline). */
+	double earliest_at_ns;
 };
 
 /* The slow heartbeat: every followed clock's advance since "ready", as CPU 0

@@ -4,6 +4,7 @@
  * no tick source in particular: it arms one through struct tick_source and
  * reads ring 0's records, as the tick engine (engine/ticks.c) does.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,4 +195,10 @@ void lifecycle_timer_finish(struct tick_source *s, uint64_t ready_tsc,
 	t->first_after_late_ns =
 		stopwatch_ns((double)t->outcome.first_after_late_cycles);
 	t->earliest_ns = stopwatch_ns((double)t->outcome.earliest_cycles);
+	t->earliest_at_ns =
+		t->outcome.earliest_cycles < 0
+			? stopwatch_ns(
+				  (double)(int64_t)(t->outcome.earliest_tsc -
+						    ready_tsc))
+			: NAN;
 }

@@ -185,8 +185,10 @@ static void count_early(const struct tick_pending_input *in, size_t n,
 		}
 		if (late < -(int64_t)in->early_slack_cycles)
 			out->early++;
-		if (late < out->earliest_cycles)
+		if (late < out->earliest_cycles) {
 			out->earliest_cycles = late;
+			out->earliest_tsc = in->entry_tsc[i];
+		}
 	}
 }
 

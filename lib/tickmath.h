@@ -152,6 +152,7 @@ struct tick_pending {
 	 * negative lateness of all (0 when none was early). */
 	uint64_t early;
 	int64_t earliest_cycles;
+	uint64_t earliest_tsc; /* that interrupt's entry (0: none) */
 	/* The first interrupt entered after the gap began, and its lateness
 	 * against the expiry pending then (one-shot: the deadline it was
 	 * armed for; periodic: the next after the last interrupt before). */

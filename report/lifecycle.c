@@ -312,12 +312,23 @@ static void timer_checks(const struct lifecycle_event *e, struct ktap *k)
 		return;
 	}
 	report(k, timer_on_time(t), "timer: no interrupt before its deadline");
-	report_info(k,
-		    "%s: %llu early of %llu, earliest %.3f us against the "
-		    "deadline (grid uncertainty %.3f us)",
-		    t->source, (unsigned long long)o->early,
-		    (unsigned long long)o->interrupts, t->earliest_ns / 1e3,
-		    t->slack_ns / 1e3);
+	if (o->early)
+		report_info(k,
+			    "%s: %llu early of %llu, earliest %.3f us against "
+			    "the deadline (grid uncertainty %.3f us), %.3f ms "
+			    "after ready (the longest gap %.3f ms from %.3f)",
+			    t->source, (unsigned long long)o->early,
+			    (unsigned long long)o->interrupts,
+			    t->earliest_ns / 1e3, t->slack_ns / 1e3,
+			    t->earliest_at_ns / 1e6, t->gap_ns / 1e6,
+			    t->gap_at_ns / 1e6);
+	else
+		report_info(k,
+			    "%s: %llu early of %llu, earliest %.3f us against "
+			    "the deadline (grid uncertainty %.3f us)",
+			    t->source, (unsigned long long)o->early,
+			    (unsigned long long)o->interrupts,
+			    t->earliest_ns / 1e3, t->slack_ns / 1e3);
 	report_figure(k, "earliest_ns", t->earliest_ns);
 	report_figure(k, "slack_ns", t->slack_ns);
 	report_tolerance(k, "lifecycle_timer_early_max_ns",
@@ -543,6 +554,7 @@ static void timer_json(struct json_writer *w, const struct lifecycle_event *e)
 		json_uint(w, "recorded", t->recorded);
 		json_uint(w, "early", o->early);
 		json_double(w, "earliest_ns", t->earliest_ns);
+		json_double(w, "earliest_at_ns", t->earliest_at_ns);
 		json_bool(w, "fired_after", o->fired_after);
 		json_double(w, "first_after_late_ns",
 			    o->fired_after ? t->first_after_late_ns : NAN);

@@ -374,6 +374,7 @@ static void pending_oneshot(void **state)
 	tick_pending_outcome(&in, &p);
 	assert_int_equal(p.early, 1);
 	assert_int_equal(p.earliest_cycles, -10);
+	assert_int_equal(p.earliest_tsc, 990);
 	assert_false(p.fired_after);
 }
 
@@ -395,6 +396,7 @@ static void pending_periodic_early(void **state)
 	tick_pending_outcome(&in, &p);
 	assert_int_equal(p.early, 1);
 	assert_int_equal(p.earliest_cycles, -500);
+	assert_int_equal(p.earliest_tsc, 500);
 	assert_false(p.fired_after); /* none after the gap */
 }
 
