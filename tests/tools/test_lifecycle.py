@@ -113,7 +113,7 @@ class EventSpecs(unittest.TestCase):
                                      lifecycle.parse_events(["save"]))
         self.assertEqual(spec.events, ("save",))
         command = qemu.build_qemu_command(spec, "qemu-system-x86_64", "image")
-        self.assertIn("clockbench.memory=32",  # its image must fit dom0's tmpfs
+        self.assertIn("clockbench.memory=16",  # its image must fit dom0's tmpfs
                       command[command.index("-initrd") + 1].split(",")[0].split())
         spec = lifecycle.with_events(qemu.BootSpec(cmdline="verbose=1"),
                                      lifecycle.parse_events(["stop"]))
