@@ -77,7 +77,9 @@ struct sampler {
 };
 
 static struct followed followed;
-static struct sampler samplers[MAX_CPUS];
+/* MAX_CPUS of them, from the heap when events are asked (19 KiB: the image
+ * must end below 8 MiB, mem-min's RAM). */
+static struct sampler *samplers;
 static volatile bool samplers_stop;
 static struct pvsteps_result *pvsteps;
 
@@ -566,7 +568,7 @@ static int run_event(struct lifecycle_event *e, struct tick_source *timer,
 	rates_and_costs(e, false);
 	pvclock_sample_into(&e->pvclock, false);
 
-	memset(samplers, 0, sizeof(samplers));
+	memset(samplers, 0, MAX_CPUS * sizeof(*samplers));
 	__atomic_store_n(&samplers_stop, false, __ATOMIC_RELEASE);
 	for (cpu = 1; cpu < ncpu; cpu++)
 		if (smp_cpu(cpu)->online)
@@ -663,7 +665,9 @@ void lifecycle_run(const struct lifecycle_options *opts,
 				     ? opts->events
 				     : LIFECYCLE_MAX_EVENTS,
 			     sizeof(*out->events));
-	if (!out->events) {
+	if (!samplers)
+		samplers = calloc(MAX_CPUS, sizeof(*samplers));
+	if (!out->events || !samplers) {
 		snprintf(out->reason, sizeof(out->reason),
 			 "the heap has no room for the events' records");
 		return;
