@@ -416,6 +416,8 @@ static void event_checks(const struct lifecycle_result *l,
 			    e->cpus_resumed, e->cpus_to_resume,
 			    e->cpu_resume_problem[0] ? ": " : "",
 			    e->cpu_resume_problem);
+		report_figure(k, "cpus_resumed", (double)e->cpus_resumed);
+		report_figure(k, "cpus_to_resume", (double)e->cpus_to_resume);
 	}
 	if (e->answered)
 		offsets_check(l, e, k);
