@@ -27,6 +27,19 @@ TIMERS = os.path.join(FIXTURES, "matrix", "timers")
 CLOCKS = ("tsc", "tsc_rdtscp", "tsc_ordered", "hpet", "acpi_pm")
 
 
+def assert_docs_example(test, marker, table, matrix):
+    """The first example after `marker` in docs/compare.md, at least four lines, each a
+    line `compare --table TABLE MATRIX` prints."""
+    with open(os.path.join(ROOT, "docs", "compare.md"), encoding="utf-8") as source:
+        section = source.read().split(marker, 1)[1]
+    shown = section.split("```\n", 2)[1].splitlines()
+    test.assertGreaterEqual(len(shown), 4)
+    printed = run_cli("compare", "--table", table, matrix).stdout.splitlines()
+    for line in shown:
+        with test.subTest(line=line):
+            test.assertIn(line, printed)
+
+
 def rows_by_key(rows):
     return {(row.seq, row.clock): row for row in rows}
 
@@ -98,14 +111,7 @@ class LifecycleCommand(unittest.TestCase):
         self.assertIn("tcg-life  1 stop", result.stdout)
 
     def test_the_docs_example_is_what_compare_prints(self):
-        with open(os.path.join(ROOT, "docs", "compare.md"), encoding="utf-8") as source:
-            section = source.read().split("### The VM's life\n", 1)[1]
-        shown = section.split("```\n", 2)[1].splitlines()
-        self.assertGreaterEqual(len(shown), 4)
-        printed = run_cli("compare", "--table", "lifecycle", LIFE).stdout.splitlines()
-        for line in shown:
-            with self.subTest(line=line):
-                self.assertIn(line, printed)
+        assert_docs_example(self, "### The VM's life\n", "lifecycle", LIFE)
 
     def test_reports_without_events_say_so(self):
         result = run_cli("compare", "--table", "lifecycle", AMD)
@@ -184,14 +190,7 @@ class TimerTable(unittest.TestCase):
                 self.assertIn("Lifecycle timer: what became of the timer", source.read())
 
     def test_the_docs_example_is_what_compare_prints(self):
-        with open(os.path.join(ROOT, "docs", "compare.md"), encoding="utf-8") as source:
-            section = source.read().split("The timer table follows it", 1)[1]
-        shown = section.split("```\n", 2)[1].splitlines()
-        self.assertGreaterEqual(len(shown), 4)
-        printed = run_cli("compare", "--table", "timers", TIMERS).stdout.splitlines()
-        for line in shown:
-            with self.subTest(line=line):
-                self.assertIn(line, printed)
+        assert_docs_example(self, "The timer table follows it", "timers", TIMERS)
 
     def test_reports_without_a_timer_say_so(self):
         result = run_cli("compare", "--table", "timers", LIFE)

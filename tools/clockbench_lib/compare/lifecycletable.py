@@ -35,11 +35,39 @@ class LifeRow:
     @property
     def behaviour(self):
         """The guest's calls over the runs: `frozen`, or `frozen 2, ran on 1`."""
-        if not self.behaviours:
-            return "-"
-        if len(self.behaviours) == 1:
-            return next(iter(self.behaviours))
-        return ", ".join(f"{name} {count}" for name, count in self.behaviours.most_common())
+        return _calls_text(self.behaviours)
+
+
+def _calls_text(behaviours):
+    """A Counter of the guest's calls over the runs in words: `-` for none, the call
+    when all agree, else each with its count, the commonest first."""
+    if not behaviours:
+        return "-"
+    if len(behaviours) == 1:
+        return next(iter(behaviours))
+    return ", ".join(f"{name} {count}" for name, count in behaviours.most_common())
+
+
+def _runs_text(runs, counted, missing_words):
+    """`3`, or `3 (1 unanswered)`: the runs, and those of them without figures."""
+    missing = runs - counted
+    return str(runs) if not missing else f"{runs} ({missing} {missing_words})"
+
+
+def _event_table(title, headings, rows, cells):
+    """A table of one row per environment and event point (a group per environment):
+    env, `seq kind`, then `cells(row)`; the first three columns and the fifth (the
+    guest's call) are text."""
+    left = (0, 1, 2, 4)
+    columns = [Column(heading, index in left) for index, heading in enumerate(headings)]
+    return Table(title, columns, [Row([row.env, f"{row.seq} {row.kind}", *cells(row)],
+                                      group=row.env) for row in rows])
+
+
+def _spread_cells(value):
+    """A Spread's median, low and high for CSV ("" each without one)."""
+    return ["", "", ""] if value is None else [
+        csv_number(value.median), csv_number(value.low), csv_number(value.high)]
 
 
 def _events(run):
@@ -92,23 +120,13 @@ LIFECYCLE_TITLE = ("Lifecycle: what each clock did over each event (the guest's 
                    "against the TSC, read back to back), median over the runs")
 
 
-def _answered_text(row):
-    """`3`, or `3 (1 unanswered)`: runs whose host never answered have no figures."""
-    missing = row.runs - row.answered
-    return str(row.runs) if not missing else f"{row.runs} ({missing} unanswered)"
-
-
 def lifecycle_table(rows):
-    """The lifecycle events' table (a Table), a group per environment."""
-    left = (0, 1, 2, 4)
-    columns = [Column(heading, index in left) for index, heading in
-               enumerate(LIFECYCLE_HEADINGS)]
-    return Table(LIFECYCLE_TITLE, columns, [
-        Row([row.env, f"{row.seq} {row.kind}", row.clock, _answered_text(row),
-             row.behaviour, spread_text(row.host_ms), spread_text(row.excess_ms),
-             spread_text(row.bound_ms), spread_text(row.step_ms), str(row.back_steps)],
-            group=row.env)
-        for row in rows])
+    """The lifecycle events' table (a Table), a group per environment; runs whose host
+    never answered have no figures."""
+    return _event_table(LIFECYCLE_TITLE, LIFECYCLE_HEADINGS, rows, lambda row: [
+        row.clock, _runs_text(row.runs, row.answered, "unanswered"), row.behaviour,
+        spread_text(row.host_ms), spread_text(row.excess_ms), spread_text(row.bound_ms),
+        spread_text(row.step_ms), str(row.back_steps)])
 
 
 def format_lifecycle_table(rows, markdown=False):
@@ -126,8 +144,7 @@ def format_lifecycle_csv(rows):
         line = [row.env, row.seq, row.kind, row.clock, row.runs, row.answered,
                 row.behaviour]
         for value in (row.host_ms, row.excess_ms, row.bound_ms, row.step_ms):
-            line += ["", "", ""] if value is None else [
-                csv_number(value.median), csv_number(value.low), csv_number(value.high)]
+            line += _spread_cells(value)
         lines.append(line + [row.back_steps])
     return Table("", heading + ["back_steps"], lines).csv()
 
@@ -154,8 +171,8 @@ class TimerRow:
 
     @property
     def behaviour(self):
-        """The guest's calls over the runs, as LifeRow's."""
-        return LifeRow.behaviour.fget(self)
+        """The guest's calls over the runs: `late`, or `late 2, lost 1`."""
+        return _calls_text(self.behaviours)
 
 
 def compare_timers(inputs):
@@ -197,24 +214,14 @@ TIMER_TITLE = ("Lifecycle timer: what became of the timer armed across each even
                "deadline, which must be none), median over the runs")
 
 
-def _armed_text(row):
-    """`3`, or `3 (1 not armed)`: runs without a timer across the event have no figures."""
-    missing = row.runs - row.armed
-    return str(row.runs) if not missing else f"{row.runs} ({missing} not armed)"
-
-
 def timer_table(rows):
-    """The lifecycle timers' table (a Table), a group per environment; a timer that was
-    not armed says why in the table's notes."""
-    left = (0, 1, 2, 4)
-    columns = [Column(heading, index in left) for index, heading in
-               enumerate(TIMER_HEADINGS)]
-    return Table(TIMER_TITLE, columns, [
-        Row([row.env, f"{row.seq} {row.kind}", row.source, _armed_text(row), row.behaviour,
-             spread_text(row.late_ms), spread_text(row.due_in_gap),
-             spread_text(row.host_due), str(row.early), spread_text(row.burst),
-             spread_text(row.lost), spread_text(row.skipped)], group=row.env)
-        for row in rows])
+    """The lifecycle timers' table (a Table), a group per environment; runs without a
+    timer across the event have no figures, and timer_notes() says why."""
+    return _event_table(TIMER_TITLE, TIMER_HEADINGS, rows, lambda row: [
+        row.source, _runs_text(row.runs, row.armed, "not armed"), row.behaviour,
+        spread_text(row.late_ms), spread_text(row.due_in_gap), spread_text(row.host_due),
+        str(row.early), spread_text(row.burst), spread_text(row.lost),
+        spread_text(row.skipped)])
 
 
 def timer_notes(rows):
@@ -239,8 +246,7 @@ def format_timer_csv(rows):
     for row in rows:
         line = [row.env, row.seq, row.kind, row.source, row.runs, row.armed, row.behaviour]
         for value in (row.late_ms, row.due_in_gap, row.host_due):
-            line += ["", "", ""] if value is None else [
-                csv_number(value.median), csv_number(value.low), csv_number(value.high)]
+            line += _spread_cells(value)
         line += [row.early] + [csv_number(value.median) if value else ""
                                for value in (row.burst, row.lost, row.skipped)]
         lines.append(line + ["; ".join(row.problems)])
