@@ -216,6 +216,7 @@ int xen_pvclock_resume(bool restored, char *said, size_t len)
 {
 	unsigned int cpu = cpu_index(), yields;
 	struct record_stamps now;
+	bool old;
 	char why[CLOCK_TEXT_LEN];
 
 	said[0] = '\0';
@@ -231,11 +232,11 @@ int xen_pvclock_resume(bool restored, char *said, size_t len)
 		return 0;
 	/* Xen writes a record when the vCPU is scheduled: a yield or two
 	 * gets one written where the restore left the old one. */
-	for (yields = 0;
-	     record_is_old(cpu, &now) && yields < XEN_PVCLOCK_RENEW_YIELDS;
+	for (yields = 0; (old = record_is_old(cpu, &now)) &&
+			 yields < XEN_PVCLOCK_RENEW_YIELDS;
 	     yields++)
 		xen_sched_yield();
-	if (record_is_old(cpu, &now)) {
+	if (old) {
 		snprintf(said, len,
 			 "vCPU %u's time record is still the suspend's after "
 			 "%u yields (system_time %llu ns)",

@@ -94,6 +94,17 @@ unsigned int xen_suspend_restores(void)
 	return __atomic_load_n(&restores, __ATOMIC_ACQUIRE);
 }
 
+int xen_suspend_cpu_resumed(char *why, size_t whylen)
+{
+	char said[160];
+
+	if (xen_pvclock_resume(true, said, sizeof(said))) {
+		snprintf(why, whylen, "xen_pvclock: %s", said);
+		return -1;
+	}
+	return 0;
+}
+
 int xen_suspend_resumed(long rc, char *said, size_t len)
 {
 	char clock[160];

@@ -43,6 +43,13 @@ int xen_suspend_resumed(long rc, char *said, size_t len);
 unsigned int xen_suspend_restores(void);
 
 /**
+ * On a CPU other than 0, after a restore: its Xen time record's area
+ * registered anew and checked renewed (platform_cpu_resumed()'s part that
+ * every Xen guest type shares).  0, or -1 with @why.
+ */
+int xen_suspend_cpu_resumed(char *why, size_t whylen);
+
+/**
  * One step of the poll (platform_event_poll()'s contract): 0 when nothing
  * happened, 1 when the guest suspended and resumed (@said says how), -1
  * when the store broke or refused (@said says why; polling stops).

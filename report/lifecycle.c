@@ -305,6 +305,7 @@ static void timer_checks(const struct lifecycle_event *e, struct ktap *k)
 {
 	const struct lifecycle_timer *t = &e->timer;
 	const struct tick_pending *o = &t->outcome;
+	char where[96];
 
 	if (!t->armed) {
 		report(k, false, "timer: armed across the event");
@@ -312,23 +313,19 @@ static void timer_checks(const struct lifecycle_event *e, struct ktap *k)
 		return;
 	}
 	report(k, timer_on_time(t), "timer: no interrupt before its deadline");
+	where[0] = '\0';
 	if (o->early)
-		report_info(k,
-			    "%s: %llu early of %llu, earliest %.3f us against "
-			    "the deadline (grid uncertainty %.3f us), %.3f ms "
-			    "after ready (the longest gap %.3f ms from %.3f)",
-			    t->source, (unsigned long long)o->early,
-			    (unsigned long long)o->interrupts,
-			    t->earliest_ns / 1e3, t->slack_ns / 1e3,
-			    t->earliest_at_ns / 1e6, t->gap_ns / 1e6,
-			    t->gap_at_ns / 1e6);
-	else
-		report_info(k,
-			    "%s: %llu early of %llu, earliest %.3f us against "
-			    "the deadline (grid uncertainty %.3f us)",
-			    t->source, (unsigned long long)o->early,
-			    (unsigned long long)o->interrupts,
-			    t->earliest_ns / 1e3, t->slack_ns / 1e3);
+		snprintf(where, sizeof(where),
+			 ", %.3f ms after ready (the longest gap %.3f ms from "
+			 "%.3f)",
+			 t->earliest_at_ns / 1e6, t->gap_ns / 1e6,
+			 t->gap_at_ns / 1e6);
+	report_info(k,
+		    "%s: %llu early of %llu, earliest %.3f us against the "
+		    "deadline (grid uncertainty %.3f us)%s",
+		    t->source, (unsigned long long)o->early,
+		    (unsigned long long)o->interrupts, t->earliest_ns / 1e3,
+		    t->slack_ns / 1e3, where);
 	report_figure(k, "earliest_ns", t->earliest_ns);
 	report_figure(k, "slack_ns", t->slack_ns);
 	report_tolerance(k, "lifecycle_timer_early_max_ns",

@@ -206,15 +206,9 @@ unsigned int platform_restores(void)
 
 int platform_cpu_resumed(char *why, size_t whylen)
 {
-	char said[160];
-
 	/* A PVH or HVM domU's other CPUs keep their local APICs (Xen saves
 	 * them); each registers its time record's area anew. */
-	if (xen_pvclock_resume(true, said, sizeof(said))) {
-		snprintf(why, whylen, "xen_pvclock: %s", said);
-		return -1;
-	}
-	return 0;
+	return xen_suspend_cpu_resumed(why, whylen);
 }
 
 const char *platform_console_input_missing(void)

@@ -163,14 +163,11 @@ unsigned int platform_restores(void)
 int platform_cpu_resumed(char *why, size_t whylen)
 {
 	unsigned int cpu = cpu_index();
-	char said[160];
 
 	/* A new domain has none of the old one's registered areas and
 	 * event channels: this vCPU's time record, and the IPI channel and
 	 * periodic timer that end its blocks when idle. */
-	if (xen_pvclock_resume(true, said, sizeof(said))) {
-		snprintf(why, whylen, "xen_pvclock: %s", said);
+	if (xen_suspend_cpu_resumed(why, whylen))
 		return -1;
-	}
 	return xen_idle_bind(cpu, smp_cpu(cpu)->apic_id, why, whylen);
 }
