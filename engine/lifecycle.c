@@ -210,14 +210,21 @@ struct input {
 static struct input input;
 
 /* A whole host line from the console's input into @out, when one has come:
- * 1; 0 while none; -1 with @why for a host line that does not parse. */
-static int input_poll(struct host_event *out, char *why, size_t whylen)
+ * 1; 0 while none; -1 with @why for a host line that does not parse.
+ * When @sample (CPU 0's loop is sampling), every clock is read again at a
+ * line's first byte: the loop's last reads may lie on the far side of a
+ * suspend the guest has just come back from (a save stops it anywhere in
+ * its loop), and a line already waiting then would take their advance. */
+static int input_poll(struct host_event *out, char *why, size_t whylen,
+		      bool sample)
 {
 	int byte;
 
 	while ((byte = platform_console_read_byte()) >= 0) {
 		if (byte != '\n' && byte != '\r') {
 			if (input.len == 0) {
+				if (sample)
+					sampler_read(&samplers[0]);
 				input.first_tsc = stopwatch_read();
 				memcpy(input.first_advance, samplers[0].advance,
 				       sizeof(input.first_advance));
@@ -467,7 +474,7 @@ static int wait_host(struct lifecycle_event *e, enum hostline_kind kind,
 				snprintf(e->platform_said,
 					 sizeof(e->platform_said), "%s", said);
 		}
-		rc = input_poll(got, why, sizeof(why));
+		rc = input_poll(got, why, sizeof(why), sample);
 		e->stray_lines += input.stray - stray;
 		stray = input.stray;
 		if (rc < 0) {
