@@ -203,6 +203,7 @@ struct input {
 	/* When the line's first byte came: the TSC, and where CPU 0's loop
 	 * was (each clock's advance). */
 	uint64_t first_tsc, first_advance[LIFECYCLE_MAX_CLOCKS];
+	uint64_t first_round; /* the TSC the reads at the first byte took */
 	/* Lines that were not the host's (a stray key press), dropped. */
 	unsigned int stray;
 };
@@ -223,9 +224,12 @@ static int input_poll(struct host_event *out, char *why, size_t whylen,
 	while ((byte = platform_console_read_byte()) >= 0) {
 		if (byte != '\n' && byte != '\r') {
 			if (input.len == 0) {
+				uint64_t round = stopwatch_read();
+
 				if (sample)
 					sampler_read(&samplers[0]);
 				input.first_tsc = stopwatch_read();
+				input.first_round = input.first_tsc - round;
 				memcpy(input.first_advance, samplers[0].advance,
 				       sizeof(input.first_advance));
 			}
@@ -400,6 +404,10 @@ static void offsets_into(struct lifecycle_event *e, bool after)
  * byte's delay is the round trip's.  The line's own: a stray line before
  * it (dropped) must not move it. */
 static uint64_t first_byte_tsc, first_byte_advance[LIFECYCLE_MAX_CLOCKS];
+static uint64_t first_byte_round;
+
+/* From the last ping's first byte to the guest's pong, by the TSC. */
+static double ping_held_ns;
 
 /* "ready" as CPU 0's loop saw it: the TSC, and each clock's advance. */
 static uint64_t ready_tsc, ready_advance[LIFECYCLE_MAX_CLOCKS];
@@ -497,8 +505,17 @@ static int wait_host(struct lifecycle_event *e, enum hostline_kind kind,
 				 e->seq);
 			return -1;
 		}
-		if (rc > 0 && got->kind == kind) {
+		if (rc > 0 && got->kind == HOSTLINE_PING) {
+			/* The host asks whether the way back works after the
+			 * event: at once, and how long the guest held it. */
+			uint64_t held = stopwatch_read() - input.first_tsc;
+
+			printf("clockbench-event %u pong\n", e->seq);
+			e->pings++;
+			ping_held_ns = stopwatch_ns((double)held);
+		} else if (rc > 0 && got->kind == kind) {
 			first_byte_tsc = input.first_tsc;
+			first_byte_round = input.first_round;
 			memcpy(first_byte_advance, input.first_advance,
 			       sizeof(first_byte_advance));
 			return 0;
@@ -544,7 +561,7 @@ static void resumes_into(struct lifecycle_event *e, unsigned int restores)
 static int run_event(struct lifecycle_event *e, struct tick_source *timer,
 		     unsigned int wait_ms)
 {
-	uint64_t t0, t1, adv0[LIFECYCLE_MAX_CLOCKS];
+	uint64_t t0, t1, ready_round, adv0[LIFECYCLE_MAX_CLOCKS];
 	unsigned int k, cpu, ncpu = smp_nr_cpus(),
 			     restores = platform_restores();
 
@@ -558,6 +575,7 @@ static int run_event(struct lifecycle_event *e, struct tick_source *timer,
 			NAN;
 	}
 	e->nr_clocks = followed.nr;
+	e->round_trip_after_ns = NAN;
 	/* The round trip, with nothing happening. */
 	t0 = stopwatch_read();
 	printf("clockbench-event %u sync\n", e->seq);
@@ -582,7 +600,9 @@ static int run_event(struct lifecycle_event *e, struct tick_source *timer,
 			on_cpu_post(cpu, ap_sampler, NULL);
 	if (timer)
 		lifecycle_timer_arm(timer, wait_ms, &e->timer);
+	ready_round = stopwatch_read();
 	sampler_read(&samplers[0]);
+	ready_round = stopwatch_read() - ready_round;
 	memcpy(adv0, samplers[0].advance, sizeof(adv0));
 	memcpy(ready_advance, adv0, sizeof(ready_advance));
 	ready_tsc = samplers[0].last_tsc;
@@ -593,6 +613,16 @@ static int run_event(struct lifecycle_event *e, struct tick_source *timer,
 	sampler_read(&samplers[0]);
 	if (wait_host(e, HOSTLINE_DONE, &e->host, wait_ms, true) == 0)
 		e->answered = true;
+	/* Each clock's two reads lie somewhere in their rounds. */
+	e->read_rounds_ns = stopwatch_ns(
+		(double)(ready_round + (e->answered ? first_byte_round : 0)));
+	if (e->answered && e->pings && host_event_has(&e->host, HOST_PING_NS)) {
+		e->round_trip_after_ns = (double)(e->host.value[HOST_PONG_NS] -
+						  e->host.value[HOST_PING_NS]) -
+					 ping_held_ns;
+		if (e->round_trip_after_ns < 0)
+			e->round_trip_after_ns = 0;
+	}
 	t1 = stopwatch_read();
 	sampler_read(&samplers[0]);
 	if (timer)

@@ -118,7 +118,15 @@ struct lifecycle_event {
 	char problem[LIFECYCLE_TEXT_LEN]; /* what went wrong, "" if nothing */
 	char kind[HOSTLINE_EVENT_LEN];	  /* the host's name for it */
 	struct host_event sync, host;
-	double round_trip_ns;	  /* the sync's, less the host's own time */
+	double round_trip_ns; /* the sync's, less the host's own time */
+	/* The ping's, after the event (NaN: the host sent none, or gave
+	 * its times in no done line), less the guest's own time. */
+	double round_trip_after_ns;
+	unsigned int pings; /* ping lines answered */
+	/* The time the two rounds of reads each clock's advance comes from
+	 * took (at "ready" and at the host line's first byte), by the TSC:
+	 * where in them each clock was read is not known. */
+	double read_rounds_ns;
 	double waited_ns;	  /* the guest's wait for "done", by the TSC */
 	uint64_t loops[MAX_CPUS]; /* reads of every clock, per vCPU */
 	unsigned int nr_clocks;

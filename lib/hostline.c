@@ -20,6 +20,8 @@ static const char *const key_names[HOST_NR_KEYS] = {
 	[HOST_RESUME_US] = "resume_us",
 	[HOST_DOWNTIME_MS] = "downtime_ms",
 	[HOST_TOTAL_MS] = "total_ms",
+	[HOST_PING_NS] = "ping_ns",
+	[HOST_PONG_NS] = "pong_ns",
 };
 
 static const struct {
@@ -27,6 +29,7 @@ static const struct {
 	enum hostline_kind kind;
 } kinds[] = {
 	{ "sync", HOSTLINE_SYNC },
+	{ "ping", HOSTLINE_PING },
 	{ "done", HOSTLINE_DONE },
 	{ "abort", HOSTLINE_ABORT },
 };
@@ -153,33 +156,57 @@ static int parse_pair(const char *w, size_t n, struct host_event *out,
 	return 0;
 }
 
+/* Whether a line of @kind must give @key: 1, may: 0, need not: -1 (then
+ * it is not checked for order either). */
+static int needed(enum hostline_kind kind, enum hostline_key key)
+{
+	switch (key) {
+	case HOST_READY_NS:
+		return kind == HOSTLINE_PING ? -1 : 1;
+	case HOST_START_NS:
+	case HOST_END_NS:
+		return kind == HOSTLINE_DONE ? 1 : -1;
+	case HOST_PING_NS:
+	case HOST_PONG_NS:
+		return kind == HOSTLINE_DONE ? 0 : -1;
+	default:
+		return 1;
+	}
+}
+
 static int check_needed(const struct host_event *e, char *err, size_t errlen)
 {
-	static const enum hostline_key order[] = { HOST_READY_NS, HOST_START_NS,
-						   HOST_END_NS, HOST_SENT_NS };
-	unsigned int i, prev = 0;
+	static const enum hostline_key order[] = {
+		HOST_READY_NS, HOST_START_NS, HOST_END_NS,
+		HOST_PING_NS,  HOST_PONG_NS,  HOST_SENT_NS,
+	};
+	unsigned int i, prev = HOST_NR_KEYS;
 
 	if (e->kind == HOSTLINE_ABORT)
 		return 0;
+	if (host_event_has(e, HOST_PING_NS) != host_event_has(e, HOST_PONG_NS))
+		return error_set(err, errlen,
+				 "ping_ns and pong_ns come together or not "
+				 "at all");
 	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		enum hostline_key k = order[i];
+		int need = needed(e->kind, k);
 
-		if (e->kind == HOSTLINE_SYNC &&
-		    (k == HOST_START_NS || k == HOST_END_NS))
+		if (need < 0 || (need == 0 && !host_event_has(e, k)))
 			continue;
 		if (!host_event_has(e, k))
 			return error_set(err, errlen,
 					 "a \"%s\" line must give %s",
 					 kinds[e->kind].name, key_names[k]);
-		if (i && e->value[k] < e->value[order[prev]])
-			return error_set(
-				err, errlen,
-				"%s (%llu) is before %s (%llu): the "
-				"host's monotonic clock went back",
-				key_names[k], (unsigned long long)e->value[k],
-				key_names[order[prev]],
-				(unsigned long long)e->value[order[prev]]);
-		prev = i;
+		if (prev != HOST_NR_KEYS && e->value[k] < e->value[prev])
+			return error_set(err, errlen,
+					 "%s (%llu) is before %s (%llu): the "
+					 "host's monotonic clock went back",
+					 key_names[k],
+					 (unsigned long long)e->value[k],
+					 key_names[prev],
+					 (unsigned long long)e->value[prev]);
+		prev = k;
 	}
 	return 0;
 }
@@ -216,8 +243,8 @@ int hostline_parse(const char *line, size_t len, struct host_event *out,
 			break;
 	if (i == sizeof(kinds) / sizeof(kinds[0]))
 		return error_set(err, errlen,
-				 "the kind \"%.*s\" is none of sync, done, "
-				 "abort",
+				 "the kind \"%.*s\" is none of sync, ping, "
+				 "done, abort",
 				 (int)(n > KEY_CHARS_MAX ? KEY_CHARS_MAX : n),
 				 w);
 	out->kind = kinds[i].kind;

@@ -7,8 +7,11 @@
  *   clockbench-host SEQ KIND KEY=VALUE ...
  *
  * SEQ is the event's number (from 1), KIND "sync" (an answer at once, which
- * times the console's round trip), "done" (the event is over) or "abort"
- * (the host could not carry it out; its runner says why).  Values are
+ * times the console's round trip), "ping" (the event is over: the guest
+ * answers "clockbench-event SEQ pong" at once, so that the host knows the
+ * way to the guest and back works again, and how long it takes, before it
+ * says "done"), "done" (the event is over) or "abort" (the host could not
+ * carry it out; its runner says why).  Values are
  * decimal integers in the unit their key names (but event=NAME, the
  * host's name for the event: stop, savevm, migrate, ...); keys this parser does not
  * know are counted and skipped, so that a newer host (Xen's toolstack, say)
@@ -31,6 +34,7 @@
 
 enum hostline_kind {
 	HOSTLINE_SYNC,
+	HOSTLINE_PING,
 	HOSTLINE_DONE,
 	HOSTLINE_ABORT,
 };
@@ -47,6 +51,8 @@ enum hostline_key {
 	HOST_RESUME_US,	    /* QEMU's RESUME event, realtime in us */
 	HOST_DOWNTIME_MS,   /* query-migrate's downtime */
 	HOST_TOTAL_MS,	    /* query-migrate's total time */
+	HOST_PING_NS,	    /* CLOCK_MONOTONIC just before writing the ping */
+	HOST_PONG_NS,	    /* CLOCK_MONOTONIC when it read the guest's pong */
 	HOST_NR_KEYS,
 };
 
@@ -72,8 +78,9 @@ static inline bool host_event_has(const struct host_event *e,
 /**
  * Parse @line (@len bytes, no end of line; need not be NUL-terminated)
  * into @out.  Returns 0, or -1 with the sentence in @err.  A "sync" must
- * give ready_ns and sent_ns; a "done" those and start_ns and end_ns, in
- * order (ready <= start <= end <= sent).
+ * give ready_ns and sent_ns; a "ping" sent_ns; a "done" ready_ns, start_ns,
+ * end_ns and sent_ns, and ping_ns and pong_ns both or neither, in order
+ * (ready <= start <= end <= ping <= pong <= sent).
  */
 int hostline_parse(const char *line, size_t len, struct host_event *out,
 		   char *err, size_t errlen);

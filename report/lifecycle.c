@@ -21,7 +21,8 @@
 struct behaviour {
 	const char *name; /* "ran on", "frozen", "jumped", "went back" */
 	double excess_ns; /* advance less the host's window */
-	double bound_ns;  /* the round trip plus LIFECYCLE_SLACK_NS */
+	double bound_ns;  /* the longer round trip, the two rounds of reads,
+			   * LIFECYCLE_SLACK_NS */
 	double frozen_ns; /* -excess, when frozen */
 };
 
@@ -35,13 +36,25 @@ static double host_event_ns(const struct host_event *h)
 	return (double)(h->value[HOST_END_NS] - h->value[HOST_START_NS]);
 }
 
+/* The longest the host's lines can have been on their way: the sync's
+ * round trip, or the one after the event when that was longer (a console
+ * attached anew). */
+static double round_trip_bound_ns(const struct lifecycle_event *e)
+{
+	return isnan(e->round_trip_after_ns) ||
+			       e->round_trip_after_ns < e->round_trip_ns
+		       ? e->round_trip_ns
+		       : e->round_trip_after_ns;
+}
+
 static struct behaviour judge_clock(const struct lifecycle_event *e,
 				    const struct lifecycle_clock *c)
 {
 	struct behaviour b;
 
 	b.excess_ns = c->advance_ns - host_window_ns(&e->host);
-	b.bound_ns = e->round_trip_ns + LIFECYCLE_SLACK_NS;
+	b.bound_ns =
+		round_trip_bound_ns(e) + e->read_rounds_ns + LIFECYCLE_SLACK_NS;
 	b.frozen_ns = 0;
 	if (b.excess_ns > b.bound_ns) {
 		b.name = "jumped";
@@ -169,10 +182,12 @@ static void print_event(const struct lifecycle_event *e)
 		return;
 	}
 	printf("  event %u (%s): host window %.3f ms, the event %.3f ms, "
-	       "console round trip %.3f ms%s\n",
+	       "console round trip %.3f ms",
 	       e->seq, kind_of(e), host_window_ns(&e->host) / 1e6,
-	       host_event_ns(&e->host) / 1e6, e->round_trip_ns / 1e6,
-	       host_event_has(&e->host, HOST_DOWNTIME_MS) ? "" : "");
+	       host_event_ns(&e->host) / 1e6, e->round_trip_ns / 1e6);
+	if (!isnan(e->round_trip_after_ns))
+		printf(", %.3f ms after it", e->round_trip_after_ns / 1e6);
+	printf("\n");
 	if (host_event_has(&e->host, HOST_STOP_US) &&
 	    host_event_has(&e->host, HOST_RESUME_US))
 		printf("    QEMU: STOP to RESUME %.3f ms\n",
@@ -363,12 +378,25 @@ static void event_checks(const struct lifecycle_result *l,
 
 	if (e->answered) {
 		report(k, true, "the host answered");
-		report_info(k, "%s: host window %.3f ms, round trip %.3f ms",
-			    kind_of(e), host_window_ns(&e->host) / 1e6,
-			    e->round_trip_ns / 1e6);
+		if (isnan(e->round_trip_after_ns))
+			report_info(k,
+				    "%s: host window %.3f ms, round trip "
+				    "%.3f ms",
+				    kind_of(e), host_window_ns(&e->host) / 1e6,
+				    e->round_trip_ns / 1e6);
+		else
+			report_info(k,
+				    "%s: host window %.3f ms, round trip "
+				    "%.3f ms, %.3f ms after the event",
+				    kind_of(e), host_window_ns(&e->host) / 1e6,
+				    e->round_trip_ns / 1e6,
+				    e->round_trip_after_ns / 1e6);
 		report_figure(k, "host_window_ns", host_window_ns(&e->host));
 		report_figure(k, "host_event_ns", host_event_ns(&e->host));
 		report_figure(k, "round_trip_ns", e->round_trip_ns);
+		if (!isnan(e->round_trip_after_ns))
+			report_figure(k, "round_trip_after_ns",
+				      e->round_trip_after_ns);
 	} else {
 		report_error(k, "the host answered");
 		report_info(k, "%s", e->problem);
@@ -606,6 +634,9 @@ static void event_json(struct json_writer *w, const struct lifecycle_result *l,
 	json_bool(w, "aborted", e->aborted);
 	json_string(w, "problem", e->problem[0] ? e->problem : NULL);
 	json_double(w, "round_trip_ns", e->round_trip_ns);
+	json_double(w, "round_trip_after_ns", e->round_trip_after_ns);
+	json_uint(w, "pings", e->pings);
+	json_double(w, "read_rounds_ns", e->read_rounds_ns);
 	json_double(w, "waited_ns", e->waited_ns);
 	host_json(w, "host", &e->host);
 	json_uint(w, "suspended", e->suspended);

@@ -134,6 +134,12 @@ static bool wait_host(unsigned int seq, enum hostline_kind kind,
 				 seq, e->event[0] ? " event=" : "", e->event);
 			return false;
 		}
+		if (e->kind == HOSTLINE_PING) {
+			/* After the event: the host checks the way back. */
+			printf("clockbench-event %u pong\n", seq);
+			fflush(stdout);
+			continue;
+		}
 		if (e->kind == kind)
 			return true;
 	}

@@ -26,5 +26,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    (e.value[HOST_START_NS] > e.value[HOST_END_NS] ||
 	     e.value[HOST_READY_NS] > e.value[HOST_SENT_NS]))
 		abort();
+	if (host_event_has(&e, HOST_PING_NS) &&
+	    (!host_event_has(&e, HOST_PONG_NS) ||
+	     e.value[HOST_END_NS] > e.value[HOST_PING_NS] ||
+	     e.value[HOST_PING_NS] > e.value[HOST_PONG_NS] ||
+	     e.value[HOST_PONG_NS] > e.value[HOST_SENT_NS]))
+		abort();
 	return 0;
 }

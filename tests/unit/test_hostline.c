@@ -57,6 +57,31 @@ static void sync_needs_only_ready_and_sent(void **state)
 	assert_int_equal(e.kind, HOSTLINE_ABORT);
 }
 
+static void ping_and_its_round_trip(void **state)
+{
+	struct host_event e;
+	char err[200] = "";
+
+	(void)state;
+	assert_int_equal(parse("clockbench-host 4 ping sent_ns=77", &e, err),
+			 0);
+	assert_int_equal(e.kind, HOSTLINE_PING);
+	assert_int_equal(e.seq, 4);
+	assert_int_equal(e.value[HOST_SENT_NS], 77);
+	assert_int_equal(parse("clockbench-host 4 done ready_ns=1 start_ns=2 "
+			       "end_ns=3 ping_ns=4 pong_ns=9 sent_ns=10",
+			       &e, err),
+			 0);
+	assert_int_equal(e.value[HOST_PING_NS], 4);
+	assert_int_equal(e.value[HOST_PONG_NS], 9);
+	/* Without them a done line is what it was. */
+	assert_int_equal(parse("clockbench-host 4 done ready_ns=1 start_ns=2 "
+			       "end_ns=3 sent_ns=10",
+			       &e, err),
+			 0);
+	assert_false(host_event_has(&e, HOST_PING_NS));
+}
+
 static void bad_lines_say_what_is_wrong(void **state)
 {
 	static const struct {
@@ -83,6 +108,16 @@ static void bad_lines_say_what_is_wrong(void **state)
 		{ "clockbench-host 1 abort event=Stop", "only a-z" },
 		{ "clockbench-host 1 abort event=", "empty" },
 		{ "clockbench-host 1 abort event=a event=b", "twice" },
+		{ "clockbench-host 1 ping", "must give sent_ns" },
+		{ "clockbench-host 1 done ready_ns=1 start_ns=2 end_ns=3 "
+		  "ping_ns=4 sent_ns=10",
+		  "come together" },
+		{ "clockbench-host 1 done ready_ns=1 start_ns=2 end_ns=5 "
+		  "ping_ns=4 pong_ns=6 sent_ns=10",
+		  "ping_ns (4) is before end_ns" },
+		{ "clockbench-host 1 done ready_ns=1 start_ns=2 end_ns=3 "
+		  "ping_ns=4 pong_ns=12 sent_ns=10",
+		  "sent_ns (10) is before pong_ns" },
 	};
 	struct host_event e;
 	char err[200];
@@ -120,6 +155,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(done_line_gives_every_value),
 		cmocka_unit_test(sync_needs_only_ready_and_sent),
+		cmocka_unit_test(ping_and_its_round_trip),
 		cmocka_unit_test(bad_lines_say_what_is_wrong),
 		cmocka_unit_test(long_and_unterminated_lines),
 	};

@@ -403,6 +403,7 @@ static void fill_lifecycle(double scale)
 	e->reached = e->sampled = e->answered = true;
 	snprintf(e->kind, sizeof(e->kind), "stop");
 	e->round_trip_ns = 4e6 * scale;
+	e->round_trip_after_ns = NAN; /* the host sent no ping */
 	e->waited_ns = 1.01e9 * scale;
 	e->host.seq = 1;
 	e->host.kind = HOSTLINE_DONE;
@@ -1373,6 +1374,53 @@ static void lifecycle_checks_describe_each_clock(void **state)
 	assert_int_equal(ktap_verdict(&first), VERDICT_ERROR);
 }
 
+static const struct ktap_check *find_check(const struct ktap *k,
+					   const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < k->nr; i++)
+		if (!strcmp(k->checks[i].name, name))
+			return &k->checks[i];
+	return NULL;
+}
+
+/* A clock 20 ms past the host's window jumped by a 4 ms round trip, but ran
+ * on when the ping after the event took 30 ms (the done line's way, attached
+ * anew, was that slow): the bound is the longer round trip, and the time the
+ * two rounds of reads took. */
+static void lifecycle_bound_takes_the_longer_round_trip(void **state)
+{
+	const char *tsc = "event 1: tsc never steps back on any vCPU";
+	struct lifecycle_event *e;
+	const struct ktap_check *c;
+
+	(void)state;
+	fill_run(1.0);
+	e = &run.lifecycle.events[0];
+	e->clocks[0].advance_ns = (double)(e->host.value[HOST_SENT_NS] -
+					   e->host.value[HOST_READY_NS]) +
+				  20e6;
+	all_checks(&first);
+	c = find_check(&first, tsc);
+	assert_non_null(c);
+	assert_non_null(strstr(c->info, "jumped: +20.000 ms"));
+	assert_non_null(strstr(c->info, "(+-9.000)"));
+	e->round_trip_after_ns = 30e6;
+	e->pings = 1;
+	all_checks(&first);
+	c = find_check(&first, tsc);
+	assert_non_null(strstr(c->info, "ran on: +20.000 ms"));
+	assert_non_null(strstr(c->info, "(+-35.000)"));
+	c = find_check(&first, "event 1: the host answered");
+	assert_non_null(strstr(c->info, "30.000 ms after the event"));
+	/* Each clock was read somewhere in its two rounds of reads. */
+	e->read_rounds_ns = 2e6;
+	all_checks(&first);
+	c = find_check(&first, tsc);
+	assert_non_null(strstr(c->info, "(+-37.000)"));
+}
+
 /* The timer's checks: never early, fires after; what became of the missed
  * expiries described (lost here), an early interrupt or none after the gap
  * failed. */
@@ -1457,6 +1505,7 @@ int main(void)
 		cmocka_unit_test(firmware_lists_no_cpu),
 		cmocka_unit_test(table_columns_keep_one_unit),
 		cmocka_unit_test(lifecycle_checks_describe_each_clock),
+		cmocka_unit_test(lifecycle_bound_takes_the_longer_round_trip),
 		cmocka_unit_test(lifecycle_timer_checks),
 		cmocka_unit_test(read_tails_against_steal),
 		cmocka_unit_test(tick_lateness_split_by_steal),

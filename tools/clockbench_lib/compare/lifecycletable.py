@@ -116,7 +116,8 @@ def compare_lifecycle(inputs):
 LIFECYCLE_HEADINGS = ("env", "event", "clock", "runs", "what it did", "host ms",
                       "excess ms", "± ms", "tsc - clock ms", "back")
 LIFECYCLE_TITLE = ("Lifecycle: what each clock did over each event (the guest's call; its "
-                   "advance less the host's window, within ± the round trip; the step "
+                   "advance less the host's window, within ± the round trip and the "
+                   "rounds of reads; the step "
                    "against the TSC, read back to back), median over the runs")
 
 
