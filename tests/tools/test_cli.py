@@ -46,7 +46,7 @@ class Completion(unittest.TestCase):
 
     def test_environments(self):
         self.assertEqual(completions("clockbench matrix --env xen-h"),
-                         ["xen-hvm-domu", "xen-hpet"])
+                         ["xen-hvm-domu", "xen-hpet", "xen-hvm-life"])
 
     def test_test_names(self):
         names = {test.name for test in testlist.load_tests_cfg(

@@ -63,7 +63,7 @@ class MatrixTest(unittest.TestCase):
         self.assertEqual(names, ["tcg-pc", "tcg-q35", "kvm-pc", "xen-pv-dom0", "xen-pvh-dom0",
                                  "xen-pv-domu", "xen-pvh-domu", "xen-hvm-domu", "xen-hpet",
                                  "xen-tsc", "tcg-life", "kvm-life", "xen-pv-life",
-                                 "xen-pvh-life"])
+                                 "xen-pvh-life", "xen-hvm-life"])
         pvh = matrix.ENVIRONMENTS[4]
         self.assertEqual((pvh.spec().machine, pvh.spec().cpu_option),
                          ("q35", "max,-rdtscp"))

@@ -112,7 +112,6 @@ class Functions:
                  ("-t", "pv", "-e", "pause:3 s"): "not a duration",
                  ("-t", "pv", "-e", "pause:.5s"): "not a duration",
                  ("-t", "pv", "-e", "pause:xms"): "not a duration",
-                 ("-t", "hvm", "-e", "save"): "an hvm domU cannot be saved or migrated yet",
                  ("-t", "pv", "-e", "migrate:1s"): "migrate takes no time",
                  ("-t", "pv", *["-e", "pause"] * 9): "at most 8 event points"}
         for args, words in cases.items():
@@ -182,7 +181,8 @@ class Functions:
         config = self.out('parse_options "$@" && xl_config /i/c,d.iso /l/c.log /l/a.img', "-t",
                           "hvm", "-o", "budget_ms=800")
         self.assertIn('device_model_args_hvm = [ "-chardev", '
-                      '"file,id=console,mux=on,path=/l/c.log", "-serial", "chardev:console", '
+                      '"file,id=console,mux=on,append=on,path=/l/c.log", "-serial", '
+                      '"chardev:console", '
                       '"-device", "virtio-serial-pci", "-device", "virtconsole,chardev=console", '
                       '"-drive", "file=/i/c,,d.iso,if=virtio,format=raw,readonly=on", '
                       '"-drive", "file=/l/a.img,if=virtio,format=raw" ]\n', config)
@@ -365,7 +365,8 @@ esac
 
 
 # A fake console client for --event: once the domain is unpaused, the guest's event point, the host's lines read from
-# its input and kept in host-lines, then the verdict; the domain then powers off.
+# its input and kept in host-lines (each ping answered with a pong, unless FAKE_NO_PONG),
+# then the verdict; the domain then powers off.
 FAKE_XENCONSOLE = """\
 #!/bin/sh
 echo "$*" >"$FAKE_XL_DIR/xenconsole-args"
@@ -373,7 +374,13 @@ while [ "$(cat "$FAKE_XL_DIR/state")" = "--p---" ]; do sleep 0.1; done
 echo "clockbench-event 1 sync"
 read -r line && echo "$line" >>"$FAKE_XL_DIR/host-lines"
 echo "clockbench-event 1 ready"
-read -r line && echo "$line" >>"$FAKE_XL_DIR/host-lines"
+while read -r line; do
+	echo "$line" >>"$FAKE_XL_DIR/host-lines"
+	case $line in
+	*" ping "*) [ -n "$FAKE_NO_PONG" ] || echo "clockbench-event 1 pong" ;;
+	*) break ;;
+	esac
+done
 echo "clockbench: PASS"
 echo "---s--" >"$FAKE_XL_DIR/state"
 while [ -f "$FAKE_XL_DIR/state" ]; do sleep 1; done
@@ -384,7 +391,7 @@ class Runs:
     """Whole runs of main() against FAKE_XL; mixed into one TestCase per shell."""
 
     def run_main(self, console, end_state, *args, create_error="", pin_error="",
-                 pause_error="", save_error="no space left", dom0_vcpus=1):
+                 pause_error="", save_error="no space left", dom0_vcpus=1, pong=True):
         """(status, stdout, stderr, scratch folder) of clockbench-domu -t pv ARGS, in a
         dom0 of `dom0_vcpus` vCPUs."""
         scratch = tempfile.mkdtemp()
@@ -405,7 +412,8 @@ class Runs:
                    CONSOLE_FILE=os.path.join(scratch, "console.txt"), END_STATE=end_state,
                    FAKE_XL_CREATE_ERROR=create_error, FAKE_XL_PIN_ERROR=pin_error,
                    FAKE_XL_PAUSE_ERROR=pause_error, FAKE_XL_SAVE_ERROR=save_error,
-                   FAKE_DOM0_VCPUS=str(dom0_vcpus), CLOCKBENCH_DOMU_POLL_S="0.1")
+                   FAKE_DOM0_VCPUS=str(dom0_vcpus), CLOCKBENCH_DOMU_POLL_S="0.1",
+                   FAKE_NO_PONG="" if pong else "1", CLOCKBENCH_DOMU_PING_WAIT_S="1")
         status, stdout, stderr = self.run_shell(
             'main "$@"', "-t", "pv", "-i", "image.elf", "--prefix", "(dom0) ", *args,
             env=env, cwd=scratch)
@@ -424,25 +432,46 @@ class Runs:
     def test_a_pause_event_is_answered_on_the_console_input(self):
         status, stdout, stderr, scratch = self.run_main("", "", "-e", "pause:0.2s")
         self.assertEqual(status, 0, stderr)
-        self.assertIn("clockbench-event 1 ready\nclockbench: PASS\n", stdout)
+        self.assertIn("clockbench-event 1 ready\nclockbench-event 1 pong\n"
+                      "clockbench-event 1 pong\nclockbench: PASS\n", stdout)
         with open(os.path.join(scratch, "actions"), encoding="utf-8") as actions:
             self.assertEqual(actions.read(), "unpause clockbench-pv\npause clockbench-pv\n"
                              "unpause clockbench-pv\n")
         with open(os.path.join(scratch, "xenconsole-args"), encoding="utf-8") as args:
             self.assertEqual(args.read(), "--interactive --type pv 7\n")
         with open(os.path.join(scratch, "host-lines"), encoding="utf-8") as lines:
-            sync, done = lines.read().splitlines()
+            sync, ping1, ping2, done = lines.read().splitlines()
         self.assertRegex(sync, r"^clockbench-host 1 sync ready_ns=\d+ sent_ns=\d+$")
+        # Two pings after the event: the first waits for the way back, the second times it.
+        self.assertRegex(ping1, r"^clockbench-host 1 ping sent_ns=\d+$")
+        self.assertRegex(ping2, r"^clockbench-host 1 ping sent_ns=\d+$")
         self.assertRegex(done, r"^clockbench-host 1 done event=pause ready_ns=\d+ start_ns=\d+ "
                                r"end_ns=\d+ start_real_ns=\d+ end_real_ns=\d+ "
-                               r"xl_pause_us=\d+ xl_unpause_us=\d+ sent_ns=\d+$")
+                               r"xl_pause_us=\d+ xl_unpause_us=\d+ ping_ns=\d+ pong_ns=\d+ "
+                               r"sent_ns=\d+$")
         times = dict(word.split("=") for word in done.split()[4:])
-        order = [int(times[k]) for k in ("ready_ns", "start_ns", "end_ns", "sent_ns")]
+        order = [int(times[k]) for k in ("ready_ns", "start_ns", "end_ns", "ping_ns",
+                                         "pong_ns", "sent_ns")]
         self.assertEqual(order, sorted(order))
+        self.assertEqual(times["ping_ns"], ping2.split("=")[1], "the second ping's times")
         self.assertGreaterEqual(order[2] - order[1], 0.2e9)  # the pause's own time
-        self.assertIn("(dom0) clockbench-domu: event 1 (pause:0.2s): ", stderr)
+        self.assertRegex(stderr, r"\(dom0\) clockbench-domu: event 1 \(pause:0.2s\): .*; a "
+                                 r"ping after it came back in \d+\.\d ms, the next in "
+                                 r"\d+\.\d\.\n")
         self.assertIn("event_wait_ms=", open(os.path.join(scratch, "config"),
                                              encoding="utf-8").read())
+
+    def test_a_guest_that_never_pongs_still_gets_its_done_line(self):
+        status, _, stderr, scratch = self.run_main("", "", "-e", "pause:0.1s", pong=False)
+        self.assertEqual(status, 0, stderr)
+        with open(os.path.join(scratch, "host-lines"), encoding="utf-8") as lines:
+            _, ping, done = lines.read().splitlines()
+        self.assertRegex(ping, r"^clockbench-host 1 ping sent_ns=\d+$")
+        self.assertRegex(done, r"^clockbench-host 1 done event=pause .*xl_unpause_us=\d+ "
+                               r"sent_ns=\d+$")
+        self.assertIn("(dom0) clockbench-domu: event 1: no pong from the guest within 1 s of "
+                      "the host's ping; \"done\" goes without the round trip after the "
+                      "event.\n", stderr)
 
     def test_a_pause_xl_refuses_is_aborted_with_its_sentence(self):
         status, _, stderr, scratch = self.run_main("", "", "-e", "pause", pause_error="nope")

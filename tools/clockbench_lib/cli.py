@@ -156,9 +156,9 @@ def add_run_parser(subparsers):
                              "(--console uart, the default with --event); and for "
                              "the xen-pv-domu, xen-pvh-domu and xen-hvm-domu boots "
                              "pause[:TIME] (dom0's xl pause, then xl unpause after TIME; "
-                             "default 1s), and for the first two save[:TIME] (xl save, TIME, "
-                             "default 0, xl restore) and migrate (xl migrate to the same "
-                             "host), the domU then getting 32 MiB")
+                             "default 1s), save[:TIME] (xl save, TIME, default 0, xl "
+                             "restore) and migrate (xl migrate to the same host), the domU "
+                             f"then getting {xen.DOMU_SAVE_MEMORY_MIB} MiB")
     parser.add_argument("--contend", action="store_true",
                         help="a busy neighbour on every vCPU's host CPU: QEMU starts "
                              "stopped, each vCPU thread is pinned to a host CPU of its own "

@@ -33,8 +33,6 @@ from . import qmp
 KINDS = ("stop", "savevm", "migrate")
 # The events dom0's clockbench-domu carries out on a Xen domU.
 XEN_KINDS = ("pause", "save", "migrate")
-# The boots whose image answers Xen's suspend request (xl save and restore, migrate).
-XEN_SAVE_BOOTS = ("xen-pv-domu", "xen-pvh-domu")
 # The Xen domU boots whose dom0 drives events: the images that read the PV console ring.
 XEN_EVENT_BOOTS = ("xen-pv-domu", "xen-pvh-domu", "xen-hvm-domu")
 DEFAULT_STOP_S = 1.0
@@ -148,12 +146,6 @@ def check_boot(spec, events):
             raise RunnerError(f"--event: the {spec.boot} boot is a Xen domU, whose events "
                               f"dom0 carries out with xl ({', '.join(XEN_KINDS)}); "
                               f"{', '.join(sorted(kinds - set(XEN_KINDS)))} is QEMU's.")
-        suspends = sorted(kinds & {"save", "migrate"})
-        if suspends and spec.boot not in XEN_SAVE_BOOTS:
-            raise RunnerError(f"--event {' and '.join(suspends)}: the {spec.boot} boot's "
-                              f"image does not answer Xen's suspend request yet; only "
-                              f"{', '.join(XEN_SAVE_BOOTS)} can be saved, restored and "
-                              f"migrated.")
         return
     if spec.xen_boot and spec.runs_user:
         raise RunnerError(f"--event: the {spec.boot} boot cannot have events yet: its "

@@ -113,6 +113,12 @@ ENVIRONMENTS = (
                 "vCPU, through a 1 s xl pause, an xl save and restore, and an xl migrate to "
                 "the same host", boot="xen-pvh-domu", smp=1,
                 events=("pause:1s", "save", "migrate")),
+    # Xen saves and migrates the HVM domU with its device model, without asking the
+    # image (docs/lifecycle.md).
+    Environment("xen-hvm-life", "Xen 4.17 HVM domU of a Linux dom0 (hvmloader, SeaBIOS, "
+                "GRUB), under QEMU TCG (pc), one vCPU, through a 1 s xl pause, an xl save "
+                "and restore, and an xl migrate to the same host", boot="xen-hvm-domu",
+                smp=1, events=("pause:1s", "save", "migrate")),
 )
 ENVIRONMENT_NAMES = tuple(env.name for env in ENVIRONMENTS)
 
