@@ -36,6 +36,15 @@ static double host_event_ns(const struct host_event *h)
 	return (double)(h->value[HOST_END_NS] - h->value[HOST_START_NS]);
 }
 
+/* A rate in ppm for the event's table, "-" when there is none. */
+static void ppm_cell(char *buf, size_t len, double ppm)
+{
+	if (isnan(ppm))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%+.0f", ppm);
+}
+
 /* The longest the host's lines can have been on their way: the sync's
  * round trip, or the one after the event when that was longer (a console
  * attached anew). */
@@ -175,7 +184,7 @@ static void print_timer(const struct lifecycle_event *e)
 static void print_event(const struct lifecycle_event *e)
 {
 	const struct lifecycle_clock *base = step_base(e);
-	unsigned int k;
+	unsigned int k, unrated = 0;
 
 	if (!e->answered) {
 		printf("  event %u: %s\n", e->seq, e->problem);
@@ -204,15 +213,22 @@ static void print_event(const struct lifecycle_event *e)
 	for (k = 0; k < e->nr_clocks; k++) {
 		const struct lifecycle_clock *c = &e->clocks[k];
 		struct behaviour b = judge_clock(e, c);
+		char before[16], after[16];
 
+		ppm_cell(before, sizeof(before), c->rate_before_ppm);
+		ppm_cell(after, sizeof(after), c->rate_after_ppm);
+		unrated += isnan(c->rate_before_ppm) || isnan(c->rate_after_ppm);
 		printf("    %-10s %12.3f %+12.3f %-9s %12.3f %+16.3f "
-		       "%+5.0f/%+5.0f %5llu\n",
+		       "%5s/%-5s %5llu\n",
 		       c->clock->name, c->advance_ns / 1e6, b.excess_ns / 1e6,
 		       b.name, b.bound_ns / 1e6,
 		       base ? (base->advance_ns - c->advance_ns) / 1e6 : NAN,
-		       c->rate_before_ppm, c->rate_after_ppm,
-		       (unsigned long long)c->back_steps);
+		       before, after, (unsigned long long)c->back_steps);
 	}
+	if (unrated)
+		printf("    rate \"-\": no reference clock apart from the "
+		       "clock's own counter, or the one it was calibrated "
+		       "against, was followed to time it by\n");
 	for (k = 0; k < e->nr_clocks; k++)
 		printf("    %s: a read %.0f ns before, %.0f ns after\n",
 		       e->clocks[k].clock->name, e->clocks[k].cost_before_ns,

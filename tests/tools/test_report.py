@@ -1208,8 +1208,6 @@ class TestsCfgReportKey(unittest.TestCase):
             "xen-pv-domu-1": ("tcg", "pc", ["valid", "xen_pv_domu_facts", "single_cpu_facts"]),
             "xen-pv-domu-2": ("tcg", "pc", ["valid", "xen_pv_domu_facts", "smp_facts",
                                             "tick_steal_facts"]),
-            "xen-pvh-domu-1": ("tcg", "pc", ["valid", "xen_pvh_domu_facts",
-                                              "single_cpu_facts"]),
             "xen-pvh-domu-2": ("tcg", "pc", ["valid", "xen_pvh_domu_facts", "smp_facts"]),
             "xen-hvm-domu-1": ("tcg", "pc", ["valid", "xen_hvm_domu_facts",
                                               "single_cpu_facts"]),
