@@ -217,7 +217,8 @@ static void print_event(const struct lifecycle_event *e)
 
 		ppm_cell(before, sizeof(before), c->rate_before_ppm);
 		ppm_cell(after, sizeof(after), c->rate_after_ppm);
-		unrated += isnan(c->rate_before_ppm) || isnan(c->rate_after_ppm);
+		unrated +=
+			isnan(c->rate_before_ppm) || isnan(c->rate_after_ppm);
 		printf("    %-10s %12.3f %+12.3f %-9s %12.3f %+16.3f "
 		       "%5s/%-5s %5llu\n",
 		       c->clock->name, c->advance_ns / 1e6, b.excess_ns / 1e6,
