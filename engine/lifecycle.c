@@ -130,6 +130,15 @@ static void sampler_read(struct sampler *s)
 	pvsteps_poll(pvsteps, (unsigned int)(s - samplers), now_tsc);
 }
 
+/* CPU 0 reads every followed clock once: the TSC that round took. */
+static uint64_t sample_round(void)
+{
+	uint64_t start = stopwatch_read();
+
+	sampler_read(&samplers[0]);
+	return stopwatch_read() - start;
+}
+
 static void pause_round(void)
 {
 	uint64_t end = stopwatch_read() + stopwatch_cycles(WAIT_ROUND_GAP_NS);
@@ -224,12 +233,8 @@ static int input_poll(struct host_event *out, char *why, size_t whylen,
 	while ((byte = platform_console_read_byte()) >= 0) {
 		if (byte != '\n' && byte != '\r') {
 			if (input.len == 0) {
-				uint64_t round = stopwatch_read();
-
-				if (sample)
-					sampler_read(&samplers[0]);
+				input.first_round = sample ? sample_round() : 0;
 				input.first_tsc = stopwatch_read();
-				input.first_round = input.first_tsc - round;
 				memcpy(input.first_advance, samplers[0].advance,
 				       sizeof(input.first_advance));
 			}
@@ -600,9 +605,7 @@ static int run_event(struct lifecycle_event *e, struct tick_source *timer,
 			on_cpu_post(cpu, ap_sampler, NULL);
 	if (timer)
 		lifecycle_timer_arm(timer, wait_ms, &e->timer);
-	ready_round = stopwatch_read();
-	sampler_read(&samplers[0]);
-	ready_round = stopwatch_read() - ready_round;
+	ready_round = sample_round();
 	memcpy(adv0, samplers[0].advance, sizeof(adv0));
 	memcpy(ready_advance, adv0, sizeof(ready_advance));
 	ready_tsc = samplers[0].last_tsc;
