@@ -130,6 +130,12 @@ class HtmlReportTest(unittest.TestCase):
             with open(os.path.join(self.plots, name), "rb") as source:
                 self.assertIn(source.read(), inline, name)
 
+    def test_the_plot_folder_keeps_both_formats(self):
+        stems = {os.path.splitext(name) for name in os.listdir(self.plots)}
+        self.assertEqual({ext for _, ext in stems}, {".png", ".svg"})
+        self.assertEqual({(stem, ".svg") for stem, ext in stems if ext == ".png"},
+                         {pair for pair in stems if pair[1] == ".svg"})
+
     def test_the_tables_cell_for_cell(self):
         """Every table, not only the one --table chose for the terminal."""
         table = compare(self.inputs, "tcg-pc")
@@ -234,6 +240,27 @@ class HtmlUnitTest(unittest.TestCase):
             plots, messages = html.written_plots(None, [], "/y")
         self.assertEqual(plots, [html.Plot("T", "Q?", "/y/a.png", "/y/a.svg", "how to read it")])
         self.assertEqual(messages, ["not drawn: z"])
+
+    def test_formats_asked_with_and_without_a_plot_folder(self):
+        """With --plot DIR PNG and SVG are asked for; without, the page's scratch plots are
+        PNG only (the page embeds the PNG), and an SVG-less PlotFile still becomes a
+        Plot."""
+        inputs = load_inputs([GOOD_LOG])
+        for plot_dir, formats in ((None, ("png",)), ("/y", ("png", "svg"))):
+            with tempfile.TemporaryDirectory() as scratch:
+                png = os.path.join(scratch, "a.png")
+                with open(png, "wb") as image:
+                    image.write(b"\x89PNG\r\n\x1a\n")
+                item = plot.PlotFile(stem="a", title="T", question="Q?", caption="", png=png,
+                                     svg=None)
+                with mock.patch.object(plot, "write_plots", return_value=([item], [])) as asked:
+                    args = argparse.Namespace(html=os.path.join(scratch, "r.html"),
+                                              plot=plot_dir, baseline="tcg-pc",
+                                              results=[GOOD_LOG])
+                    write_html_report(args, inputs)
+                _, parsed = parse(args.html)
+            self.assertEqual(asked.call_args.args[3], formats, plot_dir)
+            self.assertEqual(len([tag for tag, _ in parsed.tags if tag == "img"]), 1)
 
     def test_without_plots_the_page_says_why(self):
         inputs = load_inputs([GOOD_LOG])

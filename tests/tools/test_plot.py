@@ -344,6 +344,11 @@ class OtherInputs(unittest.TestCase):
                 with open(item.svg, encoding="utf-8") as source:
                     self.assertIn("<svg", source.read())
                 self.assertTrue(item.title and item.question and item.caption)
+            png_only = os.path.join(folder, "png")
+            written, _ = plot.write_plots(inputs, [], png_only, ("png",))
+            self.assertEqual(sorted(os.listdir(png_only)),
+                             sorted(f"{item.stem}.png" for item in written))
+            self.assertEqual({item.svg for item in written}, {None})
             blocked = os.path.join(folder, "a-file")
             with open(blocked, "w", encoding="utf-8"):
                 pass

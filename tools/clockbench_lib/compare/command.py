@@ -258,8 +258,9 @@ def findings(inputs, table, ticks, xen_rows, os_rows):
 def write_html_report(args, inputs, found=(), limit=None, side_names=("before", "after"),
                       percentiles=None, judged=()):
     """`--html FILE`: the verdicts (`judged`), the summary, every table, the findings and
-    the plots in one HTML file.  The plots go to --plot DIR when given (and stay), else to a scratch folder.
-    Returns the lines to tell the user."""
+    the plots in one HTML file.  The plots go to --plot DIR when given (and stay, PNG and
+    SVG), else to a scratch folder as PNG only: the page embeds the PNG, and saving the SVG
+    too drew every figure again for nothing.  Returns the lines to tell the user."""
     table = compare(inputs, args.baseline) if inputs.runs else []
     ticks = compare_ticks(inputs, args.baseline)
     xen_rows, os_rows = compare_xen(inputs), compare_os(inputs)
@@ -284,8 +285,8 @@ def write_html_report(args, inputs, found=(), limit=None, side_names=("before", 
     messages = []
     with tempfile.TemporaryDirectory(prefix="clockbench-plots-") as scratch:
         try:
-            report_.plots, report_.plot_notes = html.written_plots(inputs, ticks,
-                                                                   args.plot or scratch)
+            report_.plots, report_.plot_notes = html.written_plots(
+                inputs, ticks, args.plot or scratch, plot.FORMATS if args.plot else ("png",))
         except RunnerError as error:
             if args.plot:
                 raise

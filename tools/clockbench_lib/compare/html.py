@@ -90,10 +90,11 @@ class Report:
 
 # ---------------------------------------------------------------------------- plots
 
-def written_plots(inputs, ticks, out_dir):
-    """Write the plots into `out_dir` with plot.write_plots and return ([Plot], [message]):
-    one Plot per figure, from plot.PlotFile's title, question, files and caption."""
-    written, messages = plot.write_plots(inputs, ticks, out_dir)
+def written_plots(inputs, ticks, out_dir, formats=plot.FORMATS):
+    """Write the plots into `out_dir` with plot.write_plots, in `formats`, and return
+    ([Plot], [message]): one Plot per figure, from plot.PlotFile's title, question, files
+    and caption.  The page embeds the PNG only."""
+    written, messages = plot.write_plots(inputs, ticks, out_dir, formats)
     plots = [Plot(item.title, item.question, item.png, item.svg, item.caption)
              for item in written]
     return plots, list(messages)

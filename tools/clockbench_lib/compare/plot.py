@@ -53,9 +53,14 @@ def build_figures(inputs, ticks):
     return drawn, messages
 
 
-def _save(drawn, out_dir):
+# What each format is for: PNG to look at (and the HTML report embeds it), SVG to scale
+# and edit.
+FORMATS = ("png", "svg")
+
+
+def _save(drawn, out_dir, formats):
     paths = {}
-    for ext in ("png", "svg"):
+    for ext in formats:
         path = os.path.join(out_dir, f"{drawn.stem}.{ext}")
         try:
             drawn.figure.savefig(path, dpi=120 if ext == "png" else None, bbox_inches="tight")
@@ -63,15 +68,16 @@ def _save(drawn, out_dir):
             raise RunnerError(f"cannot write {path}: {error.strerror}.") from None
         paths[ext] = path
     return PlotFile(drawn.stem, drawn.title, drawn.question, drawn.caption,
-                    paths["png"], paths["svg"])
+                    paths.get("png"), paths.get("svg"))
 
 
-def write_plots(inputs, ticks, out_dir):
-    """Write every plot the reports allow into `out_dir` as PNG and SVG.  Returns
+def write_plots(inputs, ticks, out_dir, formats=FORMATS):
+    """Write every plot the reports allow into `out_dir`, a file per format of `formats`
+    (PNG and SVG unless told; a format not asked for is None in its PlotFile).  Returns
     ([PlotFile] in the order written, [message for the user about plots not written])."""
     drawn, messages = build_figures(inputs, ticks)
     try:
         os.makedirs(out_dir, exist_ok=True)
     except OSError as error:
         raise RunnerError(f"cannot create {out_dir}: {error.strerror}.") from None
-    return [_save(item, out_dir) for item in drawn], messages
+    return [_save(item, out_dir, formats) for item in drawn], messages
