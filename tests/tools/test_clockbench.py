@@ -12,6 +12,7 @@ import subprocess
 import tempfile
 import textwrap
 import unittest
+from dataclasses import replace
 from unittest import mock
 
 from tests.tools import FAKE_QEMU, PYTHON, ROOT, parse_cfg, scratch, sections
@@ -503,15 +504,19 @@ class QemuCommands(unittest.TestCase):
         files = qemu.boot_file_paths(spec, "w")
         self.assertEqual(files, qemu.BootFiles())
         command = qemu.build_qemu_command(spec, "qemu", "cb.iso", files)
-        self.assertEqual(command[command.index("-smp") + 2:], ["-cdrom", "cb.iso", "-boot", "d"])
+        self.assertEqual(command[command.index("-smp") + 2:], [
+            "-cdrom", "cb.iso", "-boot", "d", "-global", "isa-fdc.fdtypeA=none"])
         self.assertNotIn("-drive", command)
+        # q35 has no floppy controller to leave empty.
+        q35 = qemu.build_qemu_command(replace(spec, machine="q35"), "qemu", "cb.iso", files)
+        self.assertEqual(q35[q35.index("-smp") + 2:], ["-cdrom", "cb.iso", "-boot", "d"])
 
     def test_iso_bios_with_options(self):
         spec = qemu.BootSpec(boot="iso-bios", cmdline="verbose=1")
         files = qemu.boot_file_paths(spec, "w,x")
         command = qemu.build_qemu_command(spec, "qemu", "cb.iso", files)
         self.assertEqual(command[command.index("-smp") + 2:], [
-            "-cdrom", "cb.iso", "-boot", "d",
+            "-cdrom", "cb.iso", "-boot", "d", "-global", "isa-fdc.fdtypeA=none",
             "-drive", "file=w,,x/args.img,format=raw,if=ide,media=disk"])
 
     def test_iso_uefi(self):

@@ -117,6 +117,10 @@ class Jobs(unittest.TestCase):
         self.assertNotIn(f"-bios {jobs.OVMF_BIOS}", bios["context"]["extra_options"])
         self.assertIn(f"-bios {jobs.OVMF_BIOS}", uefi["context"]["extra_options"])
         self.assertGreaterEqual(uefi["context"]["memory"], 60)
+        # GRUB under SeaBIOS on pc finds no floppy drive to wait on; q35 has none.
+        self.assertIn("-global isa-fdc.fdtypeA=none", bios["context"]["extra_options"])
+        q35 = jobs.job_definition(jobs.JobSpec(boot="iso-bios", machine="q35"))
+        self.assertNotIn("-global isa-fdc.fdtypeA=none", q35["context"]["extra_options"])
 
     def test_hardware_jobs_load_the_image_over_the_network(self):
         ipxe = jobs.job_definition(jobs.JobSpec(device="hardware", boot="ipxe",
