@@ -13,8 +13,10 @@ import os
 import shutil
 import tempfile
 import unittest
+from unittest import mock
 
 from tests.tools import altered, run_cli
+from clockbench_lib.compare import plot
 from clockbench_lib.compare.change import label_pairs
 from clockbench_lib.compare.inputs import Comparable, HostIdentity, Inputs, Run, load_inputs
 
@@ -29,6 +31,14 @@ WIDTH = 160
 
 def run_tool(*args):
     return run_cli("compare", *args)
+
+
+def run_html(*args):
+    """`compare --html ...` without drawing its plots: these tests read the page's text;
+    test_compare_html and test_plot test the figures (drawing them took most of this
+    module's time)."""
+    with mock.patch.object(plot, "write_plots", return_value=([], [])):
+        return run_tool("--html", *args)
 
 
 class Scratch(unittest.TestCase):
@@ -88,7 +98,7 @@ class Verdicts(Scratch):
         self.assertEqual({row["env"]: row["verdicts"] for row in ticks},
                          {"xen-tsc": "1 FAIL, 1 PASS"})
         page = self.path("amd.html")
-        result = run_tool("--html", page, AMD)
+        result = run_html(page, AMD)
         self.assertEqual(result.returncode, 0, result.stderr)
         with open(page, encoding="utf-8") as source:
             html = source.read()
@@ -266,7 +276,7 @@ class AnswerFirst(Scratch):
 
     def test_html_summary_first(self):
         page = self.path("twelve.html")
-        result = run_tool("--html", page, self.path("twelve"))
+        result = run_html(page, self.path("twelve"))
         self.assertEqual(result.returncode, 0, result.stderr)
         with open(page, encoding="utf-8") as source:
             html = source.read()
