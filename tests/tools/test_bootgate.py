@@ -28,8 +28,11 @@ class WhichRunAlone(unittest.TestCase):
         self.assertTrue(alone(qemu.BootSpec()))
         self.assertTrue(alone(qemu.BootSpec(cmdline="verbose=1 tick_rates=1000")))
         self.assertFalse(alone(qemu.BootSpec(cmdline="tick_rates= verbose=1")))
-        self.assertTrue(alone(qemu.BootSpec(cmdline="tick_rates= tick_rates=100")),
+        self.assertTrue(alone(qemu.BootSpec(cmdline="tick_rates= tick_rates=100,1000")),
                         "the last tick_rates= is the one the guest keeps")
+        self.assertFalse(alone(qemu.BootSpec(cmdline="tick_rates=1000 tick_rates=100")),
+                         "100 Hz alone: only the CPU lost is judged, widely")
+        self.assertFalse(alone(qemu.BootSpec(smp=2, cmdline="tick_rates=10,100")))
         self.assertFalse(alone(qemu.BootSpec(accel="kvm")))
         self.assertFalse(alone(qemu.BootSpec(boot="xen", smp=2, cmdline="tick_rates=100")))
         self.assertTrue(alone(qemu.BootSpec(boot="xen", smp=4, cmdline="tick_rates=100,1000")),
@@ -43,9 +46,9 @@ class WhichRunAlone(unittest.TestCase):
         for name in ("ticks-pc", "ticks-hpet-off", "xen-ticks", "xen-smp-4"):
             self.assertTrue(bootgate.measures_ticks_under_tcg(tests[name].spec), name)
         for name in ("cpu-epyc", "exit-halt", "xen-hvm-domu-1", "xen-pc", "mb1-pc", "smp-2",
-                     "fault-ud"):
+                     "fault-ud", "names-stable", "ticks-slow"):
             self.assertFalse(bootgate.measures_ticks_under_tcg(tests[name].spec),
-                             f"{name}: its check profile measures no ticks")
+                             f"{name}: it measures no ticks, or none at 1000 Hz")
         self.assertTrue(bootgate.runs_alone(tests["ticks-pc"]))
         self.assertFalse(bootgate.runs_alone(tests["mb1-pc"]))
         self.assertFalse(bootgate.runs_alone(tests["fault-pf-kvm"]))
@@ -151,9 +154,9 @@ class WhenShared(unittest.TestCase):
 
     def test_after_the_last_alone_boot(self):
         events = self.run_list(["boot a groups=quick args=tick_rates=",
-                                "boot t1 args=tick_rates=100",
+                                "boot t1 args=tick_rates=1000",
                                 "boot b groups=quick args=tick_rates=",
-                                "boot t2 args=tick_rates=100"])
+                                "boot t2 args=tick_rates=1000"])
         self.assertEqual(events.count(("shared", None)), 1)
         at = events.index(("shared", None))
         self.assertLess(events.index(("end", "t1")), at)
@@ -161,7 +164,7 @@ class WhenShared(unittest.TestCase):
 
     def test_at_once_when_none_runs_alone(self):
         events = self.run_list(["boot a groups=quick args=tick_rates=",
-                                "boot t1 args=tick_rates=100"], skips=["t1"])
+                                "boot t1 args=tick_rates=1000"], skips=["t1"])
         self.assertEqual(events[0], ("shared", None))
         self.assertEqual(events.count(("shared", None)), 1)
 
