@@ -173,8 +173,8 @@ def qemu_context(spec):
         extra += [f"-bios {OVMF_BIOS}", "-boot d"]
     else:
         extra.append("-boot d")
-        if spec.machine == "pc":  # no floppy drive for GRUB to wait on (qemu.py says why)
-            extra.append("-global isa-fdc.fdtypeA=none")
+        if spec.machine == "pc":
+            extra.append(" ".join(qemu.NO_FLOPPY))
     return {"arch": "amd64", "no_kvm": spec.accel == "tcg",
             "memory": spec.memory_mib or DEFAULT_MEMORY_MIB[spec.boot],
             "extra_options": extra}
